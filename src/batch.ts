@@ -1,0 +1,70 @@
+import { fail } from './errors';
+import { readConfidences, readFlags, readLabels, readLogits, requireSameN } from './input';
+import { softmaxStats, type SoftmaxStats, type SoftmaxWants } from './math/softmax';
+
+/** Argument names of confidence metrics. */
+export const CONFIDENCE_INPUTS = Object.freeze(['confidences', 'correctness'] as const);
+/** Argument names of classification metrics. */
+export const LOGIT_INPUTS = Object.freeze(['logits', 'labels'] as const);
+
+/**
+ * One validated batch in the form every confidence metric consumes: the confidence of each
+ * decision, a float32 key that ranks decisions (higher = more confident), and correctness.
+ * Classification metrics produce the same from logits, so the confidence math serves both.
+ */
+export interface ConfidenceBatch {
+  readonly n: number;
+  /** Confidence values (float32 inputs, or float64 top-1 probabilities from logits). */
+  readonly confidence: ArrayLike<number>;
+  /** Ranking key, higher = accepted first; a fresh array the metric may keep. */
+  readonly rankKey: Float32Array;
+  /** 0/1 correctness; a fresh array the metric may keep. */
+  readonly correct: Uint8Array;
+  /** Number of classes, for batches read from logits. */
+  readonly k?: number;
+}
+
+/** Reads (confidences, correctness). */
+export function readConfidenceBatch(metric: string, args: readonly unknown[]): ConfidenceBatch {
+  const confidence = readConfidences(metric, CONFIDENCE_INPUTS[0], args[0]);
+  const correct = readFlags(metric, CONFIDENCE_INPUTS[1], args[1]);
+  requireSameN(metric, CONFIDENCE_INPUTS, [confidence.length, correct.length]);
+  return { n: confidence.length, confidence, rankKey: confidence, correct };
+}
+
+/** Validated (logits, labels) reduced to per-sample softmax statistics. */
+export interface LogitBatch {
+  readonly n: number;
+  readonly k: number;
+  readonly labels: Int32Array;
+  readonly stats: SoftmaxStats;
+}
+
+/**
+ * Reads (logits, labels), checks K against the K of earlier updates (`expectedK`, 0 for none),
+ * and reduces the logits to the per-sample statistics asked for.
+ */
+export function readLogitBatch(metric: string, args: readonly unknown[], expectedK: number, wants: SoftmaxWants = {}): LogitBatch {
+  const logits = readLogits(metric, LOGIT_INPUTS[0], args[0]);
+  const labels = readLabels(metric, LOGIT_INPUTS[1], args[1], logits.k);
+  requireSameN(metric, LOGIT_INPUTS, [logits.n, labels.length]);
+  if (logits.n > 0 && expectedK > 0 && logits.k !== expectedK) {
+    fail(metric, LOGIT_INPUTS[0], `expected argument {arg} to keep K = ${expectedK} classes of earlier updates, but got K = ${logits.k}`);
+  }
+  return { n: logits.n, k: logits.k, labels, stats: softmaxStats(logits.values, logits.n, logits.k, labels, wants) };
+}
+
+/**
+ * Reads (logits, labels) as a confidence batch: confidence q = 1/(1+s) (float64), ranking key
+ * −s (float32: ranks like q but keeps distinct the near-1 confidences float32 q would merge).
+ */
+export function readLogitsAsConfidence(metric: string, args: readonly unknown[], expectedK: number): ConfidenceBatch {
+  const { n, k, stats } = readLogitBatch(metric, args, expectedK);
+  const confidence = new Float64Array(n);
+  const rankKey = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    confidence[i] = 1 / (1 + stats.s[i]);
+    rankKey[i] = -stats.s[i];
+  }
+  return { n, confidence, rankKey, correct: stats.correct, k };
+}

@@ -1,0 +1,222 @@
+import type { Tensor } from '@tensorflow/tfjs-core';
+import { fail } from './errors';
+
+/** Any of the JavaScript typed arrays a 1-D argument may be given as. */
+export type TypedArray =
+  | Float32Array
+  | Float64Array
+  | Int8Array
+  | Uint8Array
+  | Uint8ClampedArray
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array;
+
+/** A (nested) array of numbers or booleans, e.g. `[[2, 0.5], [0.1, 1]]` or `[true, false]`. */
+export type NestedArray = ReadonlyArray<number | boolean | NestedArray>;
+
+/** What every metric argument may be: a tfjs tensor, a (nested) array or, for 1-D data, a typed array. */
+export type TensorLike = Tensor | TypedArray | NestedArray;
+
+/** An argument read into flat values plus its shape. `values` may alias the caller's data: never write to it. */
+export interface RawArray {
+  readonly values: ArrayLike<number>;
+  readonly shape: readonly number[];
+}
+
+function isTensor(x: unknown): x is Tensor {
+  // Duck-typed so tensors from another copy of tfjs-core (e.g. tfjs-node's) are accepted too.
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof (x as Tensor).dataSync === 'function' &&
+    Array.isArray((x as Tensor).shape) &&
+    typeof (x as Tensor).dtype === 'string'
+  );
+}
+
+function isTypedArray(x: unknown): x is TypedArray {
+  return ArrayBuffer.isView(x) && !(x instanceof DataView) && !(x instanceof BigInt64Array) && !(x instanceof BigUint64Array);
+}
+
+function describe(x: unknown): string {
+  if (x === undefined) return 'undefined (is an argument missing?)';
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return 'an array';
+  if (typeof x === 'object') return `a ${(x as object).constructor?.name ?? 'object'}`;
+  if (typeof x === 'string') return `the string ${JSON.stringify(x.length > 20 ? x.slice(0, 20) + '…' : x)}`;
+  return `${typeof x} ${String(x)}`;
+}
+
+function arrayShape(metric: string, arg: string, x: NestedArray): number[] {
+  const shape: number[] = [];
+  let level: unknown = x;
+  while (Array.isArray(level)) {
+    shape.push(level.length);
+    if (level.length === 0) break;
+    level = level[0];
+  }
+  return shape;
+}
+
+/** Flattens a nested array after checking it is rectangular and holds only numbers or booleans. */
+function flattenNested(metric: string, arg: string, x: NestedArray): RawArray {
+  const shape = arrayShape(metric, arg, x);
+  const size = shape.reduce((a, b) => a * b, 1);
+  const out = new Float64Array(size);
+  let pos = 0;
+  const walk = (node: unknown, depth: number, path: string): void => {
+    if (depth === shape.length) {
+      if (typeof node === 'number') out[pos++] = node;
+      else if (typeof node === 'boolean') out[pos++] = node ? 1 : 0;
+      else fail(metric, arg, `expected argument {arg} to hold numbers or booleans, but got ${describe(node)} at ${path}`);
+      return;
+    }
+    if (!Array.isArray(node) || node.length !== shape[depth]) {
+      fail(
+        metric,
+        arg,
+        `expected argument {arg} to be a rectangular array of shape [${shape.join(', ')}], but ${path} is ` +
+          (Array.isArray(node) ? `of length ${node.length}` : describe(node)),
+      );
+    }
+    for (let i = 0; i < node.length; i++) walk(node[i], depth + 1, `${path}[${i}]`);
+  };
+  walk(x, 0, 'index ');
+  return { values: out, shape };
+}
+
+/**
+ * Reads any accepted argument form into flat values and a shape, without copying tensor data
+ * and without touching the caller's tensor.
+ */
+export function readRaw(metric: string, arg: string, x: unknown): RawArray {
+  if (isTensor(x)) {
+    if (x.isDisposed) fail(metric, arg, 'expected argument {arg} to be a live tensor, but it was disposed');
+    if (x.dtype !== 'float32' && x.dtype !== 'int32' && x.dtype !== 'bool') {
+      fail(metric, arg, `expected argument {arg} to be a float32, int32 or bool tensor, but got dtype ${x.dtype}`);
+    }
+    return { values: x.dataSync() as ArrayLike<number>, shape: x.shape };
+  }
+  if (isTypedArray(x)) return { values: x, shape: [x.length] };
+  if (Array.isArray(x)) return flattenNested(metric, arg, x);
+  return fail(metric, arg, `expected argument {arg} to be a tf.Tensor, an array or a typed array, but got ${describe(x)}`);
+}
+
+function shapeText(shape: readonly number[]): string {
+  return `[${shape.join(', ')}]`;
+}
+
+function requireRank(metric: string, arg: string, raw: RawArray, rank: number, what: string): void {
+  if (raw.shape.length !== rank && !(raw.shape.length === 1 && raw.shape[0] === 0)) {
+    fail(metric, arg, `expected argument {arg} to be ${what}, but got shape ${shapeText(raw.shape)}`);
+  }
+}
+
+/** Rounds to float32 into a fresh array the caller does not share. */
+function toFloat32Copy(values: ArrayLike<number>): Float32Array {
+  return values instanceof Float32Array ? values.slice() : Float32Array.from(values);
+}
+
+/** Confidences: 1-D, finite, in [0, 1] after float32 rounding; NaN becomes 0.5. Returns a fresh array. */
+export function readConfidences(metric: string, arg: string, x: unknown): Float32Array {
+  const raw = readRaw(metric, arg, x);
+  requireRank(metric, arg, raw, 1, 'a 1-D array of confidences [N]');
+  const c = toFloat32Copy(raw.values);
+  for (let i = 0; i < c.length; i++) {
+    const v = c[i];
+    if (v >= 0 && v <= 1) continue;
+    if (v !== v) c[i] = 0.5;
+    else fail(metric, arg, `expected argument {arg} to hold confidences in [0, 1], but got ${v} at index ${i}`);
+  }
+  return c;
+}
+
+/** Booleans or 0/1: 1-D; returns a fresh Uint8Array of 0/1. */
+export function readFlags(metric: string, arg: string, x: unknown): Uint8Array {
+  const raw = readRaw(metric, arg, x);
+  requireRank(metric, arg, raw, 1, 'a 1-D array of booleans or 0/1 [N]');
+  const v = raw.values;
+  const out = new Uint8Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const b = v[i];
+    if (b === 1) out[i] = 1;
+    else if (b !== 0) fail(metric, arg, `expected argument {arg} to hold booleans or 0/1, but got ${b} at index ${i}`);
+  }
+  return out;
+}
+
+/** Finite reals, 1-D, rounded to float32 into a fresh array. */
+export function readFiniteVector(metric: string, arg: string, x: unknown): Float32Array {
+  const raw = readRaw(metric, arg, x);
+  requireRank(metric, arg, raw, 1, 'a 1-D array [N]');
+  const out = toFloat32Copy(raw.values);
+  for (let i = 0; i < out.length; i++) {
+    const v = out[i];
+    if (v - v !== 0) fail(metric, arg, `expected argument {arg} to hold finite numbers, but got ${v} at index ${i}`);
+  }
+  return out;
+}
+
+/** Finite reals of any rank ≥ 1 (leading axis N), rounded to float32. Returns the values and shape. */
+export function readFiniteArray(metric: string, arg: string, x: unknown): { values: Float32Array; shape: readonly number[] } {
+  const raw = readRaw(metric, arg, x);
+  if (raw.shape.length === 0) fail(metric, arg, 'expected argument {arg} to have a leading sample axis [N, ...], but got a scalar');
+  const values = toFloat32Copy(raw.values);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v - v !== 0) fail(metric, arg, `expected argument {arg} to hold finite numbers, but got ${v} at flat index ${i}`);
+  }
+  return { values, shape: raw.shape };
+}
+
+/** Logits [N, K], K ≥ 2, finite. `values` is float32 and may alias the caller's data (read-only). */
+export interface Logits {
+  readonly values: Float32Array;
+  readonly n: number;
+  readonly k: number;
+}
+
+export function readLogits(metric: string, arg: string, x: unknown): Logits {
+  const raw = readRaw(metric, arg, x);
+  if (raw.shape.length === 1 && raw.shape[0] === 0) return { values: new Float32Array(0), n: 0, k: 0 };
+  if (raw.shape.length !== 2) {
+    fail(metric, arg, `expected argument {arg} to be 2-D logits [N, K], but got shape ${shapeText(raw.shape)}`);
+  }
+  const [n, k] = raw.shape;
+  if (k < 2 && n > 0) fail(metric, arg, `expected argument {arg} to have K ≥ 2 classes, but got shape ${shapeText(raw.shape)}`);
+  const values = raw.values instanceof Float32Array ? raw.values : Float32Array.from(raw.values);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v - v !== 0) {
+      fail(metric, arg, `expected argument {arg} to hold finite logits, but got ${v} at index [${Math.floor(i / k)}, ${i % k}]`);
+    }
+  }
+  return { values, n, k };
+}
+
+/** Integer labels in [0, k − 1], 1-D. Returns a fresh Int32Array. */
+export function readLabels(metric: string, arg: string, x: unknown, k: number): Int32Array {
+  const raw = readRaw(metric, arg, x);
+  requireRank(metric, arg, raw, 1, 'a 1-D array of integer labels [N]');
+  const v = raw.values;
+  const out = new Int32Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const l = v[i];
+    if (!(Number.isInteger(l) && l >= 0 && l < k)) {
+      fail(metric, arg, `expected argument {arg} to hold integer labels in [0, ${k - 1}], but got ${l} at index ${i}`);
+    }
+    out[i] = l;
+  }
+  return out;
+}
+
+/** Checks that every argument of one call has the same number of samples. */
+export function requireSameN(metric: string, names: readonly string[], ns: readonly number[]): void {
+  for (let i = 1; i < ns.length; i++) {
+    if (ns[i] !== ns[0]) {
+      fail(metric, names[i], `expected argument {arg} to have N = ${ns[0]} samples like \`${names[0]}\`, but got ${ns[i]}`);
+    }
+  }
+}

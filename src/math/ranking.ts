@@ -1,0 +1,230 @@
+/**
+ * The tie-aware ranking core shared by AUC, AURC, AUGRC, E-AURC, E-AUGRC, FPR95, SCOD, the
+ * risk–coverage curve and the rejection policy. Pure functions over typed arrays.
+ *
+ * Samples are ordered by a float32 score; samples with equal scores form a block, and every
+ * result is the expectation over all orders inside each block, so no result depends on input
+ * order. Inside a block of length L and loss sum B that starts after cumulative loss C, the
+ * expected cumulative loss after j of its samples is C + j·B/L.
+ */
+
+/** Consecutive tie blocks in ranking order: their sizes and loss sums. */
+export interface TieBlocks {
+  readonly size: Uint32Array;
+  readonly loss: Float64Array;
+  /** Total number of samples (the sum of `size`). */
+  readonly n: number;
+}
+
+/**
+ * Indices that order float32 keys ascending (stable). Runs in O(N): an LSD radix sort on the
+ * order-preserving unsigned image of the float32 bits (−0 sorts just before +0).
+ */
+export function argsortFloat32(keys: Float32Array): Uint32Array {
+  const n = keys.length;
+  const bits = new Uint32Array(keys.buffer, keys.byteOffset, n);
+  let key = new Uint32Array(n);
+  let idx = new Uint32Array(n);
+  const h0 = new Uint32Array(2048);
+  const h1 = new Uint32Array(2048);
+  const h2 = new Uint32Array(1024);
+  for (let i = 0; i < n; i++) {
+    const b = bits[i];
+    const k = b & 0x80000000 ? ~b >>> 0 : (b | 0x80000000) >>> 0;
+    key[i] = k;
+    idx[i] = i;
+    h0[k & 2047]++;
+    h1[(k >>> 11) & 2047]++;
+    h2[k >>> 22]++;
+  }
+  let key2 = new Uint32Array(n);
+  let idx2 = new Uint32Array(n);
+  const passes: Array<[Uint32Array, number, number]> = [
+    [h0, 0, 2047],
+    [h1, 11, 2047],
+    [h2, 22, 1023],
+  ];
+  for (const [hist, shift, mask] of passes) {
+    if (hist[(key[0] >>> shift) & mask] === n) continue; // every key shares this digit
+    let sum = 0;
+    for (let d = 0; d < hist.length; d++) {
+      const c = hist[d];
+      hist[d] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const k = key[i];
+      const p = hist[(k >>> shift) & mask]++;
+      key2[p] = k;
+      idx2[p] = idx[i];
+    }
+    [key, key2] = [key2, key];
+    [idx, idx2] = [idx2, idx];
+  }
+  return idx;
+}
+
+/**
+ * Groups samples into tie blocks of equal score, in descending (`descending = true`) or
+ * ascending score order, summing each block's losses. O(N).
+ */
+export function tieBlocks(scores: Float32Array, losses: ArrayLike<number>, descending: boolean): TieBlocks {
+  const n = scores.length;
+  const order = argsortFloat32(scores);
+  const size = new Uint32Array(n);
+  const loss = new Float64Array(n);
+  let count = 0;
+  let prev = NaN;
+  for (let p = 0; p < n; p++) {
+    const i = order[descending ? n - 1 - p : p];
+    const v = scores[i];
+    if (v !== prev) {
+      count++;
+      prev = v;
+    }
+    size[count - 1]++;
+    loss[count - 1] += losses[i];
+  }
+  return { size: size.subarray(0, count), loss: loss.subarray(0, count), n };
+}
+
+/** Blocks of the oracle ranking for 0/1 losses: all zeros first, then all ones. */
+export function binaryOracleBlocks(n: number, totalLoss: number): TieBlocks {
+  const size: number[] = [];
+  const loss: number[] = [];
+  if (n - totalLoss > 0) {
+    size.push(n - totalLoss);
+    loss.push(0);
+  }
+  if (totalLoss > 0) {
+    size.push(totalLoss);
+    loss.push(totalLoss);
+  }
+  return { size: Uint32Array.from(size), loss: Float64Array.from(loss), n };
+}
+
+/** Blocks of the oracle ranking for real losses: ascending loss, one sample per block. O(N log N). */
+export function oracleBlocks(losses: ArrayLike<number>): TieBlocks {
+  const n = losses.length;
+  return { size: new Uint32Array(n).fill(1), loss: Float64Array.from(losses).sort(), n };
+}
+
+/** Sum of all losses in the blocks. */
+export function totalLoss(blocks: TieBlocks): number {
+  let t = 0;
+  for (let b = 0; b < blocks.loss.length; b++) t += blocks.loss[b];
+  return t;
+}
+
+/**
+ * Area under the risk–coverage curve, classification style:
+ * (1/(N−1)) Σ_{k=1}^{N−1} (r_k + r_{k+1})/2 with r_k = E_k/k. NaN for N < 2. O(N).
+ */
+export function aurc(blocks: TieBlocks): number {
+  const { size, loss, n } = blocks;
+  if (n < 2) return NaN;
+  let cum = 0;
+  let k = 0;
+  let sumR = 0;
+  let first = 0;
+  let last = 0;
+  for (let b = 0; b < size.length; b++) {
+    const len = size[b];
+    const per = loss[b] / len;
+    for (let j = 1; j <= len; j++) {
+      k++;
+      last = (cum + j * per) / k;
+      sumR += last;
+      if (k === 1) first = last;
+    }
+    cum += loss[b];
+  }
+  return (sumR - (first + last) / 2) / (n - 1);
+}
+
+/**
+ * Area under the generalized risk–coverage curve: as {@link aurc} with g_k = E_k/N.
+ * NaN for N < 2. O(number of blocks).
+ */
+export function augrc(blocks: TieBlocks): number {
+  const { size, loss, n } = blocks;
+  if (n < 2) return NaN;
+  let cum = 0;
+  let sumE = 0;
+  for (let b = 0; b < size.length; b++) {
+    const len = size[b];
+    sumE += len * cum + (loss[b] * (len + 1)) / 2; // Σ_{j=1..L} (C + j·B/L)
+    cum += loss[b];
+  }
+  const first = loss[0] / size[0];
+  return (sumE - (first + cum) / 2) / (n * (n - 1));
+}
+
+/**
+ * AUROC (Mann–Whitney, ties count ½) of the block order for positives = samples with loss 0,
+ * given 0/1 losses and blocks in descending score order. NaN with no positives or negatives.
+ */
+export function mannWhitneyAUC(blocks: TieBlocks): number {
+  const { size, loss, n } = blocks;
+  const negatives = totalLoss(blocks);
+  const positives = n - negatives;
+  if (positives === 0 || negatives === 0) return NaN;
+  let above = 0;
+  let acc = 0;
+  for (let b = 0; b < size.length; b++) {
+    const neg = loss[b];
+    acc += (size[b] - neg) * (negatives - above - neg / 2);
+    above += neg;
+  }
+  return acc / positives / negatives;
+}
+
+/**
+ * False-positive rate at `recall` (default 0.95) of the positives (loss 0), blocks in descending
+ * score order: the threshold j ≤ L (L = first threshold reaching every positive) whose true
+ * positives are nearest recall·P, ties to the lower threshold. NaN with no positives or negatives.
+ */
+export function fprAtRecall(blocks: TieBlocks, recall = 0.95): number {
+  const { size, loss, n } = blocks;
+  const negatives = totalLoss(blocks);
+  const positives = n - negatives;
+  if (positives === 0 || negatives === 0) return NaN;
+  const target = recall * positives;
+  let tp = 0;
+  let fp = 0;
+  let best = Infinity;
+  let bestFp = 0;
+  for (let b = 0; b < size.length; b++) {
+    tp += size[b] - loss[b];
+    fp += loss[b];
+    const d = Math.abs(tp - target);
+    if (d <= best) {
+      best = d;
+      bestFp = fp;
+    }
+    if (tp === positives) break;
+  }
+  return bestFp / negatives;
+}
+
+/**
+ * Tie-expected cumulative loss E_k of the first k samples for each k of `ks`
+ * (ascending integers in [0, N]). O(N + ks.length).
+ */
+export function expectedLossAt(blocks: TieBlocks, ks: ArrayLike<number>): Float64Array {
+  const { size, loss } = blocks;
+  const out = new Float64Array(ks.length);
+  let b = 0;
+  let start = 0;
+  let cum = 0;
+  for (let t = 0; t < ks.length; t++) {
+    const k = ks[t];
+    while (b < size.length && start + size[b] < k) {
+      start += size[b];
+      cum += loss[b];
+      b++;
+    }
+    out[t] = b < size.length ? cum + ((k - start) * loss[b]) / size[b] : cum;
+  }
+  return out;
+}

@@ -1,0 +1,77 @@
+/**
+ * Per-sample statistics of a softmax over logits, computed in float64 with the stable forms of
+ * SPEC §4: m = max z, â = first argmax, s = Σ_{k≠â} exp(z_k − m), q = 1/(1+s), u = s/(1+s),
+ * log p_k = z_k − m − log1p(s).
+ */
+export interface SoftmaxStats {
+  /** s per sample: the top-1 confidence is 1/(1+s), the uncertainty s/(1+s). */
+  readonly s: Float64Array;
+  /** 1 where the first argmax equals the label. */
+  readonly correct: Uint8Array;
+  /** log p_label (if asked for). */
+  readonly logPLabel?: Float64Array;
+  /** Entropy −Σ p log p (if asked for). */
+  readonly entropy?: Float64Array;
+  /** Σ_k (p_k − [label = k])² (if asked for). */
+  readonly brier?: Float64Array;
+}
+
+export interface SoftmaxWants {
+  logPLabel?: boolean;
+  entropy?: boolean;
+  brier?: boolean;
+}
+
+/** One pass over logits [n, k] (row-major, float32). O(N·K). */
+export function softmaxStats(
+  logits: Float32Array,
+  n: number,
+  k: number,
+  labels: Int32Array,
+  wants: SoftmaxWants = {},
+): SoftmaxStats {
+  const s = new Float64Array(n);
+  const correct = new Uint8Array(n);
+  const logPLabel = wants.logPLabel ? new Float64Array(n) : undefined;
+  const entropy = wants.entropy ? new Float64Array(n) : undefined;
+  const brier = wants.brier ? new Float64Array(n) : undefined;
+  const needPass2 = entropy !== undefined || brier !== undefined;
+  for (let i = 0; i < n; i++) {
+    const row = i * k;
+    let m = logits[row];
+    let top = 0;
+    for (let j = 1; j < k; j++) {
+      const z = logits[row + j];
+      if (z > m) {
+        m = z;
+        top = j;
+      }
+    }
+    let si = 0;
+    for (let j = 0; j < k; j++) if (j !== top) si += Math.exp(logits[row + j] - m);
+    s[i] = si;
+    const y = labels[i];
+    correct[i] = y === top ? 1 : 0;
+    const log1pS = Math.log1p(si);
+    if (logPLabel) logPLabel[i] = logits[row + y] - m - log1pS;
+    if (needPass2) {
+      // H = log1p(s) + Σ e_k·(m − z_k)/(1+s): both terms ≥ 0, no cancellation.
+      // Brier = Σ_{k≠y} p_k² + (1 − p_y)², with 1 − p_y = s/(1+s) when y is the argmax.
+      let weighted = 0;
+      let sq = 0;
+      for (let j = 0; j < k; j++) {
+        const d = m - logits[row + j];
+        const e = Math.exp(-d);
+        weighted += e * d;
+        if (j !== y) sq += e * e;
+      }
+      const z = 1 + si;
+      if (entropy) entropy[i] = log1pS + weighted / z;
+      if (brier) {
+        const miss = y === top ? si / z : 1 - Math.exp(logits[row + y] - m) / z;
+        brier[i] = sq / (z * z) + miss * miss;
+      }
+    }
+  }
+  return { s, correct, logPLabel, entropy, brier };
+}

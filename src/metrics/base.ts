@@ -1,0 +1,102 @@
+import { CONFIDENCE_INPUTS, LOGIT_INPUTS, readConfidenceBatch, readLogitsAsConfidence, type ConfidenceBatch } from '../batch';
+import type { TensorLike } from '../input';
+import { binaryOracleBlocks, tieBlocks, totalLoss, type TieBlocks } from '../math/ranking';
+import { Metric } from '../metric';
+import { float32Column, flagColumn, SumState } from '../state';
+
+/**
+ * Base of the metrics over (confidences, correctness). A subclass whose static `inputs` is
+ * `LOGIT_INPUTS` reads (logits, labels) instead and feeds the same math with the top-1
+ * confidence and its correctness — that is all a classification variant of these metrics is.
+ */
+export abstract class ConfidenceMetric<O extends object> extends Metric<[TensorLike, TensorLike], number, O> {
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** K of the logits seen so far (classification variants), 0 before the first update. */
+  private numClasses = 0;
+
+  protected ingest(args: [TensorLike, TensorLike]): void {
+    const fromLogits = (this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS;
+    const batch = fromLogits ? readLogitsAsConfidence(this.metricName, args, this.numClasses) : readConfidenceBatch(this.metricName, args);
+    if (batch.n === 0) return;
+    this.accumulate(batch);
+    if (batch.k) this.numClasses = batch.k;
+  }
+
+  /** Adds a validated, non-empty batch to the state. */
+  protected abstract accumulate(batch: ConfidenceBatch): void;
+
+  protected override onReset(): void {
+    this.numClasses = 0;
+  }
+}
+
+/**
+ * A confidence metric whose state is a fixed vector of float64 sums [N, …], so its memory
+ * does not grow with the number of samples.
+ */
+export abstract class SumConfidenceMetric<O extends object> extends ConfidenceMetric<O> {
+  private readonly sums = this.track(new SumState());
+
+  get sampleCount(): number {
+    return this.sums.read()?.[0] ?? 0;
+  }
+
+  protected accumulate(batch: ConfidenceBatch): void {
+    this.sums.add(this.reduce(batch));
+  }
+
+  /** The batch's sufficient statistics; entry 0 must be the sample count. */
+  protected abstract reduce(batch: ConfidenceBatch): Float64Array;
+
+  protected computeValue(): number {
+    return this.fromSums(this.sums.read() as Float64Array);
+  }
+
+  /** The value from the accumulated sums. */
+  protected abstract fromSums(sums: Float64Array): number;
+}
+
+/** Counts and sums that several confidence metrics share: [N, Σcorrect, Σcost]. */
+export function countCorrectAndSum(batch: ConfidenceBatch, cost: (c: number, correct: boolean) => number): Float64Array {
+  let nCorrect = 0;
+  let sum = 0;
+  const { confidence, correct } = batch;
+  for (let i = 0; i < batch.n; i++) {
+    nCorrect += correct[i];
+    sum += cost(confidence[i], correct[i] === 1);
+  }
+  return Float64Array.of(batch.n, nCorrect, sum);
+}
+
+/**
+ * A confidence metric over the ranking of decisions (AUC, AURC, FPR95, …). It keeps 5 bytes
+ * per sample — a float32 ranking key and a 0/1 flag — and computes on tie blocks.
+ */
+export abstract class RankingConfidenceMetric<O extends object> extends ConfidenceMetric<O> {
+  private readonly keys = this.track(float32Column());
+  private readonly correct = this.track(flagColumn());
+
+  get sampleCount(): number {
+    return this.keys.size;
+  }
+
+  protected accumulate(batch: ConfidenceBatch): void {
+    this.keys.push(batch.rankKey);
+    this.correct.push(batch.correct);
+  }
+
+  protected computeValue(): number {
+    const errors = this.correct.read();
+    for (let i = 0; i < errors.length; i++) errors[i] = 1 - errors[i];
+    const blocks = tieBlocks(this.keys.read(), errors, true);
+    return this.fromBlocks(blocks);
+  }
+
+  /** The value from tie blocks in descending confidence, losses = errors (1 − correct). */
+  protected abstract fromBlocks(blocks: TieBlocks): number;
+}
+
+/** Oracle ranking of the same errors: all correct decisions first. */
+export function oracleOf(blocks: TieBlocks): TieBlocks {
+  return binaryOracleBlocks(blocks.n, totalLoss(blocks));
+}

@@ -1,0 +1,350 @@
+import type { ConfidenceBatch } from '../batch';
+import { accumulateBins, eceFromBins } from '../math/binning';
+import { constantSystemCost, ecuasCost, gammaCost, normalizeBy } from '../math/costs';
+import { aurc, augrc, fprAtRecall, mannWhitneyAUC, type TieBlocks } from '../math/ranking';
+import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption } from '../options';
+import { countCorrectAndSum, oracleOf, RankingConfidenceMetric, SumConfidenceMetric } from './base';
+
+/** No options. */
+export type NoOptions = Record<string, never>;
+
+/**
+ * Error rate of the decisions: 1 − mean(correctness). State: 2 numbers.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceErrorRate().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.5
+ * ```
+ */
+export class ConfidenceErrorRate extends SumConfidenceMetric<NoOptions> {
+  static override readonly metricName: string = 'ConfidenceErrorRate';
+  constructor(options?: NoOptions) {
+    super({}, options);
+  }
+  protected reduce(b: ConfidenceBatch): Float64Array {
+    return countCorrectAndSum(b, () => 0);
+  }
+  protected fromSums([n, nCorrect]: Float64Array): number {
+    return (n - nCorrect) / n;
+  }
+}
+
+export interface ConfidenceBrierScoreOptions {
+  /** Divide by a(1 − a), the score of always answering the accuracy a. Default false. */
+  normalize?: boolean;
+}
+
+/**
+ * Brier score of the confidences: mean (c − y)²; normalized, divided by a(1 − a) with a the
+ * accuracy. State: 3 numbers.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceBrierScore().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.255
+ * ```
+ */
+export class ConfidenceBrierScore extends SumConfidenceMetric<ConfidenceBrierScoreOptions> {
+  static override readonly metricName: string = 'ConfidenceBrierScore';
+  constructor(options?: ConfidenceBrierScoreOptions) {
+    super({ normalize: normalizeOption(false) }, options);
+  }
+  protected reduce(b: ConfidenceBatch): Float64Array {
+    return countCorrectAndSum(b, (c, y) => (y ? (1 - c) * (1 - c) : c * c));
+  }
+  protected fromSums([n, nCorrect, sum]: Float64Array): number {
+    const value = sum / n;
+    return this.options.normalize ? normalizeBy(value, (nCorrect * (n - nCorrect)) / (n * n)) : value;
+  }
+}
+
+export interface ConfidenceCrossEntropyOptions {
+  /** Confidences are clamped to [ε, 1 − ε]. Default 1e-7. */
+  epsilon?: number;
+  /** Divide by the cross-entropy of always answering the accuracy. Default false. */
+  normalize?: boolean;
+}
+
+/**
+ * Binary cross-entropy of the confidences as probabilities of being correct:
+ * −mean[y log c' + (1 − y) log(1 − c')], c' = clamp(c, ε, 1 − ε). State: 3 numbers.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceCrossEntropy().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.7724…
+ * ```
+ */
+export class ConfidenceCrossEntropy extends SumConfidenceMetric<ConfidenceCrossEntropyOptions> {
+  static override readonly metricName: string = 'ConfidenceCrossEntropy';
+  constructor(options?: ConfidenceCrossEntropyOptions) {
+    super({ epsilon: epsilonOption, normalize: normalizeOption(false) }, options);
+  }
+  protected reduce(b: ConfidenceBatch): Float64Array {
+    const eps = this.options.epsilon;
+    return countCorrectAndSum(b, (c, y) => {
+      const cc = Math.min(Math.max(c, eps), 1 - eps);
+      return y ? -Math.log(cc) : -Math.log1p(-cc);
+    });
+  }
+  protected fromSums([n, nCorrect, sum]: Float64Array): number {
+    const value = sum / n;
+    if (!this.options.normalize) return value;
+    const eps = this.options.epsilon;
+    const a = nCorrect / n;
+    const b = (n - nCorrect) / n; // 1 − a without cancellation
+    return normalizeBy(value, -(a * Math.log(a + eps) + b * Math.log(b + eps)));
+  }
+}
+
+export interface ExpectedCalibrationErrorOptions {
+  /** Number of equal-width confidence bins. Default 10. */
+  nBins?: number;
+}
+
+/**
+ * Expected calibration error: Σ_b (n_b/N)·|mean confidence − accuracy| over equal-width bins
+ * (the top bin closed at 1). State: 1 + 3·nBins numbers.
+ *
+ * @example
+ * ```ts
+ * new ExpectedCalibrationError({ nBins: 10 }).update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.25
+ * ```
+ */
+export class ExpectedCalibrationError extends SumConfidenceMetric<ExpectedCalibrationErrorOptions> {
+  static override readonly metricName: string = 'ExpectedCalibrationError';
+  constructor(options?: ExpectedCalibrationErrorOptions) {
+    super({ nBins: nBinsOption }, options);
+  }
+  protected reduce(b: ConfidenceBatch): Float64Array {
+    const out = new Float64Array(1 + 3 * this.options.nBins);
+    out[0] = b.n;
+    accumulateBins(b.confidence, b.correct, this.options.nBins, out, 1);
+    return out;
+  }
+  protected fromSums(sums: Float64Array): number {
+    return eceFromBins(sums, this.options.nBins, sums[0], 1);
+  }
+}
+
+/** Options of ECUAS_n on confidences. */
+export interface ConfidenceECUASOptions {
+  /** The order n ≥ 0 of ECUAS_n: small n punishes confident errors hardest. Default 0. */
+  n?: number;
+  /** Uncertainties are clamped to [ε, 1 − ε]. Default 1e-7. */
+  epsilon?: number;
+  /** Divide by the cost of always answering the accuracy. Default false. */
+  normalize?: boolean;
+}
+
+/** ECUAS_n on confidences, for {@link ConfidenceECUAS} and {@link CCAS}. */
+abstract class ConfidenceECUASBase<O extends { epsilon?: number; normalize?: boolean }> extends SumConfidenceMetric<O> {
+  protected abstract get order(): number;
+
+  /** Cost of a decision with uncertainty `u` (= 1 − c, clamped here to [ε, 1 − ε]). */
+  private cost(u: number, correct: boolean, eps: number): number {
+    const uc = Math.min(Math.max(u, eps), 1 - eps);
+    return ecuasCost(uc, Math.log(uc), correct, this.order, 1, 0);
+  }
+
+  protected reduce(b: ConfidenceBatch): Float64Array {
+    const eps = this.options.epsilon as number;
+    return countCorrectAndSum(b, (c, y) => this.cost(1 - c, y, eps));
+  }
+
+  protected fromSums([n, nCorrect, sum]: Float64Array): number {
+    const value = sum / n;
+    if (!this.options.normalize) return value;
+    const eps = this.options.epsilon as number;
+    const u = (n - nCorrect) / n; // 1 − a without cancellation
+    return normalizeBy(value, constantSystemCost(nCorrect, n, this.cost(u, true, eps), this.cost(u, false, eps)));
+  }
+}
+
+/**
+ * ECUAS_n: the expected cost of accepting or rejecting each decision by its uncertainty
+ * u = 1 − c, averaged over rejection costs γ with weight ∝ γ^(n−1). With u' = clamp(u, ε, 1 − ε):
+ * n = 0 → correct u', incorrect u' − log u'; n > 0 → correct u'^(n+1), incorrect
+ * u'^(n+1) + (n+1)/n·(1 − u'^n). State: 3 numbers.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceECUAS({ n: 0 }).update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.9533…
+ * ```
+ */
+export class ConfidenceECUAS extends ConfidenceECUASBase<ConfidenceECUASOptions> {
+  static override readonly metricName: string = 'ConfidenceECUAS';
+  constructor(options?: ConfidenceECUASOptions) {
+    super({ n: nOption, epsilon: epsilonOption, normalize: normalizeOption(false) }, options);
+  }
+  protected get order(): number {
+    return this.options.n;
+  }
+}
+
+/** Options of {@link CCAS}. */
+export type CCASOptions = Omit<ConfidenceECUASOptions, 'n'>;
+
+/**
+ * CCAS, the confidence cost for selective prediction: {@link ConfidenceECUAS} with n = 0.
+ *
+ * @example
+ * ```ts
+ * new CCAS().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.9533…
+ * ```
+ */
+export class CCAS extends ConfidenceECUASBase<CCASOptions> {
+  static override readonly metricName: string = 'CCAS';
+  constructor(options?: CCASOptions) {
+    super({ epsilon: epsilonOption, normalize: normalizeOption(false) }, options);
+  }
+  protected get order(): number {
+    return 0;
+  }
+}
+
+export interface ConfidenceGammaECUASOptions {
+  /** The rejection cost γ ∈ [0, 1]. Default 0.5. */
+  gamma?: number;
+  /** Divide by the cost of always answering the accuracy. Default false. */
+  normalize?: boolean;
+}
+
+/**
+ * γ-ECUAS: a decision with uncertainty u = 1 − c above γ is rejected at cost γ, otherwise
+ * accepted at 0-1 cost; the mean cost. State: 3 numbers.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceGammaECUAS({ gamma: 0.3 }).update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.325
+ * ```
+ */
+export class ConfidenceGammaECUAS extends SumConfidenceMetric<ConfidenceGammaECUASOptions> {
+  static override readonly metricName: string = 'ConfidenceGammaECUAS';
+  constructor(options?: ConfidenceGammaECUASOptions) {
+    super({ gamma: gammaOption, normalize: normalizeOption(false) }, options);
+  }
+  protected reduce(b: ConfidenceBatch): Float64Array {
+    const g = this.options.gamma;
+    return countCorrectAndSum(b, (c, y) => gammaCost(1 - c, y, g));
+  }
+  protected fromSums([n, nCorrect, sum]: Float64Array): number {
+    const value = sum / n;
+    if (!this.options.normalize) return value;
+    const g = this.options.gamma;
+    const u = (n - nCorrect) / n; // 1 − a
+    return normalizeBy(value, constantSystemCost(nCorrect, n, gammaCost(u, true, g), gammaCost(u, false, g)));
+  }
+}
+
+/**
+ * AUROC of the confidences for telling correct from incorrect decisions (Mann–Whitney, ties
+ * count ½). NaN when all decisions are correct or all incorrect. Higher is better.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceAUCScore().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.625
+ * ```
+ */
+export class ConfidenceAUCScore extends RankingConfidenceMetric<NoOptions> {
+  static override readonly metricName: string = 'ConfidenceAUCScore';
+  constructor(options?: NoOptions) {
+    super({}, options);
+  }
+  protected fromBlocks(blocks: TieBlocks): number {
+    return mannWhitneyAUC(blocks);
+  }
+}
+
+/**
+ * Area under the risk–coverage curve, accepting the most confident first, error = 1 − correct;
+ * ties in confidence averaged over their orders. NaN for N < 2.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceAURC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
+ * ```
+ */
+export class ConfidenceAURC extends RankingConfidenceMetric<NoOptions> {
+  static override readonly metricName: string = 'ConfidenceAURC';
+  constructor(options?: NoOptions) {
+    super({}, options);
+  }
+  protected fromBlocks(blocks: TieBlocks): number {
+    return aurc(blocks);
+  }
+}
+
+/**
+ * Area under the generalized risk–coverage curve (joint risk E_k/N instead of selective risk
+ * E_k/k). NaN for N < 2.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceAUGRC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
+ * ```
+ */
+export class ConfidenceAUGRC extends RankingConfidenceMetric<NoOptions> {
+  static override readonly metricName: string = 'ConfidenceAUGRC';
+  constructor(options?: NoOptions) {
+    super({}, options);
+  }
+  protected fromBlocks(blocks: TieBlocks): number {
+    return augrc(blocks);
+  }
+}
+
+/**
+ * Excess AURC: AURC minus the AURC of the oracle that accepts every correct decision first.
+ * ≥ 0; 0 for a perfect ranking. NaN for N < 2.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceEAURC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
+ * ```
+ */
+export class ConfidenceEAURC extends RankingConfidenceMetric<NoOptions> {
+  static override readonly metricName: string = 'ConfidenceEAURC';
+  constructor(options?: NoOptions) {
+    super({}, options);
+  }
+  protected fromBlocks(blocks: TieBlocks): number {
+    return aurc(blocks) - aurc(oracleOf(blocks));
+  }
+}
+
+/**
+ * Excess AUGRC: AUGRC minus the oracle's AUGRC. ≥ 0. NaN for N < 2.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceEAUGRC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
+ * ```
+ */
+export class ConfidenceEAUGRC extends RankingConfidenceMetric<NoOptions> {
+  static override readonly metricName: string = 'ConfidenceEAUGRC';
+  constructor(options?: NoOptions) {
+    super({}, options);
+  }
+  protected fromBlocks(blocks: TieBlocks): number {
+    return augrc(blocks) - augrc(oracleOf(blocks));
+  }
+}
+
+/**
+ * False-positive rate at 95 % recall: the share of incorrect decisions still accepted at the
+ * confidence threshold that accepts (nearest to) 95 % of the correct ones. NaN when all
+ * decisions are correct or all incorrect.
+ *
+ * @example
+ * ```ts
+ * new FPR95().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.5
+ * ```
+ */
+export class FPR95 extends RankingConfidenceMetric<NoOptions> {
+  static override readonly metricName: string = 'FPR95';
+  constructor(options?: NoOptions) {
+    super({}, options);
+  }
+  protected fromBlocks(blocks: TieBlocks): number {
+    return fprAtRecall(blocks, 0.95);
+  }
+}

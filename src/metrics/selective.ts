@@ -1,0 +1,339 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { fail } from '../errors';
+import { readFiniteArray, readFiniteVector, readFlags, requireSameN, type TensorLike } from '../input';
+import { aurc, augrc, expectedLossAt, oracleBlocks, tieBlocks, type TieBlocks } from '../math/ranking';
+import { Metric } from '../metric';
+import { unitOption, type OptionSpec } from '../options';
+import { float32Column, flagColumn } from '../state';
+
+const SCOD_INPUTS = Object.freeze(['oodScores', 'classificationErrors', 'isOod'] as const);
+const RISK_INPUTS = Object.freeze(['yPred', 'yTrue', 'uncertainty'] as const);
+
+export interface SCODOptions {
+  /** Cost c ∈ [0, 1] of accepting an OOD sample; a misclassified in-distribution sample costs 1 − c. Default 0.5. */
+  oodCost?: number;
+}
+
+/**
+ * Base of the SCOD metrics: selective classification with out-of-distribution inputs. Samples
+ * are accepted in ascending OOD score; accepting an OOD sample costs c, a misclassified
+ * in-distribution sample 1 − c, a correct one 0. Keeps 6 bytes per sample.
+ */
+abstract class SCODMetric extends Metric<[TensorLike, TensorLike, TensorLike], number, SCODOptions> {
+  static override readonly inputs: readonly string[] = SCOD_INPUTS;
+  private readonly scores = this.track(float32Column());
+  private readonly errors = this.track(flagColumn());
+  private readonly ood = this.track(flagColumn());
+
+  constructor(options?: SCODOptions) {
+    super({ oodCost: unitOption(0.5) }, options);
+  }
+
+  get sampleCount(): number {
+    return this.scores.size;
+  }
+
+  protected ingest([s, e, o]: [TensorLike, TensorLike, TensorLike]): void {
+    const name = this.metricName;
+    const scores = readFiniteVector(name, SCOD_INPUTS[0], s);
+    const errors = readFlags(name, SCOD_INPUTS[1], e);
+    const ood = readFlags(name, SCOD_INPUTS[2], o);
+    requireSameN(name, SCOD_INPUTS, [scores.length, errors.length, ood.length]);
+    this.scores.push(scores);
+    this.errors.push(errors);
+    this.ood.push(ood);
+  }
+
+  protected computeValue(): number {
+    const c = this.options.oodCost;
+    const errors = this.errors.read();
+    const ood = this.ood.read();
+    const losses = new Float64Array(errors.length);
+    for (let i = 0; i < losses.length; i++) losses[i] = ood[i] ? c : (1 - c) * errors[i];
+    return this.fromBlocks(tieBlocks(this.scores.read(), losses, false));
+  }
+
+  protected abstract fromBlocks(blocks: TieBlocks): number;
+}
+
+/**
+ * SCOD-AURC: area under the selective-risk–coverage curve of the joint SCOD loss, accepting
+ * in ascending OOD score (ties averaged over their orders). NaN for N < 2.
+ *
+ * @example
+ * ```ts
+ * new SCODAURC({ oodCost: 0.5 }).update([0.1, 0.9, 0.4], [0, 0, 1], [0, 1, 0]).compute();
+ * ```
+ */
+export class SCODAURC extends SCODMetric {
+  static override readonly metricName: string = 'SCODAURC';
+  protected fromBlocks(blocks: TieBlocks): number {
+    return aurc(blocks);
+  }
+}
+
+/**
+ * SCOD-AUGRC: area under the generalized (joint) risk–coverage curve of the SCOD loss. NaN for N < 2.
+ *
+ * @example
+ * ```ts
+ * new SCODAUGRC({ oodCost: 0.5 }).update([0.1, 0.9, 0.4], [0, 0, 1], [0, 1, 0]).compute();
+ * ```
+ */
+export class SCODAUGRC extends SCODMetric {
+  static override readonly metricName: string = 'SCODAUGRC';
+  protected fromBlocks(blocks: TieBlocks): number {
+    return augrc(blocks);
+  }
+}
+
+/** Per-sample risk from predictions and targets; may return [N] or [N, …] (mean-reduced per sample). */
+export type RiskFn = (yPred: tf.Tensor, yTrue: tf.Tensor) => tf.Tensor;
+
+const riskFnOption: OptionSpec<RiskFn | null> = {
+  default: null,
+  check: (v) => (typeof v === 'function' || v === null ? null : 'a function (yPred, yTrue) => tf.Tensor'),
+};
+
+/** Mean over trailing axes of each of n rows of `values`, in float64. */
+function rowMeans(values: ArrayLike<number>, n: number): Float64Array {
+  const d = n === 0 ? 0 : values.length / n;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let acc = 0;
+    for (let j = i * d; j < (i + 1) * d; j++) acc += values[j];
+    out[i] = acc / d;
+  }
+  return out;
+}
+
+/**
+ * Base of the metrics over (yPred, yTrue, uncertainty): each batch is reduced to per-sample
+ * risk (float32) and uncertainty (float32) — 8 bytes a sample; predictions are not kept.
+ */
+abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metric<[TensorLike, TensorLike, TensorLike], R, O> {
+  static override readonly inputs: readonly string[] = RISK_INPUTS;
+  private readonly uncertainty = this.track(float32Column());
+  private readonly risk = this.track(float32Column());
+
+  get sampleCount(): number {
+    return this.uncertainty.size;
+  }
+
+  protected ingest([p, t, u]: [TensorLike, TensorLike, TensorLike]): void {
+    const name = this.metricName;
+    const yPred = readFiniteArray(name, RISK_INPUTS[0], p);
+    const yTrue = readFiniteArray(name, RISK_INPUTS[1], t);
+    const unc = readFiniteVector(name, RISK_INPUTS[2], u);
+    if (yPred.shape.length !== yTrue.shape.length || yPred.shape.some((d, i) => d !== yTrue.shape[i])) {
+      fail(name, RISK_INPUTS[1], `expected argument {arg} to have the shape of \`yPred\` [${yPred.shape.join(', ')}], but got [${yTrue.shape.join(', ')}]`);
+    }
+    const n = yPred.shape[0];
+    requireSameN(name, RISK_INPUTS, [n, n, unc.length]);
+    if (n === 0) return;
+    const risk = this.perSampleRisk(p, t, yPred.values, yTrue.values, yPred.shape);
+    this.uncertainty.push(unc);
+    this.risk.push(risk);
+  }
+
+  /** ρ_i = riskFn(yPred, yTrue), mean-reduced over trailing axes; default squared error in float64. */
+  private perSampleRisk(p: unknown, t: unknown, pred: Float32Array, target: Float32Array, shape: readonly number[]): Float32Array {
+    const n = shape[0];
+    const riskFn = this.options.riskFn;
+    if (!riskFn) {
+      const sq = new Float64Array(pred.length);
+      for (let i = 0; i < pred.length; i++) {
+        const d = pred[i] - target[i];
+        sq[i] = d * d;
+      }
+      return Float32Array.from(rowMeans(sq, n));
+    }
+    const own: tf.Tensor[] = [];
+    const asTensor = (x: unknown, values: Float32Array): tf.Tensor => {
+      if (x instanceof tf.Tensor) return x;
+      const made = tf.tensor(values, shape as number[], 'float32');
+      own.push(made);
+      return made;
+    };
+    const a = asTensor(p, pred);
+    const b = asTensor(t, target);
+    let out: tf.Tensor | undefined;
+    try {
+      out = tf.tidy(() => riskFn(a, b));
+      if (!(out instanceof tf.Tensor) || out.shape[0] !== n || out.size % n !== 0) {
+        fail(this.metricName, 'riskFn', `expected option {arg} to return a tensor with leading axis N = ${n}, but got ${out instanceof tf.Tensor ? `shape [${out.shape.join(', ')}]` : typeof out}`);
+      }
+      const rho = rowMeans(out.dataSync(), n);
+      for (let i = 0; i < n; i++) {
+        if (!Number.isFinite(rho[i])) fail(this.metricName, 'riskFn', `expected option {arg} to return finite risks, but got ${rho[i]} for sample ${i}`);
+      }
+      return Float32Array.from(rho);
+    } finally {
+      if (out instanceof tf.Tensor && out !== p && out !== t && !own.includes(out)) out.dispose();
+      for (const o of own) o.dispose();
+    }
+  }
+
+  protected computeValue(): R {
+    return this.fromSamples(this.uncertainty.read(), this.risk.read());
+  }
+
+  protected abstract fromSamples(uncertainty: Float32Array, risk: Float32Array): R;
+}
+
+export interface RiskCoverageCurveOptions {
+  /** Per-sample risk; default squared error. The library disposes what it returns. */
+  riskFn?: RiskFn | null;
+  /** Number of coverage points, an integer ≥ 2, or `'all'` for one point per sample. Default 100. */
+  nPoints?: number | 'all';
+}
+
+/** A risk–coverage curve with its model and oracle areas. */
+export interface RiskCoverageResult {
+  /** Coverage levels c_j, ascending in (0, 1]. */
+  readonly coverage: Float64Array;
+  /** Mean risk of the n_j least uncertain samples (ties averaged over their orders). */
+  readonly risk: Float64Array;
+  /** Trapezoid area of risk over coverage. */
+  readonly aurc: number;
+  /** The same curve when samples are accepted in ascending true risk. */
+  readonly oracleRisk: Float64Array;
+  readonly oracleAurc: number;
+  /** aurc − oracleAurc, ≥ 0. */
+  readonly eaurc: number;
+}
+
+const nPointsOption: OptionSpec<number | 'all'> = {
+  default: 100,
+  check: (v) => (v === 'all' || (Number.isInteger(v) && (v as number) >= 2) ? null : "an integer ≥ 2 or 'all'"),
+};
+
+function trapezoid(x: Float64Array, y: Float64Array): number {
+  let a = 0;
+  for (let j = 1; j < x.length; j++) a += ((x[j] - x[j - 1]) * (y[j] + y[j - 1])) / 2;
+  return a;
+}
+
+/**
+ * Risk–coverage curve: accepts samples in ascending uncertainty and reports the mean risk of
+ * those accepted at each coverage, plus AURC, the oracle curve and E-AURC. Ties in uncertainty
+ * are averaged over their orders, so no result depends on input order or batching.
+ *
+ * @example
+ * ```ts
+ * const rcc = new RiskCoverageCurve({ nPoints: 'all' });
+ * rcc.update([1, 2, 3, 4], [1.1, 2.5, 2, 4], [0.1, 0.5, 0.9, 0.2]);
+ * const { coverage, risk, aurc, eaurc } = rcc.compute();
+ * ```
+ */
+export class RiskCoverageCurve extends RiskMetric<RiskCoverageResult, RiskCoverageCurveOptions> {
+  static override readonly metricName: string = 'RiskCoverageCurve';
+  constructor(options?: RiskCoverageCurveOptions) {
+    super({ riskFn: riskFnOption, nPoints: nPointsOption }, options);
+  }
+
+  protected fromSamples(uncertainty: Float32Array, risk: Float32Array): RiskCoverageResult {
+    const n = risk.length;
+    const p = this.options.nPoints === 'all' ? n : this.options.nPoints;
+    const coverage = new Float64Array(p);
+    const kept = new Float64Array(p);
+    for (let j = 0; j < p; j++) {
+      coverage[j] = p === 1 ? 1 : 1 / n + j * ((1 - 1 / n) / (p - 1));
+      kept[j] = Math.max(1, Math.round(coverage[j] * n));
+    }
+    const curve = (blocks: TieBlocks): Float64Array => {
+      const e = expectedLossAt(blocks, kept);
+      for (let j = 0; j < p; j++) e[j] /= kept[j];
+      return e;
+    };
+    const riskCurve = curve(tieBlocks(uncertainty, risk, false));
+    const oracleRisk = curve(oracleBlocks(risk));
+    const area = trapezoid(coverage, riskCurve);
+    const oracleAurc = trapezoid(coverage, oracleRisk);
+    return { coverage, risk: riskCurve, aurc: area, oracleRisk, oracleAurc, eaurc: area - oracleAurc };
+  }
+}
+
+/**
+ * One-shot risk–coverage curve of (yPred, yTrue, uncertainty); see {@link RiskCoverageCurve}.
+ *
+ * @example
+ * ```ts
+ * const { aurc, eaurc } = riskCoverageCurve([1, 2, 3], [1, 2.5, 2], [0.1, 0.5, 0.9], { nPoints: 'all' });
+ * ```
+ */
+export function riskCoverageCurve(
+  yPred: TensorLike,
+  yTrue: TensorLike,
+  uncertainty: TensorLike,
+  options?: RiskCoverageCurveOptions,
+): RiskCoverageResult {
+  return RiskCoverageCurve.createShortcutFunction(options)(yPred, yTrue, uncertainty);
+}
+
+export interface RejectionPolicyOptions {
+  /** Reject this fraction ∈ [0, 1] of the most uncertain samples (wins over `threshold`). */
+  fraction?: number | null;
+  /** Keep the samples whose uncertainty is ≤ this finite threshold. */
+  threshold?: number | null;
+  /** Per-sample risk; default squared error. */
+  riskFn?: RiskFn | null;
+}
+
+/** The result of a {@link RejectionPolicy}. */
+export interface RejectionResult {
+  /** Mean risk of the kept samples (NaN if none is kept). */
+  readonly meanRisk: number;
+  /** Share of samples kept. */
+  readonly coverage: number;
+  /** Number of samples rejected. */
+  readonly nRejected: number;
+}
+
+/**
+ * One operating point of selective prediction: reject a fixed fraction of the most uncertain
+ * samples (exactly n = max(1, round((1 − fraction)·N)) kept; ties at the boundary averaged over
+ * their orders) or every sample above an uncertainty threshold.
+ *
+ * @example
+ * ```ts
+ * const policy = new RejectionPolicy({ fraction: 0.1 });
+ * policy.update(yPred, yTrue, uncertainty);
+ * const { meanRisk, coverage, nRejected } = policy.compute();
+ * ```
+ */
+export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicyOptions> {
+  static override readonly metricName: string = 'RejectionPolicy';
+  constructor(options?: RejectionPolicyOptions) {
+    super(
+      {
+        fraction: { default: null, check: (v) => (v === null || (typeof v === 'number' && v >= 0 && v <= 1) ? null : 'a number in [0, 1]') },
+        threshold: { default: null, check: (v) => (v === null || (typeof v === 'number' && Number.isFinite(v)) ? null : 'a finite number') },
+        riskFn: riskFnOption,
+      },
+      options,
+    );
+    if (this.options.fraction === null && this.options.threshold === null) {
+      fail(this.metricName, 'fraction', 'expected option {arg} or `threshold` to be given, but got neither');
+    }
+  }
+
+  protected fromSamples(uncertainty: Float32Array, risk: Float32Array): RejectionResult {
+    const n = risk.length;
+    const { fraction, threshold } = this.options;
+    if (fraction !== null) {
+      const kept = Math.max(1, Math.round((1 - fraction) * n));
+      const [sum] = expectedLossAt(tieBlocks(uncertainty, risk, false), [kept]);
+      return { meanRisk: sum / kept, coverage: kept / n, nRejected: n - kept };
+    }
+    let kept = 0;
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      if (uncertainty[i] <= (threshold as number)) {
+        kept++;
+        sum += risk[i];
+      }
+    }
+    return { meanRisk: kept === 0 ? NaN : sum / kept, coverage: kept / n, nRejected: n - kept };
+  }
+}

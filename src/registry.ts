@@ -1,0 +1,217 @@
+import { fail } from './errors';
+import type { Metric } from './metric';
+import {
+  ClassificationAUC,
+  ClassificationAUGRC,
+  ClassificationAURC,
+  ClassificationBrierScore,
+  ClassificationCrossEntropy,
+  ClassificationEAUGRC,
+  ClassificationEAURC,
+  ClassificationECE,
+  ClassificationECUAS,
+  ClassificationErrorRate,
+  ClassificationFPR95,
+  ClassificationGammaECUAS,
+  ClassificationLogLog,
+} from './metrics/classification';
+import {
+  CCAS,
+  ConfidenceAUCScore,
+  ConfidenceAUGRC,
+  ConfidenceAURC,
+  ConfidenceBrierScore,
+  ConfidenceCrossEntropy,
+  ConfidenceEAUGRC,
+  ConfidenceEAURC,
+  ConfidenceECUAS,
+  ConfidenceErrorRate,
+  ConfidenceGammaECUAS,
+  ExpectedCalibrationError,
+  FPR95,
+} from './metrics/confidence';
+import { SCODAUGRC, SCODAURC } from './metrics/selective';
+
+/** What {@link getMetricFromId} returns. */
+export interface MetricEntry {
+  /** One-shot function: `function(...inputs)` → number. */
+  readonly function: (...inputs: unknown[]) => number;
+  /** A fresh metric instance for update/compute. */
+  readonly obj: Metric<any, number, any>;
+  /** Long name for tables, e.g. "Classification ECUAS_n (n=2, normalized)". */
+  readonly fullName: string;
+  /** Short name for plots, e.g. "NECUAS_2". */
+  readonly display: string;
+  /** Whether larger values are better (only AUC). */
+  readonly higherIsBetter: boolean;
+}
+
+type MetricClass = (new (options?: any) => Metric<any, number, any>) & {
+  createShortcutFunction(defaults?: object): (...args: any[]) => number;
+};
+
+/** A parameter an id may carry as `_<name>=<value>`. */
+interface Param {
+  readonly name: string;
+  readonly option: string;
+  readonly pattern: RegExp;
+  readonly parse: (text: string) => number;
+  readonly valid: (v: number) => boolean;
+  readonly expect: string;
+  readonly default: number;
+}
+
+const INT = /^[1-9][0-9]*$/;
+const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+const nParam: Param = { name: 'n', option: 'n', pattern: DECIMAL, parse: Number, valid: Number.isFinite, expect: 'a number ≥ 0', default: 0 };
+const gammaParam: Param = { name: 'gamma', option: 'gamma', pattern: DECIMAL, parse: Number, valid: (v) => v >= 0 && v <= 1, expect: 'a number in [0, 1]', default: 0.5 };
+const nBinsParam: Param = { name: 'nbins', option: 'nBins', pattern: INT, parse: Number, valid: (v) => v <= 1e7, expect: 'an integer ≥ 1', default: 10 };
+const costParam: Param = { name: 'cost', option: 'oodCost', pattern: DECIMAL, parse: Number, valid: (v) => v >= 0 && v <= 1, expect: 'a number in [0, 1]', default: 0.5 };
+
+interface Entry {
+  readonly cls: MetricClass;
+  readonly options: object;
+  readonly fullName: string;
+  readonly display: string;
+  readonly higherIsBetter?: boolean;
+  /** The parameter the id may carry; when absent from the id its default applies. */
+  readonly param?: Param;
+}
+
+const N = { normalize: true };
+const RAW = { normalize: false };
+
+/** Every id without its parameter → how to build it. A Map, so `__proto__` and friends are just unknown ids. */
+const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
+  ['conf_error_rate', { cls: ConfidenceErrorRate, options: {}, fullName: 'Confidence Error Rate', display: 'ER' }],
+  ['conf_auc', { cls: ConfidenceAUCScore, options: {}, fullName: 'Confidence AUC', display: 'AUC', higherIsBetter: true }],
+  ['conf_brier', { cls: ConfidenceBrierScore, options: RAW, fullName: 'Confidence Brier Score', display: 'BS' }],
+  ['conf_norm_brier', { cls: ConfidenceBrierScore, options: N, fullName: 'Normalized Confidence Brier Score', display: 'NBS' }],
+  ['conf_cross_entropy', { cls: ConfidenceCrossEntropy, options: RAW, fullName: 'Confidence Cross-Entropy', display: 'CE' }],
+  ['conf_norm_cross_entropy', { cls: ConfidenceCrossEntropy, options: N, fullName: 'Normalized Confidence Cross-Entropy', display: 'NCE' }],
+  ['conf_ece', { cls: ExpectedCalibrationError, options: {}, fullName: 'Expected Calibration Error', display: 'ECE', param: nBinsParam }],
+  ['conf_n-ecuas', { cls: ConfidenceECUAS, options: RAW, fullName: 'Confidence ECUAS_n', display: 'ECUAS', param: nParam }],
+  ['conf_gamma-ecuas', { cls: ConfidenceGammaECUAS, options: RAW, fullName: 'Confidence γ-ECUAS', display: 'γ-ECUAS', param: gammaParam }],
+  ['conf_ccas', { cls: CCAS, options: RAW, fullName: 'CCAS', display: 'CCAS' }],
+  ['conf_aurc', { cls: ConfidenceAURC, options: {}, fullName: 'Confidence AURC', display: 'AURC' }],
+  ['conf_augrc', { cls: ConfidenceAUGRC, options: {}, fullName: 'Confidence AUGRC', display: 'AUGRC' }],
+  ['conf_eaurc', { cls: ConfidenceEAURC, options: {}, fullName: 'Confidence E-AURC', display: 'E-AURC' }],
+  ['conf_eaugrc', { cls: ConfidenceEAUGRC, options: {}, fullName: 'Confidence E-AUGRC', display: 'E-AUGRC' }],
+  ['conf_fpr95', { cls: FPR95, options: {}, fullName: 'Confidence FPR at 95% recall', display: 'FPR95' }],
+
+  ['cls_error_rate', { cls: ClassificationErrorRate, options: RAW, fullName: 'Classification Error Rate', display: 'ER' }],
+  ['cls_ner', { cls: ClassificationErrorRate, options: N, fullName: 'Normalized Classification Error Rate', display: 'NER' }],
+  ['cls_auc', { cls: ClassificationAUC, options: {}, fullName: 'Classification AUC', display: 'AUC', higherIsBetter: true }],
+  ['cls_brier', { cls: ClassificationBrierScore, options: RAW, fullName: 'Classification Brier Score', display: 'BS' }],
+  ['cls_nbs', { cls: ClassificationBrierScore, options: N, fullName: 'Normalized Classification Brier Score', display: 'NBS' }],
+  ['cls_cross_entropy', { cls: ClassificationCrossEntropy, options: RAW, fullName: 'Classification Cross-Entropy', display: 'CE' }],
+  ['cls_nce', { cls: ClassificationCrossEntropy, options: N, fullName: 'Normalized Classification Cross-Entropy', display: 'NCE' }],
+  ['cls_loglog', { cls: ClassificationLogLog, options: RAW, fullName: 'Classification LogLog', display: 'LogLog' }],
+  ['cls_norm_loglog', { cls: ClassificationLogLog, options: N, fullName: 'Normalized Classification LogLog', display: 'NLogLog' }],
+  ['cls_ece', { cls: ClassificationECE, options: {}, fullName: 'Classification ECE', display: 'ECE', param: nBinsParam }],
+  ['cls_n-ecuas', { cls: ClassificationECUAS, options: RAW, fullName: 'Classification ECUAS_n', display: 'ECUAS', param: nParam }],
+  ['cls_norm_n-ecuas', { cls: ClassificationECUAS, options: N, fullName: 'Normalized Classification ECUAS_n', display: 'NECUAS', param: nParam }],
+  ['cls_gamma-ecuas', { cls: ClassificationGammaECUAS, options: RAW, fullName: 'Classification γ-ECUAS', display: 'γ-ECUAS', param: gammaParam }],
+  ['cls_norm_gamma-ecuas', { cls: ClassificationGammaECUAS, options: N, fullName: 'Normalized Classification γ-ECUAS', display: 'γ-NECUAS', param: gammaParam }],
+  ['cls_aurc', { cls: ClassificationAURC, options: {}, fullName: 'Classification AURC', display: 'AURC' }],
+  ['cls_augrc', { cls: ClassificationAUGRC, options: {}, fullName: 'Classification AUGRC', display: 'AUGRC' }],
+  ['cls_eaurc', { cls: ClassificationEAURC, options: {}, fullName: 'Classification E-AURC', display: 'E-AURC' }],
+  ['cls_eaugrc', { cls: ClassificationEAUGRC, options: {}, fullName: 'Classification E-AUGRC', display: 'E-AUGRC' }],
+  ['cls_fpr95', { cls: ClassificationFPR95, options: {}, fullName: 'Classification FPR at 95% recall', display: 'FPR95' }],
+
+  ['scod_aurc', { cls: SCODAURC, options: {}, fullName: 'SCOD AURC', display: 'SCOD-AURC', param: costParam }],
+  ['scod_augrc', { cls: SCODAUGRC, options: {}, fullName: 'SCOD AUGRC', display: 'SCOD-AUGRC', param: costParam }],
+]);
+
+/** Every id accepted without a parameter, in registry order (parameterized forms: see README). */
+export const METRIC_IDS: readonly string[] = Object.freeze([...REGISTRY.keys()]);
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+function nearestId(id: string): string {
+  let best = METRIC_IDS[0];
+  let bestD = Infinity;
+  for (const candidate of METRIC_IDS) {
+    const entry = REGISTRY.get(candidate) as Entry;
+    const shown = entry.param ? `${candidate}_${entry.param.name}=${entry.param.default}` : candidate;
+    for (const form of entry.param ? [candidate, shown] : [candidate]) {
+      const d = editDistance(id, form);
+      if (d < bestD) {
+        bestD = d;
+        best = form;
+      }
+    }
+  }
+  return best;
+}
+
+function formatNumber(v: number): string {
+  return String(v);
+}
+
+/**
+ * Looks a metric up by its string id, e.g. `"cls_norm_n-ecuas_n=2"` or `"conf_ece_nbins=15"`.
+ *
+ * Grammar: `<base>` or `<base>_<param>=<value>` where `<base>` is one of {@link METRIC_IDS} and
+ * `<param>` is `n` (ECUAS_n, a decimal ≥ 0), `gamma` (γ-ECUAS, a decimal in [0, 1]), `nbins`
+ * (ECE, an integer ≥ 1) or `cost` (SCOD, a decimal in [0, 1]). Anything else throws a
+ * {@link MetricInputError} naming the id and the nearest valid one.
+ *
+ * @example
+ * ```ts
+ * const m = getMetricFromId('cls_ece_nbins=5');
+ * m.fullName;                                            // "Classification ECE (nbins=5)"
+ * m.function([[2, 0.5, 0.1], [0.2, 1.5, 0.3]], [0, 1]);  // a number
+ * ```
+ */
+export function getMetricFromId(id: string): MetricEntry {
+  if (typeof id !== 'string') fail('getMetricFromId', 'id', `expected {arg} to be a string, but got ${typeof id}`);
+  const bad = (why: string): never => fail('getMetricFromId', 'id', `unknown metric id ${JSON.stringify(id)}: ${why} (did you mean "${nearestId(id)}"?)`);
+  let base = id;
+  let paramName: string | undefined;
+  let paramText: string | undefined;
+  const eq = id.indexOf('=');
+  if (eq >= 0) {
+    const sep = id.lastIndexOf('_', eq);
+    if (sep < 0) bad('malformed parameter');
+    base = id.slice(0, sep);
+    paramName = id.slice(sep + 1, eq);
+    paramText = id.slice(eq + 1);
+  }
+  const entry = REGISTRY.get(base);
+  if (!entry) return bad('no such metric');
+  let options: Record<string, unknown> = { ...entry.options };
+  let suffix = '';
+  if (paramName !== undefined) {
+    const p = entry.param;
+    if (!p) return bad(`${base} takes no parameter`);
+    if (paramName !== p.name) return bad(`${base} takes the parameter \`${p.name}\`, not \`${paramName}\``);
+    const text = paramText as string;
+    const value = p.pattern.test(text) ? p.parse(text) : NaN;
+    if (!p.valid(value)) return bad(`${p.name} must be ${p.expect}, got ${JSON.stringify(text)}`);
+    options = { ...options, [p.option]: value };
+    suffix = `${p.name}=${formatNumber(value)}`;
+  } else if (entry.param) {
+    suffix = `${entry.param.name}=${formatNumber(entry.param.default)}`;
+  }
+  const Cls = entry.cls;
+  const frozen = Object.freeze({ ...options });
+  return {
+    function: Cls.createShortcutFunction(frozen) as (...inputs: unknown[]) => number,
+    obj: new Cls(frozen),
+    fullName: suffix ? `${entry.fullName} (${suffix})` : entry.fullName,
+    display: suffix ? `${entry.display} (${suffix})` : entry.display,
+    higherIsBetter: entry.higherIsBetter ?? false,
+  };
+}

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as tf from '@tensorflow/tfjs';
+
+/** One case of ../shared/golden/cases.json. */
+export interface GoldenCase {
+  class?: string;
+  id?: string;
+  options?: Record<string, unknown>;
+  inputs: Record<string, unknown[]>;
+  batches: number;
+  as: 'array' | 'tensor' | 'typed';
+  expected: number | string | Record<string, unknown>;
+}
+
+export const GOLDEN_PATH = fileURLToPath(new URL('../../../shared/golden/cases.json', import.meta.url));
+
+export function loadGolden(): GoldenCase[] {
+  return JSON.parse(readFileSync(GOLDEN_PATH, 'utf8')).cases as GoldenCase[];
+}
+
+/** Replaces the string "NaN" (anywhere in a nested array) by NaN. */
+export function revive(x: unknown): unknown {
+  if (x === 'NaN') return NaN;
+  if (Array.isArray(x)) return x.map(revive);
+  return x;
+}
+
+const INTEGER_INPUTS = new Set(['labels', 'correctness', 'classificationErrors', 'isOod']);
+
+/** Converts one argument into the requested form; returns any tensors made so the caller can free them. */
+export function asForm(name: string, values: unknown[], form: GoldenCase['as'], made: tf.Tensor[]): unknown {
+  const integer = INTEGER_INPUTS.has(name);
+  if (form === 'array') return values;
+  if (form === 'typed') return integer ? Int32Array.from(values as number[]) : Float32Array.from(values as number[]);
+  const t = tf.tensor(values as number[], undefined, integer ? 'int32' : 'float32');
+  made.push(t);
+  return t;
+}
+
+/** Splits an array into `k` consecutive parts of sizes differing by at most one (larger parts first). */
+export function split<T>(values: T[], k: number): T[][] {
+  const out: T[][] = [];
+  const n = values.length;
+  let start = 0;
+  for (let i = 0; i < k; i++) {
+    const size = Math.floor(n / k) + (i < n % k ? 1 : 0);
+    out.push(values.slice(start, start + size));
+    start += size;
+  }
+  return out;
+}
+
+/** Relative 1e-6 or absolute 1e-9, whichever is looser; NaN only equals NaN. */
+export function close(actual: number, expected: number, rel = 1e-6, abs = 1e-9): boolean {
+  if (Number.isNaN(expected)) return Number.isNaN(actual);
+  return Math.abs(actual - expected) <= Math.max(abs, rel * Math.abs(expected));
+}
+
+export function expectedNumber(v: unknown): number {
+  return v === 'NaN' ? NaN : (v as number);
+}
