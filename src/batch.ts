@@ -17,7 +17,7 @@ export interface ConfidenceBatch {
   /** Confidence values (float32 inputs, or float64 top-1 probabilities from logits). */
   readonly confidence: ArrayLike<number>;
   /** Ranking key, higher = accepted first; a fresh array the metric may keep. */
-  readonly rankKey: Float32Array;
+  readonly rankKey: Float32Array | Float64Array;
   /** 0/1 correctness; a fresh array the metric may keep. */
   readonly correct: Uint8Array;
   /** Number of classes, for batches read from logits. */
@@ -55,16 +55,12 @@ export function readLogitBatch(metric: string, args: readonly unknown[], expecte
 }
 
 /**
- * Reads (logits, labels) as a confidence batch: confidence q = 1/(1+s) (float64), ranking key
- * −s (float32: ranks like q but keeps distinct the near-1 confidences float32 q would merge).
+ * Reads (logits, labels) as a confidence batch: the float64 top-1 confidence q = 1/(1+s) is
+ * both the confidence and the ranking key (float32 would merge the many near-1 confidences).
  */
 export function readLogitsAsConfidence(metric: string, args: readonly unknown[], expectedK: number): ConfidenceBatch {
   const { n, k, stats } = readLogitBatch(metric, args, expectedK);
-  const confidence = new Float64Array(n);
-  const rankKey = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    confidence[i] = 1 / (1 + stats.s[i]);
-    rankKey[i] = -stats.s[i];
-  }
-  return { n, confidence, rankKey, correct: stats.correct, k };
+  const q = new Float64Array(n);
+  for (let i = 0; i < n; i++) q[i] = 1 / (1 + stats.s[i]);
+  return { n, confidence: q, rankKey: q, correct: stats.correct, k };
 }

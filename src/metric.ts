@@ -1,9 +1,11 @@
 import { fail } from './errors';
 import type { TensorLike } from './input';
 import { resolveOptions, type OptionSchema } from './options';
-import { ColumnState, SumState } from './state';
 
-type AnyState = SumState | ColumnState<Float32Array | Uint8Array | Int32Array>;
+/** Anything holding tensors that `reset` must free. */
+interface Clearable {
+  clear(): void;
+}
 
 /** A one-shot metric function: builds a metric, feeds it once, computes, frees it. */
 export type ShortcutFunction<A extends unknown[], R, O> = (...args: [...A, Partial<O>?]) => R;
@@ -27,7 +29,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
 
   /** The options in force, defaults filled in. */
   readonly options: Readonly<Required<O>>;
-  private readonly states: AnyState[] = [];
+  private readonly states: Clearable[] = [];
 
   protected constructor(schema: OptionSchema<O>, options: O | undefined) {
     this.options = Object.freeze(resolveOptions(this.metricName, schema, options));
@@ -39,7 +41,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
   }
 
   /** Registers a state that `reset` and `dispose` clear. */
-  protected track<S extends AnyState>(state: S): S {
+  protected track<S extends Clearable>(state: S): S {
     this.states.push(state);
     return state;
   }

@@ -1,33 +1,19 @@
 import * as tf from '@tensorflow/tfjs-core';
 
 /**
- * Float64 values kept losslessly in a float32 tensor of shape [S, 3]: each value is the exact sum
- * of its row. tfjs has no float64 dtype, and running sums and counts must not lose precision.
+ * Float64 values kept losslessly in an int32 tensor of their raw bits (two int32 per value):
+ * tfjs has no float64 dtype, and running sums, counts and float64 ranking keys must not lose
+ * precision. State tensors are only stored and read back, never fed to ops.
  */
 export function encodeFloat64(values: Float64Array): tf.Tensor {
-  const parts = new Float32Array(values.length * 3);
-  for (let i = 0; i < values.length; i++) {
-    const x = values[i];
-    const hi = Math.fround(x);
-    if (!Number.isFinite(hi) || !Number.isFinite(x)) {
-      parts[3 * i] = x;
-      continue;
-    }
-    const r1 = x - hi; // exact: the rounding error of a float64 → float32 rounding
-    const mid = Math.fround(r1);
-    parts[3 * i] = hi;
-    parts[3 * i + 1] = mid;
-    parts[3 * i + 2] = r1 - mid; // at most a few bits left: exact in float32
-  }
-  return tf.keep(tf.tensor2d(parts, [values.length, 3], 'float32'));
+  const copy = Float64Array.from(values);
+  return tf.keep(tf.tensor1d(new Int32Array(copy.buffer), 'int32'));
 }
 
 /** Inverse of {@link encodeFloat64}. */
 export function decodeFloat64(t: tf.Tensor): Float64Array {
-  const parts = t.dataSync();
-  const out = new Float64Array(parts.length / 3);
-  for (let i = 0; i < out.length; i++) out[i] = parts[3 * i] + parts[3 * i + 1] + parts[3 * i + 2];
-  return out;
+  const bits = Int32Array.from(t.dataSync() as Int32Array); // own, 8-byte aligned copy
+  return new Float64Array(bits.buffer);
 }
 
 /** A fixed-size vector of float64 sums (counts, running totals, bins) held as a tensor. */
@@ -36,7 +22,7 @@ export class SumState {
 
   /** Number of entries, or 0 before the first update. */
   get length(): number {
-    return this.tensor ? this.tensor.shape[0] : 0;
+    return this.tensor ? this.tensor.shape[0] / 2 : 0;
   }
 
   /** The current sums (a fresh array), or null before the first update. */
@@ -44,7 +30,7 @@ export class SumState {
     return this.tensor ? decodeFloat64(this.tensor) : null;
   }
 
-  /** Adds `delta` entry-wise; the first call fixes the length. */
+  /** Adds `delta` entry-wise (and may overwrite it); the first call fixes the length. */
   add(delta: Float64Array): void {
     const current = this.read();
     if (current) for (let i = 0; i < delta.length; i++) delta[i] += current[i];
@@ -59,17 +45,20 @@ export class SumState {
   }
 }
 
-type ColumnArray = Float32Array | Uint8Array | Int32Array;
+type ColumnArray = Float64Array | Float32Array | Uint8Array;
+
+interface ColumnCodec<T extends ColumnArray> {
+  encode(values: T): tf.Tensor;
+  decode(t: tf.Tensor): ArrayLike<number>;
+  make(n: number): T;
+}
 
 /** A growing per-sample column (scores, flags), kept as one tensor per batch and joined on read. */
 export class ColumnState<T extends ColumnArray> {
   private chunks: tf.Tensor[] = [];
   private total = 0;
 
-  constructor(
-    private readonly dtype: 'float32' | 'bool' | 'int32',
-    private readonly make: (n: number) => T,
-  ) {}
+  constructor(private readonly codec: ColumnCodec<T>) {}
 
   get size(): number {
     return this.total;
@@ -78,16 +67,16 @@ export class ColumnState<T extends ColumnArray> {
   /** Stores a batch; `values` must be an array nobody else writes to. */
   push(values: T): void {
     if (values.length === 0) return;
-    this.chunks.push(tf.keep(tf.tensor1d(values, this.dtype)));
+    this.chunks.push(tf.keep(this.codec.encode(values)));
     this.total += values.length;
   }
 
   /** All samples so far, in update order, as one fresh array. */
   read(): T {
-    const out = this.make(this.total);
+    const out = this.codec.make(this.total);
     let pos = 0;
     for (const c of this.chunks) {
-      const v = c.dataSync() as ArrayLike<number>;
+      const v = this.codec.decode(c);
       out.set(v as T, pos);
       pos += v.length;
     }
@@ -101,5 +90,14 @@ export class ColumnState<T extends ColumnArray> {
   }
 }
 
-export const float32Column = (): ColumnState<Float32Array> => new ColumnState('float32', (n) => new Float32Array(n));
-export const flagColumn = (): ColumnState<Uint8Array> => new ColumnState('bool', (n) => new Uint8Array(n));
+/** float32 per sample (4 bytes). */
+export const float32Column = (): ColumnState<Float32Array> =>
+  new ColumnState({ encode: (v) => tf.tensor1d(v, 'float32'), decode: (t) => t.dataSync() as Float32Array, make: (n) => new Float32Array(n) });
+
+/** float64 per sample (8 bytes, as raw bits). */
+export const float64Column = (): ColumnState<Float64Array> =>
+  new ColumnState({ encode: encodeFloat64, decode: decodeFloat64, make: (n) => new Float64Array(n) });
+
+/** 0/1 per sample (a bool tensor: 1 byte). */
+export const flagColumn = (): ColumnState<Uint8Array> =>
+  new ColumnState({ encode: (v) => tf.tensor1d(v, 'bool'), decode: (t) => t.dataSync() as Uint8Array, make: (n) => new Uint8Array(n) });

@@ -17,48 +17,57 @@ export interface TieBlocks {
 }
 
 /**
- * Indices that order float32 keys ascending (stable). Runs in O(N): an LSD radix sort on the
- * order-preserving unsigned image of the float32 bits (−0 sorts just before +0).
+ * Indices that order float64 keys ascending (stable). Runs in O(N): an LSD radix sort, 16 bits a
+ * pass, on the order-preserving unsigned image of the IEEE bits (−0 sorts just before +0).
+ * Passes whose digit is the same for every key are skipped, so float32-valued keys cost two
+ * passes, not four.
  */
-export function argsortFloat32(keys: Float32Array): Uint32Array {
+export function argsort(keys: Float64Array): Uint32Array {
   const n = keys.length;
-  const bits = new Uint32Array(keys.buffer, keys.byteOffset, n);
-  let key = new Uint32Array(n);
+  const bits = new Uint32Array(keys.buffer, keys.byteOffset, 2 * n); // little-endian: [lo, hi] pairs
+  let lo = new Uint32Array(n);
+  let hi = new Uint32Array(n);
   let idx = new Uint32Array(n);
-  const h0 = new Uint32Array(2048);
-  const h1 = new Uint32Array(2048);
-  const h2 = new Uint32Array(1024);
+  const hist = new Uint32Array(4 * 65536);
   for (let i = 0; i < n; i++) {
-    const b = bits[i];
-    const k = b & 0x80000000 ? ~b >>> 0 : (b | 0x80000000) >>> 0;
-    key[i] = k;
+    let l = bits[2 * i];
+    let h = bits[2 * i + 1];
+    if (h & 0x80000000) {
+      h = ~h >>> 0;
+      l = ~l >>> 0;
+    } else {
+      h = (h | 0x80000000) >>> 0;
+    }
+    lo[i] = l;
+    hi[i] = h;
     idx[i] = i;
-    h0[k & 2047]++;
-    h1[(k >>> 11) & 2047]++;
-    h2[k >>> 22]++;
+    hist[l & 0xffff]++;
+    hist[65536 + (l >>> 16)]++;
+    hist[131072 + (h & 0xffff)]++;
+    hist[196608 + (h >>> 16)]++;
   }
-  let key2 = new Uint32Array(n);
+  let lo2 = new Uint32Array(n);
+  let hi2 = new Uint32Array(n);
   let idx2 = new Uint32Array(n);
-  const passes: Array<[Uint32Array, number, number]> = [
-    [h0, 0, 2047],
-    [h1, 11, 2047],
-    [h2, 22, 1023],
-  ];
-  for (const [hist, shift, mask] of passes) {
-    if (hist[(key[0] >>> shift) & mask] === n) continue; // every key shares this digit
+  for (let pass = 0; pass < 4; pass++) {
+    const base = pass * 65536;
+    const word = pass < 2 ? lo : hi;
+    const shift = pass % 2 === 0 ? 0 : 16;
+    if (n === 0 || hist[base + ((word[0] >>> shift) & 0xffff)] === n) continue;
     let sum = 0;
-    for (let d = 0; d < hist.length; d++) {
+    for (let d = base; d < base + 65536; d++) {
       const c = hist[d];
       hist[d] = sum;
       sum += c;
     }
     for (let i = 0; i < n; i++) {
-      const k = key[i];
-      const p = hist[(k >>> shift) & mask]++;
-      key2[p] = k;
+      const p = hist[base + (((pass < 2 ? lo[i] : hi[i]) >>> shift) & 0xffff)]++;
+      lo2[p] = lo[i];
+      hi2[p] = hi[i];
       idx2[p] = idx[i];
     }
-    [key, key2] = [key2, key];
+    [lo, lo2] = [lo2, lo];
+    [hi, hi2] = [hi2, hi];
     [idx, idx2] = [idx2, idx];
   }
   return idx;
@@ -68,9 +77,9 @@ export function argsortFloat32(keys: Float32Array): Uint32Array {
  * Groups samples into tie blocks of equal score, in descending (`descending = true`) or
  * ascending score order, summing each block's losses. O(N).
  */
-export function tieBlocks(scores: Float32Array, losses: ArrayLike<number>, descending: boolean): TieBlocks {
+export function tieBlocks(scores: Float32Array | Float64Array, losses: ArrayLike<number>, descending: boolean): TieBlocks {
   const n = scores.length;
-  const order = argsortFloat32(scores);
+  const order = argsort(scores instanceof Float64Array ? scores : Float64Array.from(scores));
   const size = new Uint32Array(n);
   const loss = new Float64Array(n);
   let count = 0;

@@ -22,6 +22,35 @@ export interface SoftmaxWants {
   brier?: boolean;
 }
 
+/**
+ * Sum of `n` values from `a[start]` in NumPy's pairwise order (8-way unrolled blocks of at
+ * most 128, halves above). Using the reference's order makes float64 ties in the top-1
+ * confidence — which ranking metrics must respect — the same as the reference's.
+ */
+export function pairwiseSum(a: Float64Array, start: number, n: number): number {
+  if (n < 8) {
+    let res = 0;
+    for (let i = 0; i < n; i++) res += a[start + i];
+    return res;
+  }
+  if (n <= 128) {
+    let r0 = a[start], r1 = a[start + 1], r2 = a[start + 2], r3 = a[start + 3];
+    let r4 = a[start + 4], r5 = a[start + 5], r6 = a[start + 6], r7 = a[start + 7];
+    let i = 8;
+    for (; i < n - (n % 8); i += 8) {
+      const p = start + i;
+      r0 += a[p]; r1 += a[p + 1]; r2 += a[p + 2]; r3 += a[p + 3];
+      r4 += a[p + 4]; r5 += a[p + 5]; r6 += a[p + 6]; r7 += a[p + 7];
+    }
+    let res = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7));
+    for (; i < n; i++) res += a[start + i];
+    return res;
+  }
+  let n2 = Math.floor(n / 2);
+  n2 -= n2 % 8;
+  return pairwiseSum(a, start, n2) + pairwiseSum(a, start + n2, n - n2);
+}
+
 /** One pass over logits [n, k] (row-major, float32). O(N·K). */
 export function softmaxStats(
   logits: Float32Array,
@@ -36,6 +65,7 @@ export function softmaxStats(
   const entropy = wants.entropy ? new Float64Array(n) : undefined;
   const brier = wants.brier ? new Float64Array(n) : undefined;
   const needPass2 = entropy !== undefined || brier !== undefined;
+  const e = new Float64Array(k);
   for (let i = 0; i < n; i++) {
     const row = i * k;
     let m = logits[row];
@@ -47,8 +77,8 @@ export function softmaxStats(
         top = j;
       }
     }
-    let si = 0;
-    for (let j = 0; j < k; j++) if (j !== top) si += Math.exp(logits[row + j] - m);
+    for (let j = 0; j < k; j++) e[j] = j === top ? 0 : Math.exp(logits[row + j] - m);
+    const si = pairwiseSum(e, 0, k);
     s[i] = si;
     const y = labels[i];
     correct[i] = y === top ? 1 : 0;
@@ -60,10 +90,9 @@ export function softmaxStats(
       let weighted = 0;
       let sq = 0;
       for (let j = 0; j < k; j++) {
-        const d = m - logits[row + j];
-        const e = Math.exp(-d);
-        weighted += e * d;
-        if (j !== y) sq += e * e;
+        const ej = j === top ? 1 : e[j];
+        weighted += ej * (m - logits[row + j]);
+        if (j !== y) sq += ej * ej;
       }
       const z = 1 + si;
       if (entropy) entropy[i] = log1pS + weighted / z;

@@ -2,7 +2,7 @@ import { CONFIDENCE_INPUTS, LOGIT_INPUTS, readConfidenceBatch, readLogitsAsConfi
 import type { TensorLike } from '../input';
 import { binaryOracleBlocks, tieBlocks, totalLoss, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
-import { float32Column, flagColumn, SumState } from '../state';
+import { ColumnState, float32Column, float64Column, flagColumn, SumState } from '../state';
 
 /**
  * Base of the metrics over (confidences, correctness). A subclass whose static `inputs` is
@@ -69,11 +69,15 @@ export function countCorrectAndSum(batch: ConfidenceBatch, cost: (c: number, cor
 }
 
 /**
- * A confidence metric over the ranking of decisions (AUC, AURC, FPR95, …). It keeps 5 bytes
- * per sample — a float32 ranking key and a 0/1 flag — and computes on tie blocks.
+ * A confidence metric over the ranking of decisions (AUC, AURC, FPR95, …). It keeps a ranking
+ * key (float32 confidence, or float64 top-1 confidence from logits) and a 0/1 flag per sample,
+ * and computes on tie blocks.
  */
 export abstract class RankingConfidenceMetric<O extends object> extends ConfidenceMetric<O> {
-  private readonly keys = this.track(float32Column());
+  // float32 confidences are kept as given; top-1 confidences from logits need float64
+  private readonly keys: ColumnState<Float32Array | Float64Array> = this.track(
+    (this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS ? float64Column() : float32Column(),
+  ) as ColumnState<Float32Array | Float64Array>;
   private readonly correct = this.track(flagColumn());
 
   get sampleCount(): number {
