@@ -1,0 +1,112 @@
+import * as tf from '@tensorflow/tfjs';
+import { describe, expect, it } from 'vitest';
+import * as ecuas from '../src/index';
+import { getMetricFromId, METRIC_IDS, MetricInputError } from '../src/index';
+import { confidenceData, logitData } from './helpers/data';
+
+const conf = confidenceData(64, 41);
+const cls = logitData(64, 3, 42);
+
+// id → [class, options the instance must have]
+const SPEC_IDS: Array<[string, string, Record<string, unknown>]> = [
+  ['conf_error_rate', 'ConfidenceErrorRate', {}],
+  ['cls_error_rate', 'ClassificationErrorRate', { normalize: false }],
+  ['cls_ner', 'ClassificationErrorRate', { normalize: true }],
+  ['conf_auc', 'ConfidenceAUCScore', {}],
+  ['cls_auc', 'ClassificationAUC', {}],
+  ['conf_brier', 'ConfidenceBrierScore', { normalize: false }],
+  ['conf_norm_brier', 'ConfidenceBrierScore', { normalize: true }],
+  ['cls_brier', 'ClassificationBrierScore', { normalize: false }],
+  ['cls_nbs', 'ClassificationBrierScore', { normalize: true }],
+  ['conf_cross_entropy', 'ConfidenceCrossEntropy', { normalize: false }],
+  ['conf_norm_cross_entropy', 'ConfidenceCrossEntropy', { normalize: true }],
+  ['cls_cross_entropy', 'ClassificationCrossEntropy', { normalize: false }],
+  ['cls_nce', 'ClassificationCrossEntropy', { normalize: true }],
+  ['cls_loglog', 'ClassificationLogLog', { normalize: false }],
+  ['cls_norm_loglog', 'ClassificationLogLog', { normalize: true }],
+  ['conf_ece', 'ExpectedCalibrationError', { nBins: 10 }],
+  ['conf_ece_nbins=7', 'ExpectedCalibrationError', { nBins: 7 }],
+  ['cls_ece', 'ClassificationECE', { nBins: 10 }],
+  ['cls_ece_nbins=5', 'ClassificationECE', { nBins: 5 }],
+  ['conf_n-ecuas', 'ConfidenceECUAS', { n: 0, normalize: false }],
+  ['conf_n-ecuas_n=2', 'ConfidenceECUAS', { n: 2, normalize: false }],
+  ['conf_n-ecuas_n=0.5', 'ConfidenceECUAS', { n: 0.5 }],
+  ['cls_n-ecuas', 'ClassificationECUAS', { n: 0, normalize: false }],
+  ['cls_n-ecuas_n=3', 'ClassificationECUAS', { n: 3, normalize: false }],
+  ['cls_norm_n-ecuas_n=2', 'ClassificationECUAS', { n: 2, normalize: true }],
+  ['conf_gamma-ecuas', 'ConfidenceGammaECUAS', { gamma: 0.5 }],
+  ['conf_gamma-ecuas_gamma=0.3', 'ConfidenceGammaECUAS', { gamma: 0.3, normalize: false }],
+  ['cls_gamma-ecuas_gamma=0.3', 'ClassificationGammaECUAS', { gamma: 0.3, normalize: false }],
+  ['cls_norm_gamma-ecuas_gamma=1', 'ClassificationGammaECUAS', { gamma: 1, normalize: true }],
+  ['cls_norm_gamma-ecuas', 'ClassificationGammaECUAS', { gamma: 0.5, normalize: true }],
+  ['conf_ccas', 'CCAS', { normalize: false }],
+  ['conf_aurc', 'ConfidenceAURC', {}],
+  ['conf_augrc', 'ConfidenceAUGRC', {}],
+  ['conf_eaurc', 'ConfidenceEAURC', {}],
+  ['conf_eaugrc', 'ConfidenceEAUGRC', {}],
+  ['cls_aurc', 'ClassificationAURC', {}],
+  ['cls_augrc', 'ClassificationAUGRC', {}],
+  ['cls_eaurc', 'ClassificationEAURC', {}],
+  ['cls_eaugrc', 'ClassificationEAUGRC', {}],
+  ['conf_fpr95', 'FPR95', {}],
+  ['cls_fpr95', 'ClassificationFPR95', {}],
+  ['scod_aurc', 'SCODAURC', { oodCost: 0.5 }],
+  ['scod_augrc_cost=0.2', 'SCODAUGRC', { oodCost: 0.2 }],
+];
+
+function inputsFor(id: string): unknown[] {
+  if (id.startsWith('conf_')) return [conf.c, conf.y];
+  if (id.startsWith('cls_')) return [cls.z, cls.labels];
+  return [conf.c, conf.y, conf.y.map((v) => 1 - v)];
+}
+
+describe('getMetricFromId', () => {
+  it.each(SPEC_IDS)('%s → %s', (id, className, options) => {
+    const before = tf.memory().numTensors;
+    const entry = getMetricFromId(id);
+    const Cls = (ecuas as unknown as Record<string, new (o?: object) => ecuas.Metric<unknown[], number>>)[className];
+    expect(entry.obj.constructor).toBe(Cls);
+    expect(entry.obj.options).toMatchObject(options);
+    expect(entry.higherIsBetter).toBe(id.endsWith('_auc'));
+    expect(entry.fullName.length).toBeGreaterThan(0);
+    expect(entry.display.length).toBeGreaterThan(0);
+    // the one-shot function equals the class with the same options
+    const inputs = inputsFor(id);
+    const direct = new Cls(entry.obj.options).update(...inputs);
+    const expected = direct.compute();
+    direct.dispose();
+    expect(Object.is(entry.function(...inputs), expected) || Math.abs(entry.function(...inputs) - expected) === 0).toBe(true);
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it('METRIC_IDS lists every base id once, and each resolves', () => {
+    expect(new Set(METRIC_IDS).size).toBe(METRIC_IDS.length);
+    for (const id of METRIC_IDS) expect(() => getMetricFromId(id)).not.toThrow();
+    for (const [id] of SPEC_IDS) if (!id.includes('=')) expect(METRIC_IDS).toContain(id);
+  });
+
+  it('names the parameter in full and display names', () => {
+    expect(getMetricFromId('cls_norm_n-ecuas_n=2').fullName).toContain('n=2');
+    expect(getMetricFromId('conf_ece_nbins=15').display).toContain('15');
+  });
+
+  it.each(['', 'conf_', 'foo', '__proto__', 'constructor', 'conf_ece_nbins=0', 'conf_ece_nbins=07', 'conf_n-ecuas_n=-1', 'conf_n-ecuas_n=1e3',
+    'conf_gamma-ecuas_gamma=1.5', 'conf_auc_n=2', 'conf_aurc ', 'CONF_AUC', 'conf_ece_nbins=5_nbins=6', 'conf_ece_bins=5', 'conf_n-ecuas_n='])(
+    'rejects %j with an error naming it',
+    (id) => {
+      let err: unknown;
+      try {
+        getMetricFromId(id);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(MetricInputError);
+      expect((err as Error).message).toContain(JSON.stringify(id));
+    },
+  );
+
+  it('suggests the nearest id', () => {
+    expect(() => getMetricFromId('conf_ecee')).toThrow(/did you mean "conf_ece"/);
+    expect(() => getMetricFromId('cls_norm_ecuas_n=2')).toThrow(/cls_norm_n-ecuas/);
+  });
+});
