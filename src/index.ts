@@ -48,7 +48,9 @@ export {
   type NormalizeOptions,
 } from './metrics/classification';
 export {
+  coverageAtRisk,
   RejectionPolicy,
+  riskAtCoverage,
   RiskCoverageCurve,
   riskCoverageCurve,
   SCODAUGRC,

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
-import { RejectionPolicy, RiskCoverageCurve, riskCoverageCurve, SCODAUGRC, SCODAURC } from '../src/index';
+import { coverageAtRisk, RejectionPolicy, riskAtCoverage, RiskCoverageCurve, riskCoverageCurve, SCODAUGRC, SCODAURC } from '../src/index';
 
 describe('RiskCoverageCurve (hand-derived)', () => {
   // risks (squared errors) 1, 4, 0, 9 ; uncertainty 0.1, 0.5, 0.9, 0.5 (two tied)
@@ -101,5 +101,23 @@ describe('SCOD metrics (hand-derived)', () => {
     const a = new SCODAURC({ oodCost: 0.7 }).update([0.2, 0.5], [1, 1], [1, 0]).compute();
     // losses 0.7, 0.3 → r = 0.7, 0.5
     expect(a).toBeCloseTo((0.7 + 0.5) / 2, 14);
+  });
+});
+
+describe('operating points read off a curve', () => {
+  const curve = riskCoverageCurve([1, 2, 3, 4], [0, 0, 3, 1], [0.1, 0.5, 0.9, 0.5], { nPoints: 'all' });
+  it('riskAtCoverage is exact on grid points and linear between them', () => {
+    expect(riskAtCoverage(curve, 0.5)).toBe(3.75);
+    expect(riskAtCoverage(curve, 0.625)).toBeCloseTo((3.75 + 14 / 3) / 2, 14);
+    expect(riskAtCoverage(curve, 0.1)).toBe(1);
+    expect(() => riskAtCoverage(curve, 0)).toThrow(/coverage/);
+    expect(() => riskAtCoverage(curve, 1.5)).toThrow(/coverage/);
+  });
+  it('coverageAtRisk gives the largest coverage within the risk target, NaN if none', () => {
+    // risks 1, 3.75, 14/3, 3.5
+    expect(coverageAtRisk(curve, 3.5)).toBe(1);
+    expect(coverageAtRisk(curve, 3.8)).toBe(1);
+    expect(coverageAtRisk(curve, 3.4)).toBe(0.25);
+    expect(coverageAtRisk(curve, 0.5)).toBeNaN();
   });
 });

@@ -337,3 +337,39 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
     return { meanRisk: kept === 0 ? NaN : sum / kept, coverage: kept / n, nRejected: n - kept };
   }
 }
+
+/**
+ * Risk of a computed curve at `coverage` ∈ (0, 1] ("I can defer at most 10 %": coverage 0.9),
+ * linearly interpolated between the curve's points; below the first point, the first point's
+ * risk. With `nPoints: 'all'` the value at k/N is exact.
+ *
+ * @example
+ * ```ts
+ * const curve = riskCoverageCurve(yPred, yTrue, uncertainty, { nPoints: 'all' });
+ * riskAtCoverage(curve, 0.9); // mean risk when the 10 % most uncertain are deferred
+ * ```
+ */
+export function riskAtCoverage(curve: Pick<RiskCoverageResult, 'coverage' | 'risk'>, coverage: number): number {
+  if (!(coverage > 0 && coverage <= 1)) fail('riskAtCoverage', 'coverage', `expected {arg} to be in (0, 1], but got ${coverage}`);
+  const { coverage: c, risk: r } = curve;
+  if (coverage <= c[0]) return r[0];
+  let j = 1;
+  while (j < c.length - 1 && c[j] < coverage) j++;
+  const t = (coverage - c[j - 1]) / (c[j] - c[j - 1]);
+  return r[j - 1] + t * (r[j] - r[j - 1]);
+}
+
+/**
+ * The largest coverage on a computed curve whose risk is at most `maxRisk` ("I need mean risk
+ * ≤ τ on what I keep"), or NaN when no point qualifies.
+ *
+ * @example
+ * ```ts
+ * coverageAtRisk(riskCoverageCurve(yPred, yTrue, uncertainty, { nPoints: 'all' }), 0.05);
+ * ```
+ */
+export function coverageAtRisk(curve: Pick<RiskCoverageResult, 'coverage' | 'risk'>, maxRisk: number): number {
+  if (Number.isNaN(maxRisk)) fail('coverageAtRisk', 'maxRisk', 'expected {arg} to be a number, but got NaN');
+  for (let j = curve.coverage.length - 1; j >= 0; j--) if (curve.risk[j] <= maxRisk) return curve.coverage[j];
+  return NaN;
+}
