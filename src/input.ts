@@ -147,28 +147,28 @@ export function readFlags(metric: string, arg: string, x: unknown): Uint8Array {
   return out;
 }
 
+/** Rounds to float32 into a fresh array, checking that every value is finite. */
+function finiteFloat32Copy(metric: string, arg: string, values: ArrayLike<number>): Float32Array {
+  const out = toFloat32Copy(values);
+  for (let i = 0; i < out.length; i++) {
+    const v = out[i];
+    if (v - v !== 0) fail(metric, arg, `expected argument {arg} to hold finite numbers, but got ${v} at (flat) index ${i}`);
+  }
+  return out;
+}
+
 /** Finite reals, 1-D, rounded to float32 into a fresh array. */
 export function readFiniteVector(metric: string, arg: string, x: unknown): Float32Array {
   const raw = readRaw(metric, arg, x);
   requireRank(metric, arg, raw, 1, 'a 1-D array [N]');
-  const out = toFloat32Copy(raw.values);
-  for (let i = 0; i < out.length; i++) {
-    const v = out[i];
-    if (v - v !== 0) fail(metric, arg, `expected argument {arg} to hold finite numbers, but got ${v} at index ${i}`);
-  }
-  return out;
+  return finiteFloat32Copy(metric, arg, raw.values);
 }
 
 /** Finite reals of any rank ≥ 1 (leading axis N), rounded to float32. Returns the values and shape. */
 export function readFiniteArray(metric: string, arg: string, x: unknown): { values: Float32Array; shape: readonly number[] } {
   const raw = readRaw(metric, arg, x);
   if (raw.shape.length === 0) fail(metric, arg, 'expected argument {arg} to have a leading sample axis [N, ...], but got a scalar');
-  const values = toFloat32Copy(raw.values);
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (v - v !== 0) fail(metric, arg, `expected argument {arg} to hold finite numbers, but got ${v} at flat index ${i}`);
-  }
-  return { values, shape: raw.shape };
+  return { values: finiteFloat32Copy(metric, arg, raw.values), shape: raw.shape };
 }
 
 /** Logits [N, K], K ≥ 2, finite. `values` is float32 and may alias the caller's data (read-only). */

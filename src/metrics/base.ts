@@ -4,6 +4,9 @@ import { binaryOracleBlocks, tieBlocks, totalLoss, type TieBlocks } from '../mat
 import { Metric } from '../metric';
 import { ColumnState, float32Column, float64Column, flagColumn, SumState } from '../state';
 
+/** No options. */
+export type NoOptions = Record<string, never>;
+
 /**
  * Base of the metrics over (confidences, correctness). A subclass whose static `inputs` is
  * `LOGIT_INPUTS` reads (logits, labels) instead and feeds the same math with the top-1
@@ -73,12 +76,17 @@ export function countCorrectAndSum(batch: ConfidenceBatch, cost: (c: number, cor
  * key (float32 confidence, or float64 top-1 confidence from logits) and a 0/1 flag per sample,
  * and computes on tie blocks.
  */
-export abstract class RankingConfidenceMetric<O extends object> extends ConfidenceMetric<O> {
+export abstract class RankingConfidenceMetric extends ConfidenceMetric<NoOptions> {
   // float32 confidences are kept as given; top-1 confidences from logits need float64
   private readonly keys: ColumnState<Float32Array | Float64Array> = this.track(
     (this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS ? float64Column() : float32Column(),
   ) as ColumnState<Float32Array | Float64Array>;
   private readonly correct = this.track(flagColumn());
+
+  /** Ranking metrics take no options; `{}` is accepted. */
+  constructor(options?: NoOptions) {
+    super({}, options);
+  }
 
   get sampleCount(): number {
     return this.keys.size;

@@ -3,10 +3,9 @@ import { accumulateBins, eceFromBins } from '../math/binning';
 import { constantSystemCost, ecuasCost, gammaCost, normalizeBy } from '../math/costs';
 import { aurc, augrc, fprAtRecall, mannWhitneyAUC, type TieBlocks } from '../math/ranking';
 import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption } from '../options';
-import { countCorrectAndSum, oracleOf, RankingConfidenceMetric, SumConfidenceMetric } from './base';
+import { countCorrectAndSum, oracleOf, RankingConfidenceMetric, SumConfidenceMetric, type NoOptions } from './base';
 
-/** No options. */
-export type NoOptions = Record<string, never>;
+export type { NoOptions };
 
 /**
  * Error rate of the decisions: 1 − mean(correctness). State: 2 numbers.
@@ -244,11 +243,8 @@ export class ConfidenceGammaECUAS extends SumConfidenceMetric<ConfidenceGammaECU
  * new ConfidenceAUCScore().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.625
  * ```
  */
-export class ConfidenceAUCScore extends RankingConfidenceMetric<NoOptions> {
+export class ConfidenceAUCScore extends RankingConfidenceMetric {
   static override readonly metricName: string = 'ConfidenceAUCScore';
-  constructor(options?: NoOptions) {
-    super({}, options);
-  }
   protected fromBlocks(blocks: TieBlocks): number {
     return mannWhitneyAUC(blocks);
   }
@@ -263,11 +259,8 @@ export class ConfidenceAUCScore extends RankingConfidenceMetric<NoOptions> {
  * new ConfidenceAURC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
  * ```
  */
-export class ConfidenceAURC extends RankingConfidenceMetric<NoOptions> {
+export class ConfidenceAURC extends RankingConfidenceMetric {
   static override readonly metricName: string = 'ConfidenceAURC';
-  constructor(options?: NoOptions) {
-    super({}, options);
-  }
   protected fromBlocks(blocks: TieBlocks): number {
     return aurc(blocks);
   }
@@ -282,11 +275,8 @@ export class ConfidenceAURC extends RankingConfidenceMetric<NoOptions> {
  * new ConfidenceAUGRC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
  * ```
  */
-export class ConfidenceAUGRC extends RankingConfidenceMetric<NoOptions> {
+export class ConfidenceAUGRC extends RankingConfidenceMetric {
   static override readonly metricName: string = 'ConfidenceAUGRC';
-  constructor(options?: NoOptions) {
-    super({}, options);
-  }
   protected fromBlocks(blocks: TieBlocks): number {
     return augrc(blocks);
   }
@@ -301,11 +291,8 @@ export class ConfidenceAUGRC extends RankingConfidenceMetric<NoOptions> {
  * new ConfidenceEAURC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
  * ```
  */
-export class ConfidenceEAURC extends RankingConfidenceMetric<NoOptions> {
+export class ConfidenceEAURC extends RankingConfidenceMetric {
   static override readonly metricName: string = 'ConfidenceEAURC';
-  constructor(options?: NoOptions) {
-    super({}, options);
-  }
   protected fromBlocks(blocks: TieBlocks): number {
     return aurc(blocks) - aurc(oracleOf(blocks));
   }
@@ -319,11 +306,8 @@ export class ConfidenceEAURC extends RankingConfidenceMetric<NoOptions> {
  * new ConfidenceEAUGRC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
  * ```
  */
-export class ConfidenceEAUGRC extends RankingConfidenceMetric<NoOptions> {
+export class ConfidenceEAUGRC extends RankingConfidenceMetric {
   static override readonly metricName: string = 'ConfidenceEAUGRC';
-  constructor(options?: NoOptions) {
-    super({}, options);
-  }
   protected fromBlocks(blocks: TieBlocks): number {
     return augrc(blocks) - augrc(oracleOf(blocks));
   }
@@ -339,11 +323,8 @@ export class ConfidenceEAUGRC extends RankingConfidenceMetric<NoOptions> {
  * new FPR95().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.5
  * ```
  */
-export class FPR95 extends RankingConfidenceMetric<NoOptions> {
+export class FPR95 extends RankingConfidenceMetric {
   static override readonly metricName: string = 'FPR95';
-  constructor(options?: NoOptions) {
-    super({}, options);
-  }
   protected fromBlocks(blocks: TieBlocks): number {
     return fprAtRecall(blocks, 0.95);
   }
