@@ -101,6 +101,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     const Ctor = this;
     const arity = Ctor.inputs.length;
     const base = { ...(defaults ?? {}) } as O;
+    new Ctor(base).dispose(); // bad defaults fail here, not at the first call
     return (...args: unknown[]): R => {
       if (args.length < arity || args.length > arity + 1) {
         fail(Ctor.metricName, 'arguments', `expected ${arity} inputs (${Ctor.inputs.join(', ')}) and optional overrides, but got ${args.length} arguments`);

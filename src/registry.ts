@@ -38,9 +38,9 @@ export interface MetricEntry {
   readonly function: (...inputs: unknown[]) => number;
   /** A fresh metric instance for update/compute. */
   readonly obj: Metric<any, number, any>;
-  /** Long name for tables, e.g. "Classification ECUAS_n (n=2, normalized)". */
+  /** Long name for tables, e.g. "Normalized Classification ECUAS_n (n=2)". */
   readonly fullName: string;
-  /** Short name for plots, e.g. "NECUAS_2". */
+  /** Short name for plots, e.g. "NECUAS (n=2)". */
   readonly display: string;
   /** Whether larger values are better (only AUC). */
   readonly higherIsBetter: boolean;

@@ -8,7 +8,7 @@ import { countCorrectAndSum, oracleOf, RankingConfidenceMetric, SumConfidenceMet
 export type { NoOptions };
 
 /**
- * Error rate of the decisions: 1 − mean(correctness). State: 2 numbers.
+ * Error rate of the decisions: 1 − mean(correctness). State: 3 numbers.
  *
  * @example
  * ```ts
@@ -69,7 +69,7 @@ export interface ConfidenceCrossEntropyOptions {
  *
  * @example
  * ```ts
- * new ConfidenceCrossEntropy().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.7724…
+ * new ConfidenceCrossEntropy().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.7854…
  * ```
  */
 export class ConfidenceCrossEntropy extends SumConfidenceMetric<ConfidenceCrossEntropyOptions> {
