@@ -121,3 +121,37 @@ describe('operating points read off a curve', () => {
     expect(coverageAtRisk(curve, 0.5)).toBeNaN();
   });
 });
+
+describe('risk–coverage properties', () => {
+  it('oracle ≤ model at every coverage, E-AURC ≥ 0, and the full-coverage risk is the mean risk', async () => {
+    const { rng } = await import('./helpers/data');
+    const r = rng(77);
+    for (let trial = 0; trial < 20; trial++) {
+      const n = 2 + Math.floor(r() * 60);
+      const p = Array.from({ length: n }, () => r());
+      const t = Array.from({ length: n }, () => r());
+      const u = Array.from({ length: n }, () => Math.floor(r() * 4) / 4); // many ties
+      for (const nPoints of ['all', 2, 7] as const) {
+        const c = riskCoverageCurve(p, t, u, { nPoints });
+        c.risk.forEach((v, j) => expect(c.oracleRisk[j]).toBeLessThanOrEqual(v + 1e-12));
+        expect(c.eaurc).toBeGreaterThanOrEqual(-1e-12);
+        const meanRisk = p.reduce((a, v, i) => a + (Math.fround(v) - Math.fround(t[i])) ** 2, 0) / n;
+        expect(c.risk[c.risk.length - 1]).toBeCloseTo(meanRisk, 6);
+        expect(c.coverage[c.coverage.length - 1]).toBeCloseTo(1, 14);
+      }
+    }
+  });
+
+  it('all tied: the curve is flat at the mean risk', () => {
+    const c = riskCoverageCurve([0, 0, 0, 0], [1, 2, 0, 3], [0.5, 0.5, 0.5, 0.5], { nPoints: 'all' });
+    expect(Array.from(c.risk)).toEqual([3.5, 3.5, 3.5, 3.5]);
+    expect(c.aurc).toBeCloseTo(3.5 * 0.75, 14);
+  });
+
+  it('two samples: the accepted one first, then both', () => {
+    const c = riskCoverageCurve([0, 0], [1, 3], [0.9, 0.1], { nPoints: 'all' });
+    expect(Array.from(c.risk)).toEqual([9, 5]);
+    expect(Array.from(c.oracleRisk)).toEqual([1, 5]);
+    expect(c.eaurc).toBeCloseTo(0.5 * (9 + 5) / 2 - 0.5 * (1 + 5) / 2, 14);
+  });
+});
