@@ -126,24 +126,57 @@ export function readConfidences(metric: string, arg: string, x: unknown): Float3
   const c = toFloat32Copy(raw.values);
   for (let i = 0; i < c.length; i++) {
     const v = c[i];
-    if (v >= 0 && v <= 1) continue;
-    if (v !== v) c[i] = 0.5;
-    else fail(metric, arg, `expected argument {arg} to hold confidences in [0, 1], but got ${v} at index ${i}`);
+    if (!(v >= 0 && v <= 1)) {
+      if (v !== v) c[i] = 0.5;
+      else fail(metric, arg, `expected argument {arg} to hold confidences in [0, 1], but got ${v} at index ${i}`);
+    }
   }
   return c;
+}
+
+/**
+ * 0/1 flags into `out`; returns the index of the first value that is neither 0 nor 1, or −1.
+ * Typed arrays get their own loop each so every loop stays monomorphic (this runs per sample).
+ */
+function copyFlags(v: ArrayLike<number>, out: Uint8Array): number {
+  // The tests are written as one predictable branch: `b !== 0 && b !== 1` mispredicts on
+  // random 0/1 data and costs several times the rest of the loop.
+  if (v instanceof Uint8Array) {
+    for (let i = 0; i < v.length; i++) if (v[i] > 1) return i;
+    out.set(v);
+    return -1;
+  }
+  if (v instanceof Int32Array) {
+    for (let i = 0; i < v.length; i++) {
+      const b = v[i];
+      if (b >>> 0 > 1) return i;
+      out[i] = b;
+    }
+    return -1;
+  }
+  if (v instanceof Float32Array) {
+    for (let i = 0; i < v.length; i++) {
+      const b = v[i];
+      if (b * (b - 1) !== 0) return i; // 0 only for 0 and 1; NaN and ±Infinity fail too
+      out[i] = b;
+    }
+    return -1;
+  }
+  for (let i = 0; i < v.length; i++) {
+    const b = v[i];
+    if (b * (b - 1) !== 0) return i;
+    out[i] = b;
+  }
+  return -1;
 }
 
 /** Booleans or 0/1: 1-D; returns a fresh Uint8Array of 0/1. */
 export function readFlags(metric: string, arg: string, x: unknown): Uint8Array {
   const raw = readRaw(metric, arg, x);
   requireRank(metric, arg, raw, 1, 'a 1-D array of booleans or 0/1 [N]');
-  const v = raw.values;
-  const out = new Uint8Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const b = v[i];
-    if (b === 1) out[i] = 1;
-    else if (b !== 0) fail(metric, arg, `expected argument {arg} to hold booleans or 0/1, but got ${b} at index ${i}`);
-  }
+  const out = new Uint8Array(raw.values.length);
+  const bad = copyFlags(raw.values, out);
+  if (bad >= 0) fail(metric, arg, `expected argument {arg} to hold booleans or 0/1, but got ${raw.values[bad]} at index ${bad}`);
   return out;
 }
 

@@ -101,3 +101,45 @@ export const float64Column = (): ColumnState<Float64Array> =>
 /** 0/1 per sample (a bool tensor: 1 byte). */
 export const flagColumn = (): ColumnState<Uint8Array> =>
   new ColumnState({ encode: (v) => tf.tensor1d(v, 'bool'), decode: (t) => t.dataSync() as Uint8Array, make: (n) => new Uint8Array(n) });
+
+/**
+ * A per-sample non-negative key with a 0/1 flag, packed into the key's sign bit: 4 bytes a
+ * sample for float32 keys, 8 for float64. Ranking metrics keep (confidence, correct) this way.
+ */
+export class FlaggedKeyColumn {
+  private readonly column: ColumnState<Float32Array> | ColumnState<Float64Array>;
+
+  constructor(private readonly precision: 'float32' | 'float64') {
+    this.column = precision === 'float32' ? float32Column() : float64Column();
+  }
+
+  get size(): number {
+    return this.column.size;
+  }
+
+  /** Stores keys (≥ 0, may be overwritten: pass an array you own) with their flags. */
+  push(keys: Float32Array | Float64Array, flags: Uint8Array): void {
+    for (let i = 0; i < keys.length; i++) keys[i] = flags[i] === 1 ? keys[i] : -keys[i]; // −0 keeps the flag too
+    (this.column as ColumnState<Float32Array | Float64Array>).push(keys);
+  }
+
+  /** Every key (as float64) and flag so far, in update order. */
+  read(): { keys: Float64Array; flags: Uint8Array } {
+    const packed = this.column.read();
+    const n = packed.length;
+    const keys = new Float64Array(n);
+    const flags = new Uint8Array(n);
+    const words = new Uint32Array(packed.buffer, packed.byteOffset, this.precision === 'float32' ? n : 2 * n);
+    const stride = this.precision === 'float32' ? 1 : 2;
+    const hi = stride - 1; // little-endian: the sign lives in the last word of each value
+    for (let i = 0; i < n; i++) {
+      flags[i] = 1 - (words[stride * i + hi] >>> 31);
+      keys[i] = Math.abs(packed[i]);
+    }
+    return { keys, flags };
+  }
+
+  clear(): void {
+    this.column.clear();
+  }
+}

@@ -4,7 +4,7 @@
  * log p_k = z_k − m − log1p(s).
  */
 export interface SoftmaxStats {
-  /** s per sample: the top-1 confidence is 1/(1+s), the uncertainty s/(1+s). */
+  /** s per sample: the top-1 confidence is 1/(1+s), the uncertainty s/(1+s) (zeros if not asked for). */
   readonly s: Float64Array;
   /** 1 where the first argmax equals the label. */
   readonly correct: Uint8Array;
@@ -17,6 +17,8 @@ export interface SoftmaxStats {
 }
 
 export interface SoftmaxWants {
+  /** s (the top-1 confidence); default true. Without it and the rest, no exp is taken at all. */
+  s?: boolean;
   logPLabel?: boolean;
   entropy?: boolean;
   brier?: boolean;
@@ -65,6 +67,7 @@ export function softmaxStats(
   const entropy = wants.entropy ? new Float64Array(n) : undefined;
   const brier = wants.brier ? new Float64Array(n) : undefined;
   const needPass2 = entropy !== undefined || brier !== undefined;
+  const needExp = wants.s !== false || logPLabel !== undefined || needPass2;
   const e = new Float64Array(k);
   for (let i = 0; i < n; i++) {
     const row = i * k;
@@ -77,11 +80,12 @@ export function softmaxStats(
         top = j;
       }
     }
+    const y = labels[i];
+    correct[i] = y === top ? 1 : 0;
+    if (!needExp) continue;
     for (let j = 0; j < k; j++) e[j] = j === top ? 0 : Math.exp(logits[row + j] - m);
     const si = pairwiseSum(e, 0, k);
     s[i] = si;
-    const y = labels[i];
-    correct[i] = y === top ? 1 : 0;
     const log1pS = Math.log1p(si);
     if (logPLabel) logPLabel[i] = logits[row + y] - m - log1pS;
     if (needPass2) {

@@ -2,7 +2,7 @@ import { CONFIDENCE_INPUTS, LOGIT_INPUTS, readConfidenceBatch, readLogitsAsConfi
 import type { TensorLike } from '../input';
 import { binaryOracleBlocks, tieBlocks, totalLoss, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
-import { ColumnState, float32Column, float64Column, flagColumn, SumState } from '../state';
+import { FlaggedKeyColumn, SumState } from '../state';
 
 /** No options. */
 export type NoOptions = Record<string, never>;
@@ -59,29 +59,16 @@ export abstract class SumConfidenceMetric<O extends object> extends ConfidenceMe
   protected abstract fromSums(sums: Float64Array): number;
 }
 
-/** Counts and sums that several confidence metrics share: [N, Σcorrect, Σcost]. */
-export function countCorrectAndSum(batch: ConfidenceBatch, cost: (c: number, correct: boolean) => number): Float64Array {
-  let nCorrect = 0;
-  let sum = 0;
-  const { confidence, correct } = batch;
-  for (let i = 0; i < batch.n; i++) {
-    nCorrect += correct[i];
-    sum += cost(confidence[i], correct[i] === 1);
-  }
-  return Float64Array.of(batch.n, nCorrect, sum);
-}
-
 /**
- * A confidence metric over the ranking of decisions (AUC, AURC, FPR95, …). It keeps a ranking
- * key (float32 confidence, or float64 top-1 confidence from logits) and a 0/1 flag per sample,
- * and computes on tie blocks.
+ * A confidence metric over the ranking of decisions (AUC, AURC, FPR95, …). It keeps the
+ * confidence with the correctness in its sign bit — 4 bytes a sample for float32 confidences,
+ * 8 for the float64 top-1 confidence of logits — and computes on tie blocks.
  */
 export abstract class RankingConfidenceMetric extends ConfidenceMetric<NoOptions> {
   // float32 confidences are kept as given; top-1 confidences from logits need float64
-  private readonly keys: ColumnState<Float32Array | Float64Array> = this.track(
-    (this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS ? float64Column() : float32Column(),
-  ) as ColumnState<Float32Array | Float64Array>;
-  private readonly correct = this.track(flagColumn());
+  private readonly samples = this.track(
+    new FlaggedKeyColumn((this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS ? 'float64' : 'float32'),
+  );
 
   /** Ranking metrics take no options; `{}` is accepted. */
   constructor(options?: NoOptions) {
@@ -89,19 +76,17 @@ export abstract class RankingConfidenceMetric extends ConfidenceMetric<NoOptions
   }
 
   get sampleCount(): number {
-    return this.keys.size;
+    return this.samples.size;
   }
 
   protected accumulate(batch: ConfidenceBatch): void {
-    this.keys.push(batch.rankKey);
-    this.correct.push(batch.correct);
+    this.samples.push(batch.rankKey, batch.correct);
   }
 
   protected computeValue(): number {
-    const errors = this.correct.read();
-    for (let i = 0; i < errors.length; i++) errors[i] = 1 - errors[i];
-    const blocks = tieBlocks(this.keys.read(), errors, true);
-    return this.fromBlocks(blocks);
+    const { keys, flags } = this.samples.read();
+    for (let i = 0; i < flags.length; i++) flags[i] = 1 - flags[i]; // correct → error
+    return this.fromBlocks(tieBlocks(keys, flags, true));
   }
 
   /** The value from tie blocks in descending confidence, losses = errors (1 − correct). */

@@ -98,7 +98,7 @@ function priorEntropy({ n, counts }: Priors): number {
  */
 export class ClassificationErrorRate extends PriorNormalizedMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationErrorRate';
-  protected readonly wants = {};
+  protected readonly wants = { s: false }; // the argmax is all it needs
   constructor(options?: NormalizeOptions) {
     super(normalizeSchema, options);
   }

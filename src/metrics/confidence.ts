@@ -1,9 +1,19 @@
 import type { ConfidenceBatch } from '../batch';
 import { accumulateBins, eceFromBins } from '../math/binning';
-import { constantSystemCost, ecuasCost, gammaCost, normalizeBy } from '../math/costs';
+import {
+  binaryCrossEntropySum,
+  brierSum,
+  confidenceEcuasSum,
+  constantSystemCost,
+  countOnes,
+  ecuasCost,
+  gammaCost,
+  gammaCostSum,
+  normalizeBy,
+} from '../math/costs';
 import { aurc, augrc, fprAtRecall, mannWhitneyAUC, type TieBlocks } from '../math/ranking';
 import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption } from '../options';
-import { countCorrectAndSum, oracleOf, RankingConfidenceMetric, SumConfidenceMetric, type NoOptions } from './base';
+import { oracleOf, RankingConfidenceMetric, SumConfidenceMetric, type NoOptions } from './base';
 
 export type { NoOptions };
 
@@ -21,7 +31,7 @@ export class ConfidenceErrorRate extends SumConfidenceMetric<NoOptions> {
     super({}, options);
   }
   protected reduce(b: ConfidenceBatch): Float64Array {
-    return countCorrectAndSum(b, () => 0);
+    return Float64Array.of(b.n, countOnes(b.correct));
   }
   protected fromSums([n, nCorrect]: Float64Array): number {
     return (n - nCorrect) / n;
@@ -48,7 +58,7 @@ export class ConfidenceBrierScore extends SumConfidenceMetric<ConfidenceBrierSco
     super({ normalize: normalizeOption(false) }, options);
   }
   protected reduce(b: ConfidenceBatch): Float64Array {
-    return countCorrectAndSum(b, (c, y) => (y ? (1 - c) * (1 - c) : c * c));
+    return Float64Array.of(b.n, countOnes(b.correct), brierSum(b.confidence, b.correct));
   }
   protected fromSums([n, nCorrect, sum]: Float64Array): number {
     const value = sum / n;
@@ -78,11 +88,7 @@ export class ConfidenceCrossEntropy extends SumConfidenceMetric<ConfidenceCrossE
     super({ epsilon: epsilonOption, normalize: normalizeOption(false) }, options);
   }
   protected reduce(b: ConfidenceBatch): Float64Array {
-    const eps = this.options.epsilon;
-    return countCorrectAndSum(b, (c, y) => {
-      const cc = Math.min(Math.max(c, eps), 1 - eps);
-      return y ? -Math.log(cc) : -Math.log1p(-cc);
-    });
+    return Float64Array.of(b.n, countOnes(b.correct), binaryCrossEntropySum(b.confidence, b.correct, this.options.epsilon));
   }
   protected fromSums([n, nCorrect, sum]: Float64Array): number {
     const value = sum / n;
@@ -138,15 +144,15 @@ export interface ConfidenceECUASOptions {
 abstract class ConfidenceECUASBase<O extends { epsilon?: number; normalize?: boolean }> extends SumConfidenceMetric<O> {
   protected abstract get order(): number;
 
-  /** Cost of a decision with uncertainty `u` (= 1 − c, clamped here to [ε, 1 − ε]). */
+  /** Cost of a decision with uncertainty `u` (= 1 − c, clamped here to [ε, 1 − ε]); for the baseline. */
   private cost(u: number, correct: boolean, eps: number): number {
     const uc = Math.min(Math.max(u, eps), 1 - eps);
     return ecuasCost(uc, Math.log(uc), correct, this.order, 1, 0);
   }
 
   protected reduce(b: ConfidenceBatch): Float64Array {
-    const eps = this.options.epsilon as number;
-    return countCorrectAndSum(b, (c, y) => this.cost(1 - c, y, eps));
+    const sum = confidenceEcuasSum(b.confidence, b.correct, this.order, this.options.epsilon as number);
+    return Float64Array.of(b.n, countOnes(b.correct), sum);
   }
 
   protected fromSums([n, nCorrect, sum]: Float64Array): number {
@@ -222,8 +228,7 @@ export class ConfidenceGammaECUAS extends SumConfidenceMetric<ConfidenceGammaECU
     super({ gamma: gammaOption, normalize: normalizeOption(false) }, options);
   }
   protected reduce(b: ConfidenceBatch): Float64Array {
-    const g = this.options.gamma;
-    return countCorrectAndSum(b, (c, y) => gammaCost(1 - c, y, g));
+    return Float64Array.of(b.n, countOnes(b.correct), gammaCostSum(b.confidence, b.correct, this.options.gamma));
   }
   protected fromSums([n, nCorrect, sum]: Float64Array): number {
     const value = sum / n;
