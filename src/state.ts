@@ -123,18 +123,18 @@ export class FlaggedKeyColumn {
     (this.column as ColumnState<Float32Array | Float64Array>).push(keys);
   }
 
-  /** Every key (as float64) and flag so far, in update order. */
-  read(): { keys: Float64Array; flags: Uint8Array } {
+  /** Every key (in its precision) and flag so far, in update order. */
+  read(): { keys: Float32Array | Float64Array; flags: Uint8Array } {
     const packed = this.column.read();
     const n = packed.length;
-    const keys = new Float64Array(n);
+    const keys = packed; // unpacked in place: `read` returns a fresh array
     const flags = new Uint8Array(n);
     const words = new Uint32Array(packed.buffer, packed.byteOffset, this.precision === 'float32' ? n : 2 * n);
     const stride = this.precision === 'float32' ? 1 : 2;
     const hi = stride - 1; // little-endian: the sign lives in the last word of each value
     for (let i = 0; i < n; i++) {
       flags[i] = 1 - (words[stride * i + hi] >>> 31);
-      keys[i] = Math.abs(packed[i]);
+      keys[i] = Math.abs(keys[i]);
     }
     return { keys, flags };
   }

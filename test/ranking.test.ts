@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { argsort, aurc, augrc, expectedLossAt, fprAtRecall, mannWhitneyAUC, tieBlocks } from '../src/math/ranking';
+import { sortWithPayload } from '../src/math/radixSort';
+import { aurc, augrc, expectedLossAt, fprAtRecall, mannWhitneyAUC, tieBlocks } from '../src/math/ranking';
 import { pairwiseSum } from '../src/math/softmax';
 import { permutation, rng } from './helpers/data';
 
@@ -35,25 +36,31 @@ function bruteForceAURC(scores: number[], losses: number[], general: boolean): n
   return total / count;
 }
 
-describe('argsort (radix on IEEE bits)', () => {
+describe('sortWithPayload (radix on IEEE bits)', () => {
   it('orders like a comparator sort, stably, with negatives, ±0, subnormals, ±Infinity and duplicates', () => {
     const r = rng(7);
     const special = [0, -0, 5e-324, -5e-324, Infinity, -Infinity, 1, -1, 1, 1e300, -1e-300, 0.1, 0.1];
     const keys = Float64Array.from([...special, ...Array.from({ length: 3000 }, () => (r() - 0.5) * 10 ** Math.floor(r() * 20 - 10))]);
-    const order = Array.from(argsort(keys));
-    const expected = Array.from(keys.keys()).sort((a, b) => keys[a] - keys[b] || (Object.is(keys[a], -0) && keys[b] === 0 ? -1 : 0) || a - b);
-    // same sorted values, and equal values keep input order (stable)
-    expect(order.map((i) => keys[i])).toEqual(expected.map((i) => keys[i]));
-    for (let p = 1; p < order.length; p++) {
-      if (keys[order[p]] === keys[order[p - 1]] && Object.is(keys[order[p]], keys[order[p - 1]])) expect(order[p]).toBeGreaterThan(order[p - 1]);
-    }
+    const payload = Float64Array.from(keys, (_, i) => i);
+    const sorted = sortWithPayload(keys, payload);
+    const expected = Array.from(keys.keys()).sort((a, b) => keys[a] - keys[b] || (Object.is(keys[a], -0) && keys[b] === 0 ? -1 : Object.is(keys[b], -0) && keys[a] === 0 ? 1 : 0) || a - b);
+    expect(Array.from(sorted.payload)).toEqual(expected); // stable, and −0 before +0
+    expect(Array.from(sorted.keys).map((v) => (Object.is(v, -0) ? '-0' : v))).toEqual(expected.map((i) => (Object.is(keys[i], -0) ? '-0' : keys[i])));
   });
 
-  it('handles 0 and 1 keys and float32-valued keys', () => {
-    expect(Array.from(argsort(new Float64Array(0)))).toEqual([]);
-    expect(Array.from(argsort(Float64Array.of(3)))).toEqual([0]);
-    const f32 = Float64Array.from(Float32Array.of(0.5, 0.25, 0.75, 0.25));
-    expect(Array.from(argsort(f32))).toEqual([1, 3, 0, 2]);
+  it('float32 keys: every value comes back exactly, with its payload', () => {
+    const r = rng(8);
+    const keys = Float32Array.from({ length: 5000 }, () => (r() < 0.1 ? 0 : (r() - 0.3) * 10 ** Math.floor(r() * 60 - 30)));
+    const sorted = sortWithPayload(keys, Float64Array.from(keys, (_, i) => i));
+    const expected = Array.from(keys.keys()).sort((a, b) => keys[a] - keys[b] || a - b);
+    expect(Array.from(sorted.payload)).toEqual(expected);
+    expect(Array.from(sorted.keys)).toEqual(expected.map((i) => keys[i]));
+  });
+
+  it('handles 0 and 1 keys', () => {
+    expect(Array.from(sortWithPayload(new Float64Array(0), []).keys)).toEqual([]);
+    expect(Array.from(sortWithPayload(Float32Array.of(3), [7]).payload)).toEqual([7]);
+    expect(Array.from(sortWithPayload(Float32Array.of(0.5, 0.25, 0.75, 0.25), [0, 1, 2, 3]).payload)).toEqual([1, 3, 0, 2]);
   });
 });
 

@@ -1,8 +1,10 @@
+import { sortWithPayload } from './radixSort';
+
 /**
  * The tie-aware ranking core shared by AUC, AURC, AUGRC, E-AURC, E-AUGRC, FPR95, SCOD, the
  * risk–coverage curve and the rejection policy. Pure functions over typed arrays.
  *
- * Samples are ordered by a float32 score; samples with equal scores form a block, and every
+ * Samples are ordered by a float score; samples with equal scores form a block, and every
  * result is the expectation over all orders inside each block, so no result depends on input
  * order. Inside a block of length L and loss sum B that starts after cumulative loss C, the
  * expected cumulative loss after j of its samples is C + j·B/L.
@@ -17,82 +19,25 @@ export interface TieBlocks {
 }
 
 /**
- * Indices that order float64 keys ascending (stable). Runs in O(N): an LSD radix sort, 16 bits a
- * pass, on the order-preserving unsigned image of the IEEE bits (−0 sorts just before +0).
- * Passes whose digit is the same for every key are skipped, so float32-valued keys cost two
- * passes, not four.
- */
-export function argsort(keys: Float64Array): Uint32Array {
-  const n = keys.length;
-  const bits = new Uint32Array(keys.buffer, keys.byteOffset, 2 * n); // little-endian: [lo, hi] pairs
-  let lo = new Uint32Array(n);
-  let hi = new Uint32Array(n);
-  let idx = new Uint32Array(n);
-  const hist = new Uint32Array(4 * 65536);
-  for (let i = 0; i < n; i++) {
-    let l = bits[2 * i];
-    let h = bits[2 * i + 1];
-    if (h & 0x80000000) {
-      h = ~h >>> 0;
-      l = ~l >>> 0;
-    } else {
-      h = (h | 0x80000000) >>> 0;
-    }
-    lo[i] = l;
-    hi[i] = h;
-    idx[i] = i;
-    hist[l & 0xffff]++;
-    hist[65536 + (l >>> 16)]++;
-    hist[131072 + (h & 0xffff)]++;
-    hist[196608 + (h >>> 16)]++;
-  }
-  let lo2 = new Uint32Array(n);
-  let hi2 = new Uint32Array(n);
-  let idx2 = new Uint32Array(n);
-  for (let pass = 0; pass < 4; pass++) {
-    const base = pass * 65536;
-    const word = pass < 2 ? lo : hi;
-    const shift = pass % 2 === 0 ? 0 : 16;
-    if (n === 0 || hist[base + ((word[0] >>> shift) & 0xffff)] === n) continue;
-    let sum = 0;
-    for (let d = base; d < base + 65536; d++) {
-      const c = hist[d];
-      hist[d] = sum;
-      sum += c;
-    }
-    for (let i = 0; i < n; i++) {
-      const p = hist[base + (((pass < 2 ? lo[i] : hi[i]) >>> shift) & 0xffff)]++;
-      lo2[p] = lo[i];
-      hi2[p] = hi[i];
-      idx2[p] = idx[i];
-    }
-    [lo, lo2] = [lo2, lo];
-    [hi, hi2] = [hi2, hi];
-    [idx, idx2] = [idx2, idx];
-  }
-  return idx;
-}
-
-/**
  * Groups samples into tie blocks of equal score, in descending (`descending = true`) or
  * ascending score order, summing each block's losses. O(N).
  */
 export function tieBlocks(scores: Float32Array | Float64Array, losses: ArrayLike<number>, descending: boolean): TieBlocks {
   const n = scores.length;
-  const order = argsort(scores instanceof Float64Array ? scores : Float64Array.from(scores));
+  const sorted = sortWithPayload(scores, losses);
   const size = new Uint32Array(n);
   const loss = new Float64Array(n);
   let count = 0;
   let prev = NaN;
   for (let p = 0; p < n; p++) {
-    const i = order[descending ? n - 1 - p : p];
-    const v = scores[i];
+    const q = descending ? n - 1 - p : p;
+    const v = sorted.keys[q];
     if (v !== prev) {
       count++;
       prev = v;
     }
     size[count - 1]++;
-    loss[count - 1] += losses[i];
+    loss[count - 1] += sorted.payload[q];
   }
   return { size: size.subarray(0, count), loss: loss.subarray(0, count), n };
 }
