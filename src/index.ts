@@ -63,3 +63,4 @@ export {
   type SCODOptions,
 } from './metrics/selective';
 export { getMetricFromId, METRIC_IDS, type MetricEntry } from './registry';
+export * from './plots/index';

@@ -1,0 +1,593 @@
+/**
+ * Shared plumbing of the SVG plots: escaping, number formatting, scales, nice ticks, axes,
+ * legends (placed where they cover no data), and the standalone `<svg>` document.
+ *
+ * Everything here is plain string building — no DOM, no runtime dependency — and deterministic:
+ * the same inputs give the same bytes (ids inside a document are derived from a hash of it).
+ */
+import { fail } from '../errors';
+import type { OptionSpec } from '../options';
+
+// ---------------------------------------------------------------------------------------------
+// Theme
+
+/** Font stack: Helvetica-like faces first, with the free metric-compatible ones as fallbacks. */
+export const FONT_FAMILY = "Helvetica, Arial, 'Liberation Sans', 'DejaVu Sans', sans-serif";
+
+export const FONT = Object.freeze({ title: 15, subtitle: 11.5, axis: 12.5, tick: 11, legend: 11, small: 9.5 });
+
+/** Colour-blind-safe palette (Okabe & Ito), in the order series get them. */
+export const PALETTE = Object.freeze(['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000']);
+
+export const INK = '#222222';
+export const MUTED = '#666666';
+export const GRID = '#e6e6e6';
+
+/** Dash patterns (stroke-dasharray) by line style. */
+export const DASH: Readonly<Record<LineStyle, string | undefined>> = Object.freeze({
+  solid: undefined,
+  dashed: '7 4',
+  dotted: '0.1 3.5',
+  dashdot: '7 3 0.1 3',
+});
+
+export type LineStyle = 'solid' | 'dashed' | 'dotted' | 'dashdot';
+
+// ---------------------------------------------------------------------------------------------
+// Strings and numbers
+
+/** Escapes text for XML element content and attribute values. */
+export function escapeXml(s: string): string {
+  return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string);
+}
+
+/** A coordinate for an attribute: at most 2 decimals, no `-0`. */
+export function coord(x: number): string {
+  const r = Math.round(x * 100) / 100;
+  return r === 0 ? '0' : String(r);
+}
+
+const MINUS = '\u2212';
+const SUPERSCRIPT: Record<string, string> = { '-': '\u207b', '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹' };
+const SUBSCRIPT: Record<string, string> = { '0': '₀', '1': '₁', '2': '₂', '3': '₃', '4': '₄', '5': '₅', '6': '₆', '7': '₇', '8': '₈', '9': '₉' };
+
+/** Typographic minus instead of the hyphen. */
+function withMinus(s: string): string {
+  return s.startsWith('-') ? MINUS + s.slice(1) : s;
+}
+
+/** Digits as Unicode subscripts (`2` → `₂`); other characters are kept. */
+export function subscript(s: string): string {
+  return s.replace(/[0-9]/g, (d) => SUBSCRIPT[d]);
+}
+
+/** Groups the thousands of an integer: 12345 → "12,345". */
+export function formatCount(n: number): string {
+  const s = String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return n < 0 ? MINUS + s : s;
+}
+
+/**
+ * A metric value for labels: `sig` significant digits (0.07342 → "0.0734", 0.9534 → "0.953"),
+ * large values rounded and grouped (12345.6 → "12,346"), tiny ones as 1.23×10⁻⁵, and a
+ * typographic minus.
+ */
+export function formatNumber(x: number, sig = 3): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? '∞' : MINUS + '∞';
+  if (x === 0) return '0';
+  const a = Math.abs(x);
+  if (a >= 10 ** sig) return formatCount(x);
+  if (a < 1e-3) {
+    const [m, e] = x.toExponential(sig - 1).split('e');
+    const exp = String(Number(e)).replace(/./g, (ch) => SUPERSCRIPT[ch] ?? ch);
+    return `${withMinus(m)}×10${exp}`;
+  }
+  return withMinus(x.toPrecision(sig));
+}
+
+/** Tick labels with one shared number of decimals, the fewest that tell every tick apart exactly. */
+export function formatTicks(ticks: readonly number[]): string[] {
+  let step = Infinity;
+  for (let i = 1; i < ticks.length; i++) step = Math.min(step, Math.abs(ticks[i] - ticks[i - 1]));
+  const tol = Number.isFinite(step) ? step * 1e-6 : 1e-9;
+  let d = 0;
+  while (d < 12 && ticks.some((t) => Math.abs(Number(t.toFixed(d)) - t) > tol)) d++;
+  return ticks.map((t) => {
+    const r = Number(t.toFixed(d));
+    if (Math.abs(r) >= 1e4 && d === 0) return formatCount(r);
+    return withMinus(r === 0 ? (0).toFixed(d) : r.toFixed(d));
+  });
+}
+
+/**
+ * Estimated advance width of `s` in px at `size` px: per-character widths of a Helvetica-like
+ * face, rounded up a little so labels fit in the wider DejaVu Sans too.
+ */
+export function textWidth(s: string, size: number): number {
+  let w = 0;
+  for (const ch of s) {
+    if ('il.,:;|!\'`'.includes(ch)) w += 0.3;
+    else if ('fjrtI()[]/ '.includes(ch) || ch === '\u2009') w += 0.36;
+    else if ('mwMW%'.includes(ch)) w += 0.9;
+    else if ('₀₁₂₃₄₅₆₇₈₉⁰¹²³⁴⁵⁶⁷⁸⁹⁻'.includes(ch)) w += 0.4;
+    else if (ch === '—') w += 1;
+    else if (/[A-Z]/.test(ch) || ch === '×' || ch === MINUS || ch === '=' || ch === '+' || ch === '≤') w += 0.7;
+    else w += 0.62;
+  }
+  return w * size;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Elements
+
+export type Attrs = Record<string, string | number | null | undefined | false>;
+
+function attrText(attrs: Attrs): string {
+  let out = '';
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    out += ` ${k}="${typeof v === 'number' ? coord(v) : escapeXml(v)}"`;
+  }
+  return out;
+}
+
+/**
+ * An element; `content` is raw markup (escape text yourself, or use {@link text}). Number
+ * attributes are coordinates, rounded to 2 decimals: pass data values as strings.
+ */
+export function el(tag: string, attrs: Attrs, content?: string): string {
+  return content === undefined ? `<${tag}${attrText(attrs)}/>` : `<${tag}${attrText(attrs)}>${content}</${tag}>`;
+}
+
+/** A `<text>` element with escaped content. */
+export function text(x: number, y: number, s: string, attrs: Attrs = {}): string {
+  return el('text', { x, y, ...attrs }, escapeXml(s));
+}
+
+/** A tooltip: a `<title>` child with escaped text. */
+export function tooltip(s: string): string {
+  return `<title>${escapeXml(s)}</title>`;
+}
+
+/** Stroke attributes of a line style. */
+export function strokeAttrs(color: string, width: number, style: LineStyle = 'solid'): Attrs {
+  return {
+    fill: 'none',
+    stroke: color,
+    'stroke-width': width,
+    'stroke-dasharray': DASH[style],
+    'stroke-linecap': style === 'dotted' || style === 'dashdot' ? 'round' : 'butt',
+    'stroke-linejoin': 'round',
+  };
+}
+
+/**
+ * Path data through pixel points, dropping points that would not change the picture: within
+ * each pixel column it keeps the first, lowest, highest and last point, so spikes survive.
+ */
+export function pathData(xs: ArrayLike<number>, ys: ArrayLike<number>): string {
+  const n = xs.length;
+  if (n === 0) return '';
+  const keep: number[] = [];
+  let i = 0;
+  while (i < n) {
+    const col = Math.round(xs[i]);
+    let j = i;
+    let lo = i;
+    let hi = i;
+    while (j + 1 < n && Math.round(xs[j + 1]) === col) {
+      j++;
+      if (ys[j] < ys[lo]) lo = j;
+      if (ys[j] > ys[hi]) hi = j;
+    }
+    for (const k of [i, Math.min(lo, hi), Math.max(lo, hi), j]) if (keep[keep.length - 1] !== k) keep.push(k);
+    i = j + 1;
+  }
+  return keep.map((k, idx) => `${idx === 0 ? 'M' : 'L'}${coord(xs[k])},${coord(ys[k])}`).join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scales and ticks
+
+/** A linear map from a data interval to a pixel interval. */
+export interface Scale {
+  readonly domain: readonly [number, number];
+  readonly range: readonly [number, number];
+  (v: number): number;
+}
+
+export function linearScale(domain: readonly [number, number], range: readonly [number, number]): Scale {
+  const [d0, d1] = domain;
+  const [r0, r1] = range;
+  const k = d1 === d0 ? 0 : (r1 - r0) / (d1 - d0);
+  const f = ((v: number) => r0 + (v - d0) * k) as Scale;
+  return Object.assign(f, { domain, range });
+}
+
+/** A "nice" step (1, 2, 2.5 or 5 × 10^k) for about `count` intervals over `span`. */
+function niceStep(span: number, count: number): number {
+  const raw = span / Math.max(1, count);
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const norm = raw / mag;
+  return (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 2.5 ? 2.5 : norm <= 5 ? 5 : 10) * mag;
+}
+
+/** Ticks at nice multiples inside [min, max] (about `count` intervals). */
+export function niceTicks(min: number, max: number, count: number): number[] {
+  if (!(max > min)) return [min];
+  const step = niceStep(max - min, count);
+  const out: number[] = [];
+  const first = Math.ceil(min / step - 1e-9);
+  const last = Math.floor(max / step + 1e-9);
+  for (let k = first; k <= last; k++) out.push(Number((k * step).toPrecision(12)));
+  return out;
+}
+
+/** [min, max] widened to nice multiples, for a value axis (never a zero-width interval). */
+export function niceDomain(min: number, max: number, count = 5): [number, number] {
+  if (!(max > min)) {
+    const pad = min === 0 ? 1 : Math.abs(min) * 0.1;
+    return niceDomain(min - (min === 0 ? 0 : pad), max + pad, count);
+  }
+  const step = niceStep(max - min, count);
+  return [Number((Math.floor(min / step + 1e-9) * step).toPrecision(12)), Number((Math.ceil(max / step - 1e-9) * step).toPrecision(12))];
+}
+
+/** An axis: its scale, ticks, their labels and the axis title. */
+export interface Axis {
+  readonly scale: Scale;
+  readonly ticks: readonly number[];
+  readonly labels: readonly string[];
+  readonly title?: string;
+}
+
+/**
+ * The densest nice ticks over `domain` whose labels keep clear of each other on an axis of
+ * `lengthPx`: horizontal labels need their width plus a gap, vertical ones their height.
+ */
+export function fitTicks(domain: readonly [number, number], lengthPx: number, horizontal: boolean, maxCount = 10): { ticks: number[]; labels: string[] } {
+  let best = { ticks: [domain[0], domain[1]], labels: formatTicks([domain[0], domain[1]]) };
+  for (let count = Math.max(1, Math.min(maxCount, Math.floor(lengthPx / 28))); count >= 1; count--) {
+    const ticks = niceTicks(domain[0], domain[1], count);
+    if (ticks.length < 2) continue;
+    const labels = formatTicks(ticks);
+    const gapPx = (lengthPx * Math.abs(ticks[1] - ticks[0])) / Math.abs(domain[1] - domain[0]);
+    const need = horizontal ? Math.max(...labels.map((l) => textWidth(l, FONT.tick))) + 12 : FONT.tick * 2;
+    best = { ticks, labels };
+    if (gapPx >= need) return best;
+  }
+  return best;
+}
+
+export function makeAxis(domain: readonly [number, number], range: readonly [number, number], horizontal: boolean, title?: string, maxCount = 10): Axis {
+  const { ticks, labels } = fitTicks(domain, Math.abs(range[1] - range[0]), horizontal, maxCount);
+  return { scale: linearScale(domain, range), ticks, labels, title };
+}
+
+/** Width of the widest tick label of an axis. */
+export function maxLabelWidth(labels: readonly string[]): number {
+  return labels.reduce((m, l) => Math.max(m, textWidth(l, FONT.tick)), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layout and axes
+
+export interface Rect {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+export const TICK_LEN = 4;
+export const PAD = 12;
+
+/** Space left of a panel for its y tick labels and title. */
+export function leftMargin(maxTickLabelWidth: number, hasTitle = true): number {
+  return PAD + (hasTitle ? FONT.axis + 10 : 0) + maxTickLabelWidth + 5 + TICK_LEN;
+}
+
+/** Space under a panel for its x tick labels and title. */
+export function bottomMargin(hasTitle = true): number {
+  return TICK_LEN + 4 + FONT.tick + (hasTitle ? 10 + FONT.axis : 0) + PAD;
+}
+
+/** Space above the plot for the heading (title and subtitle). */
+export function headerHeight(title: string, subtitle: string | undefined): number {
+  let h = PAD;
+  if (title) h += FONT.title + 6;
+  if (subtitle) h += FONT.subtitle + 6;
+  return h + 6;
+}
+
+/** Light grid lines at the inner ticks of a panel; draw it before the data. */
+export function drawGrid(rect: Rect, x: Axis, y: Axis): string {
+  const bottom = rect.y + rect.height;
+  const right = rect.x + rect.width;
+  let d = '';
+  for (const t of x.ticks) {
+    const px = x.scale(t);
+    if (px > rect.x + 0.5 && px < right - 0.5) d += `M${coord(px)},${coord(rect.y)}V${coord(bottom)}`;
+  }
+  for (const t of y.ticks) {
+    const py = y.scale(t);
+    if (py > rect.y + 0.5 && py < bottom - 0.5) d += `M${coord(rect.x)},${coord(py)}H${coord(right)}`;
+  }
+  return d ? el('path', { class: 'grid', d, fill: 'none', stroke: GRID, 'stroke-width': 1 }) : '';
+}
+
+/**
+ * Frame, ticks, tick labels and axis titles of a panel; draw it after the data. Set
+ * `xLabels: false` for a panel stacked above another that carries the x labels.
+ */
+export function drawAxes(rect: Rect, x: Axis, y: Axis, opts: { xLabels?: boolean } = {}): string {
+  const { xLabels = true } = opts;
+  const parts: string[] = [];
+  const bottom = rect.y + rect.height;
+  let ticks = '';
+  for (const t of x.ticks) ticks += `M${coord(x.scale(t))},${coord(bottom)}v${TICK_LEN}`;
+  for (const t of y.ticks) ticks += `M${coord(rect.x)},${coord(y.scale(t))}h${-TICK_LEN}`;
+  parts.push(el('path', { class: 'ticks', d: ticks, fill: 'none', stroke: INK, 'stroke-width': 1 }));
+  const labels: string[] = [];
+  if (xLabels) {
+    x.ticks.forEach((t, i) => labels.push(text(x.scale(t), bottom + TICK_LEN + 3 + FONT.tick * 0.8, x.labels[i], { 'text-anchor': 'middle' })));
+  }
+  y.ticks.forEach((t, i) => labels.push(text(rect.x - TICK_LEN - 4, y.scale(t) + FONT.tick * 0.35, y.labels[i], { 'text-anchor': 'end' })));
+  parts.push(el('g', { class: 'tick-labels', 'font-size': FONT.tick, fill: INK }, labels.join('')));
+  if (xLabels && x.title) {
+    parts.push(text(rect.x + rect.width / 2, bottom + TICK_LEN + 4 + FONT.tick + 8 + FONT.axis * 0.8, x.title, { class: 'axis-title', 'text-anchor': 'middle', 'font-size': FONT.axis, fill: INK }));
+  }
+  if (y.title) {
+    const tx = rect.x - TICK_LEN - 5 - maxLabelWidth(y.labels) - 10 - FONT.axis * 0.25;
+    const ty = rect.y + rect.height / 2;
+    parts.push(text(tx, ty, y.title, { class: 'axis-title', 'text-anchor': 'middle', 'font-size': FONT.axis, fill: INK, transform: `rotate(-90 ${coord(tx)} ${coord(ty)})` }));
+  }
+  parts.push(el('rect', { class: 'frame', x: rect.x, y: rect.y, width: rect.width, height: rect.height, fill: 'none', stroke: INK, 'stroke-width': 1 }));
+  return parts.join('');
+}
+
+/** Title and subtitle, centred over the panel column `[x0, x1]`, shrunk to fit the document width. */
+export function drawHeader(title: string, subtitle: string | undefined, x0: number, x1: number, docWidth: number): string {
+  const parts: string[] = [];
+  let y = PAD;
+  const fit = (s: string, size: number): { size: number; cx: number } => {
+    const avail = docWidth - 2 * PAD;
+    const fitted = Math.max(8, Math.min(size, (size * avail) / Math.max(1, textWidth(s, size))));
+    const w = textWidth(s, fitted);
+    // centre over the panel, but keep the whole line inside the document
+    const cx = Math.min(Math.max((x0 + x1) / 2, PAD + w / 2), docWidth - PAD - w / 2);
+    return { size: fitted, cx };
+  };
+  if (title) {
+    const f = fit(title, FONT.title);
+    y += FONT.title;
+    parts.push(text(f.cx, y, title, { class: 'plot-title', 'text-anchor': 'middle', 'font-size': f.size, 'font-weight': 'bold', fill: INK }));
+    y += 6;
+  }
+  if (subtitle) {
+    const f = fit(subtitle, FONT.subtitle);
+    y += FONT.subtitle;
+    parts.push(text(f.cx, y, subtitle, { class: 'plot-subtitle', 'text-anchor': 'middle', 'font-size': f.size, fill: MUTED }));
+  }
+  return parts.join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Legend
+
+export interface LegendItem {
+  readonly label: string;
+  readonly color: string;
+  /** A line (of a style), a filled box, or a box filled with a pattern (`pattern`: its full id). */
+  readonly kind: 'line' | 'box' | 'pattern';
+  readonly pattern?: string;
+  readonly style?: LineStyle;
+  readonly lineWidth?: number;
+  readonly fillOpacity?: number;
+}
+
+const SWATCH = 24;
+const ROW = FONT.legend + 6;
+const LEGEND_PAD = 7;
+
+/** Size of a legend box holding `items`, one per row. */
+export function legendSize(items: readonly LegendItem[]): { width: number; height: number } {
+  const w = items.reduce((m, it) => Math.max(m, textWidth(it.label, FONT.legend)), 0);
+  return { width: LEGEND_PAD * 2 + SWATCH + 6 + w, height: LEGEND_PAD * 2 + items.length * ROW - 4 };
+}
+
+/**
+ * Where a legend goes when no spot inside the panel is free: centred under the panel, its
+ * bottom `PAD` above the document's bottom, scaled down (`scale` < 1) if wider than the document.
+ */
+export function legendBelow(size: { width: number; height: number }, rect: Rect, docWidth: number, docHeight: number): { x: number; y: number; scale: number } {
+  const scale = Math.min(1, (docWidth - 2 * PAD) / size.width);
+  const w = size.width * scale;
+  const x = Math.min(Math.max(PAD, rect.x + (rect.width - w) / 2), docWidth - PAD - w);
+  return { x, y: docHeight - PAD - size.height * scale, scale };
+}
+
+/** The legend box with its top-left corner at (x, y), optionally scaled down. */
+export function drawLegend(items: readonly LegendItem[], x: number, y: number, scale = 1): string {
+  if (scale !== 1) return el('g', { transform: `translate(${coord(x)} ${coord(y)}) scale(${Number(scale.toFixed(4))})` }, drawLegend(items, 0, 0));
+  const { width, height } = legendSize(items);
+  const parts: string[] = [el('rect', { x, y, width, height, rx: 3, fill: '#ffffff', 'fill-opacity': 0.92, stroke: '#bbbbbb', 'stroke-width': 0.8 })];
+  items.forEach((it, i) => {
+    const cy = y + LEGEND_PAD + i * ROW + (ROW - 4) / 2;
+    const sx = x + LEGEND_PAD;
+    if (it.kind === 'line') {
+      parts.push(el('path', { d: `M${coord(sx)},${coord(cy)}h${SWATCH}`, ...strokeAttrs(it.color, it.lineWidth ?? 2, it.style) }));
+    } else {
+      const fill = it.kind === 'pattern' ? `url(#${it.pattern})` : it.color;
+      parts.push(el('rect', { x: sx + 3, y: cy - 5, width: SWATCH - 6, height: 10, fill, 'fill-opacity': it.fillOpacity, stroke: it.color, 'stroke-width': 0.8 }));
+    }
+    parts.push(text(sx + SWATCH + 6, cy + FONT.legend * 0.35, it.label, { 'font-size': FONT.legend, fill: INK }));
+  });
+  return el('g', { class: 'legend' }, parts.join(''));
+}
+
+/** Something drawn in a panel that a legend should not cover: a polyline or a rectangle (px). */
+export type Obstacle = { readonly xs: ArrayLike<number>; readonly ys: ArrayLike<number> } | Rect;
+
+function overlap(box: Rect, obstacles: readonly Obstacle[]): number {
+  const x1 = box.x + box.width;
+  const y1 = box.y + box.height;
+  let score = 0;
+  for (const o of obstacles) {
+    if ('width' in o) {
+      const w = Math.min(x1, o.x + o.width) - Math.max(box.x, o.x);
+      const h = Math.min(y1, o.y + o.height) - Math.max(box.y, o.y);
+      if (w > 0 && h > 0) score += w * h;
+      continue;
+    }
+    // sample every segment at ≤ 2 px steps
+    for (let i = 0; i < o.xs.length; i++) {
+      const ax = o.xs[i];
+      const ay = o.ys[i];
+      const bx = i + 1 < o.xs.length ? o.xs[i + 1] : ax;
+      const by = i + 1 < o.ys.length ? o.ys[i + 1] : ay;
+      const steps = Math.max(1, Math.ceil(Math.hypot(bx - ax, by - ay) / 2));
+      for (let s = 0; s < steps; s++) {
+        const px = ax + ((bx - ax) * s) / steps;
+        const py = ay + ((by - ay) * s) / steps;
+        if (px >= box.x && px <= x1 && py >= box.y && py <= y1) score += 4;
+      }
+    }
+  }
+  return score;
+}
+
+/**
+ * Where a legend of `size` covers no data inside `rect`: first the corners (top-left, top-right,
+ * bottom-right, bottom-left), then the middles of the top and bottom edges, then any free spot
+ * on a grid, the one nearest an edge of the panel (the topmost, then leftmost, among equals). Returns null when every spot covers something
+ * (the caller then puts the legend outside the panel).
+ */
+export function placeLegend(size: { width: number; height: number }, rect: Rect, obstacles: readonly Obstacle[], inset = 8): { x: number; y: number } | null {
+  if (size.width + 2 * inset > rect.width || size.height + 2 * inset > rect.height) return null;
+  const l = rect.x + inset;
+  const r = rect.x + rect.width - inset - size.width;
+  const t = rect.y + inset;
+  const b = rect.y + rect.height - inset - size.height;
+  const margin = 4; // keep a little air between legend and data
+  const free = (x: number, y: number): boolean =>
+    overlap({ x: x - margin, y: y - margin, width: size.width + 2 * margin, height: size.height + 2 * margin }, obstacles) === 0;
+  const cx = (l + r) / 2;
+  for (const [x, y] of [[l, t], [r, t], [r, b], [l, b], [cx, t], [cx, b]]) if (free(x, y)) return { x, y };
+  let best: { x: number; y: number } | null = null;
+  let bestD = Infinity;
+  const step = 6;
+  for (let y = t; y <= b; y += step) {
+    for (let x = l; x <= r; x += step) {
+      const d = Math.min(x - l, r - x, y - t, b - y);
+      if (d < bestD && free(x, y)) {
+        best = { x, y };
+        bestD = d;
+      }
+    }
+  }
+  return best;
+}
+
+/** `color` (#rrggbb) mixed with black: a darker shade that stays readable as text on white. */
+export function darken(color: string, amount = 0.3): string {
+  const m = /^#([0-9a-f]{6})$/i.exec(color);
+  if (!m) return color;
+  const v = parseInt(m[1], 16);
+  const ch = (shift: number): string => Math.round(((v >> shift) & 255) * (1 - amount)).toString(16).padStart(2, '0');
+  return `#${ch(16)}${ch(8)}${ch(0)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document
+
+/** 32-bit FNV-1a hash, as 8 hex digits: deterministic ids unique per document content. */
+function hash(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/** Placeholder for the document id inside ids and `url(#…)` references; see {@link svgDocument}. */
+export const ID = '__ECUAS_ID__';
+
+/**
+ * A diagonal hatch pattern as a `<defs>` child, id `${ID}-${name}`: stripes of `color` over a
+ * background (none when `background` is null).
+ */
+export function hatchPattern(name = 'hatch', color = '#b0b0b0', background: string | null = '#f7f7f7', opts: { angle?: number; stripe?: number; backgroundOpacity?: number; size?: number } = {}): string {
+  const { angle = 45, stripe = 1.2, backgroundOpacity = 1, size = 6 } = opts;
+  const bg = background === null ? '' : el('rect', { width: size, height: size, fill: background, 'fill-opacity': backgroundOpacity === 1 ? undefined : backgroundOpacity });
+  return el(
+    'pattern',
+    { id: `${ID}-${name}`, patternUnits: 'userSpaceOnUse', width: size, height: size, patternTransform: `rotate(${angle})` },
+    bg + el('path', { d: `M${coord(size / 2)},0V${size}`, stroke: color, 'stroke-width': stripe }),
+  );
+}
+
+/** A clip path to a rectangle, id `${ID}-${name}`. */
+export function clipRect(name: string, rect: Rect): string {
+  return el('clipPath', { id: `${ID}-${name}` }, el('rect', { x: rect.x, y: rect.y, width: rect.width, height: rect.height }));
+}
+
+/**
+ * The standalone document: `<svg>` root with size and viewBox, an accessible `<title>` and
+ * `<desc>`, a white background, `defs` and `body`. {@link ID} in `defs`/`body` is replaced by
+ * an id derived from the content, so several plots can share one HTML page.
+ */
+export function svgDocument(p: { width: number; height: number; title: string; desc?: string; defs?: string; body: string; kind: string }): string {
+  const { width, height } = p;
+  const inner =
+    `<title id="${ID}-title">${escapeXml(p.title)}</title>` +
+    (p.desc ? `<desc id="${ID}-desc">${escapeXml(p.desc)}</desc>` : '') +
+    (p.defs ? `<defs>${p.defs}</defs>` : '') +
+    el('rect', { width: '100%', height: '100%', fill: '#ffffff' }) +
+    p.body;
+  const id = `ecuas-${p.kind}-${hash(`${width}x${height}${inner}`)}`;
+  const root = attrText({
+    xmlns: 'http://www.w3.org/2000/svg',
+    width,
+    height,
+    viewBox: `0 0 ${coord(width)} ${coord(height)}`,
+    role: 'img',
+    'aria-labelledby': p.desc ? `${ID}-title ${ID}-desc` : `${ID}-title`,
+    'font-family': FONT_FAMILY,
+    'text-rendering': 'geometricPrecision',
+  });
+  return `<svg${root}>${inner}</svg>\n`.split(ID).join(id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+/** Options every plot takes. */
+export interface PlotOptions {
+  /** Width of the SVG in px. */
+  width?: number;
+  /** Height of the SVG in px. */
+  height?: number;
+  /** Title shown above the plot and used as the SVG `<title>`; `''` hides the heading. */
+  title?: string;
+}
+
+/** A size in px: a finite number in [min, 10000]. */
+export function sizeOption(dflt: number, min: number): OptionSpec<number> {
+  return {
+    default: dflt,
+    check: (v) => (typeof v === 'number' && Number.isFinite(v) && v >= min && v <= 10000 ? null : `a number of px in [${min}, 10000]`),
+  };
+}
+
+/** A title: any string. */
+export function titleOption(dflt: string): OptionSpec<string> {
+  return { default: dflt, check: (v) => (typeof v === 'string' ? null : 'a string') };
+}
+
+/** Throws the library's error for a plot called without samples. */
+export function requireSamples(plot: string, arg: string, n: number): void {
+  if (n === 0) fail(plot, arg, 'cannot plot {arg} with no samples (N = 0)');
+}
