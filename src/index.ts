@@ -64,3 +64,4 @@ export {
 } from './metrics/selective';
 export { getMetricFromId, METRIC_IDS, type MetricEntry } from './registry';
 export * from './plots/index';
+export { bootstrap, type BootstrapOptions, type BootstrapResult } from './bootstrap';

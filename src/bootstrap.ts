@@ -1,0 +1,266 @@
+import { fail } from './errors';
+import { readRaw } from './input';
+import type { Metric } from './metric';
+import { getMetricFromId } from './registry';
+
+const NAME = 'bootstrap';
+
+/** Options of {@link bootstrap}. */
+export interface BootstrapOptions {
+  /** Number of resamples, an integer ≥ 1. Default 1000. */
+  resamples?: number;
+  /** Confidence level of the interval, in (0, 1). Default 0.95. */
+  level?: number;
+  /** Seed of the resampling PRNG, a safe integer (taken modulo 2³²). Default 0. */
+  seed?: number;
+  /** Called after each resample with (done, total), e.g. to draw a progress bar. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** What {@link bootstrap} returns. */
+export interface BootstrapResult {
+  /** The metric on the full data (equal to the one-shot result). */
+  readonly value: number;
+  /** Lower end of the percentile interval: the (1 − level)/2 quantile of the resampled values. */
+  readonly low: number;
+  /** Upper end: the (1 + level)/2 quantile. */
+  readonly high: number;
+  /** Number of resamples drawn (including those whose value was NaN). */
+  readonly resamples: number;
+  /** Confidence level of the interval. */
+  readonly level: number;
+  /** Resamples whose value was NaN (e.g. AUC of a resample with one class); left out of the quantiles. */
+  readonly nanResamples: number;
+}
+
+/** A metric to bootstrap: an id for {@link getMetricFromId}, or a factory of fresh metric instances. */
+export type BootstrapMetric = string | (() => Metric<any, number, any>);
+
+const OPTION_NAMES = new Set(['resamples', 'level', 'seed', 'onProgress']);
+
+interface Resolved {
+  resamples: number;
+  level: number;
+  seed: number;
+  onProgress: ((done: number, total: number) => void) | undefined;
+}
+
+function resolve(options: unknown): Resolved {
+  if (options === undefined) return { resamples: 1000, level: 0.95, seed: 0, onProgress: undefined };
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    fail(NAME, 'options', `expected {arg} to be an options object, but got ${Array.isArray(options) ? 'an array' : String(options)}`);
+  }
+  const o = options as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (!OPTION_NAMES.has(key)) fail(NAME, key, `unknown option {arg} (expected one of ${[...OPTION_NAMES].join(', ')})`);
+  }
+  const resamples = o.resamples === undefined ? 1000 : o.resamples;
+  const level = o.level === undefined ? 0.95 : o.level;
+  const seed = o.seed === undefined ? 0 : o.seed;
+  const onProgress = o.onProgress;
+  if (typeof resamples !== 'number' || !Number.isSafeInteger(resamples) || resamples < 1) {
+    fail(NAME, 'resamples', `expected option {arg} to be an integer ≥ 1, but got ${String(resamples)}`);
+  }
+  if (typeof level !== 'number' || !(level > 0 && level < 1)) {
+    fail(NAME, 'level', `expected option {arg} to be a number in (0, 1), but got ${String(level)}`);
+  }
+  if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) {
+    fail(NAME, 'seed', `expected option {arg} to be a safe integer, but got ${String(seed)}`);
+  }
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    fail(NAME, 'onProgress', `expected option {arg} to be a function, but got ${typeof onProgress}`);
+  }
+  return { resamples, level, seed, onProgress: onProgress as Resolved['onProgress'] };
+}
+
+/** mulberry32: a small, fast 32-bit PRNG; returns uint32 values. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
+
+/** Seeds are safe integers; fold the high bits in so 0 and 2³² do not collide. */
+function seed32(seed: number): number {
+  const lo = seed % 4294967296;
+  const hi = Math.floor(seed / 4294967296);
+  return (lo ^ Math.imul(hi | 0, 0x9e3779b1)) >>> 0;
+}
+
+/** One input read once into plain JS data, able to hand out the rows at given indices. */
+interface Column {
+  readonly n: number;
+  /** The rows at `idx`, as a typed array (1-D inputs) or a nested array (higher rank). */
+  pick(idx: Int32Array): unknown;
+}
+
+function readColumn(x: unknown, position: number): Column {
+  const arg = `inputs[${position}]`;
+  const raw = readRaw(NAME, arg, x);
+  if (raw.shape.length === 0) fail(NAME, arg, 'expected {arg} to have a leading sample axis [N, ...], but got a scalar');
+  const n = raw.shape[0];
+  if (raw.shape.length === 1) {
+    // Float64 holds every accepted value exactly (float32, int32, 0/1); the metric rounds as usual.
+    const values = Float64Array.from(raw.values);
+    return {
+      n,
+      pick(idx) {
+        const out = new Float64Array(idx.length);
+        for (let j = 0; j < idx.length; j++) out[j] = values[idx[j]];
+        return out;
+      },
+    };
+  }
+  // Higher rank: one nested plain array per sample, built once and shared by every resample
+  // (metrics only read their inputs).
+  const sub = raw.shape.slice(1);
+  const rowSize = sub.reduce((a, b) => a * b, 1);
+  const v = raw.values;
+  const build = (offset: number, depth: number): unknown[] => {
+    const len = sub[depth];
+    const out = new Array<unknown>(len);
+    if (depth === sub.length - 1) {
+      for (let i = 0; i < len; i++) out[i] = v[offset + i];
+    } else {
+      const stride = sub.slice(depth + 1).reduce((a, b) => a * b, 1);
+      for (let i = 0; i < len; i++) out[i] = build(offset + i * stride, depth + 1);
+    }
+    return out;
+  };
+  const rows = new Array<unknown[]>(n);
+  for (let i = 0; i < n; i++) rows[i] = build(i * rowSize, 0);
+  return {
+    n,
+    pick(idx) {
+      const out = new Array<unknown[]>(idx.length);
+      for (let j = 0; j < idx.length; j++) out[j] = rows[idx[j]];
+      return out;
+    },
+  };
+}
+
+type Evaluate = (inputs: unknown[]) => number;
+
+function evaluator(metric: unknown): Evaluate {
+  if (typeof metric === 'string') {
+    const entry = getMetricFromId(metric);
+    entry.obj.dispose();
+    return (inputs) => entry.function(...inputs);
+  }
+  if (typeof metric === 'function') {
+    return (inputs) => {
+      const m = (metric as () => unknown)() as Metric<unknown[], unknown, object>;
+      if (typeof m !== 'object' || m === null || typeof m.update !== 'function' || typeof m.compute !== 'function') {
+        fail(NAME, 'metric', 'expected the {arg} factory to return a metric instance (with update/compute/dispose)');
+      }
+      try {
+        m.update(...inputs);
+        const value = m.compute();
+        if (typeof value !== 'number') {
+          fail(NAME, 'metric', `expected {arg} to compute a number, but it returned ${value === null ? 'null' : typeof value}`);
+        }
+        return value;
+      } finally {
+        m.dispose();
+      }
+    };
+  }
+  return fail(NAME, 'metric', `expected {arg} to be a metric id or a function returning a fresh metric, but got ${metric === null ? 'null' : typeof metric}`);
+}
+
+/** Linear-interpolation quantile (NumPy's default) of sorted values. */
+function quantile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const pos = p * (sorted.length - 1);
+  const lo = Math.floor(pos);
+  const hi = Math.min(lo + 1, sorted.length - 1);
+  const frac = pos - lo;
+  const a = sorted[lo];
+  const b = sorted[hi];
+  return frac === 0 || a === b ? a : a + (b - a) * frac;
+}
+
+/**
+ * Percentile-bootstrap confidence interval of a metric.
+ *
+ * Draws `resamples` resamples of the N samples with replacement — the same row indices for
+ * every input, so pairs like (logits, labels) stay together — evaluates a fresh metric on each,
+ * and returns the `(1 − level)/2` and `(1 + level)/2` quantiles (linear interpolation) of those
+ * values together with the metric on the full data.
+ *
+ * - `metric` is an id (`"cls_norm_n-ecuas_n=2"`, `"conf_auc"`, `"scod_aurc"`, … see
+ *   {@link getMetricFromId}) or a factory returning a fresh metric, e.g.
+ *   `() => new ConfidenceECUAS({ n: 1 })`.
+ * - `inputs` are the metric's `update` arguments in order; tensors, nested arrays or typed
+ *   arrays with the same leading N. Each is read once (tensors with `dataSync`; they are never
+ *   modified or disposed) and every resample is built from plain arrays, so no tensors are
+ *   created for the data and none leak.
+ * - Deterministic: the same seed gives the same interval (own PRNG, mulberry32); a different
+ *   seed gives different resamples. Resample r uses the same indices for any metric, so
+ *   intervals of several metrics with one seed come from the same resamples.
+ * - Resamples on which the metric is `NaN` (e.g. an AUC whose resample has one class only)
+ *   are left out of the quantiles and counted in `nanResamples`; if all of them are NaN,
+ *   `low` and `high` are NaN.
+ *
+ * Throws {@link MetricInputError} for bad options (`resamples` not an integer ≥ 1, `level`
+ * outside (0, 1), a non-integer `seed`, unknown option names), no samples, inputs with
+ * different N, and anything the metric itself rejects.
+ *
+ * @example
+ * ```ts
+ * import '@tensorflow/tfjs';
+ * import { bootstrap, ConfidenceAUCScore } from 'ecuas';
+ *
+ * const confidences = [0.9, 0.8, 0.4, 0.9, 0.7, 0.6, 0.95, 0.3];
+ * const correctness = [1, 1, 0, 0, 1, 1, 1, 0];
+ * const ci = bootstrap('conf_n-ecuas_n=1', [confidences, correctness], { resamples: 2000, seed: 7 });
+ * console.log(`${ci.value.toFixed(3)} [${ci.low.toFixed(3)}, ${ci.high.toFixed(3)}]`); // 0.545 [0.152, 1.054]
+ *
+ * // a factory works too; tensors, nested arrays and typed arrays are all accepted
+ * const auc = bootstrap(() => new ConfidenceAUCScore(), [confidences, correctness]);
+ * // { value: 0.7666…, low: 0.2142…, high: 1, resamples: 1000, level: 0.95, nanResamples: 16 }
+ * // (16 resamples held only right or only wrong answers: no AUC there)
+ * ```
+ */
+export function bootstrap(metric: BootstrapMetric, inputs: readonly unknown[], options?: BootstrapOptions): BootstrapResult {
+  const { resamples, level, seed, onProgress } = resolve(options);
+  const evaluate = evaluator(metric);
+  if (!Array.isArray(inputs)) fail(NAME, 'inputs', `expected {arg} to be an array of the metric's inputs, but got ${inputs === null ? 'null' : typeof inputs}`);
+  if (inputs.length === 0) fail(NAME, 'inputs', 'expected {arg} to hold at least one input, but it is empty');
+  const columns = inputs.map((x, i) => readColumn(x, i));
+  const n = columns[0].n;
+  for (let i = 1; i < columns.length; i++) {
+    if (columns[i].n !== n) fail(NAME, `inputs[${i}]`, `expected {arg} to have N = ${n} samples like \`inputs[0]\`, but got ${columns[i].n}`);
+  }
+  if (n === 0) fail(NAME, 'inputs', 'cannot bootstrap with no samples');
+
+  const identity = new Int32Array(n);
+  for (let i = 0; i < n; i++) identity[i] = i;
+  const value = evaluate(columns.map((c) => c.pick(identity)));
+
+  const next = mulberry32(seed32(seed));
+  const idx = new Int32Array(n);
+  const values = new Float64Array(resamples);
+  let kept = 0;
+  for (let r = 0; r < resamples; r++) {
+    for (let j = 0; j < n; j++) idx[j] = Math.floor((next() / 4294967296) * n);
+    const v = evaluate(columns.map((c) => c.pick(idx)));
+    if (v === v) values[kept++] = v;
+    onProgress?.(r + 1, resamples);
+  }
+  const sorted = values.subarray(0, kept).sort();
+  const alpha = (1 - level) / 2;
+  return {
+    value,
+    low: quantile(sorted, alpha),
+    high: quantile(sorted, 1 - alpha),
+    resamples,
+    level,
+    nanResamples: resamples - kept,
+  };
+}

@@ -1,0 +1,465 @@
+/**
+ * `ecuas` command line: `ecuas report FILE [options]`. {@link main} runs in-process with
+ * injected output writers and returns the exit code; `bin.ts` wires it to the process.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bootstrap } from '../bootstrap';
+import { MetricInputError } from '../errors';
+import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
+import { BackendError, ensureBackend } from './backend';
+import { FORMATS, formatReport, type Format, type ReportRow } from './format';
+import { plotsAvailable, writePlots, type PlotData } from './plots';
+import { bytesText, ProgressBar } from './progress';
+import { InputFileError, readInputFile, type Batch, type InputKind } from './readers';
+
+/** Where the CLI writes. */
+export interface CliIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Whether stderr is a terminal: the progress bar is drawn only then. Default false. */
+  stderrIsTTY?: boolean;
+}
+
+/** Tuning knobs, mainly for tests. */
+export interface MainOptions {
+  /** Rows per batch fed to the metrics. Default 10,000. */
+  batchSize?: number;
+  /** Smallest file (bytes) that gets a reading progress bar. Default 1 MiB. */
+  progressMinBytes?: number;
+  /** Smallest bootstrap workload (samples × resamples × metrics) that gets a progress bar. Default 10⁷. */
+  progressMinWork?: number;
+}
+
+/** A command-line error: `exitCode` 2 for usage errors, 1 for everything else. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+const usage = (message: string): never => {
+  throw new CliError(message, 2);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Help
+
+function wrapList(items: readonly string[], indent: string, width = 88): string {
+  const lines: string[] = [];
+  let line = indent;
+  for (const item of items) {
+    const piece = line.trim() === '' ? item : ` ${item}`;
+    if (line.length + piece.length > width && line.trim() !== '') {
+      lines.push(line);
+      line = indent + item;
+    } else line += piece;
+  }
+  if (line.trim() !== '') lines.push(line);
+  return lines.join('\n');
+}
+
+const MAIN_HELP = `ecuas — metrics for models that answer with a confidence
+
+Usage:
+  ecuas report FILE [options]   compute uncertainty, calibration and selective-prediction
+                                metrics of the samples in FILE (CSV or JSON)
+  ecuas --help                  show this help
+  ecuas --version               show the version
+
+Run \`ecuas report --help\` for the options and the file formats.
+`;
+
+function reportHelp(): string {
+  const conf = METRIC_IDS.filter((id) => id.startsWith('conf_'));
+  const cls = METRIC_IDS.filter((id) => id.startsWith('cls_'));
+  return `Usage: ecuas report FILE [options]
+
+Computes metrics of the samples in FILE and prints them (stdout).
+
+FILE is CSV or JSON, told apart by the extension (.csv, .json), else by its first character:
+  CSV    header "confidence,correct", then one row per sample, e.g. 0.93,1
+         header "label,logit_0,…,logit_{K-1}" (K ≥ 2), then e.g. 2,0.1,-1.3,2.4
+         correct is 0/1 or true/false; a confidence may be NaN (read as 0.5)
+  JSON   {"confidences": [0.93, …], "correctness": [1, …]}  (true/false also allowed)
+         {"logits": [[0.1, -1.3, 2.4], …], "labels": [2, …]}
+         other keys are ignored; NaN is accepted, as Python's json.dump writes it
+Both are read as streams and fed to the metrics in batches of 10,000 rows, so files larger
+than memory work; a JSON file is read twice when its "labels" (or "correctness") come after
+its "logits" (or "confidences"). Ranking metrics (AUC, AURC, AUGRC, FPR95, …) still keep a few
+bytes per sample.
+
+Options:
+  --metrics ID,ID,…   metrics to compute (ids below; parameterized forms such as
+                      cls_norm_n-ecuas_n=2, conf_ece_nbins=15, conf_gamma-ecuas_gamma=0.3).
+                      Default: every cls_* id for logits, every conf_* id for confidences.
+  --format FORMAT     table (default), json, csv or markdown.
+                      json: {"<id>": value}, with --ci {"<id>": {"value", "low", "high"}};
+                      NaN (an undefined value, e.g. AUC with one class) is null in json,
+                      NaN in csv and in the tables.
+  --ci LEVEL          add percentile bootstrap confidence intervals at this level, e.g. 0.95.
+                      This holds all samples in memory (5 bytes per sample for confidences,
+                      4·K + 4 for logits, plus a working copy while resampling) and
+                      evaluates every metric --resamples times.
+  --resamples N       bootstrap resamples, an integer ≥ 1 (default 1000)
+  --seed S            bootstrap seed, an integer (default 0): the same seed gives the same
+                      intervals, and every metric sees the same resamples
+  --plots DIR         also write SVG plots into DIR (created if needed): reliability.svg,
+                      risk-coverage.svg, cost-curve.svg. Holds all samples in memory.
+  -h, --help          show this help
+
+Metric ids for confidences (conf_*):
+${wrapList(conf, '  ')}
+Metric ids for logits (cls_*):
+${wrapList(cls, '  ')}
+(The scod_* ids need OOD scores and are not available here.)
+
+Needs a TensorFlow.js backend next to ecuas: the first installed of @tensorflow/tfjs-node,
+@tensorflow/tfjs and @tensorflow/tfjs-backend-cpu is used.
+
+Exit status: 0 success, 1 unreadable or malformed input, 2 bad command line.
+`;
+}
+
+/** The package version, read from the package.json above this file (src/cli or dist/cli). */
+export function version(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, 'package.json');
+    if (existsSync(candidate)) {
+      try {
+        const pkg = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
+        if (pkg.name === 'ecuas' && pkg.version) return pkg.version;
+      } catch {
+        // keep looking
+      }
+    }
+    dir = dirname(dir);
+  }
+  return 'unknown';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+interface ReportArgs {
+  file: string;
+  metrics?: string[];
+  format: Format;
+  plots?: string;
+  ci?: number;
+  resamples: number;
+  seed: number;
+}
+
+type Command = { kind: 'help'; text: string } | { kind: 'version' } | { kind: 'report'; args: ReportArgs };
+
+const VALUE_OPTIONS = new Set(['--metrics', '--format', '--plots', '--ci', '--resamples', '--seed']);
+const SEE = '(see `ecuas report --help`)';
+
+function parseArgs(argv: readonly string[]): Command {
+  if (argv.length === 0) usage(`missing command: expected \`ecuas report FILE\` ${SEE}`);
+  const [cmd, ...rest] = argv;
+  if (cmd === '-h' || cmd === '--help' || cmd === 'help') return { kind: 'help', text: rest[0] === 'report' ? reportHelp() : MAIN_HELP };
+  if (cmd === '-V' || cmd === '-v' || cmd === '--version') return { kind: 'version' };
+  if (cmd !== 'report') {
+    if (cmd.startsWith('-')) usage(`unknown option ${cmd} (try \`ecuas --help\`)`);
+    usage(`unknown command "${cmd}": the command is \`ecuas report FILE\` (try \`ecuas --help\`)`);
+  }
+  const values = new Map<string, string>();
+  const files: string[] = [];
+  let onlyFiles = false;
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (onlyFiles || a === '-' || !a.startsWith('-')) {
+      files.push(a);
+      continue;
+    }
+    if (a === '--') {
+      onlyFiles = true;
+      continue;
+    }
+    if (a === '-h' || a === '--help') return { kind: 'help', text: reportHelp() };
+    const eq = a.indexOf('=');
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    if (!VALUE_OPTIONS.has(name)) usage(`unknown option ${name} ${SEE}`);
+    let value: string;
+    if (eq > 0) value = a.slice(eq + 1);
+    else {
+      if (i + 1 >= rest.length) usage(`option ${name} needs a value ${SEE}`);
+      value = rest[++i];
+    }
+    values.set(name, value);
+  }
+  if (files.length === 0) usage(`missing FILE: expected \`ecuas report FILE [options]\` ${SEE}`);
+  if (files.length > 1) usage(`expected one FILE, got ${files.length}: ${files.map((f) => JSON.stringify(f)).join(', ')} ${SEE}`);
+  if (files[0] === '-') usage('reading from stdin is not supported: give a file name');
+
+  const format = (values.get('--format') ?? 'table').toLowerCase();
+  if (!(FORMATS as readonly string[]).includes(format)) usage(`--format must be one of ${FORMATS.join(', ')}, got "${values.get('--format')}"`);
+
+  let ci: number | undefined;
+  if (values.has('--ci')) {
+    const text = values.get('--ci') as string;
+    ci = /^\s*[0-9.eE+-]+\s*$/.test(text) ? Number(text) : NaN;
+    if (!(ci > 0 && ci < 1)) usage(`--ci must be a level in (0, 1), e.g. 0.95, got "${text}"${ci >= 1 && ci < 100 ? ` (for ${ci} % write ${ci / 100})` : ''}`);
+  }
+  const integer = (name: string, dflt: number, min: number): number => {
+    const text = values.get(name);
+    if (text === undefined) return dflt;
+    const v = /^\s*[+-]?[0-9]+\s*$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(v) || v < min) usage(`${name} must be an integer${min > -Infinity ? ` ≥ ${min}` : ''}, got "${text}"`);
+    return v;
+  };
+  const resamples = integer('--resamples', 1000, 1);
+  const seed = integer('--seed', 0, -Infinity);
+
+  let metrics: string[] | undefined;
+  if (values.has('--metrics')) {
+    const ids = (values.get('--metrics') as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
+    if (ids.length === 0) usage(`--metrics needs at least one metric id ${SEE}`);
+    metrics = [...new Set(ids)];
+    for (const id of metrics) {
+      try {
+        getMetricFromId(id).obj.dispose();
+      } catch (e) {
+        if (e instanceof MetricInputError) usage(`--metrics: ${e.message.replace(/^getMetricFromId: /, '')}`);
+        throw e;
+      }
+      if (id.startsWith('scod_')) usage(`--metrics: "${id}" needs OOD scores, which report files do not have; use conf_* or cls_* ids`);
+    }
+  }
+  const plots = values.get('--plots');
+  if (plots !== undefined && plots.trim() === '') usage('--plots needs a directory');
+  return { kind: 'report', args: { file: files[0], metrics, format: format as Format, plots, ci, resamples, seed } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+interface ActiveMetric {
+  readonly id: string;
+  readonly entry: MetricEntry;
+}
+
+const PREFIX: Record<InputKind, string> = { confidence: 'conf_', classification: 'cls_' };
+const KIND_TEXT: Record<InputKind, string> = { confidence: 'confidences and correctness', classification: 'logits and labels' };
+
+function resolveMetrics(ids: readonly string[] | undefined, kind: InputKind, file: string): ActiveMetric[] {
+  const wanted = ids ?? METRIC_IDS.filter((id) => id.startsWith(PREFIX[kind]));
+  for (const id of wanted) {
+    if (!id.startsWith(PREFIX[kind])) {
+      const other: InputKind = kind === 'confidence' ? 'classification' : 'confidence';
+      usage(`--metrics: "${id}" needs ${KIND_TEXT[other]}, but ${file} holds ${KIND_TEXT[kind]}: use ${PREFIX[kind]}* ids`);
+    }
+  }
+  return wanted.map((id) => ({ id, entry: getMetricFromId(id) }));
+}
+
+/** All samples of a file, kept for --ci and --plots. */
+class SampleStore {
+  n = 0;
+  k = 0;
+  private a: Float32Array = new Float32Array(1024);
+  private b: Uint8Array | Int32Array = new Uint8Array(0);
+
+  add(batch: Batch): void {
+    if (this.n === 0) {
+      this.k = batch.k;
+      this.b = batch.kind === 'confidence' ? new Uint8Array(1024) : new Int32Array(1024);
+    }
+    const width = Math.max(1, this.k);
+    const need = this.n + batch.n;
+    if (need > this.b.length) {
+      const cap = Math.max(need, this.b.length * 2);
+      const a = new Float32Array(cap * width);
+      a.set(this.a.subarray(0, this.n * width));
+      this.a = a;
+      const b = batch.kind === 'confidence' ? new Uint8Array(cap) : new Int32Array(cap);
+      b.set(this.b.subarray(0, this.n));
+      this.b = b;
+    } else if (this.a.length < need * width) {
+      const a = new Float32Array(this.b.length * width);
+      a.set(this.a.subarray(0, this.n * width));
+      this.a = a;
+    }
+    if (batch.kind === 'confidence') {
+      this.a.set(batch.confidences as Float32Array, this.n);
+      this.b.set(batch.correctness as Uint8Array, this.n);
+    } else {
+      this.a.set(batch.logits as Float32Array, this.n * width);
+      this.b.set(batch.labels as Int32Array, this.n);
+    }
+    this.n = need;
+  }
+
+  /** First array: confidences or row-major logits. */
+  get first(): Float32Array {
+    return this.a.subarray(0, this.n * Math.max(1, this.k));
+  }
+
+  /** Second array: correctness or labels. */
+  get second(): Uint8Array | Int32Array {
+    return this.b.subarray(0, this.n);
+  }
+}
+
+function feed(metrics: readonly ActiveMetric[], batch: Batch, file: string): void {
+  let z: tf.Tensor | null = null;
+  try {
+    if (batch.kind === 'classification') z = tf.tensor2d(batch.logits as Float32Array, [batch.n, batch.k]);
+    for (const m of metrics) {
+      if (z) m.entry.obj.update(z, batch.labels);
+      else m.entry.obj.update(batch.confidences, batch.correctness);
+    }
+  } catch (e) {
+    if (e instanceof MetricInputError) throw new InputFileError(`${file}: ${batch.where}: ${e.message}`);
+    throw e;
+  } finally {
+    z?.dispose();
+  }
+}
+
+async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promise<void> {
+  if (args.plots !== undefined) {
+    if (!plotsAvailable()) throw new CliError('--plots: plots are not available in this build of ecuas', 1);
+    try {
+      await mkdir(args.plots, { recursive: true });
+    } catch (e) {
+      throw new CliError(`--plots: cannot create the directory ${args.plots}: ${(e as Error).message}`, 1);
+    }
+  }
+  await ensureBackend();
+
+  const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
+  let size = 0;
+  try {
+    size = statSync(args.file).size;
+  } catch {
+    // readInputFile reports unreadable files
+  }
+  const showRead = progress.enabled && size >= (options.progressMinBytes ?? 1 << 20);
+  const keep = args.ci !== undefined || args.plots !== undefined;
+  const store = keep ? new SampleStore() : null;
+  let metrics: ActiveMetric[] = [];
+
+  try {
+    const summary = await readInputFile(
+      args.file,
+      {
+        onKind(kind) {
+          metrics = resolveMetrics(args.metrics, kind, args.file);
+        },
+        onBatch(batch) {
+          feed(metrics, batch, args.file);
+          store?.add(batch);
+        },
+        onProgress: showRead
+          ? (p) => progress.update(`reading${p.pass > 1 ? ` (pass ${p.pass})` : ''}`, p.total ? p.bytes / p.total : 0, `${bytesText(p.bytes)} / ${bytesText(p.total)}`)
+          : undefined,
+      },
+      { batchSize: options.batchSize },
+    );
+    progress.clear();
+
+    const rows: ReportRow[] = metrics.map((m) => ({
+      id: m.id,
+      fullName: m.entry.fullName,
+      higherIsBetter: m.entry.higherIsBetter,
+      value: m.entry.obj.compute(),
+    }));
+
+    if (args.ci !== undefined && store) {
+      const level = args.ci;
+      const work = summary.n * args.resamples * rows.length;
+      const showBoot = progress.enabled && work >= (options.progressMinWork ?? 1e7);
+      const z = summary.kind === 'classification' ? tf.tensor2d(store.first, [summary.n, summary.k]) : null;
+      try {
+        const inputs = z ? [z, store.second] : [store.first, store.second];
+        for (let i = 0; i < rows.length; i++) {
+          const row = rows[i];
+          const r = bootstrap(row.id, inputs, {
+            resamples: args.resamples,
+            level,
+            seed: args.seed,
+            onProgress: showBoot ? (done, total) => progress.update(`bootstrap ${i + 1}/${rows.length}`, (i + done / total) / rows.length, row.id) : undefined,
+          });
+          rows[i] = { ...row, ci: { low: r.low, high: r.high, nanResamples: r.nanResamples } };
+        }
+      } finally {
+        z?.dispose();
+        progress.clear();
+      }
+    }
+
+    io.stdout(
+      formatReport(args.format, rows, {
+        file: basename(args.file),
+        kind: summary.kind,
+        n: summary.n,
+        k: summary.k,
+        ci: args.ci !== undefined ? { level: args.ci, resamples: args.resamples, seed: args.seed } : undefined,
+      }),
+    );
+
+    if (args.plots !== undefined && store) {
+      const data: PlotData =
+        summary.kind === 'confidence'
+          ? { kind: 'confidence', confidences: store.first, correctness: store.second as Uint8Array }
+          : { kind: 'classification', n: summary.n, k: summary.k, logits: store.first, labels: store.second as Int32Array };
+      let written: string[];
+      try {
+        written = await writePlots(args.plots, data, { source: basename(args.file) });
+      } catch (e) {
+        throw new CliError(`--plots: ${(e as Error).message}`, 1);
+      }
+      io.stderr(`ecuas: wrote ${written.join(', ')}\n`);
+    }
+  } finally {
+    progress.clear();
+    for (const m of metrics) m.entry.obj.dispose();
+  }
+}
+
+/**
+ * Runs the CLI with `argv` (without the node and script paths), writing through `io`; returns
+ * the exit code: 0 success, 1 unreadable or malformed input (or another runtime error), 2 bad
+ * command line. Errors are reported as one line on stderr, never as a stack trace.
+ *
+ * A tfjs backend is loaded on first use if none is registered (see `backend.ts`).
+ */
+export async function main(argv: readonly string[], io: CliIO, options: MainOptions = {}): Promise<number> {
+  try {
+    const cmd = parseArgs(argv);
+    if (cmd.kind === 'help') {
+      io.stdout(cmd.text);
+      return 0;
+    }
+    if (cmd.kind === 'version') {
+      io.stdout(`${version()}\n`);
+      return 0;
+    }
+    await report(cmd.args, io, options);
+    return 0;
+  } catch (e) {
+    if (e instanceof CliError) {
+      io.stderr(`ecuas: ${e.message}\n`);
+      if (e.exitCode === 2 && argv.length === 0) io.stderr(MAIN_HELP);
+      return e.exitCode;
+    }
+    if (e instanceof InputFileError || e instanceof BackendError || e instanceof MetricInputError) {
+      io.stderr(`ecuas: ${e.message}\n`);
+      return 1;
+    }
+    const message = (e as Error)?.message ?? String(e);
+    io.stderr(`ecuas: unexpected error: ${message.split('\n')[0]}\n`);
+    return 1;
+  }
+}

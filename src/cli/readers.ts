@@ -1,0 +1,661 @@
+/**
+ * Streaming readers for `ecuas report`: CSV and JSON files are read in chunks and handed to the
+ * caller in batches of rows, so a file never has to fit in memory (unless the caller keeps the
+ * batches, as `--ci` and `--plots` do).
+ */
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { JsonStreamParser, JsonSyntaxError, type JsonHandler, type JsonScalar } from './json';
+
+/** What a file holds: per-sample confidences and correctness, or logits and labels. */
+export type InputKind = 'confidence' | 'classification';
+
+/** One batch of rows, already validated. Arrays are fresh: the receiver may keep them. */
+export interface Batch {
+  readonly kind: InputKind;
+  /** Rows in this batch. */
+  readonly n: number;
+  /** Number of classes (classification), 0 otherwise. */
+  readonly k: number;
+  /** Confidence kind: float32 confidences (NaN allowed, the metrics read it as 0.5). */
+  readonly confidences?: Float32Array;
+  /** Confidence kind: 0/1. */
+  readonly correctness?: Uint8Array;
+  /** Classification kind: logits, row-major [n, k]. */
+  readonly logits?: Float32Array;
+  /** Classification kind: labels in [0, k − 1]. */
+  readonly labels?: Int32Array;
+  /** Where these rows are in the file, for messages, e.g. "lines 2–10001". */
+  readonly where: string;
+}
+
+/** Progress of a read, for a progress bar. */
+export interface ReadProgress {
+  readonly bytes: number;
+  readonly total: number;
+  /** 1-based pass number and the number of passes known so far (JSON may need a second pass). */
+  readonly pass: number;
+}
+
+export interface ReadCallbacks {
+  /** Called once, as soon as the kind of input is known and before the first batch. */
+  onKind(kind: InputKind): void;
+  onBatch(batch: Batch): void;
+  onProgress?(progress: ReadProgress): void;
+}
+
+export interface ReadOptions {
+  /** Rows per batch. Default 10,000. */
+  batchSize?: number;
+}
+
+export interface ReadSummary {
+  readonly format: 'csv' | 'json';
+  readonly kind: InputKind;
+  /** Number of samples. */
+  readonly n: number;
+  /** Number of classes (classification), 0 otherwise. */
+  readonly k: number;
+  /** Passes over the file (JSON whose labels come after its logits takes two). */
+  readonly passes: number;
+}
+
+/** A problem with the input file; the message names the file and the line or key at fault. */
+export class InputFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InputFileError';
+  }
+}
+
+const DEFAULT_BATCH = 10_000;
+const CHUNK = 1 << 20;
+
+function fileError(file: string, detail: string): never {
+  throw new InputFileError(`${file}: ${detail}`);
+}
+
+function systemMessage(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'is a directory, not a file';
+  return (e as Error)?.message ?? String(e);
+}
+
+/** Checks the file is readable and decides CSV or JSON: by extension, else by the first non-space character. */
+export async function detectFormat(file: string): Promise<{ format: 'csv' | 'json'; size: number }> {
+  let size: number;
+  try {
+    const st = await stat(file);
+    if (st.isDirectory()) fileError(file, 'is a directory, not a file');
+    size = st.size;
+  } catch (e) {
+    if (e instanceof InputFileError) throw e;
+    return fileError(file, `cannot read the file: ${systemMessage(e)}`);
+  }
+  const lower = file.toLowerCase();
+  if (lower.endsWith('.json')) return { format: 'json', size };
+  if (lower.endsWith('.csv')) return { format: 'csv', size };
+  let head = '';
+  try {
+    const fh = await open(file, 'r');
+    try {
+      const buf = Buffer.alloc(Math.min(size, 65536));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+      head = buf.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await fh.close();
+    }
+  } catch (e) {
+    return fileError(file, `cannot read the file: ${systemMessage(e)}`);
+  }
+  const first = head.replace(/^\uFEFF/, '').trimStart()[0];
+  if (first === undefined) fileError(file, 'the file is empty');
+  return { format: first === '{' || first === '[' ? 'json' : 'csv', size };
+}
+
+/** Reads a CSV or JSON file of samples in batches. Throws {@link InputFileError} for malformed files. */
+export async function readInputFile(file: string, callbacks: ReadCallbacks, options: ReadOptions = {}): Promise<ReadSummary> {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH;
+  const { format, size } = await detectFormat(file);
+  return format === 'csv' ? readCsv(file, size, callbacks, batchSize) : readJson(file, size, callbacks, batchSize);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values
+
+const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+const SPECIAL: Record<string, number> = { nan: NaN, '+nan': NaN, '-nan': NaN, inf: Infinity, '+inf': Infinity, infinity: Infinity, '+infinity': Infinity, '-inf': -Infinity, '-infinity': -Infinity };
+
+/** Parses a CSV cell as a number; undefined if it is not one. Accepts nan/inf spellings. */
+function parseCell(cell: string): number | undefined {
+  if (DECIMAL.test(cell)) return Number(cell);
+  const special = SPECIAL[cell.toLowerCase()];
+  return special;
+}
+
+function fmt(v: number): string {
+  return String(v);
+}
+
+/** Problems with one value, phrased without a location; undefined when fine. */
+const check = {
+  confidence(v: number): string | undefined {
+    const f = Math.fround(v);
+    return f !== f || (f >= 0 && f <= 1) ? undefined : `expected a confidence in [0, 1], got ${fmt(v)}`;
+  },
+  logit(v: number): string | undefined {
+    const f = Math.fround(v);
+    return f - f === 0 ? undefined : `expected a finite logit, got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
+  },
+  labelInteger(v: number): string | undefined {
+    return Number.isInteger(v) && v >= 0 ? undefined : `expected an integer label ≥ 0, got ${fmt(v)}`;
+  },
+  labelRange(v: number, k: number): string | undefined {
+    return v < k ? undefined : `expected a label in [0, ${k - 1}] (the logits have K = ${k} classes), got ${fmt(v)}`;
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+const CONF_HEADER = ['confidence', 'correct'];
+
+function unquote(cell: string): string {
+  const t = cell.trim();
+  return t.length >= 2 && t[0] === '"' && t[t.length - 1] === '"' ? t.slice(1, -1).trim() : t;
+}
+
+function parseHeader(file: string, line: number, cells: string[]): { kind: InputKind; k: number } {
+  const names = cells.map((c) => unquote(c).toLowerCase());
+  const shown = cells.map(unquote).join(',');
+  const expected = 'expected the header "confidence,correct" or "label,logit_0,…,logit_{K-1}" with K ≥ 2';
+  if (names.length === 2 && names[0] === CONF_HEADER[0] && names[1] === CONF_HEADER[1]) return { kind: 'confidence', k: 0 };
+  if (names[0] === 'label' && names.length >= 2) {
+    for (let j = 1; j < names.length; j++) {
+      if (names[j] !== `logit_${j - 1}`) fileError(file, `line ${line}: ${expected}, but column ${j + 1} is ${JSON.stringify(cells[j].trim())} where "logit_${j - 1}" belongs`);
+    }
+    if (names.length < 3) fileError(file, `line ${line}: ${expected}, but it has only one logit column (K = 1)`);
+    return { kind: 'classification', k: names.length - 1 };
+  }
+  return fileError(file, `line ${line}: ${expected}, got ${JSON.stringify(shown.length > 60 ? shown.slice(0, 60) + '…' : shown)}`);
+}
+
+async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize: number): Promise<ReadSummary> {
+  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: CHUNK });
+  const rl = createInterface({ input: stream, crlfDelay: Infinity });
+  let lineNo = 0;
+  let header: { kind: InputKind; k: number; names: string } | null = null;
+  let width = 0;
+  let n = 0;
+  // current batch
+  let b = 0;
+  let firstLine = 0;
+  let conf = null as Float32Array | null;
+  let corr = null as Uint8Array | null;
+  let logits = null as Float32Array | null;
+  let labels = null as Int32Array | null;
+  let lastReport = 0;
+
+  const fresh = (): void => {
+    if (!header) return;
+    if (header.kind === 'confidence') {
+      conf = new Float32Array(batchSize);
+      corr = new Uint8Array(batchSize);
+    } else {
+      logits = new Float32Array(batchSize * header.k);
+      labels = new Int32Array(batchSize);
+    }
+  };
+  const flush = (lastLine: number): void => {
+    if (!header || b === 0) return;
+    const where = b === 1 ? `line ${firstLine}` : `lines ${firstLine}–${lastLine}`;
+    if (header.kind === 'confidence') {
+      cb.onBatch({ kind: 'confidence', n: b, k: 0, confidences: (conf as Float32Array).subarray(0, b), correctness: (corr as Uint8Array).subarray(0, b), where });
+    } else {
+      cb.onBatch({ kind: 'classification', n: b, k: header.k, logits: (logits as Float32Array).subarray(0, b * header.k), labels: (labels as Int32Array).subarray(0, b), where });
+    }
+    b = 0;
+    fresh();
+  };
+
+  try {
+    let lastDataLine = 0;
+    for await (const rawLine of rl) {
+      lineNo++;
+      const line = lineNo === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
+      if (line.trim() === '') continue;
+      const cells = line.split(',');
+      if (!header) {
+        const h = parseHeader(file, lineNo, cells);
+        header = { ...h, names: cells.map(unquote).join(',') };
+        width = cells.length;
+        cb.onKind(h.kind);
+        fresh();
+        continue;
+      }
+      if (cells.length !== width) fileError(file, `line ${lineNo}: expected ${width} comma-separated cells (${header.names}), got ${cells.length}`);
+      if (b === 0) firstLine = lineNo;
+      const at = (j: number, problem: string): never => fileError(file, `line ${lineNo}, column "${header!.names.split(',')[j]}": ${problem}`);
+      const num = (j: number): number => {
+        const cell = cells[j].trim();
+        const v = parseCell(cell);
+        if (v === undefined) at(j, cell === '' ? 'empty cell, expected a number' : `expected a number, got ${JSON.stringify(cell.length > 24 ? cell.slice(0, 24) + '…' : cell)}`);
+        return v as number;
+      };
+      if (header.kind === 'confidence') {
+        const c = num(0);
+        const bad = check.confidence(c);
+        if (bad) at(0, bad);
+        const cellY = cells[1].trim().toLowerCase();
+        let y: number;
+        if (cellY === 'true') y = 1;
+        else if (cellY === 'false') y = 0;
+        else {
+          y = parseCell(cellY) ?? NaN;
+          if (y !== 0 && y !== 1) at(1, `expected 0/1 or true/false, got ${JSON.stringify(cells[1].trim())}`);
+        }
+        (conf as Float32Array)[b] = c;
+        (corr as Uint8Array)[b] = y;
+      } else {
+        const k = header.k;
+        const label = num(0);
+        const bad = check.labelInteger(label) ?? check.labelRange(label, k);
+        if (bad) at(0, bad);
+        (labels as Int32Array)[b] = label;
+        const z = logits as Float32Array;
+        const off = b * k;
+        for (let j = 1; j <= k; j++) {
+          const v = num(j);
+          const badZ = check.logit(v);
+          if (badZ) at(j, badZ);
+          z[off + j - 1] = v;
+        }
+      }
+      b++;
+      n++;
+      lastDataLine = lineNo;
+      if (b === batchSize) {
+        flush(lineNo);
+        if (cb.onProgress) {
+          const now = Date.now();
+          if (now - lastReport > 100) {
+            lastReport = now;
+            cb.onProgress({ bytes: stream.bytesRead, total, pass: 1 });
+          }
+        }
+      }
+    }
+    if (!header) fileError(file, 'the file is empty (expected a header line and rows)');
+    flush(lastDataLine);
+  } catch (e) {
+    if (e instanceof InputFileError) throw e;
+    // errors of the callbacks (metrics) pass through; only I/O errors are the file's
+    if ((e as NodeJS.ErrnoException)?.code) fileError(file, `cannot read the file: ${systemMessage(e)}`);
+    throw e;
+  } finally {
+    rl.close();
+    stream.destroy();
+  }
+  cb.onProgress?.({ bytes: total, total, pass: 1 });
+  if (n === 0) fileError(file, 'no samples: the file has a header but no rows');
+  return { format: 'csv', kind: header.kind, n, k: header.k, passes: 1 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+interface KindKeys {
+  /** The per-row array streamed in batches. */
+  readonly big: string;
+  /** The 1-D array collected first (labels or correctness: a few bytes per sample). */
+  readonly small: string;
+}
+
+const KEYS: Record<InputKind, KindKeys> = {
+  classification: { big: 'logits', small: 'labels' },
+  confidence: { big: 'confidences', small: 'correctness' },
+};
+
+function kindOfKey(key: string): InputKind | undefined {
+  if (key === 'logits' || key === 'labels') return 'classification';
+  if (key === 'confidences' || key === 'correctness') return 'confidence';
+  return undefined;
+}
+
+function describeScalar(type: JsonScalar, text: string): string {
+  if (type === 'string') return `the string ${JSON.stringify(text.length > 24 ? text.slice(0, 24) + '…' : text)}`;
+  if (type === 'number') return text;
+  return type;
+}
+
+/** Growable typed array. */
+class Grow<T extends Uint8Array | Int32Array> {
+  length = 0;
+  constructor(
+    private data: T,
+    private readonly make: (n: number) => T,
+  ) {}
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = this.make(Math.max(16, this.data.length * 2));
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  get(i: number): number {
+    return this.data[i];
+  }
+}
+
+/**
+ * State shared by the passes over one JSON file. Pass 1 collects the small array (labels or
+ * correctness) and, if it came first, already streams the big one (logits or confidences);
+ * otherwise pass 2 streams the big one.
+ */
+class JsonDocument {
+  kind: InputKind | undefined;
+  seen = new Set<string>();
+  allKeys: string[] = [];
+  small: Grow<Uint8Array> | Grow<Int32Array> | undefined;
+  smallDone = false;
+  bigSeen = false;
+  bigStreamed = false;
+  bigRows = 0;
+  k = 0;
+  constructor(readonly file: string) {}
+}
+
+type Mode = 'skip' | 'small' | 'big';
+
+/** Event consumer of one pass. */
+class JsonPass implements JsonHandler {
+  parser!: JsonStreamParser;
+  private depth = 0;
+  private mode: Mode = 'skip';
+  /** Depth at which the active array's items sit (2), or 0 when not in a wanted array. */
+  private index = 0;
+  // big-array batching
+  private b = 0;
+  private firstRow = 0;
+  private conf: Float32Array | null = null;
+  private corr: Uint8Array | null = null;
+  private logits: Float32Array | null = null;
+  private labels: Int32Array | null = null;
+  private rowLen = 0;
+  private firstRowValues: number[] = [];
+  private inRow = false;
+
+  constructor(
+    private readonly doc: JsonDocument,
+    private readonly pass: number,
+    private readonly cb: ReadCallbacks,
+    private readonly batchSize: number,
+  ) {}
+
+  private where(): string {
+    return `line ${this.parser.line}`;
+  }
+
+  private fail(key: string, detail: string): never {
+    return fileError(this.doc.file, `key "${key}"${detail} (${this.where()})`);
+  }
+
+  startObject(): void {
+    this.open('an object');
+  }
+
+  startArray(): void {
+    this.open('an array');
+  }
+
+  private open(what: string): void {
+    const d = this.depth++;
+    if (d === 0) {
+      if (what !== 'an object') fileError(this.doc.file, `expected a JSON object with the keys "logits" and "labels" or "confidences" and "correctness", got ${what} (${this.where()})`);
+      return;
+    }
+    if (this.mode === 'skip') return;
+    const keys = KEYS[this.doc.kind as InputKind];
+    const key = this.mode === 'big' ? keys.big : keys.small;
+    if (d === 1) {
+      if (what !== 'an array') this.fail(key, `: expected an array, got ${what}`);
+      this.index = 0;
+      if (this.mode === 'big') this.freshBatch();
+      return;
+    }
+    if (d === 2 && this.mode === 'big' && this.doc.kind === 'classification') {
+      if (what !== 'an array') this.fail(key, `[${this.index}]: expected a row of logits (an array of numbers), got ${what}`);
+      this.inRow = true;
+      this.rowLen = 0;
+      if (this.doc.k === 0) this.firstRowValues = [];
+      return;
+    }
+    const expected = this.mode === 'big' && this.doc.kind === 'classification' ? 'a number' : this.mode === 'small' && this.doc.kind === 'classification' ? 'an integer label' : 'a number';
+    const at = this.inRow ? `[${this.index}][${this.rowLen}]` : `[${this.index}]`;
+    this.fail(key, `${at}: expected ${expected}, got ${what}`);
+  }
+
+  endObject(): void {
+    this.depth--;
+  }
+
+  endArray(): void {
+    const d = --this.depth;
+    if (this.mode === 'skip') return;
+    const keys = KEYS[this.doc.kind as InputKind];
+    if (d === 1) {
+      // end of the wanted array
+      if (this.mode === 'small') this.doc.smallDone = true;
+      else {
+        this.flush();
+        this.doc.bigStreamed = true;
+        this.doc.bigRows = this.index;
+        if (this.index < (this.doc.small?.length ?? 0)) {
+          fileError(this.doc.file, `key "${keys.small}" has ${this.doc.small?.length} entries but "${keys.big}" has ${this.index} ${this.doc.kind === 'classification' ? 'rows' : 'entries'}: they must have the same length`);
+        }
+      }
+      this.mode = 'skip';
+      return;
+    }
+    if (d === 2 && this.inRow) {
+      // end of a row of logits
+      this.inRow = false;
+      if (this.doc.k === 0) {
+        const k = this.rowLen;
+        if (k < 2) this.fail(keys.big, `[${this.index}]: expected rows of K ≥ 2 logits, got ${k}`);
+        this.doc.k = k;
+        this.freshBatch();
+        (this.logits as Float32Array).set(this.firstRowValues, 0);
+      } else if (this.rowLen !== this.doc.k) {
+        this.fail(keys.big, `[${this.index}]: expected ${this.doc.k} logits like row 0, got ${this.rowLen} (ragged rows)`);
+      }
+      this.finishItem();
+    }
+  }
+
+  /** The top-level key whose value is being read, for syntax error messages. */
+  currentKey: string | undefined;
+
+  key(name: string): void {
+    if (this.depth !== 1) return;
+    this.currentKey = name;
+    const doc = this.doc;
+    if (this.pass === 1) {
+      const kind = kindOfKey(name);
+      if (doc.allKeys.length < 20) doc.allKeys.push(name);
+      if (kind !== undefined) {
+        if (doc.seen.has(name)) fileError(doc.file, `key "${name}" appears twice (${this.where()})`);
+        doc.seen.add(name);
+        if (doc.kind === undefined) {
+          doc.kind = kind;
+          this.cb.onKind(kind);
+        } else if (doc.kind !== kind) {
+          const other = KEYS[doc.kind];
+          fileError(doc.file, `key "${name}" cannot be combined with "${other.big}"/"${other.small}": give either "logits" and "labels" or "confidences" and "correctness" (${this.where()})`);
+        }
+      }
+    }
+    const keys = doc.kind ? KEYS[doc.kind] : undefined;
+    if (keys && name === keys.small && this.pass === 1) {
+      this.mode = 'small';
+      doc.small = doc.kind === 'classification' ? new Grow(new Int32Array(1024), (n) => new Int32Array(n)) : new Grow(new Uint8Array(1024), (n) => new Uint8Array(n));
+    } else if (keys && name === keys.big) {
+      doc.bigSeen = true;
+      // stream it now if the small array is complete, else in the second pass
+      this.mode = doc.smallDone ? 'big' : 'skip';
+    } else {
+      this.mode = 'skip';
+    }
+  }
+
+  scalar(type: JsonScalar, text: string): void {
+    const d = this.depth;
+    if (d === 0) fileError(this.doc.file, `expected a JSON object with the keys "logits" and "labels" or "confidences" and "correctness", got ${describeScalar(type, text)} (${this.where()})`);
+    if (this.mode === 'skip' || d === 1) {
+      if (d === 1 && this.mode !== 'skip') {
+        const keys = KEYS[this.doc.kind as InputKind];
+        this.fail(this.mode === 'big' ? keys.big : keys.small, `: expected an array, got ${describeScalar(type, text)}`);
+      }
+      return;
+    }
+    const doc = this.doc;
+    const keys = KEYS[doc.kind as InputKind];
+    if (this.mode === 'small') {
+      const i = this.index;
+      const small = doc.small as Grow<Uint8Array>;
+      if (doc.kind === 'confidence') {
+        if (type === 'true' || type === 'false') small.push(type === 'true' ? 1 : 0);
+        else if (type === 'number' && (text === '0' || text === '1' || Number(text) === 0 || Number(text) === 1)) small.push(Number(text));
+        else this.fail(keys.small, `[${i}]: expected true/false or 0/1, got ${describeScalar(type, text)}`);
+      } else {
+        if (type !== 'number') this.fail(keys.small, `[${i}]: expected an integer label, got ${describeScalar(type, text)}`);
+        const v = Number(text);
+        const bad = check.labelInteger(v);
+        if (bad) this.fail(keys.small, `[${i}]: ${bad}`);
+        small.push(v);
+      }
+      this.index++;
+      return;
+    }
+    // big
+    if (type !== 'number') {
+      const at = this.inRow ? `[${this.index}][${this.rowLen}]` : `[${this.index}]`;
+      this.fail(keys.big, `${at}: expected a number, got ${describeScalar(type, text)}`);
+    }
+    const v = Number(text);
+    if (doc.kind === 'confidence') {
+      const bad = check.confidence(v);
+      if (bad) this.fail(keys.big, `[${this.index}]: ${bad}`);
+      (this.conf as Float32Array)[this.b] = v;
+      this.finishItem();
+      return;
+    }
+    if (!this.inRow) this.fail(keys.big, `[${this.index}]: expected a row of logits (an array of numbers), got ${text}`);
+    const bad = check.logit(v);
+    if (bad) this.fail(keys.big, `[${this.index}][${this.rowLen}]: ${bad}`);
+    if (doc.k === 0) this.firstRowValues.push(v);
+    else if (this.rowLen >= doc.k) this.fail(keys.big, `[${this.index}]: expected ${doc.k} logits like row 0, got more (ragged rows)`);
+    else (this.logits as Float32Array)[this.b * doc.k + this.rowLen] = v;
+    this.rowLen++;
+  }
+
+  /** A row of the big array is complete: pair it with the small array's entry. */
+  private finishItem(): void {
+    const doc = this.doc;
+    const keys = KEYS[doc.kind as InputKind];
+    const i = this.index;
+    const small = doc.small as Grow<Uint8Array>;
+    if (i >= small.length) {
+      fileError(doc.file, `key "${keys.big}" has more ${doc.kind === 'classification' ? 'rows' : 'entries'} than "${keys.small}" (${small.length}): they must have the same length (${this.where()})`);
+    }
+    const s = small.get(i);
+    if (doc.kind === 'classification') {
+      const bad = check.labelRange(s, doc.k);
+      if (bad) fileError(doc.file, `key "${keys.small}"[${i}]: ${bad}`);
+      (this.labels as Int32Array)[this.b] = s;
+    } else {
+      (this.corr as Uint8Array)[this.b] = s;
+    }
+    if (this.b === 0) this.firstRow = i;
+    this.b++;
+    this.index++;
+    if (this.b === this.batchSize) this.flush();
+  }
+
+  private freshBatch(): void {
+    const bs = this.batchSize;
+    if (this.doc.kind === 'confidence') {
+      this.conf = new Float32Array(bs);
+      this.corr = new Uint8Array(bs);
+    } else if (this.doc.k > 0) {
+      this.logits = new Float32Array(bs * this.doc.k);
+      this.labels = new Int32Array(bs);
+    }
+  }
+
+  private flush(): void {
+    const b = this.b;
+    if (b === 0) return;
+    const keys = KEYS[this.doc.kind as InputKind];
+    const last = this.firstRow + b - 1;
+    const where = `key "${keys.big}"${b === 1 ? `[${this.firstRow}]` : ` entries ${this.firstRow}–${last}`}`;
+    if (this.doc.kind === 'confidence') {
+      this.cb.onBatch({ kind: 'confidence', n: b, k: 0, confidences: (this.conf as Float32Array).subarray(0, b), correctness: (this.corr as Uint8Array).subarray(0, b), where });
+    } else {
+      const k = this.doc.k;
+      this.cb.onBatch({ kind: 'classification', n: b, k, logits: (this.logits as Float32Array).subarray(0, b * k), labels: (this.labels as Int32Array).subarray(0, b), where });
+    }
+    this.b = 0;
+    this.freshBatch();
+  }
+}
+
+async function jsonPass(doc: JsonDocument, pass: number, total: number, cb: ReadCallbacks, batchSize: number): Promise<void> {
+  const consumer = new JsonPass(doc, pass, cb, batchSize);
+  const parser = new JsonStreamParser(consumer);
+  consumer.parser = parser;
+  const stream = createReadStream(doc.file, { encoding: 'utf8', highWaterMark: CHUNK });
+  let first = true;
+  try {
+    for await (const chunk of stream as AsyncIterable<string>) {
+      parser.feed(first ? chunk.replace(/^\uFEFF/, '') : chunk);
+      first = false;
+      cb.onProgress?.({ bytes: stream.bytesRead, total, pass });
+    }
+    parser.end();
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) {
+      const inKey = consumer.currentKey !== undefined && parser.depth >= 2 ? ` (in the value of key "${consumer.currentKey}")` : '';
+      fileError(doc.file, e.message + inKey);
+    }
+    if (e instanceof InputFileError) throw e;
+    if ((e as NodeJS.ErrnoException)?.code) fileError(doc.file, `cannot read the file: ${systemMessage(e)}`);
+    throw e;
+  } finally {
+    stream.destroy();
+  }
+}
+
+async function readJson(file: string, total: number, cb: ReadCallbacks, batchSize: number): Promise<ReadSummary> {
+  const doc = new JsonDocument(file);
+  await jsonPass(doc, 1, total, cb, batchSize);
+  if (doc.kind === undefined) {
+    const found = doc.allKeys.length ? `found ${doc.allKeys.map((k) => JSON.stringify(k)).join(', ')}` : 'the object is empty';
+    fileError(file, `missing keys: expected "logits" and "labels", or "confidences" and "correctness"; ${found}`);
+  }
+  const keys = KEYS[doc.kind];
+  if (!doc.seen.has(keys.small)) fileError(file, `missing key "${keys.small}" (the file has "${keys.big}")`);
+  if (!doc.seen.has(keys.big)) fileError(file, `missing key "${keys.big}" (the file has "${keys.small}")`);
+  let passes = 1;
+  if (!doc.bigStreamed) {
+    passes = 2;
+    await jsonPass(doc, 2, total, cb, batchSize);
+  }
+  const n = doc.bigRows;
+  if (n === 0) fileError(file, `no samples: "${keys.big}" and "${keys.small}" are empty`);
+  return { format: 'json', kind: doc.kind, n, k: doc.k, passes };
+}

@@ -1,0 +1,457 @@
+/**
+ * The `ecuas` command line (src/cli): `main(argv, io)` in-process for every input kind, file
+ * format, output format and error, the streaming readers, and one spawned run of the entry.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bootstrap } from '../src/bootstrap';
+import { JsonStreamParser, type JsonHandler } from '../src/cli/json';
+import { main, type MainOptions } from '../src/cli/main';
+import { readInputFile, type Batch } from '../src/cli/readers';
+import { getMetricFromId, METRIC_IDS } from '../src/index';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const fixture = (name: string): string => join(root, 'test', 'fixtures', name);
+const tmp = mkdtempSync(join(tmpdir(), 'ecuas-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+let fileCounter = 0;
+function tmpFile(name: string, content: string): string {
+  const dir = join(tmp, String(fileCounter++));
+  execFileSync('mkdir', ['-p', dir]);
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function run(argv: string[], options: MainOptions & { tty?: boolean } = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), stderrIsTTY: options.tty ?? false }, options);
+  return { code, stdout, stderr };
+}
+
+async function runJson(argv: string[], options: MainOptions = {}): Promise<Record<string, unknown>> {
+  const r = await run([...argv, '--format', 'json'], options);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
+// The fixtures' data, read independently of the CLI.
+function csvRows(name: string): string[][] {
+  return readFileSync(fixture(name), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(','));
+}
+const confRows = csvRows('confidences.csv');
+const CONF = { c: confRows.map((r) => Number(r[0])), y: confRows.map((r) => Number(r[1])) };
+const clsRows = csvRows('logits.csv');
+const CLS = { z: clsRows.map((r) => r.slice(1).map(Number)), labels: clsRows.map((r) => Number(r[0])) };
+
+const CONF_IDS = METRIC_IDS.filter((id) => id.startsWith('conf_'));
+const CLS_IDS = METRIC_IDS.filter((id) => id.startsWith('cls_'));
+
+const oneShot = (id: string, inputs: unknown[]): number => getMetricFromId(id).function(...inputs);
+const jsonValue = (v: number): number | null => (Number.isFinite(v) ? v : null);
+
+describe('ecuas report: values', () => {
+  const files: Array<[string, string[], unknown[]]> = [
+    ['confidences.csv', CONF_IDS, [CONF.c, CONF.y]],
+    ['confidences.json', CONF_IDS, [CONF.c, CONF.y]],
+    ['logits.csv', CLS_IDS, [CLS.z, CLS.labels]],
+    ['logits.json', CLS_IDS, [CLS.z, CLS.labels]],
+    ['labels-first.json', CLS_IDS, [CLS.z, CLS.labels]],
+  ];
+
+  for (const [name, ids, inputs] of files) {
+    it(`${name}: every default metric equals the library's one-shot result`, async () => {
+      const out = await runJson(['report', fixture(name)]);
+      expect(Object.keys(out)).toEqual(ids); // conf_* or cls_*, never scod_*, in registry order
+      for (const id of ids) expect(out[id], id).toBe(jsonValue(oneShot(id, inputs)));
+    });
+
+    it(`${name}: in small batches the values agree to rounding`, async () => {
+      const out = await runJson(['report', fixture(name)], { batchSize: 7 });
+      for (const id of ids) {
+        const expected = oneShot(id, inputs);
+        expect(Math.abs((out[id] as number) - expected), id).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(expected)));
+      }
+    });
+  }
+
+  it('--metrics picks and orders metrics, including parameterized ids', async () => {
+    const ids = ['cls_norm_n-ecuas_n=2', 'cls_auc', 'cls_ece_nbins=5', 'cls_gamma-ecuas_gamma=0.3'];
+    const out = await runJson(['report', fixture('logits.csv'), '--metrics', ids.join(',')]);
+    expect(Object.keys(out)).toEqual(ids);
+    for (const id of ids) expect(out[id]).toBe(oneShot(id, [CLS.z, CLS.labels]));
+    const eq = await runJson(['report', fixture('confidences.csv'), '--metrics= conf_ece , conf_auc,conf_ece']);
+    expect(Object.keys(eq)).toEqual(['conf_ece', 'conf_auc']);
+  });
+
+  it('reads CRLF, blank lines, quoted headers, true/false and NaN confidences', async () => {
+    const file = tmpFile('odd.csv', '\uFEFF"confidence" , "correct"\r\n0.9,true\r\n\r\nNaN,FALSE\r\n0.25 , 1\r\n\r\n');
+    const out = await runJson(['report', file, '--metrics', 'conf_brier,conf_auc']);
+    expect(out.conf_brier).toBe(oneShot('conf_brier', [[0.9, NaN, 0.25], [1, 0, 1]]));
+    expect(out.conf_auc).toBe(oneShot('conf_auc', [[0.9, NaN, 0.25], [1, 0, 1]]));
+    const json = tmpFile('nan.json', '{"correctness": [true, 0, 1], "confidences": [0.9, NaN, 0.25], "meta": {"a": [1, "x", null]}}');
+    expect(await runJson(['report', json, '--metrics', 'conf_brier,conf_auc'])).toEqual(out);
+  });
+
+  it('tells JSON from CSV by the first character when the extension says nothing', async () => {
+    const csv = tmpFile('data.txt', readFileSync(fixture('confidences.csv'), 'utf8'));
+    const json = tmpFile('data', '  \n' + readFileSync(fixture('logits.json'), 'utf8'));
+    expect(await runJson(['report', csv])).toEqual(await runJson(['report', fixture('confidences.csv')]));
+    expect(await runJson(['report', json])).toEqual(await runJson(['report', fixture('logits.csv')]));
+  });
+
+  it('leaks no tensors', async () => {
+    const before = tf.memory().numTensors;
+    await run(['report', fixture('logits.csv'), '--ci', '0.9', '--resamples', '20']);
+    await run(['report', fixture('confidences.json'), '--ci', '0.9', '--resamples', '20']);
+    await run(['report', tmpFile('bad.csv', 'label,logit_0,logit_1\n0,1,2\n0,1\n')]);
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});
+
+describe('ecuas report: formats', () => {
+  it('table: id, full name, value, direction', async () => {
+    const r = await run(['report', fixture('logits.csv'), '--metrics', 'cls_auc,cls_norm_n-ecuas_n=2']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('logits.csv: 30 samples, 3 classes (logits, labels)');
+    expect(lines[2]).toMatch(/^id\s+metric\s+value\s+dir$/);
+    const auc = oneShot('cls_auc', [CLS.z, CLS.labels]).toFixed(4);
+    const necuas = oneShot('cls_norm_n-ecuas_n=2', [CLS.z, CLS.labels]).toFixed(4);
+    expect(lines[4]).toMatch(new RegExp(`^cls_auc\\s+Classification AUC\\s+${auc}\\s+↑$`));
+    expect(lines[5]).toMatch(new RegExp(`^cls_norm_n-ecuas_n=2\\s+Normalized Classification ECUAS_n \\(n=2\\)\\s+${necuas}\\s+↓$`));
+    // the value column is right-aligned
+    expect(lines[4].indexOf(auc) + auc.length).toBe(lines[5].indexOf(necuas) + necuas.length);
+  });
+
+  it('markdown', async () => {
+    const r = await run(['report', fixture('confidences.csv'), '--metrics', 'conf_auc,conf_brier', '--format', 'markdown']);
+    const lines = r.stdout.split('\n');
+    expect(lines.slice(0, 4)).toEqual([
+      '| id | metric | value | dir |',
+      '|---|---|---:|:---:|',
+      `| \`conf_auc\` | Confidence AUC | ${oneShot('conf_auc', [CONF.c, CONF.y]).toFixed(4)} | ↑ |`,
+      `| \`conf_brier\` | Confidence Brier Score | ${oneShot('conf_brier', [CONF.c, CONF.y]).toFixed(4)} | ↓ |`,
+    ]);
+    expect(lines[5]).toBe('confidences.csv: 24 samples (confidences, correctness).');
+  });
+
+  it('csv: full precision', async () => {
+    const r = await run(['report', fixture('confidences.json'), '--metrics', 'conf_auc,conf_ece', '--format', 'csv']);
+    expect(r.stdout).toBe(`id,value\nconf_auc,${oneShot('conf_auc', [CONF.c, CONF.y])}\nconf_ece,${oneShot('conf_ece', [CONF.c, CONF.y])}\n`);
+  });
+
+  it('NaN is null in json and NaN in csv, table and markdown', async () => {
+    const file = tmpFile('all-right.csv', 'confidence,correct\n0.9,1\n0.6,1\n');
+    const argv = ['report', file, '--metrics', 'conf_auc,conf_brier'];
+    expect(await runJson(argv)).toEqual({ conf_auc: null, conf_brier: oneShot('conf_brier', [[0.9, 0.6], [1, 1]]) });
+    expect((await run([...argv, '--format', 'csv'])).stdout).toMatch(/^conf_auc,NaN$/m);
+    expect((await run(argv)).stdout).toMatch(/^conf_auc\s+Confidence AUC\s+NaN\s+↑$/m);
+    expect((await run([...argv, '--format', 'markdown'])).stdout).toMatch(/\| NaN \|/);
+  });
+});
+
+describe('ecuas report --ci', () => {
+  const ids = ['cls_auc', 'cls_nbs', 'cls_norm_n-ecuas_n=1'];
+  const argv = ['report', fixture('logits.csv'), '--metrics', ids.join(','), '--ci', '0.9', '--resamples', '200'];
+
+  it('json gives value, low, high from bootstrap with the seed', async () => {
+    const out = (await runJson([...argv, '--seed', '7'])) as Record<string, { value: number; low: number; high: number }>;
+    expect(Object.keys(out)).toEqual(ids);
+    for (const id of ids) {
+      const b = bootstrap(id, [CLS.z, CLS.labels], { resamples: 200, level: 0.9, seed: 7 });
+      expect(out[id]).toEqual({ value: oneShot(id, [CLS.z, CLS.labels]), low: b.low, high: b.high });
+      expect(out[id].low).toBeLessThanOrEqual(out[id].value);
+      expect(out[id].high).toBeGreaterThanOrEqual(out[id].value);
+    }
+  });
+
+  it('is deterministic with --seed (default 0) and changes with it', async () => {
+    const a = await run([...argv, '--seed', '3', '--format', 'csv']);
+    const b = await run([...argv, '--seed', '3', '--format', 'csv']);
+    const c = await run([...argv, '--seed', '4', '--format', 'csv']);
+    expect(a.stdout).toBe(b.stdout);
+    expect(a.stdout).not.toBe(c.stdout);
+    expect(a.stdout.split('\n')[0]).toBe('id,value,low,high');
+    expect((await run([...argv, '--format', 'csv'])).stdout).toBe((await run([...argv, '--seed', '0', '--format', 'csv'])).stdout);
+  });
+
+  it('CSV and JSON inputs give the same intervals', async () => {
+    const fromCsv = await run([...argv, '--format', 'csv']);
+    const fromJson = await run(['report', fixture('logits.json'), ...argv.slice(2), '--format', 'csv']);
+    expect(fromJson.stdout).toBe(fromCsv.stdout);
+  });
+
+  it('table and markdown show the interval; NaN resamples are reported', async () => {
+    const t = await run([...argv, '--seed', '1']);
+    expect(t.stdout).toMatch(/^id\s+metric\s+value\s+90% CI\s+dir$/m);
+    expect(t.stdout).toMatch(/^cls_auc\s+Classification AUC\s+\d\.\d{4}\s+\[\d\.\d{4}, \d\.\d{4}\]\s+↑$/m);
+    expect(t.stdout).toMatch(/90% percentile bootstrap intervals from 200 resamples \(seed 1\)/);
+    const m = await run([...argv, '--format', 'markdown']);
+    expect(m.stdout).toMatch(/^\| id \| metric \| value \| 90% CI \| dir \|$/m);
+    const tiny = tmpFile('tiny.csv', 'confidence,correct\n0.9,1\n0.8,0\n0.3,0\n');
+    const n = await run(['report', tiny, '--metrics', 'conf_auc', '--ci', '0.95', '--resamples', '100']);
+    expect(n.stdout).toMatch(/conf_auc: \d+ of 100 resamples gave NaN and were left out of the interval/);
+  });
+});
+
+describe('ecuas report --plots', () => {
+  for (const name of ['confidences.csv', 'logits.json']) {
+    it(`writes the SVG plots for ${name}`, async () => {
+      const dir = join(tmp, `plots-${name}`, 'nested');
+      const r = await run(['report', fixture(name), '--plots', dir, '--metrics', name.startsWith('conf') ? 'conf_ece' : 'cls_ece']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(readdirSync(dir).sort()).toEqual(['cost-curve.svg', 'reliability.svg', 'risk-coverage.svg']);
+      for (const f of readdirSync(dir)) expect(readFileSync(join(dir, f), 'utf8')).toMatch(/<svg[\s\S]*<\/svg>\s*$/);
+      expect(r.stderr).toMatch(/^ecuas: wrote .*reliability\.svg/);
+      expect(JSON.parse((await run(['report', fixture(name), '--plots', dir, '--format', 'json'])).stdout)).toEqual(
+        JSON.parse((await run(['report', fixture(name), '--format', 'json'])).stdout),
+      );
+    });
+  }
+
+  it('fails clearly when the directory cannot be made', async () => {
+    const file = tmpFile('blocker', 'x');
+    const r = await run(['report', fixture('confidences.csv'), '--plots', join(file, 'sub')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^ecuas: --plots: cannot create the directory .*blocker\/sub/);
+  });
+});
+
+describe('ecuas report: malformed input', () => {
+  // [file name, content, message]; every one exits 1 with one line on stderr naming the file
+  const cases: Array<[string, string, RegExp]> = [
+    ['ragged.csv', 'confidence,correct\n0.5,1\n0.7\n', /ragged\.csv: line 3: expected 2 comma-separated cells \(confidence,correct\), got 1$/],
+    ['ragged-logits.csv', 'label,logit_0,logit_1\n0,1,2\n1,1,2,3\n', /line 3: expected 3 comma-separated cells \(label,logit_0,logit_1\), got 4$/],
+    ['text.csv', 'confidence,correct\n0.5,1\nabc,0\n', /text\.csv: line 3, column "confidence": expected a number, got "abc"$/],
+    ['empty-cell.csv', 'label,logit_0,logit_1\n0,,2\n', /line 2, column "logit_0": empty cell, expected a number$/],
+    ['header.csv', 'conf,correct\n0.5,1\n', /header\.csv: line 1: expected the header "confidence,correct" or "label,logit_0,…,logit_\{K-1\}" with K ≥ 2, got "conf,correct"$/],
+    ['header-order.csv', 'label,logit_0,logit_2\n0,1,2\n', /line 1: .*column 3 is "logit_2" where "logit_1" belongs$/],
+    ['one-class.csv', 'label,logit_0\n0,1\n', /line 1: .*only one logit column \(K = 1\)$/],
+    ['range.csv', 'confidence,correct\n0.2,0\n1.5,1\n', /line 3, column "confidence": expected a confidence in \[0, 1\], got 1\.5$/],
+    ['flag.csv', 'confidence,correct\n0.5,2\n', /line 2, column "correct": expected 0\/1 or true\/false, got "2"$/],
+    ['label.csv', 'label,logit_0,logit_1\n2,1,2\n', /line 2, column "label": expected a label in \[0, 1\] \(the logits have K = 2 classes\), got 2$/],
+    ['label-frac.csv', 'label,logit_0,logit_1\n0.5,1,2\n', /line 2, column "label": expected an integer label ≥ 0, got 0\.5$/],
+    ['inf.csv', 'label,logit_0,logit_1\n1,1,inf\n', /line 2, column "logit_1": expected a finite logit, got Infinity$/],
+    ['huge.csv', 'label,logit_0,logit_1\n1,1,1e39\n', /expected a finite logit, got 1e\+39 \(too large for float32\)$/],
+    ['no-rows.csv', 'confidence,correct\n\n', /no-rows\.csv: no samples: the file has a header but no rows$/],
+    ['empty.csv', '', /empty\.csv: the file is empty/],
+    ['bad.json', '{"logits": [[1, 2], [3, 4]], "labels": [0, 1],}', /bad\.json: invalid JSON at line 1: trailing comma before "\}"$/],
+    ['bad2.json', '{"labels": [0, 1],\n "logits": [[1, 2],\n [3 4]]}', /bad2\.json: invalid JSON at line 3: expected "," or the end of the array\/object, got "4" \(in the value of key "logits"\)$/],
+    ['truncated.json', '{"logits": [[1, 2], [3, 4]], "labels": [0, 1]', /invalid JSON at line 1: unexpected end of file/],
+    ['missing.json', '{"logits": [[1, 2], [3, 4]]}', /missing\.json: missing key "labels" \(the file has "logits"\)$/],
+    ['missing2.json', '{"correctness": [1, 0]}', /missing key "confidences" \(the file has "correctness"\)$/],
+    ['nokeys.json', '{"predictions": [1]}', /missing keys: expected "logits" and "labels", or "confidences" and "correctness"; found "predictions"$/],
+    ['array.json', '[[1, 2]]', /array\.json: expected a JSON object with the keys .*, got an array \(line 1\)$/],
+    ['mixed.json', '{"logits": [[1, 2]], "labels": [0], "confidences": [0.5]}', /key "confidences" cannot be combined with "logits"\/"labels"/],
+    ['twice.json', '{"labels": [0], "labels": [1], "logits": [[1, 2]]}', /key "labels" appears twice/],
+    ['ragged.json', '{"labels": [0, 1], "logits": [[1, 2], [3]]}', /key "logits"\[1\]: expected 2 logits like row 0, got 1 \(ragged rows\) \(line 1\)$/],
+    ['ragged2.json', '{"labels": [0, 1], "logits": [[1, 2], [3, 4, 5]]}', /key "logits"\[1\]: expected 2 logits like row 0, got more \(ragged rows\)/],
+    ['flat.json', '{"labels": [0, 1], "logits": [1, 2]}', /key "logits"\[0\]: expected a row of logits \(an array of numbers\), got 1/],
+    ['string.json', '{"labels": [0, 1], "logits": [[1, "a"], [3, 4]]}', /key "logits"\[0\]\[1\]: expected a number, got the string "a"/],
+    ['not-array.json', '{"labels": 5, "logits": [[1, 2]]}', /key "labels": expected an array, got 5/],
+    ['label.json', '{"logits": [[1, 2], [3, 4]], "labels": [0, 2]}', /key "labels"\[1\]: expected a label in \[0, 1\] \(the logits have K = 2 classes\), got 2$/],
+    ['label-frac.json', '{"labels": [0, 1.5], "logits": [[1, 2], [3, 4]]}', /key "labels"\[1\]: expected an integer label ≥ 0, got 1\.5/],
+    ['flags.json', '{"confidences": [0.5, 0.7], "correctness": [1, 2]}', /key "correctness"\[1\]: expected true\/false or 0\/1, got 2/],
+    ['conf-range.json', '{"correctness": [1, 0], "confidences": [0.5, -0.1]}', /key "confidences"\[1\]: expected a confidence in \[0, 1\], got -0\.1/],
+    ['short.json', '{"logits": [[1, 2], [3, 4]], "labels": [0, 1, 1]}', /key "labels" has 3 entries but "logits" has 2 rows: they must have the same length$/],
+    ['long.json', '{"labels": [0], "logits": [[1, 2], [3, 4]]}', /key "logits" has more rows than "labels" \(1\): they must have the same length/],
+    ['short-conf.json', '{"correctness": [1], "confidences": [0.5, 0.6]}', /key "confidences" has more entries than "correctness" \(1\)/],
+    ['empty.json', '{"confidences": [], "correctness": []}', /no samples: "confidences" and "correctness" are empty/],
+    ['k1.json', '{"labels": [0], "logits": [[1]]}', /key "logits"\[0\]: expected rows of K ≥ 2 logits, got 1/],
+  ];
+
+  for (const [name, content, message] of cases) {
+    it(`${name}`, async () => {
+      const file = tmpFile(name, content);
+      const r = await run(['report', file]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.split('\n')).toHaveLength(2); // one line and its newline
+      expect(r.stderr.startsWith(`ecuas: ${file}: `), r.stderr).toBe(true);
+      expect(r.stderr.trimEnd()).toMatch(message);
+    });
+  }
+
+  it('errors past the first batch name their line', async () => {
+    const rows = Array.from({ length: 25 }, (_, i) => `${(i % 10) / 10},${i % 2}`);
+    rows[20] = '0.5,x';
+    const file = tmpFile('late.csv', `confidence,correct\n${rows.join('\n')}\n`);
+    const r = await run(['report', file], { batchSize: 7 });
+    expect(r.stderr.trimEnd()).toMatch(/late\.csv: line 22, column "correct": expected 0\/1 or true\/false, got "x"$/);
+  });
+
+  it('an unreadable file', async () => {
+    const r = await run(['report', join(tmp, 'nope.csv')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^ecuas: .*nope\.csv: cannot read the file: no such file\n$/);
+    const d = await run(['report', tmp]);
+    expect(d.code).toBe(1);
+    expect(d.stderr).toMatch(/is a directory, not a file\n$/);
+  });
+});
+
+describe('ecuas: command line', () => {
+  const usageCases: Array<[string[], RegExp]> = [
+    [[], /^ecuas: missing command/],
+    [['frobnicate'], /^ecuas: unknown command "frobnicate"/],
+    [['--bogus'], /^ecuas: unknown option --bogus/],
+    [['report'], /^ecuas: missing FILE/],
+    [['report', 'a.csv', 'b.csv'], /^ecuas: expected one FILE, got 2/],
+    [['report', 'a.csv', '--what'], /^ecuas: unknown option --what/],
+    [['report', 'a.csv', '--format'], /^ecuas: option --format needs a value/],
+    [['report', 'a.csv', '--format', 'xml'], /^ecuas: --format must be one of table, json, csv, markdown, got "xml"/],
+    [['report', 'a.csv', '--ci', '95'], /^ecuas: --ci must be a level in \(0, 1\), e\.g\. 0\.95, got "95" \(for 95 % write 0\.95\)/],
+    [['report', 'a.csv', '--ci', 'abc'], /^ecuas: --ci must be a level in \(0, 1\)/],
+    [['report', 'a.csv', '--resamples', '0'], /^ecuas: --resamples must be an integer ≥ 1, got "0"/],
+    [['report', 'a.csv', '--resamples', '1e3'], /^ecuas: --resamples must be an integer ≥ 1/],
+    [['report', 'a.csv', '--seed', '1.5'], /^ecuas: --seed must be an integer, got "1\.5"/],
+    [['report', 'a.csv', '--metrics', 'cls_foo'], /^ecuas: --metrics: unknown metric id "cls_foo": no such metric \(did you mean "cls_\w+"\?\)/],
+    [['report', 'a.csv', '--metrics', 'cls_ece_nbins=0'], /^ecuas: --metrics: unknown metric id "cls_ece_nbins=0": nbins must be an integer ≥ 1/],
+    [['report', 'a.csv', '--metrics', ','], /^ecuas: --metrics needs at least one metric id/],
+    [['report', 'a.csv', '--metrics', 'scod_aurc'], /^ecuas: --metrics: "scod_aurc" needs OOD scores/],
+    [['report', fixture('logits.csv'), '--metrics', 'cls_auc,conf_auc'], /^ecuas: --metrics: "conf_auc" needs confidences and correctness, but .*logits\.csv holds logits and labels: use cls_\* ids/],
+    [['report', fixture('confidences.json'), '--metrics', 'cls_auc'], /^ecuas: --metrics: "cls_auc" needs logits and labels, but .*confidences\.json holds confidences and correctness/],
+    [['report', '-'], /^ecuas: reading from stdin is not supported/],
+  ];
+  for (const [argv, message] of usageCases) {
+    it(`exit 2: ecuas ${argv.join(' ')}`, async () => {
+      const r = await run(argv);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    });
+  }
+
+  it('--help, report --help, --version', async () => {
+    const h = await run(['--help']);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toMatch(/ecuas report FILE \[options\]/);
+    for (const argv of [['report', '--help'], ['report', 'x.csv', '-h'], ['help', 'report']]) {
+      const r = await run(argv);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: ecuas report FILE \[options\]/);
+      for (const flag of ['--metrics', '--format', '--ci', '--resamples', '--seed', '--plots']) expect(r.stdout).toContain(flag);
+      expect(r.stdout).toMatch(/holds all samples in memory/);
+      expect(r.stdout).toMatch(/null in json/);
+      for (const id of [...CONF_IDS, ...CLS_IDS]) expect(r.stdout).toContain(id);
+    }
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    expect((await run(['--version'])).stdout).toBe(`${pkg.version}\n`);
+  });
+
+  it('draws a progress bar on stderr only for a terminal', async () => {
+    const quiet = await run(['report', fixture('logits.csv'), '--ci', '0.9', '--resamples', '50'], { progressMinBytes: 0, progressMinWork: 0 });
+    expect(quiet.stderr).toBe('');
+    const tty = await run(['report', fixture('logits.csv'), '--ci', '0.9', '--resamples', '50'], { tty: true, progressMinBytes: 0, progressMinWork: 0 });
+    expect(tty.code).toBe(0);
+    expect(tty.stderr).toMatch(/\rreading [█░]+ +\d+%/);
+    expect(tty.stderr).toMatch(/\rbootstrap 1\/\d+ [█░]+/);
+    expect(tty.stderr.endsWith('\r\x1b[K')).toBe(true); // cleared at the end
+    expect(tty.stdout).toBe(quiet.stdout);
+    // small inputs get no bar by default
+    expect((await run(['report', fixture('logits.csv')], { tty: true })).stderr).toBe('');
+  });
+});
+
+describe('streaming readers', () => {
+  async function collect(file: string, batchSize: number): Promise<{ batches: Batch[]; passes: number }> {
+    const batches: Batch[] = [];
+    const summary = await readInputFile(file, { onKind: () => {}, onBatch: (b) => batches.push(b) }, { batchSize });
+    return { batches, passes: summary.passes };
+  }
+
+  it('CSV arrives in batches with their lines', async () => {
+    const { batches, passes } = await collect(fixture('confidences.csv'), 10);
+    expect(passes).toBe(1);
+    expect(batches.map((b) => b.n)).toEqual([10, 10, 4]);
+    expect(batches.map((b) => b.where)).toEqual(['lines 2–11', 'lines 12–21', 'lines 22–25']);
+    expect(Array.from(batches[0].confidences as Float32Array)).toEqual(CONF.c.slice(0, 10).map(Math.fround));
+  });
+
+  it('JSON is read once when labels come first, twice otherwise', async () => {
+    const once = await collect(fixture('labels-first.json'), 8);
+    const twice = await collect(fixture('logits.json'), 8);
+    expect(once.passes).toBe(1);
+    expect(twice.passes).toBe(2);
+    for (const r of [once, twice]) {
+      expect(r.batches.map((b) => b.n)).toEqual([8, 8, 8, 6]);
+      expect(r.batches[1].where).toBe('key "logits" entries 8–15');
+      expect(Array.from(r.batches[3].labels as Int32Array)).toEqual(CLS.labels.slice(24));
+      expect(Array.from(r.batches[3].logits as Float32Array)).toEqual(CLS.z.slice(24).flat().map(Math.fround));
+    }
+  });
+
+  it('the JSON parser gives the same events for any chunking', () => {
+    const text = readFileSync(fixture('logits.json'), 'utf8') + ' ';
+    const extra = '{"a": "x\\"y\\\\", "b": [true, false, null, -1.5e-3, NaN, -Infinity, {"c": []}], "logits": [[1, 2]]}';
+    for (const doc of [text, extra]) {
+      const events = (chunk: number): string[] => {
+        const out: string[] = [];
+        const h: JsonHandler = {
+          startObject: () => out.push('{'),
+          endObject: () => out.push('}'),
+          startArray: () => out.push('['),
+          endArray: () => out.push(']'),
+          key: (k) => out.push(`k:${k}`),
+          scalar: (t, s) => out.push(`${t}:${s}`),
+        };
+        const p = new JsonStreamParser(h);
+        for (let i = 0; i < doc.length; i += chunk) p.feed(doc.slice(i, i + chunk));
+        p.end();
+        return out;
+      };
+      const whole = events(doc.length);
+      expect(whole.length).toBeGreaterThan(5);
+      for (const size of [1, 2, 3, 7, 64]) expect(events(size)).toEqual(whole);
+    }
+  });
+});
+
+describe('the ecuas executable', () => {
+  const spawnCli = (entry: string[], args: string[]) =>
+    spawnSync(process.execPath, [...entry, ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+
+  const entries: Array<[string, string[], boolean]> = [
+    ['src/cli/bin.ts through tsx', ['--import', 'tsx', join(root, 'src/cli/bin.ts')], true],
+    ['the built dist/cli/ecuas.js (package.json "bin")', [join(root, 'dist/cli/ecuas.js')], existsSync(join(root, 'dist/cli/ecuas.js'))],
+  ];
+  for (const [name, entry, available] of entries) {
+    it.skipIf(!available)(`runs: ${name}`, async () => {
+      const ok = spawnCli(entry, ['report', fixture('logits.csv'), '--format', 'json', '--metrics', 'cls_auc,cls_nce']);
+      expect(ok.status, ok.stderr).toBe(0);
+      expect(ok.stderr).toBe(''); // no tfjs banner
+      expect(JSON.parse(ok.stdout)).toEqual(await runJson(['report', fixture('logits.csv'), '--metrics', 'cls_auc,cls_nce']));
+      const bad = spawnCli(entry, ['report', tmpFile('bad.csv', 'confidence,correct\n0.5\n')]);
+      expect(bad.status).toBe(1);
+      expect(bad.stdout).toBe('');
+      expect(bad.stderr).toMatch(/^ecuas: .*bad\.csv: line 2: expected 2 comma-separated cells \(confidence,correct\), got 1\n$/);
+      const usage = spawnCli(entry, ['report']);
+      expect(usage.status).toBe(2);
+    });
+  }
+
+  it('package.json points "bin" at the CLI build', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    expect(pkg.bin).toEqual({ ecuas: './dist/cli/ecuas.js' });
+  });
+});
