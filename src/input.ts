@@ -65,25 +65,44 @@ function flattenNested(metric: string, arg: string, x: NestedArray): RawArray {
   const shape = arrayShape(metric, arg, x);
   const size = shape.reduce((a, b) => a * b, 1);
   const out = new Float64Array(size);
+  const index: number[] = []; // the path to the current node, formatted only for an error
+  const where = (): string => `index ${index.map((i) => `[${i}]`).join('')}`;
   let pos = 0;
-  const walk = (node: unknown, depth: number, path: string): void => {
+  const walk = (node: unknown, depth: number): void => {
     if (depth === shape.length) {
       if (typeof node === 'number') out[pos++] = node;
       else if (typeof node === 'boolean') out[pos++] = node ? 1 : 0;
-      else fail(metric, arg, `expected argument {arg} to hold numbers or booleans, but got ${describe(node)} at ${path}`);
+      else fail(metric, arg, `expected argument {arg} to hold numbers or booleans, but got ${describe(node)} at ${where()}`);
       return;
     }
     if (!Array.isArray(node) || node.length !== shape[depth]) {
       fail(
         metric,
         arg,
-        `expected argument {arg} to be a rectangular array of shape [${shape.join(', ')}], but ${path} is ` +
+        `expected argument {arg} to be a rectangular array of shape [${shape.join(', ')}], but ${where()} is ` +
           (Array.isArray(node) ? `of length ${node.length}` : describe(node)),
       );
     }
-    for (let i = 0; i < node.length; i++) walk(node[i], depth + 1, `${path}[${i}]`);
+    if (depth === shape.length - 1) {
+      // the innermost level, inline: most elements are here
+      for (let i = 0; i < node.length; i++) {
+        const v = node[i];
+        if (typeof v === 'number') out[pos++] = v;
+        else if (typeof v === 'boolean') out[pos++] = v ? 1 : 0;
+        else {
+          index.push(i);
+          fail(metric, arg, `expected argument {arg} to hold numbers or booleans, but got ${describe(v)} at ${where()}`);
+        }
+      }
+      return;
+    }
+    for (let i = 0; i < node.length; i++) {
+      index.push(i);
+      walk(node[i], depth + 1);
+      index.pop();
+    }
   };
-  walk(x, 0, 'index ');
+  walk(x, 0);
   return { values: out, shape };
 }
 

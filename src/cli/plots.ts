@@ -100,10 +100,7 @@ export async function writePlots(dir: string, data: PlotData, options: WritePlot
   // Per-sample risk = error: squared error of (1 − correct) against 0.
   const errors = new Float32Array(correctness.length);
   for (let i = 0; i < errors.length; i++) errors[i] = 1 - correctness[i];
-  const raw = riskCoverageCurve(errors, new Float32Array(errors.length), uncertainty);
-  // The coverage grid can end a rounding error above 1 (e.g. 1.0000000000000002), which the
-  // plot rejects: clamp it.
-  const curve = { ...raw, coverage: raw.coverage.map((c) => Math.min(1, c)) };
+  const curve = riskCoverageCurve(errors, new Float32Array(errors.length), uncertainty);
   const files: Array<[string, string]> = [
     ['reliability.svg', reliability],
     ['risk-coverage.svg', riskCoveragePlot(curve, { title: `Risk–coverage (error rate of the accepted samples)${suffix}`, label: 'Confidence' })],

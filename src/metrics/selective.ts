@@ -238,7 +238,8 @@ export class RiskCoverageCurve extends RiskMetric<RiskCoverageResult, RiskCovera
     const coverage = new Float64Array(p);
     const kept = new Float64Array(p);
     for (let j = 0; j < p; j++) {
-      coverage[j] = p === 1 ? 1 : 1 / n + j * ((1 - 1 / n) / (p - 1));
+      // the last point is exactly 1 (the formula can round to 1 + 2^−52 there)
+      coverage[j] = j === p - 1 ? 1 : 1 / n + j * ((1 - 1 / n) / (p - 1));
       kept[j] = Math.max(1, Math.round(coverage[j] * n));
     }
     const curve = (blocks: TieBlocks): Float64Array => {
