@@ -5,7 +5,8 @@
  */
 export { MetricInputError } from './errors';
 export type { NestedArray, TensorLike, TypedArray } from './input';
-export { Metric, type ShortcutFunction } from './metric';
+export { Metric, STATE_FORMAT_VERSION, type MetricJSON, type ShortcutFunction } from './metric';
+export { metricFromJSON } from './serialization';
 export {
   CCAS,
   ConfidenceAUCScore,

@@ -1,10 +1,21 @@
 import { fail } from './errors';
 import type { TensorLike } from './input';
 import { resolveOptions, type OptionSchema } from './options';
+import type { MetricState } from './state';
 
-/** Anything holding tensors that `reset` must free. */
-interface Clearable {
-  clear(): void;
+/** Version of the format written by {@link Metric.toJSON}. */
+export const STATE_FORMAT_VERSION = 1;
+
+/** A metric as plain JSON: {@link Metric.toJSON} writes it, `metricFromJSON` reads it. */
+export interface MetricJSON {
+  readonly format: 'ecuas-metric';
+  readonly version: number;
+  /** The class, e.g. "ClassificationECUAS". */
+  readonly metric: string;
+  /** The options; a function option (a custom `riskFn`) is written as the string "function". */
+  readonly options: Record<string, unknown>;
+  /** Each named state's snapshot. */
+  readonly state: Record<string, unknown>;
 }
 
 /** A one-shot metric function: builds a metric, feeds it once, computes, frees it. */
@@ -29,7 +40,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
 
   /** The options in force, defaults filled in. */
   readonly options: Readonly<Required<O>>;
-  private readonly states: Clearable[] = [];
+  private readonly states = new Map<string, MetricState>();
 
   protected constructor(schema: OptionSchema<O>, options: O | undefined) {
     this.options = Object.freeze(resolveOptions(this.metricName, schema, options));
@@ -40,9 +51,9 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     return (this.constructor as typeof Metric).metricName;
   }
 
-  /** Registers a state that `reset` and `dispose` clear. */
-  protected track<S extends Clearable>(state: S): S {
-    this.states.push(state);
+  /** Registers a named state: `reset`, `dispose`, `merge` and `toJSON` go through it. */
+  protected track<S extends MetricState>(name: string, state: S): S {
+    this.states.set(name, state);
     return state;
   }
 
@@ -71,12 +82,82 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
 
   /** Forgets every sample; options are kept. */
   reset(): void {
-    for (const s of this.states) s.clear();
-    this.onReset();
+    for (const s of this.states.values()) s.clear();
   }
 
-  /** Hook for state kept outside tensors (e.g. the number of classes). */
-  protected onReset(): void {}
+  /**
+   * Adds another metric's accumulated state to this one, as if its batches had been fed here
+   * too: shards of an evaluation (workers, processes, machines) merge into one result. The
+   * other metric must be of the same class with the same options; it is left unchanged.
+   * Counts merge exactly, sums to float64 rounding. Returns `this`.
+   *
+   * @example
+   * ```ts
+   * const a = new ConfidenceECUAS().update(c1, y1);
+   * const b = new ConfidenceECUAS().update(c2, y2);
+   * a.merge(b).compute(); // the same as one metric updated with both batches
+   * ```
+   */
+  merge(other: this): this {
+    const name = this.metricName;
+    if (!(other instanceof Metric) || other.constructor !== this.constructor) {
+      fail(name, 'other', `expected {arg} to be a ${name}, but got ${other instanceof Metric ? other.metricName : typeof other}`);
+    }
+    const diff = optionDifference(this.options, other.options);
+    if (diff) fail(name, 'other', `expected {arg} to have the same options, but ${diff}`);
+    const source = other === this ? this.clone().states : other.states;
+    for (const [key, state] of this.states) {
+      const problem = state.incompatibility(source.get(key) as typeof state);
+      if (problem) fail(name, 'other', `cannot merge {arg}: it holds ${problem}`);
+    }
+    for (const [key, state] of this.states) state.merge(source.get(key) as typeof state);
+    return this;
+  }
+
+  /** A copy with the same options and state. */
+  private clone(): this {
+    const copy = new (this.constructor as new (o: object) => this)(this.options);
+    copy.states.forEach((s, key) => s.load(this.states.get(key)?.toJSON()));
+    return copy;
+  }
+
+  /**
+   * The metric as plain JSON — class, options, format version and state — to send to another
+   * process or store; `metricFromJSON` rebuilds it. Exact: float64 sums as JSON numbers,
+   * per-sample data as base64 of its raw bytes.
+   *
+   * @example
+   * ```ts
+   * const json = JSON.stringify(metric.toJSON());
+   * const again = metricFromJSON(JSON.parse(json)); // same class, options and state
+   * ```
+   */
+  toJSON(): MetricJSON {
+    const options: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(this.options)) options[k] = typeof v === 'function' ? 'function' : v;
+    const state: Record<string, unknown> = {};
+    for (const [key, s] of this.states) state[key] = s.toJSON();
+    return { format: 'ecuas-metric', version: STATE_FORMAT_VERSION, metric: this.metricName, options, state };
+  }
+
+  /** Replaces this metric's state by a snapshot from {@link toJSON} (for `metricFromJSON`). */
+  loadState(state: Record<string, unknown>): this {
+    const name = this.metricName;
+    const keys = [...this.states.keys()];
+    const extra = Object.keys(state).filter((k) => !this.states.has(k));
+    if (extra.length || keys.some((k) => !(k in state))) {
+      fail(name, 'state', `expected {arg} to have the entries ${keys.join(', ')}, but got ${Object.keys(state).join(', ') || 'none'}`);
+    }
+    const backup = this.toJSON().state;
+    for (const [key, s] of this.states) {
+      const problem = s.load(state[key]);
+      if (problem) {
+        this.states.forEach((t, k) => t.load(backup[k])); // all or nothing
+        fail(name, 'state', `invalid {arg} entry \`${key}\`: ${problem}`);
+      }
+    }
+    return this;
+  }
 
   /** Frees the metric's tensors. The metric may still be used afterwards; it starts empty. */
   dispose(): void {
@@ -120,4 +201,13 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
       }
     };
   }
+}
+
+/** Describes the first option that differs (functions compare by identity), or null. */
+function optionDifference(a: object, b: object): string | null {
+  for (const [k, v] of Object.entries(a)) {
+    const w = (b as Record<string, unknown>)[k];
+    if (!Object.is(v, w)) return `\`${k}\` is ${typeof w === 'function' ? 'another function' : String(w)}, not ${typeof v === 'function' ? 'this function' : String(v)}`;
+  }
+  return null;
 }

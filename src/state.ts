@@ -1,4 +1,24 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { fromBase64, toBase64 } from './base64';
+
+/**
+ * One piece of a metric's state with its merge rule, so that `reset`, `merge` and
+ * serialization are generic over metrics.
+ */
+export interface MetricState {
+  /** Forget everything (frees tensors). */
+  clear(): void;
+  /** What stops `other` from merging into this state, or null if it can. */
+  incompatibility(other: this): string | null;
+  /** Adds `other`'s contents (checked with `incompatibility` first). */
+  merge(other: this): void;
+  /** A JSON-serializable snapshot. */
+  toJSON(): unknown;
+  /** Replaces the contents with a snapshot; returns what is wrong with it, or null. */
+  load(snapshot: unknown): string | null;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Float64 values kept losslessly in an int32 tensor of their raw bits (two int32 per value):
@@ -16,8 +36,8 @@ export function decodeFloat64(t: tf.Tensor): Float64Array {
   return new Float64Array(bits.buffer);
 }
 
-/** A fixed-size vector of float64 sums (counts, running totals, bins) held as a tensor. */
-export class SumState {
+/** A fixed-size vector of float64 sums (counts, running totals, bins) held as a tensor. Merges by addition. */
+export class SumState implements MetricState {
   private tensor: tf.Tensor | null = null;
 
   /** Number of entries, or 0 before the first update. */
@@ -43,18 +63,49 @@ export class SumState {
     this.tensor?.dispose();
     this.tensor = null;
   }
+
+  incompatibility(other: SumState): string | null {
+    return this.length && other.length && this.length !== other.length ? `sums of length ${other.length}, not ${this.length}` : null;
+  }
+
+  merge(other: SumState): void {
+    const sums = other.read();
+    if (sums) this.add(sums);
+  }
+
+  /** Exact: JSON numbers round-trip float64. */
+  toJSON(): number[] | null {
+    const sums = this.read();
+    return sums ? Array.from(sums) : null;
+  }
+
+  load(snapshot: unknown): string | null {
+    if (snapshot === null) return (this.clear(), null);
+    if (!Array.isArray(snapshot) || snapshot.length === 0 || !snapshot.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+      return 'sums must be null or a non-empty array of finite numbers';
+    }
+    this.clear();
+    this.add(Float64Array.from(snapshot));
+    return null;
+  }
 }
 
 type ColumnArray = Float64Array | Float32Array | Uint8Array;
 
 interface ColumnCodec<T extends ColumnArray> {
+  readonly name: string;
   encode(values: T): tf.Tensor;
   decode(t: tf.Tensor): ArrayLike<number>;
   make(n: number): T;
+  /** Bytes of one sample in serialized form. */
+  readonly bytes: number;
 }
 
-/** A growing per-sample column (scores, flags), kept as one tensor per batch and joined on read. */
-export class ColumnState<T extends ColumnArray> {
+/**
+ * A growing per-sample column (scores, flags), kept as one tensor per batch and joined on read.
+ * Merges by concatenation.
+ */
+export class ColumnState<T extends ColumnArray> implements MetricState {
   private chunks: tf.Tensor[] = [];
   private total = 0;
 
@@ -88,25 +139,55 @@ export class ColumnState<T extends ColumnArray> {
     this.chunks = [];
     this.total = 0;
   }
+
+  incompatibility(other: ColumnState<T>): string | null {
+    return other.codec.name === this.codec.name ? null : `a ${other.codec.name} column, not ${this.codec.name}`;
+  }
+
+  merge(other: ColumnState<T>): void {
+    // tf.clone shares the (immutable) data; each metric owns and frees its own handles
+    for (const c of other.chunks) this.chunks.push(tf.keep(tf.clone(c)));
+    this.total += other.total;
+  }
+
+  /** `{ dtype, n, data }` with the raw little-endian bytes in base64. */
+  toJSON(): { dtype: string; n: number; data: string } {
+    const values = this.read();
+    return { dtype: this.codec.name, n: values.length, data: toBase64(new Uint8Array(values.buffer, values.byteOffset, values.byteLength)) };
+  }
+
+  load(snapshot: unknown): string | null {
+    if (!isRecord(snapshot) || snapshot.dtype !== this.codec.name || !Number.isInteger(snapshot.n) || typeof snapshot.data !== 'string') {
+      return `expected a ${this.codec.name} column { dtype, n, data }`;
+    }
+    const bytes = fromBase64(snapshot.data);
+    const n = snapshot.n as number;
+    if (!bytes || bytes.length !== n * this.codec.bytes) return `column data is not ${n} base64-encoded ${this.codec.name} values`;
+    const values = this.codec.make(n);
+    new Uint8Array(values.buffer).set(bytes);
+    this.clear();
+    this.push(values);
+    return null;
+  }
 }
 
 /** float32 per sample (4 bytes). */
 export const float32Column = (): ColumnState<Float32Array> =>
-  new ColumnState({ encode: (v) => tf.tensor1d(v, 'float32'), decode: (t) => t.dataSync() as Float32Array, make: (n) => new Float32Array(n) });
+  new ColumnState({ name: 'float32', bytes: 4, encode: (v) => tf.tensor1d(v, 'float32'), decode: (t) => t.dataSync() as Float32Array, make: (n) => new Float32Array(n) });
 
 /** float64 per sample (8 bytes, as raw bits). */
 export const float64Column = (): ColumnState<Float64Array> =>
-  new ColumnState({ encode: encodeFloat64, decode: decodeFloat64, make: (n) => new Float64Array(n) });
+  new ColumnState({ name: 'float64', bytes: 8, encode: encodeFloat64, decode: decodeFloat64, make: (n) => new Float64Array(n) });
 
 /** 0/1 per sample (a bool tensor: 1 byte). */
 export const flagColumn = (): ColumnState<Uint8Array> =>
-  new ColumnState({ encode: (v) => tf.tensor1d(v, 'bool'), decode: (t) => t.dataSync() as Uint8Array, make: (n) => new Uint8Array(n) });
+  new ColumnState({ name: 'bool', bytes: 1, encode: (v) => tf.tensor1d(v, 'bool'), decode: (t) => t.dataSync() as Uint8Array, make: (n) => new Uint8Array(n) });
 
 /**
  * A per-sample non-negative key with a 0/1 flag, packed into the key's sign bit: 4 bytes a
  * sample for float32 keys, 8 for float64. Ranking metrics keep (confidence, correct) this way.
  */
-export class FlaggedKeyColumn {
+export class FlaggedKeyColumn implements MetricState {
   private readonly column: ColumnState<Float32Array> | ColumnState<Float64Array>;
 
   constructor(private readonly precision: 'float32' | 'float64') {
@@ -141,5 +222,54 @@ export class FlaggedKeyColumn {
 
   clear(): void {
     this.column.clear();
+  }
+
+  incompatibility(other: FlaggedKeyColumn): string | null {
+    return other.precision === this.precision ? null : `${other.precision} keys, not ${this.precision}`;
+  }
+
+  merge(other: FlaggedKeyColumn): void {
+    (this.column as ColumnState<Float32Array>).merge(other.column as ColumnState<Float32Array>);
+  }
+
+  /** The packed keys (flag in the sign bit) as a column snapshot. */
+  toJSON(): unknown {
+    return this.column.toJSON();
+  }
+
+  load(snapshot: unknown): string | null {
+    return this.column.load(snapshot);
+  }
+}
+
+/**
+ * A setting fixed by the first update and required of every later one (the number of classes
+ * K of a classification metric). Not a tensor: it is a check, not accumulated data.
+ */
+export class FixedValueState implements MetricState {
+  value = 0;
+
+  constructor(private readonly what: string) {}
+
+  clear(): void {
+    this.value = 0;
+  }
+
+  incompatibility(other: FixedValueState): string | null {
+    return this.value && other.value && this.value !== other.value ? `${this.what} = ${other.value}, not ${this.value}` : null;
+  }
+
+  merge(other: FixedValueState): void {
+    if (!this.value) this.value = other.value;
+  }
+
+  toJSON(): number {
+    return this.value;
+  }
+
+  load(snapshot: unknown): string | null {
+    if (!(Number.isInteger(snapshot) && (snapshot as number) >= 0)) return `${this.what} must be an integer ≥ 0`;
+    this.value = snapshot as number;
+    return null;
   }
 }

@@ -2,7 +2,7 @@ import { CONFIDENCE_INPUTS, LOGIT_INPUTS, readConfidenceBatch, readLogitsAsConfi
 import type { TensorLike } from '../input';
 import { binaryOracleBlocks, tieBlocks, totalLoss, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
-import { FlaggedKeyColumn, SumState } from '../state';
+import { FixedValueState, FlaggedKeyColumn, SumState } from '../state';
 
 /** No options. */
 export type NoOptions = Record<string, never>;
@@ -15,22 +15,18 @@ export type NoOptions = Record<string, never>;
 export abstract class ConfidenceMetric<O extends object> extends Metric<[TensorLike, TensorLike], number, O> {
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   /** K of the logits seen so far (classification variants), 0 before the first update. */
-  private numClasses = 0;
+  private readonly numClasses = this.track('numClasses', new FixedValueState('K'));
 
   protected ingest(args: [TensorLike, TensorLike]): void {
     const fromLogits = (this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS;
-    const batch = fromLogits ? readLogitsAsConfidence(this.metricName, args, this.numClasses) : readConfidenceBatch(this.metricName, args);
+    const batch = fromLogits ? readLogitsAsConfidence(this.metricName, args, this.numClasses.value) : readConfidenceBatch(this.metricName, args);
     if (batch.n === 0) return;
     this.accumulate(batch);
-    if (batch.k) this.numClasses = batch.k;
+    if (batch.k) this.numClasses.value = batch.k;
   }
 
   /** Adds a validated, non-empty batch to the state. */
   protected abstract accumulate(batch: ConfidenceBatch): void;
-
-  protected override onReset(): void {
-    this.numClasses = 0;
-  }
 }
 
 /**
@@ -38,7 +34,7 @@ export abstract class ConfidenceMetric<O extends object> extends Metric<[TensorL
  * does not grow with the number of samples.
  */
 export abstract class SumConfidenceMetric<O extends object> extends ConfidenceMetric<O> {
-  private readonly sums = this.track(new SumState());
+  private readonly sums = this.track('sums', new SumState());
 
   get sampleCount(): number {
     return this.sums.read()?.[0] ?? 0;
@@ -67,6 +63,7 @@ export abstract class SumConfidenceMetric<O extends object> extends ConfidenceMe
 export abstract class RankingConfidenceMetric extends ConfidenceMetric<NoOptions> {
   // float32 confidences are kept as given; top-1 confidences from logits need float64
   private readonly samples = this.track(
+    'samples',
     new FlaggedKeyColumn((this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS ? 'float64' : 'float32'),
   );
 

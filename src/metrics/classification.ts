@@ -34,7 +34,7 @@ export interface Priors {
  */
 export abstract class PriorNormalizedMetric<O extends { normalize?: boolean }> extends Metric<[TensorLike, TensorLike], number, O> {
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  private readonly sums = this.track(new SumState());
+  private readonly sums = this.track('sums', new SumState());
 
   /** The softmax statistics the cost needs beyond s and correctness. */
   protected abstract readonly wants: SoftmaxWants;

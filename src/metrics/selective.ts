@@ -21,9 +21,9 @@ export interface SCODOptions {
  */
 abstract class SCODMetric extends Metric<[TensorLike, TensorLike, TensorLike], number, SCODOptions> {
   static override readonly inputs: readonly string[] = SCOD_INPUTS;
-  private readonly scores = this.track(float32Column());
-  private readonly errors = this.track(flagColumn());
-  private readonly ood = this.track(flagColumn());
+  private readonly scores = this.track('scores', float32Column());
+  private readonly errors = this.track('errors', flagColumn());
+  private readonly ood = this.track('ood', flagColumn());
 
   constructor(options?: SCODOptions) {
     super({ oodCost: unitOption(0.5) }, options);
@@ -113,8 +113,8 @@ function rowMeans(values: ArrayLike<number>, n: number): Float64Array {
  */
 abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metric<[TensorLike, TensorLike, TensorLike], R, O> {
   static override readonly inputs: readonly string[] = RISK_INPUTS;
-  private readonly uncertainty = this.track(float32Column());
-  private readonly risk = this.track(float32Column());
+  private readonly uncertainty = this.track('uncertainty', float32Column());
+  private readonly risk = this.track('risk', float32Column());
 
   get sampleCount(): number {
     return this.uncertainty.size;

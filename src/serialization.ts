@@ -1,0 +1,48 @@
+import { fail } from './errors';
+import { STATE_FORMAT_VERSION, type Metric, type MetricJSON } from './metric';
+import * as classification from './metrics/classification';
+import * as confidence from './metrics/confidence';
+import * as selective from './metrics/selective';
+
+type MetricClass = (new (options?: object) => Metric<any, any, any>) & { readonly metricName: string };
+
+/** Every concrete metric class by its name. A Map, so `__proto__` and friends are just unknown names. */
+const CLASSES: ReadonlyMap<string, MetricClass> = new Map(
+  ([...Object.values(confidence), ...Object.values(classification), ...Object.values(selective)] as unknown[])
+    .filter((v): v is MetricClass => typeof v === 'function' && typeof (v as MetricClass).metricName === 'string' && (v as MetricClass).metricName !== 'Metric')
+    .map((C): [string, MetricClass] => [C.metricName, C]),
+);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Rebuilds a metric from {@link Metric.toJSON}'s output — in another worker, process or
+ * machine — with the same class, options and state, ready to `update`, `merge` or `compute`.
+ * A function option (a custom `riskFn`) cannot travel as JSON: pass it again in `functions`.
+ *
+ * @example
+ * ```ts
+ * const shard = new ClassificationECUAS().update(logits, labels);
+ * const text = JSON.stringify(shard.toJSON());            // send it anywhere
+ * const total = metricFromJSON(JSON.parse(text)).merge(other);
+ * ```
+ */
+export function metricFromJSON(json: unknown, functions: Record<string, unknown> = {}): Metric<any, any, any> {
+  const where = 'metricFromJSON';
+  if (!isRecord(json) || json.format !== 'ecuas-metric') fail(where, 'json', 'expected {arg} to be an object written by Metric.toJSON() (format "ecuas-metric")');
+  const { version, metric, options, state } = json as unknown as MetricJSON;
+  if (!Number.isInteger(version) || version < 1) fail(where, 'json', `expected {arg}.version to be an integer ≥ 1, but got ${String(version)}`);
+  if (version > STATE_FORMAT_VERSION) {
+    fail(where, 'json', `{arg} was written by a newer ecuas (state format ${version}; this version reads up to ${STATE_FORMAT_VERSION}): upgrade ecuas`);
+  }
+  const Cls = typeof metric === 'string' ? CLASSES.get(metric) : undefined;
+  if (!Cls) fail(where, 'json', `expected {arg}.metric to name a metric class, but got ${JSON.stringify(metric)}`);
+  if (!isRecord(options) || !isRecord(state)) fail(where, 'json', 'expected {arg}.options and {arg}.state to be objects');
+  const opts: Record<string, unknown> = { ...options };
+  for (const [k, v] of Object.entries(opts)) {
+    if (v !== 'function') continue;
+    if (typeof functions[k] !== 'function') fail(where, k, `the metric was built with a custom {arg}: pass it again, metricFromJSON(json, { ${k} })`);
+    opts[k] = functions[k];
+  }
+  return new Cls(opts).loadState(state);
+}
