@@ -102,11 +102,17 @@ interface ColumnCodec<T extends ColumnArray> {
 }
 
 /**
- * A growing per-sample column (scores, flags), kept as one tensor per batch and joined on read.
+ * A growing per-sample column (scores, flags), kept as a few tensors and joined on read.
  * Merges by concatenation.
+ *
+ * Batches are stored as tensors and combined like a binary counter: whenever the last chunk is
+ * at least as long as the one before it, the two become one. A stream of B batches thus holds
+ * at most log2(B) + 1 tensors (about 20 for a million batches), and each sample is copied
+ * O(log B) times in all.
  */
 export class ColumnState<T extends ColumnArray> implements MetricState {
   private chunks: tf.Tensor[] = [];
+  private lengths: number[] = [];
   private total = 0;
 
   constructor(private readonly codec: ColumnCodec<T>) {}
@@ -115,11 +121,34 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
     return this.total;
   }
 
+  /** Number of tensors held. */
+  get tensorCount(): number {
+    return this.chunks.length;
+  }
+
   /** Stores a batch; `values` must be an array nobody else writes to. */
   push(values: T): void {
     if (values.length === 0) return;
     this.chunks.push(tf.keep(this.codec.encode(values)));
+    this.lengths.push(values.length);
     this.total += values.length;
+    this.compact();
+  }
+
+  private compact(): void {
+    let n = this.chunks.length;
+    while (n >= 2 && this.lengths[n - 2] <= this.lengths[n - 1]) {
+      const joined = this.codec.make(this.lengths[n - 2] + this.lengths[n - 1]);
+      joined.set(this.codec.decode(this.chunks[n - 2]) as T, 0);
+      joined.set(this.codec.decode(this.chunks[n - 1]) as T, this.lengths[n - 2]);
+      const t = tf.keep(this.codec.encode(joined));
+      this.chunks.pop()?.dispose();
+      this.chunks.pop()?.dispose();
+      this.lengths.splice(n - 2, 2);
+      this.chunks.push(t);
+      this.lengths.push(joined.length);
+      n--;
+    }
   }
 
   /** All samples so far, in update order, as one fresh array. */
@@ -137,6 +166,7 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
   clear(): void {
     for (const c of this.chunks) c.dispose();
     this.chunks = [];
+    this.lengths = [];
     this.total = 0;
   }
 
@@ -146,7 +176,11 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
 
   merge(other: ColumnState<T>): void {
     // tf.clone shares the (immutable) data; each metric owns and frees its own handles
-    for (const c of other.chunks) this.chunks.push(tf.keep(tf.clone(c)));
+    other.chunks.forEach((c, i) => {
+      this.chunks.push(tf.keep(tf.clone(c)));
+      this.lengths.push(other.lengths[i]);
+      this.compact();
+    });
     this.total += other.total;
   }
 

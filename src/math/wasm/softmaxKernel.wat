@@ -1,0 +1,324 @@
+;; Row-wise softmax sums over float32 logits [n, k] (row-major), in float64, bit-identical to the
+;; JS loop of src/math/softmax.ts:
+;;   top = first argmax (JS: m = z_0; `if (z > m) { m = z; top = j }`),  m = z_top,
+;;   e_j = Math.exp(z_j - m) for j != top, e_top = 0,  s = pairwiseSum(e, 0, k) (NumPy's order).
+;;
+;; exp is a two-lane (f64x2) port of fdlibm's __ieee754_exp, which is V8's base::ieee754::exp and
+;; so what Math.exp returns. It is specialised to the arguments that occur here, x = z_j - m <= 0,
+;; -inf or NaN, and reproduces every branch of fdlibm such an x can take with lane masks, with the
+;; same constants and the same operation order (this instruction set has no FMA, so every product
+;; and sum rounds exactly as in the C source):
+;;   x < u_threshold (incl. -inf)  -> +0            (slow path: x clamped to -746, see below)
+;;   |x| < 2^-28                    -> 1 + x         (slow path: c masked to 0 makes y = 1 + x)
+;;   |x| <= 0x3fd62e42_ffffffff     -> k = 0, hi = x, lo = 0 (the same bits as fdlibm's k == 0 form)
+;;   otherwise  k = (int)(invln2*x - 0.5),  hi = x - k*ln2HI,  lo = k*ln2LO,  r = hi - lo
+;;   t = r*r,  c = r - t*(P1 + t*(P2 + t*(P3 + t*(P4 + t*P5)))),  y = 1 - ((lo - (r*c)/(2 - c)) - hi)
+;;   result = y * 2^k: fast path by adding k to the exponent field (exact: the result is normal);
+;;            slow path (y * 2^(k+1000)) * 2^-1000, fdlibm's k < -1021 form, which for k >= -1021
+;;            is exact and equal to fdlibm's y * 2^k.
+;; A row takes the fast path when no x can be below -708 (m - min z <= 708: every result normal)
+;; and none can be tiny and nonzero (|m| >= 2^-4: float32 z != m then differ by >= 2^-28; a
+;; conservative bound, 1 + x and the polynomial only part for x with bits below 2^-53).
+;; The slow path clamps x to -746 instead of masking: every x in [-746, u_threshold) already
+;; yields +0 in the formula (y <= 1 at k = -1075, y < 1.42 at k = -1076), and pmax keeps NaN.
+;;
+;; Regenerate the embedded bytes with `node scripts/build-wasm.mjs`.
+(module
+  (memory (export "memory") 1)
+
+  ;; min over the non-NaN z of the last $argmax row (-inf when not computed: forces the slow path)
+  (global $rowMin (mut f64) (f64.const 0))
+
+  ;; First argmax of the float32 row at $p (k >= 1), with exactly the JS loop's semantics: a NaN
+  ;; z_0 makes m NaN (never replaced), other NaNs are skipped, ties go to the first index.
+  (func $argmax (param $p i32) (param $k i32) (result i32)
+    (local $j i32) (local $top i32) (local $end i32) (local $bm i32)
+    (local $mf f32) (local $z f32) (local $lf f32)
+    (local $a0 v128) (local $a1 v128) (local $b0 v128) (local $b1 v128) (local $v v128)
+    (global.set $rowMin (f64.const -inf))
+    (local.set $mf (f32.load (local.get $p)))
+    (if (i32.or (i32.lt_u (local.get $k) (i32.const 8)) (f32.ne (local.get $mf) (local.get $mf)))
+      (then
+        ;; the JS loop verbatim
+        (local.set $j (i32.const 1))
+        (block $done
+          (loop $scan
+            (br_if $done (i32.ge_u (local.get $j) (local.get $k)))
+            (local.set $z (f32.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
+            (if (f32.gt (local.get $z) (local.get $mf))
+              (then (local.set $mf (local.get $z)) (local.set $top (local.get $j))))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $scan)))
+        (return (local.get $top))))
+    ;; z_0 is not NaN: the JS result is the first index holding the maximum of the non-NaN values.
+    ;; pmax(a, b) = a < b ? b : a and pmin(a, b) = b < a ? b : a keep the accumulator for NaN b.
+    (local.set $a0 (v128.const f32x4 -inf -inf -inf -inf))
+    (local.set $a1 (local.get $a0))
+    (local.set $b0 (v128.const f32x4 inf inf inf inf))
+    (local.set $b1 (local.get $b0))
+    (local.set $end (i32.and (local.get $k) (i32.const -8)))
+    (loop $max8
+      (local.set $v (v128.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
+      (local.set $a0 (f32x4.pmax (local.get $a0) (local.get $v)))
+      (local.set $b0 (f32x4.pmin (local.get $b0) (local.get $v)))
+      (local.set $v (v128.load offset=16 (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
+      (local.set $a1 (f32x4.pmax (local.get $a1) (local.get $v)))
+      (local.set $b1 (f32x4.pmin (local.get $b1) (local.get $v)))
+      (local.set $j (i32.add (local.get $j) (i32.const 8)))
+      (br_if $max8 (i32.lt_u (local.get $j) (local.get $end))))
+    (local.set $a0 (f32x4.pmax (local.get $a0) (local.get $a1)))
+    (local.set $b0 (f32x4.pmin (local.get $b0) (local.get $b1)))
+    ;; lanes 1..3 into lane 0
+    (local.set $a0 (f32x4.pmax (local.get $a0) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $a0) (local.get $a0))))
+    (local.set $b0 (f32x4.pmin (local.get $b0) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $b0) (local.get $b0))))
+    (local.set $mf (f32x4.extract_lane 0 (local.get $a0)))
+    (local.set $z (f32x4.extract_lane 1 (local.get $a0)))
+    (local.set $mf (select (local.get $z) (local.get $mf) (f32.lt (local.get $mf) (local.get $z))))
+    (local.set $lf (f32x4.extract_lane 0 (local.get $b0)))
+    (local.set $z (f32x4.extract_lane 1 (local.get $b0)))
+    (local.set $lf (select (local.get $z) (local.get $lf) (f32.lt (local.get $z) (local.get $lf))))
+    (block $tdone
+      (loop $tail
+        (br_if $tdone (i32.ge_u (local.get $j) (local.get $k)))
+        (local.set $z (f32.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
+        (local.set $mf (select (local.get $z) (local.get $mf) (f32.lt (local.get $mf) (local.get $z))))
+        (local.set $lf (select (local.get $z) (local.get $lf) (f32.lt (local.get $z) (local.get $lf))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $tail)))
+    (global.set $rowMin (f64.promote_f32 (local.get $lf)))
+    ;; first index equal to the maximum (it exists: z_0 is not NaN), 16 lanes per step; lanes read
+    ;; past the row can only set bits above the first in-row match
+    (local.set $v (f32x4.splat (local.get $mf)))
+    (local.set $j (i32.const 0))
+    (loop $find
+      (local.set $bm (i32.or
+        (i32.or
+          (i32x4.bitmask (f32x4.eq (local.get $v) (v128.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2))))))
+          (i32.shl (i32x4.bitmask (f32x4.eq (local.get $v) (v128.load offset=16 (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))) (i32.const 4)))
+        (i32.or
+          (i32.shl (i32x4.bitmask (f32x4.eq (local.get $v) (v128.load offset=32 (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))) (i32.const 8))
+          (i32.shl (i32x4.bitmask (f32x4.eq (local.get $v) (v128.load offset=48 (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))) (i32.const 12)))))
+      (if (local.get $bm) (then (return (i32.add (local.get $j) (i32.ctz (local.get $bm))))))
+      (local.set $j (i32.add (local.get $j) (i32.const 16)))
+      (br_if $find (i32.lt_u (local.get $j) (local.get $k))))
+    (i32.const 0))
+
+  ;; e_j = exp(z_j - m) for the k float32 at $p into the float64 at $e, four per step: reads up to
+  ;; 12 bytes past the row and writes up to 3 float64 past e_(k-1). Any row (slow path).
+  (func $expSlow (export "expSlow") (param $p i32) (param $k i32) (param $e i32) (param $m f64)
+    (local $end i32) (local $M v128)
+    (local $xA v128) (local $tA v128) (local $hiA v128) (local $loA v128) (local $rA v128) (local $ttA v128) (local $cA v128) (local $yA v128)
+    (local $xB v128) (local $tB v128) (local $hiB v128) (local $loB v128) (local $rB v128) (local $ttB v128) (local $cB v128) (local $yB v128)
+    (local $cINVLN2 v128) (local $cMHALF v128) (local $cKZERO v128) (local $cLN2HI v128) (local $cLN2LO v128)
+    (local $cP1 v128) (local $cP2 v128) (local $cP3 v128) (local $cP4 v128) (local $cP5 v128)
+    (local $cONE v128) (local $cTWO v128) (local $cBIAS v128) (local $cTWOM1000 v128) (local $cTINY v128) (local $cLOW v128)
+    (local.set $M (f64x2.splat (local.get $m)))
+    (local.set $cINVLN2 (v128.const i64x2 0x3ff71547652b82fe 0x3ff71547652b82fe)) ;; invln2 = 1.44269504088896338700e+00
+    (local.set $cMHALF (v128.const f64x2 -0.5 -0.5))                               ;; halF[1] (x < 0)
+    (local.set $cKZERO (v128.const i64x2 0xbfd62e42ffffffff 0xbfd62e42ffffffff)) ;; -(largest |x| with hx <= 0x3fd62e42)
+    (local.set $cLN2HI (v128.const i64x2 0x3fe62e42fee00000 0x3fe62e42fee00000)) ;; ln2HI = 6.93147180369123816490e-01
+    (local.set $cLN2LO (v128.const i64x2 0x3dea39ef35793c76 0x3dea39ef35793c76)) ;; ln2LO = 1.90821492927058770002e-10
+    (local.set $cP1 (v128.const i64x2 0x3fc555555555553e 0x3fc555555555553e))    ;; P1 =  1.66666666666666019037e-01
+    (local.set $cP2 (v128.const i64x2 0xbf66c16c16bebd93 0xbf66c16c16bebd93))    ;; P2 = -2.77777777770155933842e-03
+    (local.set $cP3 (v128.const i64x2 0x3f11566aaf25de2c 0x3f11566aaf25de2c))    ;; P3 =  6.61375632143793436117e-05
+    (local.set $cP4 (v128.const i64x2 0xbebbbd41c5d26bf1 0xbebbbd41c5d26bf1))    ;; P4 = -1.65339022054652515390e-06
+    (local.set $cP5 (v128.const i64x2 0x3e66376972bea4d0 0x3e66376972bea4d0))    ;; P5 =  4.13813679705723846039e-08
+    (local.set $cONE (v128.const f64x2 1.0 1.0))
+    (local.set $cTWO (v128.const f64x2 2.0 2.0))
+    (local.set $cBIAS (v128.const i64x2 0x43380000000007e7 0x43380000000007e7))  ;; 0x1.8p52 + 1023 + 1000
+    (local.set $cTWOM1000 (v128.const i64x2 0x0170000000000000 0x0170000000000000)) ;; twom1000 = 2^-1000
+    (local.set $cTINY (v128.const i64x2 0xbe30000000000000 0xbe30000000000000))  ;; -2^-28
+    (local.set $cLOW (v128.const f64x2 -746.0 -746.0))                            ;; < u_threshold = -745.13...
+    (local.set $end (i32.add (local.get $p) (i32.shl (local.get $k) (i32.const 2))))
+    (loop $step
+      ;; x = max(z - m, -746) (NaN stays NaN)
+      (local.set $xA (f64x2.pmax (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $p))) (local.get $M)) (local.get $cLOW)))
+      (local.set $xB (f64x2.pmax (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $p))) (local.get $M)) (local.get $cLOW)))
+      ;; k = (int)(invln2*x + halF[1]), forced to 0 where fdlibm's high-word test says |x| <= 0.5 ln2
+      (local.set $tA (v128.and (f64x2.trunc (f64x2.add (f64x2.mul (local.get $cINVLN2) (local.get $xA)) (local.get $cMHALF)))
+                               (f64x2.lt (local.get $xA) (local.get $cKZERO))))
+      (local.set $tB (v128.and (f64x2.trunc (f64x2.add (f64x2.mul (local.get $cINVLN2) (local.get $xB)) (local.get $cMHALF)))
+                               (f64x2.lt (local.get $xB) (local.get $cKZERO))))
+      ;; hi = x - k*ln2HI; lo = k*ln2LO; r = hi - lo; t = r*r
+      (local.set $hiA (f64x2.sub (local.get $xA) (f64x2.mul (local.get $tA) (local.get $cLN2HI))))
+      (local.set $hiB (f64x2.sub (local.get $xB) (f64x2.mul (local.get $tB) (local.get $cLN2HI))))
+      (local.set $loA (f64x2.mul (local.get $tA) (local.get $cLN2LO)))
+      (local.set $loB (f64x2.mul (local.get $tB) (local.get $cLN2LO)))
+      (local.set $rA (f64x2.sub (local.get $hiA) (local.get $loA)))
+      (local.set $rB (f64x2.sub (local.get $hiB) (local.get $loB)))
+      (local.set $ttA (f64x2.mul (local.get $rA) (local.get $rA)))
+      (local.set $ttB (f64x2.mul (local.get $rB) (local.get $rB)))
+      ;; c = r - t*(P1 + t*(P2 + t*(P3 + t*(P4 + t*P5))))
+      (local.set $cA (f64x2.sub (local.get $rA) (f64x2.mul (local.get $ttA)
+        (f64x2.add (local.get $cP1) (f64x2.mul (local.get $ttA)
+          (f64x2.add (local.get $cP2) (f64x2.mul (local.get $ttA)
+            (f64x2.add (local.get $cP3) (f64x2.mul (local.get $ttA)
+              (f64x2.add (local.get $cP4) (f64x2.mul (local.get $ttA) (local.get $cP5))))))))))))
+      (local.set $cB (f64x2.sub (local.get $rB) (f64x2.mul (local.get $ttB)
+        (f64x2.add (local.get $cP1) (f64x2.mul (local.get $ttB)
+          (f64x2.add (local.get $cP2) (f64x2.mul (local.get $ttB)
+            (f64x2.add (local.get $cP3) (f64x2.mul (local.get $ttB)
+              (f64x2.add (local.get $cP4) (f64x2.mul (local.get $ttB) (local.get $cP5))))))))))))
+      ;; |x| < 2^-28: c = 0, so that (k = 0, lo = 0, hi = x) y = 1 - (0 - x) = 1 + x
+      (local.set $cA (v128.andnot (local.get $cA) (f64x2.gt (local.get $xA) (local.get $cTINY))))
+      (local.set $cB (v128.andnot (local.get $cB) (f64x2.gt (local.get $xB) (local.get $cTINY))))
+      ;; y = one - ((lo - (r*c)/(2.0 - c)) - hi)
+      (local.set $yA (f64x2.sub (local.get $cONE) (f64x2.sub (f64x2.sub (local.get $loA)
+        (f64x2.div (f64x2.mul (local.get $rA) (local.get $cA)) (f64x2.sub (local.get $cTWO) (local.get $cA)))) (local.get $hiA))))
+      (local.set $yB (f64x2.sub (local.get $cONE) (f64x2.sub (f64x2.sub (local.get $loB)
+        (f64x2.div (f64x2.mul (local.get $rB) (local.get $cB)) (f64x2.sub (local.get $cTWO) (local.get $cB)))) (local.get $hiB))))
+      ;; (y * 2^(k+1000)) * 2^-1000, 2^(k+1000) from the low bits of k + 0x1.8p52 + 2023
+      (v128.store (local.get $e) (f64x2.mul (local.get $cTWOM1000) (f64x2.mul (local.get $yA)
+        (i64x2.shl (f64x2.add (local.get $tA) (local.get $cBIAS)) (i32.const 52)))))
+      (v128.store offset=16 (local.get $e) (f64x2.mul (local.get $cTWOM1000) (f64x2.mul (local.get $yB)
+        (i64x2.shl (f64x2.add (local.get $tB) (local.get $cBIAS)) (i32.const 52)))))
+      (local.set $e (i32.add (local.get $e) (i32.const 32)))
+      (local.set $p (i32.add (local.get $p) (i32.const 16)))
+      (br_if $step (i32.lt_u (local.get $p) (local.get $end)))))
+
+  ;; As $expSlow, for rows where every x is >= -708 and either 0 or |x| >= 2^-28 (or NaN):
+  ;; no clamp, no tiny mask, and y * 2^k by adding k to y's exponent field.
+  (func $expFast (export "expFast") (param $p i32) (param $k i32) (param $e i32) (param $m f64)
+    (local $end i32) (local $M v128)
+    (local $xA v128) (local $tA v128) (local $hiA v128) (local $loA v128) (local $rA v128) (local $ttA v128) (local $cA v128) (local $yA v128)
+    (local $xB v128) (local $tB v128) (local $hiB v128) (local $loB v128) (local $rB v128) (local $ttB v128) (local $cB v128) (local $yB v128)
+    (local $cINVLN2 v128) (local $cMHALF v128) (local $cKZERO v128) (local $cLN2HI v128) (local $cLN2LO v128)
+    (local $cP1 v128) (local $cP2 v128) (local $cP3 v128) (local $cP4 v128) (local $cP5 v128)
+    (local $cONE v128) (local $cTWO v128) (local $cBIAS v128)
+    (local.set $M (f64x2.splat (local.get $m)))
+    (local.set $cINVLN2 (v128.const i64x2 0x3ff71547652b82fe 0x3ff71547652b82fe))
+    (local.set $cMHALF (v128.const f64x2 -0.5 -0.5))
+    (local.set $cKZERO (v128.const i64x2 0xbfd62e42ffffffff 0xbfd62e42ffffffff))
+    (local.set $cLN2HI (v128.const i64x2 0x3fe62e42fee00000 0x3fe62e42fee00000))
+    (local.set $cLN2LO (v128.const i64x2 0x3dea39ef35793c76 0x3dea39ef35793c76))
+    (local.set $cP1 (v128.const i64x2 0x3fc555555555553e 0x3fc555555555553e))
+    (local.set $cP2 (v128.const i64x2 0xbf66c16c16bebd93 0xbf66c16c16bebd93))
+    (local.set $cP3 (v128.const i64x2 0x3f11566aaf25de2c 0x3f11566aaf25de2c))
+    (local.set $cP4 (v128.const i64x2 0xbebbbd41c5d26bf1 0xbebbbd41c5d26bf1))
+    (local.set $cP5 (v128.const i64x2 0x3e66376972bea4d0 0x3e66376972bea4d0))
+    (local.set $cONE (v128.const f64x2 1.0 1.0))
+    (local.set $cTWO (v128.const f64x2 2.0 2.0))
+    (local.set $cBIAS (v128.const i64x2 0x4338000000000000 0x4338000000000000))  ;; 0x1.8p52
+    (local.set $end (i32.add (local.get $p) (i32.shl (local.get $k) (i32.const 2))))
+    (loop $step
+      (local.set $xA (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $p))) (local.get $M)))
+      (local.set $xB (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $p))) (local.get $M)))
+      (local.set $tA (v128.and (f64x2.trunc (f64x2.add (f64x2.mul (local.get $cINVLN2) (local.get $xA)) (local.get $cMHALF)))
+                               (f64x2.lt (local.get $xA) (local.get $cKZERO))))
+      (local.set $tB (v128.and (f64x2.trunc (f64x2.add (f64x2.mul (local.get $cINVLN2) (local.get $xB)) (local.get $cMHALF)))
+                               (f64x2.lt (local.get $xB) (local.get $cKZERO))))
+      (local.set $hiA (f64x2.sub (local.get $xA) (f64x2.mul (local.get $tA) (local.get $cLN2HI))))
+      (local.set $hiB (f64x2.sub (local.get $xB) (f64x2.mul (local.get $tB) (local.get $cLN2HI))))
+      (local.set $loA (f64x2.mul (local.get $tA) (local.get $cLN2LO)))
+      (local.set $loB (f64x2.mul (local.get $tB) (local.get $cLN2LO)))
+      (local.set $rA (f64x2.sub (local.get $hiA) (local.get $loA)))
+      (local.set $rB (f64x2.sub (local.get $hiB) (local.get $loB)))
+      (local.set $ttA (f64x2.mul (local.get $rA) (local.get $rA)))
+      (local.set $ttB (f64x2.mul (local.get $rB) (local.get $rB)))
+      (local.set $cA (f64x2.sub (local.get $rA) (f64x2.mul (local.get $ttA)
+        (f64x2.add (local.get $cP1) (f64x2.mul (local.get $ttA)
+          (f64x2.add (local.get $cP2) (f64x2.mul (local.get $ttA)
+            (f64x2.add (local.get $cP3) (f64x2.mul (local.get $ttA)
+              (f64x2.add (local.get $cP4) (f64x2.mul (local.get $ttA) (local.get $cP5))))))))))))
+      (local.set $cB (f64x2.sub (local.get $rB) (f64x2.mul (local.get $ttB)
+        (f64x2.add (local.get $cP1) (f64x2.mul (local.get $ttB)
+          (f64x2.add (local.get $cP2) (f64x2.mul (local.get $ttB)
+            (f64x2.add (local.get $cP3) (f64x2.mul (local.get $ttB)
+              (f64x2.add (local.get $cP4) (f64x2.mul (local.get $ttB) (local.get $cP5))))))))))))
+      (local.set $yA (f64x2.sub (local.get $cONE) (f64x2.sub (f64x2.sub (local.get $loA)
+        (f64x2.div (f64x2.mul (local.get $rA) (local.get $cA)) (f64x2.sub (local.get $cTWO) (local.get $cA)))) (local.get $hiA))))
+      (local.set $yB (f64x2.sub (local.get $cONE) (f64x2.sub (f64x2.sub (local.get $loB)
+        (f64x2.div (f64x2.mul (local.get $rB) (local.get $cB)) (f64x2.sub (local.get $cTWO) (local.get $cB)))) (local.get $hiB))))
+      ;; y * 2^k: k << 52 (from the low bits of k + 0x1.8p52) added to y's bits
+      (v128.store (local.get $e) (i64x2.add (local.get $yA)
+        (i64x2.shl (f64x2.add (local.get $tA) (local.get $cBIAS)) (i32.const 52))))
+      (v128.store offset=16 (local.get $e) (i64x2.add (local.get $yB)
+        (i64x2.shl (f64x2.add (local.get $tB) (local.get $cBIAS)) (i32.const 52))))
+      (local.set $e (i32.add (local.get $e) (i32.const 32)))
+      (local.set $p (i32.add (local.get $p) (i32.const 16)))
+      (br_if $step (i32.lt_u (local.get $p) (local.get $end)))))
+
+  ;; NumPy's pairwise sum of $n float64 at $a: the JS pairwiseSum, with r0..r7 held as
+  ;; (r0 r1) (r2 r3) (r4 r5) (r6 r7) in four f64x2 accumulators.
+  (func $psum (param $a i32) (param $n i32) (result f64)
+    (local $i i32) (local $end i32) (local $res f64)
+    (local $r01 v128) (local $r23 v128) (local $r45 v128) (local $r67 v128)
+    (if (i32.lt_u (local.get $n) (i32.const 8))
+      (then
+        (block $d
+          (loop $l
+            (br_if $d (i32.ge_u (local.get $i) (local.get $n)))
+            (local.set $res (f64.add (local.get $res)
+              (f64.load (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $l)))
+        (return (local.get $res))))
+    (if (i32.le_u (local.get $n) (i32.const 128))
+      (then
+        (local.set $r01 (v128.load (local.get $a)))
+        (local.set $r23 (v128.load offset=16 (local.get $a)))
+        (local.set $r45 (v128.load offset=32 (local.get $a)))
+        (local.set $r67 (v128.load offset=48 (local.get $a)))
+        (local.set $end (i32.and (local.get $n) (i32.const -8)))
+        (local.set $i (i32.const 8))
+        (block $d
+          (loop $l
+            (br_if $d (i32.ge_u (local.get $i) (local.get $end)))
+            (local.set $r01 (f64x2.add (local.get $r01)
+              (v128.load (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))))
+            (local.set $r23 (f64x2.add (local.get $r23)
+              (v128.load offset=16 (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))))
+            (local.set $r45 (f64x2.add (local.get $r45)
+              (v128.load offset=32 (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))))
+            (local.set $r67 (f64x2.add (local.get $r67)
+              (v128.load offset=48 (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 8)))
+            (br $l)))
+        ;; res = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7))
+        (local.set $res (f64.add
+          (f64.add
+            (f64.add (f64x2.extract_lane 0 (local.get $r01)) (f64x2.extract_lane 1 (local.get $r01)))
+            (f64.add (f64x2.extract_lane 0 (local.get $r23)) (f64x2.extract_lane 1 (local.get $r23))))
+          (f64.add
+            (f64.add (f64x2.extract_lane 0 (local.get $r45)) (f64x2.extract_lane 1 (local.get $r45)))
+            (f64.add (f64x2.extract_lane 0 (local.get $r67)) (f64x2.extract_lane 1 (local.get $r67))))))
+        (block $d
+          (loop $l
+            (br_if $d (i32.ge_u (local.get $i) (local.get $n)))
+            (local.set $res (f64.add (local.get $res)
+              (f64.load (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $l)))
+        (return (local.get $res))))
+    ;; n2 = floor(n / 2) - floor(n / 2) % 8
+    (local.set $end (i32.and (i32.shr_u (local.get $n) (i32.const 1)) (i32.const -8)))
+    (f64.add
+      (call $psum (local.get $a) (local.get $end))
+      (call $psum (i32.add (local.get $a) (i32.shl (local.get $end) (i32.const 3)))
+                  (i32.sub (local.get $n) (local.get $end)))))
+
+  ;; For each of $n rows of $k float32 at $in: top -> i32 at $outTop, m -> f64 at $outM,
+  ;; s -> f64 at $outS. $e is scratch for k + 4 float64; the input must be readable 64 bytes past
+  ;; its end ($argmax's search reads up to 60, $expSlow/$expFast up to 12).
+  (func (export "rows") (param $in i32) (param $n i32) (param $k i32) (param $e i32)
+                        (param $outS i32) (param $outM i32) (param $outTop i32)
+    (local $r i32) (local $p i32) (local $top i32) (local $m f64)
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $r) (local.get $n)))
+        (local.set $p (i32.add (local.get $in) (i32.mul (local.get $r) (i32.shl (local.get $k) (i32.const 2)))))
+        (local.set $top (call $argmax (local.get $p) (local.get $k)))
+        (local.set $m (f64.promote_f32 (f32.load (i32.add (local.get $p) (i32.shl (local.get $top) (i32.const 2))))))
+        ;; fast iff m - min z <= 708 and |m| >= 2^-4 (false for NaN/inf m or min)
+        (if (i32.and (f64.le (f64.sub (local.get $m) (global.get $rowMin)) (f64.const 708))
+                     (f64.ge (f64.abs (local.get $m)) (f64.const 0.0625)))
+          (then (call $expFast (local.get $p) (local.get $k) (local.get $e) (local.get $m)))
+          (else (call $expSlow (local.get $p) (local.get $k) (local.get $e) (local.get $m))))
+        (f64.store (i32.add (local.get $e) (i32.shl (local.get $top) (i32.const 3))) (f64.const 0))
+        (f64.store (i32.add (local.get $outS) (i32.shl (local.get $r) (i32.const 3)))
+          (call $psum (local.get $e) (local.get $k)))
+        (f64.store (i32.add (local.get $outM) (i32.shl (local.get $r) (i32.const 3))) (local.get $m))
+        (i32.store (i32.add (local.get $outTop) (i32.shl (local.get $r) (i32.const 2))) (local.get $top))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $row))))
+)
