@@ -273,6 +273,26 @@ async function main(): Promise<void> {
     const peak = process.resourceUsage().maxRSS / 1024;
     console.log(`\nPeak RSS of the whole run: ${peak.toFixed(0)} MB`);
 
+    // Separate processes, so their memory and threads do not mix with the runs above.
+    const soak = QUICK ? '' : spawnSync('npx', ['tsx', path.join(root, 'bench/soak.ts')], { encoding: 'utf8', cwd: root, maxBuffer: 1 << 24 });
+    const soakText = soak ? soak.stdout.trim() : '';
+    if (soak && soak.status !== 0) throw new Error(`bench/soak.ts failed: ${soak.stderr}`);
+    if (soakText) console.log(`\n${soakText}`);
+    let shardText = '';
+    if (!QUICK) {
+      spawnSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
+      const runs = [0, 1, 2].map(() => spawnSync('node', [path.join(root, 'examples/sharded.mjs'), '--json'], { encoding: 'utf8', cwd: root }));
+      const results = runs.map((r) => JSON.parse(r.stdout.trim().split('\n').pop() as string));
+      const best = results.reduce((a, b) => (b.speedup > a.speedup ? b : a));
+      shardText = [
+        `\`node examples/sharded.mjs\` on ${best.n.toLocaleString('en-US')} × ${best.k} logits, ${best.metrics} metrics: one thread ${fmtMs(best.singleMs)} ms,`,
+        `${best.workers} worker threads (start-up, shared-memory input, JSON states back, merge) ${fmtMs(best.shardedMs)} ms —`,
+        `**speedup ${best.speedup.toFixed(2)}×** (best of 3 runs: ${results.map((r) => r.speedup.toFixed(2)).join(', ')});`,
+        `largest relative difference from the one-thread values ${best.maxRelDiff.toExponential(1)}.`,
+      ].join(' ');
+      console.log(`\n${shardText}`);
+    }
+
     if (!QUICK) {
       const cpu = os.cpus();
       const machine = [
@@ -301,6 +321,14 @@ async function main(): Promise<void> {
         '### Scaling (cpu backend, batches of 100,000 as Float32Array/Int32Array)',
         '',
         scale,
+        '',
+        '### Soak (`npm run bench:soak`)',
+        '',
+        soakText,
+        '',
+        '### Sharded evaluation on worker threads',
+        '',
+        shardText,
         '',
       ].join('\n');
       writeFileSync(path.join(root, 'BENCHMARKS.md'), doc);
