@@ -66,3 +66,4 @@ export {
 export { getMetricFromId, METRIC_IDS, type MetricEntry } from './registry';
 export * from './plots/index';
 export { bootstrap, type BootstrapOptions, type BootstrapResult } from './bootstrap';
+export { ecuasCallback, type EcuasCallback, type EcuasCallbackOptions, type PredictingModel } from './callback';

@@ -1,0 +1,431 @@
+/**
+ * A training callback for tfjs-layers' `model.fit` / `model.fitDataset` that evaluates ecuas
+ * metrics on validation data at the end of each epoch and adds them to the epoch logs.
+ *
+ * It needs nothing from `@tensorflow/tfjs-layers`: by default it is a plain object of the
+ * shape tfjs calls `CustomCallbackArgs`; given the caller's `tf` namespace it is an instance of
+ * a subclass of `tf.Callback` instead (see {@link EcuasCallbackOptions.tf}).
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { fail, MetricInputError } from './errors';
+import { readRaw, type TensorLike } from './input';
+import { getMetricFromId, type MetricEntry } from './registry';
+
+const NAME = 'ecuasCallback';
+
+/** The part of a tfjs `LayersModel` the callback uses. */
+export interface PredictingModel {
+  predict(x: tf.Tensor | tf.Tensor[], args?: object): tf.Tensor | tf.Tensor[];
+}
+
+/** Options of {@link ecuasCallback}. */
+export interface EcuasCallbackOptions {
+  /** The model being trained: it is called as `model.predict(xBatch)` at the end of each evaluated epoch. */
+  model: PredictingModel;
+  /**
+   * Metric ids for {@link getMetricFromId}, e.g. `'cls_norm_n-ecuas_n=0'`, `'cls_ece'`,
+   * `'conf_aurc'`. `cls_*` metrics get (logits, labels); `conf_*` metrics get (top-1 softmax
+   * probability, whether the first argmax is the label), derived from the same logits. The
+   * `scod_*` ids need OOD scores and are rejected.
+   */
+  metrics: readonly string[];
+  /**
+   * `[x, labels]`: the model input (a tensor, or an array of tensors for a multi-input model,
+   * leading axis N; kept by reference, so it must stay alive during training) and the labels —
+   * integers `[N]`, `[N, 1]`, or one-hot `[N, K]` (any {@link TensorLike}; read once, at
+   * construction).
+   */
+  validationData: readonly [x: tf.Tensor | readonly tf.Tensor[], labels: TensorLike];
+  /**
+   * What the model's output holds. `'logits'`: raw scores (no softmax in the last layer).
+   * `'probabilities'`: a softmax output; its log is used as logits (softmax(log p) = p), so small
+   * probabilities keep their precision. A single output column is read as a binary classifier's
+   * positive class (a sigmoid unit): logit `z` becomes `[0, z]`, probability `p` becomes
+   * `[1 − p, p]`. No default: the wrong choice would silently give wrong numbers.
+   */
+  outputs: 'logits' | 'probabilities';
+  /** Validation rows per `model.predict` call. Default 256. */
+  batchSize?: number;
+  /**
+   * Evaluate after every `every`-th epoch (epochs `every − 1`, `2·every − 1`, … counting from
+   * 0, as `fit` does); the other epochs log `NaN` under the same keys, so the History lists
+   * stay aligned with `history.epoch`. Default 1.
+   */
+  every?: number;
+  /** Prefix of the log keys: a metric `id` is logged as `prefix + id`. Default `'val_'`. */
+  prefix?: string;
+  /**
+   * Called after each evaluated epoch with the values by metric id (after they were added to the
+   * logs). May be async; training waits for it.
+   */
+  onMetrics?: (epoch: number, values: Readonly<Record<string, number>>) => void | Promise<void>;
+  /**
+   * Your tfjs namespace (`import * as tf from '@tensorflow/tfjs'`) — only `tf.Callback` is used.
+   * Given it, the callback is a real `tf.Callback` instance; without it, a plain object. tfjs
+   * takes a `callbacks` array either as all `tf.Callback` instances or as all plain objects, so
+   * pass `tf` to combine this callback with `tf.callbacks.earlyStopping(...)` (put this one
+   * first, so early stopping sees its keys).
+   */
+  tf?: { Callback: abstract new () => object };
+}
+
+/** What {@link ecuasCallback} returns (besides, with the `tf` option, being a `tf.Callback`). */
+export interface EcuasCallback {
+  /** Clears any state left by an interrupted `fit`. */
+  onTrainBegin(logs?: Record<string, unknown>): Promise<void>;
+  /** Evaluates the metrics (on evaluated epochs) and writes them into `logs`. */
+  onEpochEnd(epoch: number, logs?: Record<string, unknown>): Promise<void>;
+  /** The log keys this callback writes, in the order of `metrics` (`prefix + id`). */
+  readonly keys: readonly string[];
+}
+
+const OPTION_NAMES = new Set(['model', 'metrics', 'validationData', 'outputs', 'batchSize', 'every', 'prefix', 'onMetrics', 'tf']);
+
+/** log of the smallest positive float32 (2⁻¹⁴⁹): the logit given to a probability of exactly 0. */
+const LOG_MIN_PROB = Math.log(2 ** -149);
+
+interface Resolved {
+  model: PredictingModel;
+  ids: string[];
+  entries: MetricEntry[];
+  xs: tf.Tensor[];
+  multiInput: boolean;
+  labels: Int32Array;
+  n: number;
+  outputs: 'logits' | 'probabilities';
+  batchSize: number;
+  every: number;
+  prefix: string;
+  onMetrics: EcuasCallbackOptions['onMetrics'];
+}
+
+function isTensor(x: unknown): x is tf.Tensor {
+  return typeof x === 'object' && x !== null && typeof (x as tf.Tensor).dataSync === 'function' && Array.isArray((x as tf.Tensor).shape);
+}
+
+function positiveInt(name: string, v: unknown, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) fail(NAME, name, `expected option {arg} to be an integer ≥ 1, but got ${String(v)}`);
+  return v;
+}
+
+/** Labels as integers [N]: from [N], [N, 1] or one-hot [N, K]. */
+function readLabelColumn(x: unknown): Int32Array {
+  const arg = 'validationData[1]';
+  const raw = readRaw(NAME, arg, x);
+  const v = raw.values;
+  const shape = raw.shape;
+  if (shape.length === 1 || (shape.length === 2 && shape[1] === 1)) {
+    const out = new Int32Array(shape[0]);
+    for (let i = 0; i < out.length; i++) {
+      const l = v[i];
+      if (!(Number.isInteger(l) && l >= 0)) fail(NAME, arg, `expected {arg} to hold integer labels ≥ 0, but got ${l} at index ${i}`);
+      out[i] = l;
+    }
+    return out;
+  }
+  if (shape.length === 2) {
+    const [n, k] = shape;
+    const out = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      let hot = -1;
+      for (let j = 0; j < k; j++) {
+        const b = v[i * k + j];
+        if (b === 1 && hot < 0) hot = j;
+        else if (b !== 0) {
+          fail(NAME, arg, `expected {arg} of shape [${n}, ${k}] to be one-hot (one 1 per row, zeros elsewhere), but row ${i} is not`);
+        }
+      }
+      if (hot < 0) fail(NAME, arg, `expected {arg} of shape [${n}, ${k}] to be one-hot (one 1 per row, zeros elsewhere), but row ${i} has no 1`);
+      out[i] = hot;
+    }
+    return out;
+  }
+  return fail(NAME, arg, `expected {arg} to be integer labels [N], [N, 1] or one-hot [N, K], but got shape [${shape.join(', ')}]`);
+}
+
+function resolve(options: unknown): Resolved {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    fail(NAME, 'options', `expected {arg} to be an options object, but got ${Array.isArray(options) ? 'an array' : String(options)}`);
+  }
+  const o = options as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (!OPTION_NAMES.has(key)) fail(NAME, key, `unknown option {arg} (expected one of ${[...OPTION_NAMES].join(', ')})`);
+  }
+
+  const model = o.model as PredictingModel;
+  if (typeof model !== 'object' || model === null || typeof model.predict !== 'function') {
+    fail(NAME, 'model', 'expected option {arg} to be the model being trained (an object with a predict method)');
+  }
+
+  const metrics = o.metrics;
+  if (!Array.isArray(metrics) || metrics.length === 0) fail(NAME, 'metrics', 'expected option {arg} to be a non-empty array of metric ids');
+  const ids: string[] = [];
+  for (const id of metrics as unknown[]) {
+    if (typeof id !== 'string') fail(NAME, 'metrics', `expected option {arg} to hold metric id strings, but got ${typeof id}`);
+    if (ids.includes(id)) fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} is listed twice in option {arg}`);
+    if (id.startsWith('scod_')) fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} needs OOD scores, which a classifier's outputs do not give: use cls_* or conf_* ids`);
+    ids.push(id);
+  }
+  const entries: MetricEntry[] = [];
+  try {
+    for (const id of ids) entries.push(getMetricFromId(id)); // throws for unknown ids, naming the nearest
+  } catch (e) {
+    for (const m of entries) m.obj.dispose();
+    if (e instanceof MetricInputError) fail(NAME, 'metrics', e.message.replace(/^getMetricFromId: /, ''));
+    throw e;
+  }
+
+  try {
+    const outputs = o.outputs;
+    if (outputs !== 'logits' && outputs !== 'probabilities') {
+      fail(NAME, 'outputs', `expected option {arg} to be 'logits' or 'probabilities' (does the model end in a softmax?), but got ${JSON.stringify(outputs) ?? 'undefined'}`);
+    }
+    const batchSize = positiveInt('batchSize', o.batchSize, 256);
+    const every = positiveInt('every', o.every, 1);
+    const prefix = o.prefix === undefined ? 'val_' : o.prefix;
+    if (typeof prefix !== 'string') fail(NAME, 'prefix', `expected option {arg} to be a string, but got ${typeof prefix}`);
+    const onMetrics = o.onMetrics;
+    if (onMetrics !== undefined && typeof onMetrics !== 'function') fail(NAME, 'onMetrics', `expected option {arg} to be a function, but got ${typeof onMetrics}`);
+    if (o.tf !== undefined && typeof (o.tf as { Callback?: unknown } | null)?.Callback !== 'function') {
+      fail(NAME, 'tf', 'expected option {arg} to be your tfjs namespace, with a `Callback` class (e.g. `import * as tf from \'@tensorflow/tfjs\'`)');
+    }
+
+    const vd = o.validationData;
+    if (!Array.isArray(vd) || vd.length !== 2) fail(NAME, 'validationData', 'expected option {arg} to be a pair [x, labels]');
+    const [x, y] = vd as [unknown, unknown];
+    const multiInput = Array.isArray(x);
+    const xs = (multiInput ? x : [x]) as unknown[];
+    if (xs.length === 0 || !xs.every(isTensor)) fail(NAME, 'validationData[0]', 'expected {arg} to be a tf.Tensor (or an array of tensors for a multi-input model)');
+    const tensors = xs as tf.Tensor[];
+    for (const t of tensors) {
+      if (t.isDisposed) fail(NAME, 'validationData[0]', 'expected {arg} to be a live tensor, but it was disposed');
+      if (t.rank === 0) fail(NAME, 'validationData[0]', 'expected {arg} to have a leading sample axis [N, ...], but got a scalar');
+    }
+    const n = tensors[0].shape[0];
+    for (const t of tensors) {
+      if (t.shape[0] !== n) fail(NAME, 'validationData[0]', `expected every input tensor in {arg} to have the same N, but got ${n} and ${t.shape[0]}`);
+    }
+    const labels = readLabelColumn(y);
+    if (labels.length !== n) fail(NAME, 'validationData', `expected x and labels to have the same N, but x has ${n} rows and the labels ${labels.length}`);
+    if (n === 0) fail(NAME, 'validationData', 'expected at least one validation sample, but got N = 0');
+
+    return {
+      model,
+      ids,
+      entries,
+      xs: tensors,
+      multiInput,
+      labels,
+      n,
+      outputs: outputs as Resolved['outputs'],
+      batchSize,
+      every,
+      prefix,
+      onMetrics: onMetrics as Resolved['onMetrics'],
+    };
+  } catch (e) {
+    for (const m of entries) m.obj.dispose();
+    throw e;
+  }
+}
+
+/**
+ * Turns a model output batch [b, K] into logits [b, K'] (K' = 2 for a single column). Returns
+ * null if the output holds a non-finite value (a diverged model: the epoch logs NaN).
+ */
+function toLogits(values: Float32Array, b: number, k: number, outputs: 'logits' | 'probabilities', row0: number): Float32Array | null {
+  if (outputs === 'logits') {
+    for (let i = 0; i < values.length; i++) if (values[i] - values[i] !== 0) return null;
+    if (k > 1) return values;
+    const z = new Float32Array(2 * b);
+    for (let i = 0; i < b; i++) z[2 * i + 1] = values[i];
+    return z;
+  }
+  const hint = "with outputs: 'probabilities' the model must end in a softmax (or, for one output column, a sigmoid); use outputs: 'logits' if it does not";
+  for (let i = 0; i < values.length; i++) {
+    const p = values[i];
+    if (p !== p) return null;
+    if (!(p >= 0 && p <= 1)) fail(NAME, 'outputs', `model output ${p} at row ${row0 + Math.floor(i / k)} is not a probability: ${hint}`);
+  }
+  const log = (p: number): number => (p > 0 ? Math.log(p) : LOG_MIN_PROB);
+  if (k === 1) {
+    const z = new Float32Array(2 * b);
+    for (let i = 0; i < b; i++) {
+      z[2 * i] = log(1 - values[i]);
+      z[2 * i + 1] = log(values[i]);
+    }
+    return z;
+  }
+  const z = new Float32Array(b * k);
+  for (let i = 0; i < b; i++) {
+    let sum = 0;
+    for (let j = 0; j < k; j++) sum += values[i * k + j];
+    if (Math.abs(sum - 1) > 1e-3) fail(NAME, 'outputs', `the model's output row ${row0 + i} sums to ${sum}, not 1: ${hint}`);
+    for (let j = 0; j < k; j++) z[i * k + j] = log(values[i * k + j]);
+  }
+  return z;
+}
+
+/** Top-1 softmax probability (float64, stable form) and whether the first argmax is the label. */
+function confidenceAndCorrectness(z: Float32Array, b: number, k: number, labels: Int32Array): [Float64Array, Uint8Array] {
+  const conf = new Float64Array(b);
+  const correct = new Uint8Array(b);
+  for (let i = 0; i < b; i++) {
+    const row = i * k;
+    let m = z[row];
+    let top = 0;
+    for (let j = 1; j < k; j++) {
+      if (z[row + j] > m) {
+        m = z[row + j];
+        top = j;
+      }
+    }
+    let s = 0;
+    for (let j = 0; j < k; j++) if (j !== top) s += Math.exp(z[row + j] - m);
+    conf[i] = 1 / (1 + s);
+    correct[i] = top === labels[i] ? 1 : 0;
+  }
+  return [conf, correct];
+}
+
+/**
+ * A `model.fit` callback that computes ecuas metrics on validation data at the end of each
+ * epoch (or every `every`-th) and adds them to the epoch logs as `val_<id>` (e.g.
+ * `val_cls_norm_n-ecuas_n=0`; the prefix is an option), so they land in the `History` that
+ * `fit` returns and reach every callback after this one in the `callbacks` array.
+ *
+ * How it fits into tfjs: `fit` runs its callbacks in the order [internal logger, loggers that
+ * tfjs registers (such as tfjs-node's progress bar), your callbacks in array order, History],
+ * all with the same logs object. This callback writes into that object, so History always
+ * records its keys, and so do your callbacks listed after it — but tfjs-node's built-in
+ * progress bar, which runs first, does not print them (log them with `onMetrics`, or a
+ * callback after this one).
+ *
+ * Per evaluated epoch it runs `model.predict` on `batchSize` rows at a time inside `tf.tidy`,
+ * converts the output to logits (see {@link EcuasCallbackOptions.outputs}), feeds every metric,
+ * computes and resets them: between epochs it holds no tensors, and it never disposes yours.
+ * An output with NaN or ±Infinity (a diverged model) logs NaN for that epoch instead of
+ * stopping training.
+ *
+ * Throws {@link MetricInputError} at construction for bad options — unknown or `scod_*` metric
+ * ids (with the nearest valid id), a missing `outputs`, labels that are not integers or
+ * one-hot, x and labels of different N — and from `fit` when the model's output does not match
+ * (a label ≥ the number of classes, `'probabilities'` rows that do not sum to 1).
+ *
+ * @example
+ * ```ts
+ * import * as tf from '@tensorflow/tfjs';
+ * import { ecuasCallback } from 'ecuas';
+ *
+ * const history = await model.fit(xTrain, yTrainOneHot, {
+ *   epochs: 20,
+ *   callbacks: ecuasCallback({
+ *     model,
+ *     outputs: 'probabilities', // the last layer is a softmax
+ *     metrics: ['cls_norm_n-ecuas_n=0', 'cls_ece', 'cls_aurc'],
+ *     validationData: [xVal, yValLabels],
+ *     onMetrics: (epoch, m) => console.log(epoch, m['cls_norm_n-ecuas_n=0']),
+ *   }),
+ * });
+ * history.history['val_cls_norm_n-ecuas_n=0']; // one number per epoch
+ *
+ * // with early stopping on an ecuas metric: pass `tf` so both are tf.Callback instances
+ * await model.fit(xTrain, yTrainOneHot, {
+ *   epochs: 100,
+ *   callbacks: [
+ *     ecuasCallback({ tf, model, outputs: 'probabilities', metrics: ['cls_norm_n-ecuas_n=0'], validationData: [xVal, yValLabels] }),
+ *     tf.callbacks.earlyStopping({ monitor: 'val_cls_norm_n-ecuas_n=0', patience: 5 }),
+ *   ],
+ * });
+ * ```
+ */
+export function ecuasCallback<C extends object>(options: EcuasCallbackOptions & { tf: { Callback: abstract new () => C } }): C & EcuasCallback;
+export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback;
+export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
+  const r = resolve(options);
+  const keys = Object.freeze(r.ids.map((id) => r.prefix + id));
+
+  const resetAll = (): void => {
+    for (const m of r.entries) m.obj.reset();
+  };
+
+  /** Feeds every validation batch to the metrics; false if the model produced a non-finite output. */
+  const feedAll = (): boolean => {
+    for (const t of r.xs) {
+      if (t.isDisposed) fail(NAME, 'validationData[0]', 'the validation input {arg} was disposed during training');
+    }
+    const wantsConf = r.ids.some((id) => id.startsWith('conf_'));
+    for (let start = 0; start < r.n; start += r.batchSize) {
+      const b = Math.min(r.batchSize, r.n - start);
+      const ok = tf.tidy(() => {
+        const xb = r.xs.map((t) => t.slice(start, b));
+        const out = r.model.predict(r.multiInput ? xb : xb[0]);
+        if (Array.isArray(out)) fail(NAME, 'model', `expected the model to have one output, but predict returned ${out.length}`);
+        const y = out as tf.Tensor;
+        if (y.rank !== 2 || y.shape[0] !== b) fail(NAME, 'model', `expected the model's output to have shape [N, K], but got [${y.shape.join(', ')}]`);
+        const k = y.shape[1] as number;
+        if (k < 1) fail(NAME, 'model', "expected the model's output to have at least one column");
+        const raw = y.dataSync() as Float32Array;
+        const z = toLogits(raw, b, k, r.outputs, start);
+        if (z === null) return false;
+        const kk = Math.max(2, k);
+        const labels = r.labels.subarray(start, start + b);
+        for (let i = 0; i < b; i++) {
+          if (labels[i] >= kk) {
+            fail(NAME, 'validationData[1]', `label ${labels[i]} at index ${start + i} is not a class of the model, which has ${kk} (labels 0 to ${kk - 1})`);
+          }
+        }
+        // k > 1 logits come back unchanged: feed the model's own output tensor
+        const logits = z === raw ? y : tf.tensor2d(z, [b, kk]);
+        const [conf, correct] = wantsConf ? confidenceAndCorrectness(z, b, kk, labels) : [null, null];
+        for (let i = 0; i < r.ids.length; i++) {
+          const obj = r.entries[i].obj;
+          if (r.ids[i].startsWith('conf_')) obj.update(conf, correct);
+          else obj.update(logits, labels);
+        }
+        return true;
+      });
+      if (!ok) return false;
+    }
+    return true;
+  };
+
+  const core: EcuasCallback = {
+    keys,
+    async onTrainBegin(): Promise<void> {
+      resetAll();
+    },
+    async onEpochEnd(epoch: number, logs?: Record<string, unknown>): Promise<void> {
+      const due = (epoch + 1) % r.every === 0;
+      const values: Record<string, number> = {};
+      if (due) {
+        try {
+          const finite = feedAll();
+          for (let i = 0; i < r.ids.length; i++) values[r.ids[i]] = finite ? r.entries[i].obj.compute() : NaN;
+        } finally {
+          resetAll();
+        }
+      }
+      if (logs != null) {
+        for (let i = 0; i < r.ids.length; i++) logs[keys[i]] = due ? values[r.ids[i]] : NaN;
+      }
+      if (due && r.onMetrics) await r.onMetrics(epoch, Object.freeze(values));
+    },
+  };
+
+  const Base = (options as { tf?: { Callback: abstract new () => object } }).tf?.Callback;
+  if (!Base) return core;
+  // A subclass of the caller's tf.Callback: tfjs then calls these methods itself (and setModel,
+  // setParams and the other hooks inherited from tf.Callback).
+  const Sub = class extends (Base as new () => object) {
+    readonly keys = keys;
+    async onTrainBegin(): Promise<void> {
+      await core.onTrainBegin();
+    }
+    async onEpochEnd(epoch: number, logs?: Record<string, unknown>): Promise<void> {
+      await core.onEpochEnd(epoch, logs);
+    }
+  };
+  return new Sub() as unknown as EcuasCallback;
+}

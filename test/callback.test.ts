@@ -1,0 +1,246 @@
+import * as tf from '@tensorflow/tfjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ecuasCallback, getMetricFromId, MetricInputError } from '../src/index';
+
+beforeAll(async () => {
+  await tf.setBackend('cpu');
+});
+
+/** Three Gaussian blobs in 2-D, deterministic (own PRNG). */
+function blobs(n: number, seed: number): { x: number[][]; y: number[] } {
+  let a = seed >>> 0;
+  const rand = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const gauss = (): number => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+  const centers = [
+    [0, 0],
+    [1.5, 0.5],
+    [0.5, 1.5],
+  ];
+  const x: number[][] = [];
+  const y: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = i % 3;
+    x.push([centers[c][0] + 0.8 * gauss(), centers[c][1] + 0.8 * gauss()]);
+    y.push(c);
+  }
+  return { x, y };
+}
+
+const train = blobs(120, 1);
+const val = blobs(60, 2);
+
+const oneHot = (labels: number[]): tf.Tensor => tf.tidy(() => tf.oneHot(tf.tensor1d(labels, 'int32'), 3));
+
+/** Softmax cross-entropy on logits (tf.losses.softmaxCrossEntropy trips tfjs's leak check in test mode). */
+const crossEntropyOnLogits = (yTrue: tf.Tensor, yPred: tf.Tensor): tf.Tensor => tf.neg(tf.mean(tf.sum(tf.mul(yTrue, tf.logSoftmax(yPred)), -1)));
+
+function makeModel(activation: 'linear' | 'softmax', units = 3): tf.Sequential {
+  const model = tf.sequential();
+  model.add(tf.layers.dense({ inputShape: [2], units: 8, activation: 'relu', kernelInitializer: tf.initializers.glorotUniform({ seed: 1 }) }));
+  model.add(tf.layers.dense({ units, activation, kernelInitializer: tf.initializers.glorotUniform({ seed: 2 }) }));
+  if (activation === 'softmax') model.compile({ optimizer: tf.train.adam(0.05), loss: 'categoricalCrossentropy' });
+  else model.compile({ optimizer: tf.train.adam(0.05), loss: crossEntropyOnLogits });
+  return model;
+}
+
+const IDS = ['cls_norm_n-ecuas_n=0', 'cls_ece', 'cls_aurc', 'cls_error_rate', 'conf_n-ecuas_n=1', 'conf_auc'];
+
+/** The metric computed in one shot on the model's current predictions (for conf_*, on derived confidences). */
+function direct(model: tf.LayersModel, xVal: tf.Tensor, labels: number[], id: string, outputs: 'logits' | 'probabilities'): number {
+  return tf.tidy(() => {
+    const out = model.predict(xVal) as tf.Tensor;
+    const logits = outputs === 'logits' ? out : tf.log(out);
+    const f = getMetricFromId(id);
+    f.obj.dispose();
+    if (id.startsWith('cls_')) return f.function(logits, labels);
+    const probs = tf.softmax(logits);
+    const confidences = Array.from(probs.max(1).dataSync());
+    const correct = Array.from(tf.equal(probs.argMax(1), tf.tensor1d(labels, 'int32')).dataSync());
+    return f.function(confidences, correct);
+  });
+}
+
+describe('ecuasCallback', () => {
+  it('adds the metrics to the epoch logs and History, equal to the metrics of the final model', async () => {
+    const before = tf.memory().numTensors;
+    const model = makeModel('linear');
+    const xTrain = tf.tensor2d(train.x);
+    const yTrain = oneHot(train.y);
+    const xVal = tf.tensor2d(val.x);
+    const yValOneHot = oneHot(val.y);
+    const seen: Array<[number, Record<string, number>]> = [];
+    const laterLogs: Array<Record<string, number>> = [];
+    const history = await model.fit(xTrain, yTrain, {
+      epochs: 3,
+      batchSize: 32,
+      shuffle: false,
+      verbose: 0,
+      validationData: [xVal, yValOneHot],
+      callbacks: [
+        ecuasCallback({ model, outputs: 'logits', metrics: IDS, validationData: [xVal, val.y], batchSize: 16, onMetrics: (e, m) => void seen.push([e, { ...m }]) }),
+        { onEpochEnd: (_e: number, logs?: Record<string, number>) => void laterLogs.push({ ...logs }) },
+      ],
+    });
+    expect(history.epoch).toEqual([0, 1, 2]);
+    expect(Object.keys(history.history)).toEqual(expect.arrayContaining(['loss', 'val_loss', ...IDS.map((id) => `val_${id}`)]));
+    for (const id of IDS) {
+      const values = history.history[`val_${id}`] as number[];
+      expect(values).toHaveLength(3);
+      for (const v of values) expect(Number.isFinite(v)).toBe(true);
+      const want = direct(model, xVal, val.y, id, 'logits');
+      // cls_*: the same float64 math on the same logits; conf_*: the reference derives its confidences with a float32 softmax
+      expect(values[2]).toBeCloseTo(want, id.startsWith('cls_') ? 12 : 7);
+      expect(laterLogs[2][`val_${id}`]).toBe(values[2]); // callbacks after it see the keys
+      expect(seen[2][1][id]).toBe(values[2]); // the hook gets the same values, by id
+    }
+    expect(seen.map((s) => s[0])).toEqual([0, 1, 2]);
+    // the metrics changed as the model trained
+    expect(history.history['val_cls_norm_n-ecuas_n=0'][0]).not.toBe(history.history['val_cls_norm_n-ecuas_n=0'][2]);
+    tf.dispose([xTrain, yTrain, xVal, yValOneHot]);
+    model.optimizer.dispose(); // a model does not dispose an optimizer it was given
+    model.dispose();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it("reads 'probabilities' outputs through their log, and accepts one-hot labels", async () => {
+    const model = makeModel('softmax');
+    const xTrain = tf.tensor2d(train.x);
+    const yTrain = oneHot(train.y);
+    const xVal = tf.tensor2d(val.x);
+    const yValOneHot = oneHot(val.y);
+    const cb = ecuasCallback({ model, outputs: 'probabilities', metrics: ['cls_nce', 'conf_ece'], validationData: [xVal, yValOneHot] });
+    expect(cb.keys).toEqual(['val_cls_nce', 'val_conf_ece']);
+    const history = await model.fit(xTrain, yTrain, { epochs: 3, verbose: 0, shuffle: false, callbacks: cb });
+    for (const id of ['cls_nce', 'conf_ece']) {
+      const last = (history.history[`val_${id}`] as number[])[2];
+      expect(last).toBeCloseTo(direct(model, xVal, val.y, id, 'probabilities'), 5);
+    }
+    tf.dispose([xTrain, yTrain, xVal, yValOneHot]);
+    model.dispose();
+  });
+
+  it('reads a single sigmoid column as a binary classifier', async () => {
+    const binModel = tf.sequential();
+    binModel.add(tf.layers.dense({ inputShape: [2], units: 1, activation: 'sigmoid', kernelInitializer: tf.initializers.glorotUniform({ seed: 3 }) }));
+    binModel.compile({ optimizer: tf.train.adam(0.05), loss: 'binaryCrossentropy' });
+    const yBin = val.y.map((c) => (c === 0 ? 0 : 1));
+    const xVal = tf.tensor2d(val.x);
+    const xTrain = tf.tensor2d(train.x);
+    const yTrain = tf.tensor2d(train.y.map((c) => [c === 0 ? 0 : 1]));
+    const history = await binModel.fit(xTrain, yTrain, {
+      epochs: 2,
+      verbose: 0,
+      callbacks: ecuasCallback({ model: binModel, outputs: 'probabilities', metrics: ['cls_error_rate'], validationData: [xVal, yBin] }),
+    });
+    const p = Array.from((binModel.predict(xVal) as tf.Tensor).dataSync());
+    const wrong = p.filter((pi, i) => (pi > 0.5 ? 1 : 0) !== yBin[i]).length;
+    expect((history.history.val_cls_error_rate as number[])[1]).toBeCloseTo(wrong / p.length, 12);
+    tf.dispose([xVal, xTrain, yTrain]);
+    binModel.dispose();
+  });
+
+  it('evaluates every n-th epoch, logging NaN in between so History stays aligned', async () => {
+    const model = makeModel('linear');
+    const xTrain = tf.tensor2d(train.x);
+    const yTrain = oneHot(train.y);
+    const xVal = tf.tensor2d(val.x);
+    const epochs: number[] = [];
+    const history = await model.fit(xTrain, yTrain, {
+      epochs: 5,
+      verbose: 0,
+      callbacks: ecuasCallback({ model, outputs: 'logits', metrics: ['cls_ece_nbins=5'], validationData: [xVal, val.y], every: 2, prefix: 'ecuas/', onMetrics: (e) => void epochs.push(e) }),
+    });
+    const v = history.history['ecuas/cls_ece_nbins=5'] as number[];
+    expect(v).toHaveLength(5);
+    expect(v.map(Number.isNaN)).toEqual([true, false, true, false, true]);
+    expect(epochs).toEqual([1, 3]);
+    tf.dispose([xTrain, yTrain, xVal]);
+    model.dispose();
+  });
+
+  it('with the tf option it is a tf.Callback and works together with earlyStopping', async () => {
+    const model = makeModel('linear');
+    const xTrain = tf.tensor2d(train.x);
+    const yTrain = oneHot(train.y);
+    const xVal = tf.tensor2d(val.x);
+    const cb = ecuasCallback({ tf, model, outputs: 'logits', metrics: ['cls_norm_n-ecuas_n=0'], validationData: [xVal, val.y] });
+    expect(cb).toBeInstanceOf(tf.Callback);
+    // a huge minDelta: no epoch counts as an improvement, so training stops after 1 + patience epochs
+    const history = await model.fit(xTrain, yTrain, {
+      epochs: 10,
+      verbose: 0,
+      callbacks: [cb, tf.callbacks.earlyStopping({ monitor: 'val_cls_norm_n-ecuas_n=0', patience: 1, minDelta: 10 })],
+    });
+    expect(history.epoch).toEqual([0, 1]);
+    expect((history.history['val_cls_norm_n-ecuas_n=0'] as number[]).every(Number.isFinite)).toBe(true);
+    tf.dispose([xTrain, yTrain, xVal]);
+    model.dispose();
+  });
+
+  it('fails at construction for bad ids and options', () => {
+    const model = makeModel('linear');
+    const xVal = tf.tensor2d(val.x);
+    const base = { model, outputs: 'logits' as const, validationData: [xVal, val.y] as const };
+    const start = tf.memory().numTensors;
+    expect(() => ecuasCallback({ ...base, metrics: ['cls_norm_n-ecuas_n=0', 'cls_ecuas'] })).toThrow(MetricInputError);
+    expect(() => ecuasCallback({ ...base, metrics: ['cls_ece_nbins=0'] })).toThrow(/nbins must be an integer ≥ 1.*did you mean/);
+    expect(() => ecuasCallback({ ...base, metrics: ['scod_aurc'] })).toThrow(/OOD scores/);
+    expect(() => ecuasCallback({ ...base, metrics: ['cls_ece', 'cls_ece'] })).toThrow(/twice/);
+    expect(() => ecuasCallback({ ...base, metrics: [] })).toThrow(/non-empty/);
+    expect(() => ecuasCallback({ ...base, outputs: undefined as never, metrics: ['cls_ece'] })).toThrow(/'logits' or 'probabilities'/);
+    expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], every: 0 })).toThrow(/every/);
+    expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], validationData: [xVal, val.y.slice(1)] })).toThrow(/same N/);
+    expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], validationData: [xVal, [[0.5, 0.5]]] })).toThrow(/one-hot/);
+    expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], extra: 1 } as never)).toThrow(/unknown option `extra`/);
+    expect(tf.memory().numTensors).toBe(start);
+    xVal.dispose();
+    model.dispose();
+  });
+
+  it('fails during fit when the outputs do not match, without leaking tensors', async () => {
+    const model = makeModel('linear');
+    const xTrain = tf.tensor2d(train.x);
+    const yTrain = oneHot(train.y);
+    const xVal = tf.tensor2d(val.x);
+    await model.fit(xTrain, yTrain, { epochs: 1, verbose: 0 }); // creates the optimizer's slots
+    const start = tf.memory().numTensors;
+    const wrong = ecuasCallback({ model, outputs: 'probabilities', metrics: ['cls_ece'], validationData: [xVal, val.y] });
+    await expect(model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: wrong })).rejects.toThrow(/not a probability|sums to/);
+    const badLabel = ecuasCallback({ model, outputs: 'logits', metrics: ['cls_ece'], validationData: [xVal, val.y.map((c) => c + 1)] });
+    await expect(model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: badLabel })).rejects.toThrow(/label 3 at index 2 is not a class/);
+    // the same callback object can be used again after a failed fit
+    const ok = ecuasCallback({ model, outputs: 'logits', metrics: ['cls_ece'], validationData: [xVal, val.y] });
+    await model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: ok });
+    expect(tf.memory().numTensors).toBe(start);
+    tf.dispose([xTrain, yTrain, xVal]);
+    model.dispose();
+  });
+
+  it('holds no tensors between epochs and leaks none over a fit', async () => {
+    const model = makeModel('linear');
+    const xTrain = tf.tensor2d(train.x);
+    const yTrain = oneHot(train.y);
+    const xVal = tf.tensor2d(val.x);
+    const yVal = tf.tensor1d(val.y, 'int32');
+    const counts: number[] = [];
+    // a first fit without the callback creates the optimizer's slots
+    await model.fit(xTrain, yTrain, { epochs: 1, verbose: 0 });
+    const start = tf.memory().numTensors;
+    const cb = ecuasCallback({ model, outputs: 'logits', metrics: IDS, validationData: [xVal, yVal], batchSize: 7, onMetrics: () => void counts.push(tf.memory().numTensors) });
+    await model.fit(xTrain, yTrain, { epochs: 3, verbose: 0, callbacks: cb });
+    expect(tf.memory().numTensors).toBe(start);
+    await model.fit(xTrain, yTrain, { epochs: 3, verbose: 0, callbacks: cb });
+    expect(tf.memory().numTensors).toBe(start);
+    // at the hook, metric state was computed and freed already: the same count every epoch
+    expect(new Set(counts).size).toBe(1);
+    expect(yVal.isDisposed).toBe(false);
+    tf.dispose([xTrain, yTrain, xVal, yVal]);
+    model.dispose();
+  });
+});
