@@ -4,6 +4,9 @@ Reads the benchmark data written by bench/run.ts (raw little-endian arrays), com
 benchmarked metric with plain vectorized NumPy in float64 (ties averaged like ecuas), and prints
 one JSON object: {"<suite>/<metric>": {"ms": best time, "value": result}}.
 
+Each metric implements the same contract as ecuas (SPEC §1): inputs are checked (confidences
+in [0, 1] with NaN read as 0.5, flags 0/1, logits finite, labels in range) before the math.
+
     python3 bench/baseline.py DATA_DIR [REPEATS]
 """
 
@@ -251,6 +254,25 @@ CLASSIFICATION = {
 }
 
 
+def checked_confidences(c, y):
+    """SPEC §1 for (confidences, correctness): NaN → 0.5, values in [0, 1], flags 0/1."""
+    c = np.where(np.isnan(c), 0.5, c)
+    if ((c < 0) | (c > 1)).any():
+        raise ValueError("confidences outside [0, 1]")
+    if ((y != 0) & (y != 1)).any():
+        raise ValueError("correctness not 0/1")
+    return c, y
+
+
+def checked_logits(z, labels):
+    """SPEC §1 for (logits, labels): finite logits, integer labels in [0, K − 1]."""
+    if not np.isfinite(z).all():
+        raise ValueError("non-finite logits")
+    if (labels < 0).any() or (labels >= z.shape[1]).any():
+        raise ValueError("labels out of range")
+    return z, labels
+
+
 def best_of(repeats, fn, *args):
     best, value = float("inf"), None
     for _ in range(repeats):
@@ -272,14 +294,14 @@ def main():
             raw_c = np.fromfile(f"{data}/{name}.c.f32", dtype="<f4")
             raw_y = np.fromfile(f"{data}/{name}.y.i32", dtype="<i4")
             for metric, fn in CONFIDENCE.items():
-                ms, v = best_of(repeats, lambda: fn(raw_c.astype(np.float64), raw_y.astype(np.float64)))
+                ms, v = best_of(repeats, lambda: fn(*checked_confidences(raw_c.astype(np.float64), raw_y.astype(np.float64))))
                 out[f"{name}/{metric}"] = {"ms": ms, "value": v}
         else:
             n, k = suite["n"], suite["k"]
             raw_z = np.fromfile(f"{data}/{name}.z.f32", dtype="<f4").reshape(n, k)
             labels = np.fromfile(f"{data}/{name}.labels.i32", dtype="<i4").astype(np.int64)
             for metric, fn in CLASSIFICATION.items():
-                ms, v = best_of(repeats, lambda: fn(raw_z.astype(np.float64), labels))
+                ms, v = best_of(repeats, lambda: fn(*checked_logits(raw_z.astype(np.float64), labels)))
                 out[f"{name}/{metric}"] = {"ms": ms, "value": v}
     json.dump(out, sys.stdout)
 

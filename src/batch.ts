@@ -16,9 +16,9 @@ export interface ConfidenceBatch {
   readonly n: number;
   /** Confidence values (float32 inputs, or float64 top-1 probabilities from logits). */
   readonly confidence: ArrayLike<number>;
-  /** Ranking key, higher = accepted first; a fresh array the metric may keep. */
+  /** Ranking key, higher = accepted first. Like every array here it may be the caller's data: read only. */
   readonly rankKey: Float32Array | Float64Array;
-  /** 0/1 correctness; a fresh array the metric may keep. */
+  /** 0/1 correctness. */
   readonly correct: Uint8Array;
   /** Number of classes, for batches read from logits. */
   readonly k?: number;

@@ -138,16 +138,26 @@ function toFloat32Copy(values: ArrayLike<number>): Float32Array {
   return values instanceof Float32Array ? values.slice() : Float32Array.from(values);
 }
 
-/** Confidences: 1-D, finite, in [0, 1] after float32 rounding; NaN becomes 0.5. Returns a fresh array. */
+/**
+ * Confidences: 1-D, finite, in [0, 1] after float32 rounding; NaN becomes 0.5. The result may be
+ * the caller's own float32 data (when nothing needs converting or replacing): read it, never
+ * write to it.
+ */
 export function readConfidences(metric: string, arg: string, x: unknown): Float32Array {
   const raw = readRaw(metric, arg, x);
   requireRank(metric, arg, raw, 1, 'a 1-D array of confidences [N]');
-  const c = toFloat32Copy(raw.values);
+  let c = raw.values instanceof Float32Array ? raw.values : Float32Array.from(raw.values);
+  let own = c !== raw.values;
   for (let i = 0; i < c.length; i++) {
     const v = c[i];
     if (!(v >= 0 && v <= 1)) {
-      if (v !== v) c[i] = 0.5;
-      else fail(metric, arg, `expected argument {arg} to hold confidences in [0, 1], but got ${v} at index ${i}`);
+      if (v !== v) {
+        if (!own) {
+          c = c.slice(); // never write into the caller's data
+          own = true;
+        }
+        c[i] = 0.5;
+      } else fail(metric, arg, `expected argument {arg} to hold confidences in [0, 1], but got ${v} at index ${i}`);
     }
   }
   return c;

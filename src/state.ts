@@ -232,10 +232,11 @@ export class FlaggedKeyColumn implements MetricState {
     return this.column.size;
   }
 
-  /** Stores keys (≥ 0, may be overwritten: pass an array you own) with their flags. */
+  /** Stores keys (≥ 0; only read) with their flags. */
   push(keys: Float32Array | Float64Array, flags: Uint8Array): void {
-    for (let i = 0; i < keys.length; i++) keys[i] = flags[i] === 1 ? keys[i] : -keys[i]; // −0 keeps the flag too
-    (this.column as ColumnState<Float32Array | Float64Array>).push(keys);
+    const packed = this.precision === 'float32' ? new Float32Array(keys.length) : new Float64Array(keys.length);
+    for (let i = 0; i < keys.length; i++) packed[i] = keys[i] * (2 * flags[i] - 1); // ×−1 (0 → −0 too) marks flag 0, without a branch
+    (this.column as ColumnState<Float32Array | Float64Array>).push(packed);
   }
 
   /** Every key (in its precision) and flag so far, in update order. */
