@@ -306,7 +306,9 @@ async function main(): Promise<void> {
         'Reproduce with `npm run bench` (about two minutes; needs `python3` with NumPy). Each metric is fed',
         'tfjs tensors in batches of 10,000 (`update` for every batch, then `compute`); NumPy computes the',
         'same metric on the whole float32 arrays in one vectorized call (converted to float64, ties',
-        'averaged the same way). Times are the best of 3 runs, on the same data in the same run. Ratio =',
+        'averaged the same way, inputs checked as SPEC §1 requires of ecuas: NaN confidences read as',
+        '0.5, ranges, 0/1 flags, finite logits, labels in range). Times are the best of 3 runs, on the',
+        'same data in the same run. Ratio ='
         'ecuas / NumPy (below 1: ecuas is faster); "rel. diff" is the relative difference of the two values.',
         '',
         machine,
