@@ -308,7 +308,7 @@ async function main(): Promise<void> {
         'same metric on the whole float32 arrays in one vectorized call (converted to float64, ties',
         'averaged the same way, inputs checked as SPEC §1 requires of ecuas: NaN confidences read as',
         '0.5, ranges, 0/1 flags, finite logits, labels in range). Times are the best of 3 runs, on the',
-        'same data in the same run. Ratio ='
+        'same data in the same run. Ratio =',
         'ecuas / NumPy (below 1: ecuas is faster); "rel. diff" is the relative difference of the two values.',
         '',
         machine,

@@ -341,6 +341,14 @@ function confidenceAndCorrectness(z: Float32Array, b: number, k: number, labels:
  * ```
  */
 export function ecuasCallback<C extends object>(options: EcuasCallbackOptions & { tf: { Callback: abstract new () => C } }): C & EcuasCallback;
+/**
+ * Without the `tf` option: a plain callback object (tfjs's `CustomCallbackArgs`) for `model.fit`.
+ *
+ * @example
+ * ```ts
+ * await model.fit(x, y, { epochs: 10, callbacks: [ecuasCallback({ model, outputs: 'logits', metrics: ['cls_ece'], validationData: [xVal, yVal] })] });
+ * ```
+ */
 export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback;
 export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
   const r = resolve(options);

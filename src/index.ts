@@ -65,5 +65,5 @@ export {
 } from './metrics/selective';
 export { getMetricFromId, METRIC_IDS, type MetricEntry } from './registry';
 export * from './plots/index';
-export { bootstrap, type BootstrapOptions, type BootstrapResult } from './bootstrap';
+export { bootstrap, type BootstrapMetric, type BootstrapOptions, type BootstrapResult } from './bootstrap';
 export { ecuasCallback, type EcuasCallback, type EcuasCallbackOptions, type PredictingModel } from './callback';

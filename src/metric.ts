@@ -31,6 +31,15 @@ export type ShortcutFunction<A extends unknown[], R, O> = (...args: [...A, Parti
  * @typeParam A - the arguments of `update`
  * @typeParam R - what `compute` returns
  * @typeParam O - the options object
+ *
+ * @example
+ * ```ts
+ * const m = new ConfidenceECUAS({ n: 0 });   // any metric class
+ * m.update([0.9, 0.8], [1, 1]).update([0.4, 0.9], [0, 0]);
+ * m.compute();                                // 0.9533… over all four samples
+ * m.reset();                                  // empty again, same options
+ * m.dispose();                                // frees its tensors
+ * ```
  */
 export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R = number, O extends object = object> {
   /** Name used in error messages and tables. */

@@ -166,6 +166,7 @@ export class ClassificationBrierScore extends PriorNormalizedMetric<NormalizeOpt
   }
 }
 
+/** Options of {@link ClassificationECUAS}. */
 export interface ClassificationECUASOptions {
   /** The order n ≥ 0 of ECUAS_n. Default 0. */
   n?: number;
@@ -213,6 +214,7 @@ export class ClassificationECUAS extends PriorNormalizedMetric<ClassificationECU
   }
 }
 
+/** Options of {@link ClassificationLogLog}. */
 export interface ClassificationLogLogOptions {
   /** Floor of the entropy H. Default 1e-7. */
   epsilon?: number;
@@ -255,6 +257,7 @@ export class ClassificationLogLog extends PriorNormalizedMetric<ClassificationLo
   }
 }
 
+/** Options of {@link ClassificationGammaECUAS}. */
 export interface ClassificationGammaECUASOptions {
   /** The rejection cost γ ∈ [0, 1]. Default 0.5. */
   gamma?: number;

@@ -33,11 +33,13 @@ export class ConfidenceErrorRate extends SumConfidenceMetric<NoOptions> {
   protected reduce(b: ConfidenceBatch): Float64Array {
     return Float64Array.of(b.n, countOnes(b.correct));
   }
-  protected fromSums([n, nCorrect]: Float64Array): number {
+  protected fromSums(sums: Float64Array): number {
+    const [n, nCorrect] = sums;
     return (n - nCorrect) / n;
   }
 }
 
+/** Options of {@link ConfidenceBrierScore}. */
 export interface ConfidenceBrierScoreOptions {
   /** Divide by a(1 − a), the score of always answering the accuracy a. Default false. */
   normalize?: boolean;
@@ -60,12 +62,14 @@ export class ConfidenceBrierScore extends SumConfidenceMetric<ConfidenceBrierSco
   protected reduce(b: ConfidenceBatch): Float64Array {
     return Float64Array.of(b.n, countOnes(b.correct), brierSum(b.confidence, b.correct));
   }
-  protected fromSums([n, nCorrect, sum]: Float64Array): number {
+  protected fromSums(sums: Float64Array): number {
+    const [n, nCorrect, sum] = sums;
     const value = sum / n;
     return this.options.normalize ? normalizeBy(value, (nCorrect * (n - nCorrect)) / (n * n)) : value;
   }
 }
 
+/** Options of {@link ConfidenceCrossEntropy}. */
 export interface ConfidenceCrossEntropyOptions {
   /** Confidences are clamped to [ε, 1 − ε]. Default 1e-7. */
   epsilon?: number;
@@ -90,7 +94,8 @@ export class ConfidenceCrossEntropy extends SumConfidenceMetric<ConfidenceCrossE
   protected reduce(b: ConfidenceBatch): Float64Array {
     return Float64Array.of(b.n, countOnes(b.correct), binaryCrossEntropySum(b.confidence, b.correct, this.options.epsilon));
   }
-  protected fromSums([n, nCorrect, sum]: Float64Array): number {
+  protected fromSums(sums: Float64Array): number {
+    const [n, nCorrect, sum] = sums;
     const value = sum / n;
     if (!this.options.normalize) return value;
     const eps = this.options.epsilon;
@@ -100,6 +105,7 @@ export class ConfidenceCrossEntropy extends SumConfidenceMetric<ConfidenceCrossE
   }
 }
 
+/** Options of {@link ExpectedCalibrationError} (and ClassificationECE). */
 export interface ExpectedCalibrationErrorOptions {
   /** Number of equal-width confidence bins. Default 10. */
   nBins?: number;
@@ -155,7 +161,8 @@ abstract class ConfidenceECUASBase<O extends { epsilon?: number; normalize?: boo
     return Float64Array.of(b.n, countOnes(b.correct), sum);
   }
 
-  protected fromSums([n, nCorrect, sum]: Float64Array): number {
+  protected fromSums(sums: Float64Array): number {
+    const [n, nCorrect, sum] = sums;
     const value = sum / n;
     if (!this.options.normalize) return value;
     const eps = this.options.epsilon as number;
@@ -206,6 +213,7 @@ export class CCAS extends ConfidenceECUASBase<CCASOptions> {
   }
 }
 
+/** Options of {@link ConfidenceGammaECUAS}. */
 export interface ConfidenceGammaECUASOptions {
   /** The rejection cost γ ∈ [0, 1]. Default 0.5. */
   gamma?: number;
@@ -230,7 +238,8 @@ export class ConfidenceGammaECUAS extends SumConfidenceMetric<ConfidenceGammaECU
   protected reduce(b: ConfidenceBatch): Float64Array {
     return Float64Array.of(b.n, countOnes(b.correct), gammaCostSum(b.confidence, b.correct, this.options.gamma));
   }
-  protected fromSums([n, nCorrect, sum]: Float64Array): number {
+  protected fromSums(sums: Float64Array): number {
+    const [n, nCorrect, sum] = sums;
     const value = sum / n;
     if (!this.options.normalize) return value;
     const g = this.options.gamma;

@@ -9,6 +9,7 @@ import { float32Column, flagColumn } from '../state';
 const SCOD_INPUTS = Object.freeze(['oodScores', 'classificationErrors', 'isOod'] as const);
 const RISK_INPUTS = Object.freeze(['yPred', 'yTrue', 'uncertainty'] as const);
 
+/** Options of {@link SCODAURC} and {@link SCODAUGRC}. */
 export interface SCODOptions {
   /** Cost c ∈ [0, 1] of accepting an OOD sample; a misclassified in-distribution sample costs 1 − c. Default 0.5. */
   oodCost?: number;
@@ -181,6 +182,7 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
   protected abstract fromSamples(uncertainty: Float32Array, risk: Float32Array): R;
 }
 
+/** Options of {@link RiskCoverageCurve} and {@link riskCoverageCurve}. */
 export interface RiskCoverageCurveOptions {
   /** Per-sample risk; default squared error. The library disposes what it returns. */
   riskFn?: RiskFn | null;
@@ -272,6 +274,7 @@ export function riskCoverageCurve(
   return RiskCoverageCurve.createShortcutFunction(options)(yPred, yTrue, uncertainty);
 }
 
+/** Options of {@link RejectionPolicy}: give `fraction` or `threshold`. */
 export interface RejectionPolicyOptions {
   /** Reject this fraction ∈ [0, 1] of the most uncertain samples (wins over `threshold`). */
   fraction?: number | null;

@@ -1,0 +1,341 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The ESM build (dist/index.js, made by `npm test`'s pretest) in headless Chromium must give the
+// values Node gives. Debian's chromium (/usr/bin/chromium; `.ci/run` installs it when missing)
+// is driven by playwright-core: no browser download, no network beyond 127.0.0.1.
+//
+// How the page loads tfjs and ecuas. dist/index.js keeps `import * as tf from
+// "@tensorflow/tfjs-core"` (a bare specifier, external in tsup.config.ts), which a browser can
+// resolve only through an import map. Two setups are tested, each on the cpu and webgl backends:
+//
+//  - "umd": tfjs 4.22's UMD bundle dist/tf.min.js (what a CDN <script> serves; its UMD wrapper
+//    sets `globalThis.tf` when there is no module system) as a classic script, then an import
+//    map sending "@tensorflow/tfjs-core" to a small shim module. The shim must export named
+//    bindings, because ecuas reads `tf.Tensor`, `tf.tensor`, `tf.tidy`, `tf.keep` off the
+//    namespace object: `export * from` cannot re-export a global and a default export alone
+//    would leave those undefined. So it destructures every name that `@tensorflow/tfjs`
+//    exports in Node (the same 4.22 surface) out of the global: `export const { Tensor, … } =
+//    globalThis.tf`.
+//  - "esm": tfjs 4.22 also ships dist/tf.fesm.js, one self-contained ES module (no imports) with
+//    the whole tfjs surface. The import map points "@tensorflow/tfjs-core" straight at it, and
+//    the page imports tf from the same specifier, so there is one module instance and one engine
+//    (a second copy of tfjs would have its own Tensor class and backend registry).
+//
+// The same computation (COMPUTE below, plain JS so that no transform touches it) runs in a
+// child `node` that imports `ecuas` through the package's exports map; every number must agree
+// within 1e-12 relative and every SVG must have the same length.
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+const inCI = !!process.env.CI && !['0', 'false'].includes(process.env.CI.toLowerCase());
+const haveChromium = existsSync(CHROMIUM);
+const skipReason = haveChromium || inCI ? '' : `${CHROMIUM} not found and CI is not set (install it with: apt-get install -y chromium)`;
+if (skipReason) console.warn(`[browser.test] skipping the browser tests: ${skipReason}`);
+
+const REL_TOL = 1e-12;
+const BACKENDS = ['cpu', 'webgl'] as const;
+const LOADERS = ['umd', 'esm'] as const;
+type Loader = (typeof LOADERS)[number];
+
+/** `async function compute(tf, ecuas, backend)` → JSON-safe results; shared verbatim by Node and the page. */
+const COMPUTE = String.raw`
+async function compute(tf, ecuas, backend) {
+  if (!(await tf.setBackend(backend))) return { unavailable: 'tf.setBackend(' + JSON.stringify(backend) + ') returned false' };
+  await tf.ready();
+  let a = 20240611 >>> 0;
+  const r = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const normal = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+  const N = 600, K = 4;
+  const c = [], y = [], ood = [], z = [], labels = [], yPred = [], yTrue = [], unc = [];
+  for (let i = 0; i < N; i++) {
+    const v = i % 7 === 0 ? 0.5 : Math.fround(r()); // some ties
+    c.push(v);
+    y.push(r() < v ? 1 : 0);
+    ood.push(r() < 0.2 ? 1 : 0);
+    const label = Math.floor(r() * K);
+    const row = Array.from({ length: K }, () => Math.fround(normal()));
+    row[label] = Math.fround(row[label] + 1.5 * r() + 0.3);
+    z.push(row);
+    labels.push(label);
+    const truth = normal(), scale = 0.1 + r();
+    yTrue.push(Math.fround(truth));
+    yPred.push(Math.fround(truth + scale * normal()));
+    unc.push(i % 11 === 0 ? 0.25 : Math.fround(scale + 0.3 * normal()));
+  }
+  const errors = y.map((v) => 1 - v);
+  const inputsOf = (id) => (id.startsWith('conf_') ? [c, y] : id.startsWith('cls_') ? [z, labels] : [c, errors, ood]);
+  const enc = (v) => (Number.isFinite(v) ? v : String(v));
+  const plain = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v, enc) : enc(v)]));
+  const before = tf.memory().numTensors;
+
+  const ids = [...ecuas.METRIC_IDS, 'cls_norm_n-ecuas_n=2', 'conf_n-ecuas_n=1.5', 'conf_ece_nbins=15', 'cls_norm_gamma-ecuas_gamma=0.3', 'scod_augrc_cost=0.2'];
+  const oneShot = {}, viaTensors = {}, batched = {};
+  for (const id of ids) {
+    const entry = ecuas.getMetricFromId(id);
+    const inputs = inputsOf(id);
+    oneShot[id] = enc(entry.function(...inputs));
+    const tensors = inputs.map((x) => tf.tensor(x));
+    try {
+      viaTensors[id] = enc(entry.function(...tensors));
+    } finally {
+      for (const t of tensors) t.dispose();
+    }
+    const m = entry.obj;
+    for (const [lo, hi] of [[0, 97], [97, 350], [350, N]]) m.update(...inputs.map((x) => x.slice(lo, hi)));
+    batched[id] = enc(m.compute());
+    m.dispose();
+  }
+
+  const rcc = new ecuas.RiskCoverageCurve({ nPoints: 'all' });
+  rcc.update(yPred.slice(0, 250), yTrue.slice(0, 250), unc.slice(0, 250)).update(yPred.slice(250), yTrue.slice(250), unc.slice(250));
+  const curveAll = rcc.compute();
+  rcc.dispose();
+  const curve100 = ecuas.riskCoverageCurve(yPred, yTrue, unc);
+  // a riskFn runs tf ops on the active backend
+  const p = tf.tensor(yPred), t = tf.tensor(yTrue);
+  const curveAbs = ecuas.riskCoverageCurve(p, t, unc, { nPoints: 50, riskFn: (u, w) => tf.abs(tf.sub(u, w)) });
+  p.dispose();
+  t.dispose();
+  const policy = new ecuas.RejectionPolicy({ fraction: 0.2 });
+  const rejection = policy.update(yPred, yTrue, unc).compute();
+  policy.dispose();
+  const interpolated = { riskAt90: ecuas.riskAtCoverage(curve100, 0.9), coverageAtRisk: ecuas.coverageAtRisk(curve100, 0.5) };
+  const boot = ecuas.bootstrap('conf_n-ecuas_n=1', [c, y], { resamples: 200, seed: 7 });
+  const svg = {
+    riskCoveragePlot: ecuas.riskCoveragePlot([{ label: 'model', curve: curve100 }, { label: 'abs', curve: curveAbs }]),
+    reliabilityDiagram: ecuas.reliabilityDiagram(c, y),
+    reliabilityDiagramFromLogits: ecuas.reliabilityDiagramFromLogits(z, labels),
+    costCurvePlot: ecuas.costCurvePlot(c, y, { ns: [0, 1, 2] }),
+  };
+  return {
+    backend: tf.getBackend(),
+    tensorsLeaked: tf.memory().numTensors - before,
+    oneShot,
+    viaTensors,
+    batched,
+    riskCoverageCurve: { all: plain(curveAll), default: plain(curve100), absRiskFn: plain(curveAbs) },
+    rejection: plain(rejection),
+    interpolated: plain(interpolated),
+    bootstrap: plain(boot),
+    svgLength: Object.fromEntries(Object.entries(svg).map(([k, s]) => [k, s.length])),
+    svg,
+  };
+}
+`;
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+interface Result {
+  unavailable?: string;
+  backend: string;
+  tensorsLeaked: number;
+  [k: string]: Json | undefined;
+}
+
+/** The same computation in Node, through the package's exports map (`ecuas` → dist/index.js). */
+async function nodeResult(): Promise<Result> {
+  const script = `import * as tf from '@tensorflow/tfjs'; import * as ecuas from 'ecuas';
+    ${COMPUTE}
+    process.stdout.write('\\n' + JSON.stringify(await compute(tf, ecuas, 'cpu')));`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: root, maxBuffer: 64 << 20 });
+  return JSON.parse(stdout.trim().split('\n').pop() as string);
+}
+
+interface Stats {
+  compared: number;
+  exact: number;
+  maxRel: number;
+  /** Paths that agree within REL_TOL but not bit for bit. */
+  inexact: string[];
+}
+
+/** Paths where the two results differ beyond REL_TOL (numbers) or at all (anything else). */
+function differences(a: Json, b: Json, path: string, out: string[], stats: Stats): void {
+  if (typeof a === 'number' && typeof b === 'number') {
+    stats.compared++;
+    if (Object.is(a, b)) {
+      stats.exact++;
+      return;
+    }
+    const rel = Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b));
+    stats.maxRel = Math.max(stats.maxRel, rel);
+    if (rel <= REL_TOL) stats.inexact.push(`${path} (${rel.toExponential(1)})`);
+    else out.push(`${path}: browser ${a} vs node ${b} (relative ${rel.toExponential(2)})`);
+    return;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) out.push(`${path}: length ${a.length} vs ${b.length}`);
+    else a.forEach((v, i) => differences(v, b[i], `${path}[${i}]`, out, stats));
+    return;
+  }
+  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) {
+      if (!(k in a) || !(k in b)) out.push(`${path}.${k}: only in ${k in a ? 'browser' : 'node'}`);
+      else differences(a[k], b[k], `${path}.${k}`, out, stats);
+    }
+    return;
+  }
+  if (!Object.is(a, b)) out.push(`${path}: browser ${JSON.stringify(a)?.slice(0, 80)} vs node ${JSON.stringify(b)?.slice(0, 80)}`);
+}
+
+function shimSource(): string {
+  const names = Object.keys(createRequire(import.meta.url)('@tensorflow/tfjs')).filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n));
+  return `const tf = globalThis.tf;
+if (!tf || typeof tf.tensor !== 'function') throw new Error('tf.min.js did not define globalThis.tf');
+export default tf;
+export const { ${names.join(', ')} } = tf;
+`;
+}
+
+function pageHtml(loader: Loader): string {
+  const tfjsCore = loader === 'umd' ? '/shim.js' : '/node_modules/@tensorflow/tfjs/dist/tf.fesm.js';
+  const umd = loader === 'umd' ? '<script src="/node_modules/@tensorflow/tfjs/dist/tf.min.js"></script>' : '';
+  return `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">${umd}
+<script type="importmap">${JSON.stringify({ imports: { '@tensorflow/tfjs-core': tfjsCore, ecuas: '/dist/index.js' } })}</script>
+<script type="module">
+  import * as tf from '@tensorflow/tfjs-core';
+  import * as ecuas from 'ecuas';
+  import { compute } from '/compute.js';
+  tf.env().set('IS_TEST', true);
+  window.__run = (backend) => compute(tf, ecuas, backend);
+</script>
+<script>window.addEventListener('error', (e) => { window.__loadError = String(e.message || e); });</script>
+</head><body></body></html>`;
+}
+
+/** Serves the page, the shim, COMPUTE, dist/ and tfjs's dist/ on 127.0.0.1 (random port). */
+function startServer(): Promise<{ server: Server; origin: string }> {
+  const generated = new Map<string, string>([
+    ['/shim.js', shimSource()],
+    ['/compute.js', `export ${COMPUTE}`],
+    ['/umd.html', pageHtml('umd')],
+    ['/esm.html', pageHtml('esm')],
+  ]);
+  const allowed = [join(root, 'dist') + sep, join(root, 'node_modules', '@tensorflow', 'tfjs', 'dist') + sep];
+  const types: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html', '.map': 'application/json' };
+  const server = createServer((req, res) => {
+    const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
+    const send = (status: number, body: string | Buffer, type = 'text/plain'): void => {
+      res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    const text = generated.get(pathname);
+    if (text !== undefined) return send(200, text, types[extname(pathname)]);
+    const file = normalize(join(root, pathname));
+    if (!allowed.some((dir) => file.startsWith(dir))) return send(404, 'not found');
+    readFile(file).then(
+      (body) => send(200, body, types[extname(file)] ?? 'application/octet-stream'),
+      () => send(404, 'not found'),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+  });
+}
+
+describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equals Node`, () => {
+  let browser: Browser | undefined;
+  let server: Server | undefined;
+  let origin = '';
+  let expected: Promise<Result>;
+
+  let setupError: unknown;
+
+  beforeAll(async () => {
+    try {
+      if (!haveChromium) throw new Error(`${CHROMIUM} not found, and CI is set: .ci/run installs Debian's chromium when it is missing`);
+      if (!existsSync(join(root, 'dist', 'index.js'))) throw new Error('dist/index.js not found: run `npm run build` (npm test does it first)');
+      expected = nodeResult();
+      expected.catch(() => {}); // awaited in each test
+      const { chromium } = await import('playwright-core');
+      [browser, { server, origin }] = await Promise.all([
+        chromium.launch({
+          executablePath: CHROMIUM,
+          args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+          timeout: 20_000,
+        }),
+        startServer(),
+      ]);
+      console.log(`[browser.test] Chromium ${browser.version()}, pages served from ${origin}`);
+    } catch (e) {
+      setupError = e; // each test fails with it (a failing beforeAll would only mark them skipped)
+    }
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  });
+
+  for (const loader of LOADERS) {
+    for (const backend of BACKENDS) {
+      it(`${loader === 'umd' ? 'tf.min.js (UMD global) + import-map shim' : 'tf.fesm.js (ES module) via import map'}, ${backend} backend`, async (ctx) => {
+        if (setupError) throw setupError;
+        const page = await (browser as Browser).newPage();
+        const problems: string[] = [];
+        page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+        page.on('console', (m) => {
+          if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
+        });
+        page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+        try {
+          const started = Date.now();
+          await page.goto(`${origin}/${loader}.html`, { waitUntil: 'load' });
+          await page.waitForFunction(() => (window as any).__run || (window as any).__loadError, undefined, { timeout: 15_000 });
+          const loadError = await page.evaluate(() => (window as any).__loadError as string | undefined);
+          expect(loadError, problems.join('\n')).toBeUndefined();
+          const got = (await page.evaluate((b) => (window as any).__run(b), backend)) as Result;
+          if (got.unavailable) {
+            if (backend === 'cpu') throw new Error(`cpu backend unavailable in Chromium: ${got.unavailable}\n${problems.join('\n')}`);
+            console.warn(`[browser.test] ${loader}: skipping webgl: ${got.unavailable} (Chromium runs with --disable-gpu)`);
+            ctx.skip(`webgl unavailable in headless Chromium: ${got.unavailable}`);
+          }
+          if (backend === 'webgl') {
+            const renderer = await page.evaluate(() => {
+              const gl = document.createElement('canvas').getContext('webgl2') ?? document.createElement('canvas').getContext('webgl');
+              const info = gl?.getExtension('WEBGL_debug_renderer_info');
+              return gl ? String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER)) : 'none';
+            });
+            console.log(`[browser.test] ${loader}: webgl renderer: ${renderer}`);
+          }
+          const want = await expected;
+          expect(got.backend).toBe(backend);
+          expect(got.tensorsLeaked).toBe(0);
+          const diffs: string[] = [];
+          const stats: Stats = { compared: 0, exact: 0, maxRel: 0, inexact: [] };
+          const { backend: _b, svg: svgGot, ...restGot } = got;
+          const { backend: _n, svg: svgWant, ...restWant } = want;
+          differences(restGot as Json, restWant as Json, '', diffs, stats);
+          expect(diffs, `browser (${loader}, ${backend}) vs node (cpu): ${diffs.length} differences\n${diffs.slice(0, 40).join('\n')}`).toEqual([]);
+          expect(stats.compared).toBeGreaterThan(1000);
+          const svgs = svgWant as Record<string, string>;
+          const same = Object.keys(svgs).filter((k) => (svgGot as Record<string, string>)[k] === svgs[k]);
+          console.log(
+            `[browser.test] ${loader}/${backend}: ${stats.compared} numbers within ${REL_TOL} (${stats.exact} identical, max relative difference ${stats.maxRel.toExponential(2)}${stats.inexact.length ? ': ' + stats.inexact.slice(0, 5).join(', ') : ''}); ` +
+              `SVGs identical: ${same.length}/${Object.keys(svgs).length}; ${Date.now() - started} ms`,
+          );
+          expect(problems).toEqual([]);
+        } finally {
+          await page.close();
+        }
+      });
+    }
+  }
+});
