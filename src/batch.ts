@@ -1,4 +1,4 @@
-import { fail } from './errors';
+import { ARG, fail } from './errors';
 import { readConfidences, readFlags, readLabels, readLogits, requireSameN } from './input';
 import { softmaxStats, type SoftmaxStats, type SoftmaxWants } from './math/softmax';
 
@@ -49,7 +49,7 @@ export function readLogitBatch(metric: string, args: readonly unknown[], expecte
   const labels = readLabels(metric, LOGIT_INPUTS[1], args[1], logits.k);
   requireSameN(metric, LOGIT_INPUTS, [logits.n, labels.length]);
   if (logits.n > 0 && expectedK > 0 && logits.k !== expectedK) {
-    fail(metric, LOGIT_INPUTS[0], `expected argument {arg} to keep K = ${expectedK} classes of earlier updates, but got K = ${logits.k}`);
+    fail(metric, LOGIT_INPUTS[0], `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${logits.k}`);
   }
   return { n: logits.n, k: logits.k, labels, stats: softmaxStats(logits.values, logits.n, logits.k, labels, wants) };
 }

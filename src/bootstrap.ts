@@ -1,4 +1,4 @@
-import { fail } from './errors';
+import { ARG, fail } from './errors';
 import { readRaw } from './input';
 import type { Metric } from './metric';
 import { getMetricFromId } from './registry';
@@ -48,27 +48,27 @@ interface Resolved {
 function resolve(options: unknown): Resolved {
   if (options === undefined) return { resamples: 1000, level: 0.95, seed: 0, onProgress: undefined };
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    fail(NAME, 'options', `expected {arg} to be an options object, but got ${Array.isArray(options) ? 'an array' : String(options)}`);
+    fail(NAME, 'options', `expected ${ARG} to be an options object, but got ${Array.isArray(options) ? 'an array' : String(options)}`);
   }
   const o = options as Record<string, unknown>;
   for (const key of Object.keys(o)) {
-    if (!OPTION_NAMES.has(key)) fail(NAME, key, `unknown option {arg} (expected one of ${[...OPTION_NAMES].join(', ')})`);
+    if (!OPTION_NAMES.has(key)) fail(NAME, key, `unknown option ${ARG} (expected one of ${[...OPTION_NAMES].join(', ')})`);
   }
   const resamples = o.resamples === undefined ? 1000 : o.resamples;
   const level = o.level === undefined ? 0.95 : o.level;
   const seed = o.seed === undefined ? 0 : o.seed;
   const onProgress = o.onProgress;
   if (typeof resamples !== 'number' || !Number.isSafeInteger(resamples) || resamples < 1) {
-    fail(NAME, 'resamples', `expected option {arg} to be an integer ≥ 1, but got ${String(resamples)}`);
+    fail(NAME, 'resamples', `expected option ${ARG} to be an integer ≥ 1, but got ${String(resamples)}`);
   }
   if (typeof level !== 'number' || !(level > 0 && level < 1)) {
-    fail(NAME, 'level', `expected option {arg} to be a number in (0, 1), but got ${String(level)}`);
+    fail(NAME, 'level', `expected option ${ARG} to be a number in (0, 1), but got ${String(level)}`);
   }
   if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) {
-    fail(NAME, 'seed', `expected option {arg} to be a safe integer, but got ${String(seed)}`);
+    fail(NAME, 'seed', `expected option ${ARG} to be a safe integer, but got ${String(seed)}`);
   }
   if (onProgress !== undefined && typeof onProgress !== 'function') {
-    fail(NAME, 'onProgress', `expected option {arg} to be a function, but got ${typeof onProgress}`);
+    fail(NAME, 'onProgress', `expected option ${ARG} to be a function, but got ${typeof onProgress}`);
   }
   return { resamples, level, seed, onProgress: onProgress as Resolved['onProgress'] };
 }
@@ -102,7 +102,7 @@ interface Column {
 function readColumn(x: unknown, position: number): Column {
   const arg = `inputs[${position}]`;
   const raw = readRaw(NAME, arg, x);
-  if (raw.shape.length === 0) fail(NAME, arg, 'expected {arg} to have a leading sample axis [N, ...], but got a scalar');
+  if (raw.shape.length === 0) fail(NAME, arg, `expected ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
   const n = raw.shape[0];
   if (raw.shape.length === 1) {
     // Float64 holds every accepted value exactly (float32, int32, 0/1); the metric rounds as usual.
@@ -156,13 +156,13 @@ function evaluator(metric: unknown): Evaluate {
     return (inputs) => {
       const m = (metric as () => unknown)() as Metric<unknown[], unknown, object>;
       if (typeof m !== 'object' || m === null || typeof m.update !== 'function' || typeof m.compute !== 'function') {
-        fail(NAME, 'metric', 'expected the {arg} factory to return a metric instance (with update/compute/dispose)');
+        fail(NAME, 'metric', `expected the ${ARG} factory to return a metric instance (with update/compute/dispose)`);
       }
       try {
         m.update(...inputs);
         const value = m.compute();
         if (typeof value !== 'number') {
-          fail(NAME, 'metric', `expected {arg} to compute a number, but it returned ${value === null ? 'null' : typeof value}`);
+          fail(NAME, 'metric', `expected ${ARG} to compute a number, but it returned ${value === null ? 'null' : typeof value}`);
         }
         return value;
       } finally {
@@ -170,7 +170,7 @@ function evaluator(metric: unknown): Evaluate {
       }
     };
   }
-  return fail(NAME, 'metric', `expected {arg} to be a metric id or a function returning a fresh metric, but got ${metric === null ? 'null' : typeof metric}`);
+  return fail(NAME, 'metric', `expected ${ARG} to be a metric id or a function returning a fresh metric, but got ${metric === null ? 'null' : typeof metric}`);
 }
 
 /** Linear-interpolation quantile (NumPy's default) of sorted values. */
@@ -230,12 +230,12 @@ function quantile(sorted: Float64Array, p: number): number {
 export function bootstrap(metric: BootstrapMetric, inputs: readonly unknown[], options?: BootstrapOptions): BootstrapResult {
   const { resamples, level, seed, onProgress } = resolve(options);
   const evaluate = evaluator(metric);
-  if (!Array.isArray(inputs)) fail(NAME, 'inputs', `expected {arg} to be an array of the metric's inputs, but got ${inputs === null ? 'null' : typeof inputs}`);
-  if (inputs.length === 0) fail(NAME, 'inputs', 'expected {arg} to hold at least one input, but it is empty');
+  if (!Array.isArray(inputs)) fail(NAME, 'inputs', `expected ${ARG} to be an array of the metric's inputs, but got ${inputs === null ? 'null' : typeof inputs}`);
+  if (inputs.length === 0) fail(NAME, 'inputs', `expected ${ARG} to hold at least one input, but it is empty`);
   const columns = inputs.map((x, i) => readColumn(x, i));
   const n = columns[0].n;
   for (let i = 1; i < columns.length; i++) {
-    if (columns[i].n !== n) fail(NAME, `inputs[${i}]`, `expected {arg} to have N = ${n} samples like \`inputs[0]\`, but got ${columns[i].n}`);
+    if (columns[i].n !== n) fail(NAME, `inputs[${i}]`, `expected ${ARG} to have N = ${n} samples like \`inputs[0]\`, but got ${columns[i].n}`);
   }
   if (n === 0) fail(NAME, 'inputs', 'cannot bootstrap with no samples');
 

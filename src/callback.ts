@@ -7,7 +7,7 @@
  * a subclass of `tf.Callback` instead (see {@link EcuasCallbackOptions.tf}).
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { fail, MetricInputError } from './errors';
+import { ARG, fail, MetricInputError } from './errors';
 import { readRaw, type TensorLike } from './input';
 import { getMetricFromId, type MetricEntry } from './registry';
 
@@ -105,7 +105,7 @@ function isTensor(x: unknown): x is tf.Tensor {
 
 function positiveInt(name: string, v: unknown, dflt: number): number {
   if (v === undefined) return dflt;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) fail(NAME, name, `expected option {arg} to be an integer ≥ 1, but got ${String(v)}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) fail(NAME, name, `expected option ${ARG} to be an integer ≥ 1, but got ${String(v)}`);
   return v;
 }
 
@@ -119,7 +119,7 @@ function readLabelColumn(x: unknown): Int32Array {
     const out = new Int32Array(shape[0]);
     for (let i = 0; i < out.length; i++) {
       const l = v[i];
-      if (!(Number.isInteger(l) && l >= 0)) fail(NAME, arg, `expected {arg} to hold integer labels ≥ 0, but got ${l} at index ${i}`);
+      if (!(Number.isInteger(l) && l >= 0)) fail(NAME, arg, `expected ${ARG} to hold integer labels ≥ 0, but got ${l} at index ${i}`);
       out[i] = l;
     }
     return out;
@@ -133,37 +133,37 @@ function readLabelColumn(x: unknown): Int32Array {
         const b = v[i * k + j];
         if (b === 1 && hot < 0) hot = j;
         else if (b !== 0) {
-          fail(NAME, arg, `expected {arg} of shape [${n}, ${k}] to be one-hot (one 1 per row, zeros elsewhere), but row ${i} is not`);
+          fail(NAME, arg, `expected ${ARG} of shape [${n}, ${k}] to be one-hot (one 1 per row, zeros elsewhere), but row ${i} is not`);
         }
       }
-      if (hot < 0) fail(NAME, arg, `expected {arg} of shape [${n}, ${k}] to be one-hot (one 1 per row, zeros elsewhere), but row ${i} has no 1`);
+      if (hot < 0) fail(NAME, arg, `expected ${ARG} of shape [${n}, ${k}] to be one-hot (one 1 per row, zeros elsewhere), but row ${i} has no 1`);
       out[i] = hot;
     }
     return out;
   }
-  return fail(NAME, arg, `expected {arg} to be integer labels [N], [N, 1] or one-hot [N, K], but got shape [${shape.join(', ')}]`);
+  return fail(NAME, arg, `expected ${ARG} to be integer labels [N], [N, 1] or one-hot [N, K], but got shape [${shape.join(', ')}]`);
 }
 
 function resolve(options: unknown): Resolved {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    fail(NAME, 'options', `expected {arg} to be an options object, but got ${Array.isArray(options) ? 'an array' : String(options)}`);
+    fail(NAME, 'options', `expected ${ARG} to be an options object, but got ${Array.isArray(options) ? 'an array' : String(options)}`);
   }
   const o = options as Record<string, unknown>;
   for (const key of Object.keys(o)) {
-    if (!OPTION_NAMES.has(key)) fail(NAME, key, `unknown option {arg} (expected one of ${[...OPTION_NAMES].join(', ')})`);
+    if (!OPTION_NAMES.has(key)) fail(NAME, key, `unknown option ${ARG} (expected one of ${[...OPTION_NAMES].join(', ')})`);
   }
 
   const model = o.model as PredictingModel;
   if (typeof model !== 'object' || model === null || typeof model.predict !== 'function') {
-    fail(NAME, 'model', 'expected option {arg} to be the model being trained (an object with a predict method)');
+    fail(NAME, 'model', `expected option ${ARG} to be the model being trained (an object with a predict method)`);
   }
 
   const metrics = o.metrics;
-  if (!Array.isArray(metrics) || metrics.length === 0) fail(NAME, 'metrics', 'expected option {arg} to be a non-empty array of metric ids');
+  if (!Array.isArray(metrics) || metrics.length === 0) fail(NAME, 'metrics', `expected option ${ARG} to be a non-empty array of metric ids`);
   const ids: string[] = [];
   for (const id of metrics as unknown[]) {
-    if (typeof id !== 'string') fail(NAME, 'metrics', `expected option {arg} to hold metric id strings, but got ${typeof id}`);
-    if (ids.includes(id)) fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} is listed twice in option {arg}`);
+    if (typeof id !== 'string') fail(NAME, 'metrics', `expected option ${ARG} to hold metric id strings, but got ${typeof id}`);
+    if (ids.includes(id)) fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} is listed twice in option ${ARG}`);
     if (id.startsWith('scod_')) fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} needs OOD scores, which a classifier's outputs do not give: use cls_* or conf_* ids`);
     ids.push(id);
   }
@@ -179,32 +179,32 @@ function resolve(options: unknown): Resolved {
   try {
     const outputs = o.outputs;
     if (outputs !== 'logits' && outputs !== 'probabilities') {
-      fail(NAME, 'outputs', `expected option {arg} to be 'logits' or 'probabilities' (does the model end in a softmax?), but got ${JSON.stringify(outputs) ?? 'undefined'}`);
+      fail(NAME, 'outputs', `expected option ${ARG} to be 'logits' or 'probabilities' (does the model end in a softmax?), but got ${JSON.stringify(outputs) ?? 'undefined'}`);
     }
     const batchSize = positiveInt('batchSize', o.batchSize, 256);
     const every = positiveInt('every', o.every, 1);
     const prefix = o.prefix === undefined ? 'val_' : o.prefix;
-    if (typeof prefix !== 'string') fail(NAME, 'prefix', `expected option {arg} to be a string, but got ${typeof prefix}`);
+    if (typeof prefix !== 'string') fail(NAME, 'prefix', `expected option ${ARG} to be a string, but got ${typeof prefix}`);
     const onMetrics = o.onMetrics;
-    if (onMetrics !== undefined && typeof onMetrics !== 'function') fail(NAME, 'onMetrics', `expected option {arg} to be a function, but got ${typeof onMetrics}`);
+    if (onMetrics !== undefined && typeof onMetrics !== 'function') fail(NAME, 'onMetrics', `expected option ${ARG} to be a function, but got ${typeof onMetrics}`);
     if (o.tf !== undefined && typeof (o.tf as { Callback?: unknown } | null)?.Callback !== 'function') {
-      fail(NAME, 'tf', 'expected option {arg} to be your tfjs namespace, with a `Callback` class (e.g. `import * as tf from \'@tensorflow/tfjs\'`)');
+      fail(NAME, 'tf', `expected option ${ARG} to be your tfjs namespace, with a \`Callback\` class (e.g. \`import * as tf from '@tensorflow/tfjs'\`)`);
     }
 
     const vd = o.validationData;
-    if (!Array.isArray(vd) || vd.length !== 2) fail(NAME, 'validationData', 'expected option {arg} to be a pair [x, labels]');
+    if (!Array.isArray(vd) || vd.length !== 2) fail(NAME, 'validationData', `expected option ${ARG} to be a pair [x, labels]`);
     const [x, y] = vd as [unknown, unknown];
     const multiInput = Array.isArray(x);
     const xs = (multiInput ? x : [x]) as unknown[];
-    if (xs.length === 0 || !xs.every(isTensor)) fail(NAME, 'validationData[0]', 'expected {arg} to be a tf.Tensor (or an array of tensors for a multi-input model)');
+    if (xs.length === 0 || !xs.every(isTensor)) fail(NAME, 'validationData[0]', `expected ${ARG} to be a tf.Tensor (or an array of tensors for a multi-input model)`);
     const tensors = xs as tf.Tensor[];
     for (const t of tensors) {
-      if (t.isDisposed) fail(NAME, 'validationData[0]', 'expected {arg} to be a live tensor, but it was disposed');
-      if (t.rank === 0) fail(NAME, 'validationData[0]', 'expected {arg} to have a leading sample axis [N, ...], but got a scalar');
+      if (t.isDisposed) fail(NAME, 'validationData[0]', `expected ${ARG} to be a live tensor, but it was disposed`);
+      if (t.rank === 0) fail(NAME, 'validationData[0]', `expected ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
     }
     const n = tensors[0].shape[0];
     for (const t of tensors) {
-      if (t.shape[0] !== n) fail(NAME, 'validationData[0]', `expected every input tensor in {arg} to have the same N, but got ${n} and ${t.shape[0]}`);
+      if (t.shape[0] !== n) fail(NAME, 'validationData[0]', `expected every input tensor in ${ARG} to have the same N, but got ${n} and ${t.shape[0]}`);
     }
     const labels = readLabelColumn(y);
     if (labels.length !== n) fail(NAME, 'validationData', `expected x and labels to have the same N, but x has ${n} rows and the labels ${labels.length}`);
@@ -361,7 +361,7 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
   /** Feeds every validation batch to the metrics; false if the model produced a non-finite output. */
   const feedAll = (): boolean => {
     for (const t of r.xs) {
-      if (t.isDisposed) fail(NAME, 'validationData[0]', 'the validation input {arg} was disposed during training');
+      if (t.isDisposed) fail(NAME, 'validationData[0]', `the validation input ${ARG} was disposed during training`);
     }
     const wantsConf = r.ids.some((id) => id.startsWith('conf_'));
     for (let start = 0; start < r.n; start += r.batchSize) {

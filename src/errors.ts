@@ -10,6 +10,12 @@
  * try { new ConfidenceECUAS({ n: -1 }); } catch (e) { e instanceof MetricInputError; } // true
  * ```
  */
+/**
+ * Stands in a problem text where the argument's name goes. A control character, so it cannot
+ * come from user content quoted into the message (JSON.stringify escapes it).
+ */
+export const ARG = '\u0001';
+
 export class MetricInputError extends Error {
   /** Name of the metric (or function) that rejected the input. */
   readonly metric: string;
@@ -17,14 +23,14 @@ export class MetricInputError extends Error {
   readonly argument: string;
 
   constructor(metric: string, argument: string, problem: string) {
-    super(`${metric}: ${problem.replace('{arg}', `\`${argument}\``)}`);
+    super(`${metric}: ${problem.split(ARG).join(`\`${argument}\``)}`);
     this.name = 'MetricInputError';
     this.metric = metric;
     this.argument = argument;
   }
 }
 
-/** Throws a {@link MetricInputError}; `problem` may contain `{arg}` where the argument's name goes. */
+/** Throws a {@link MetricInputError}; `problem` may contain {@link ARG} wherever the argument's name goes. */
 export function fail(metric: string, argument: string, problem: string): never {
   throw new MetricInputError(metric, argument, problem);
 }

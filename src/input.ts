@@ -1,5 +1,5 @@
 import type { Tensor } from '@tensorflow/tfjs-core';
-import { fail } from './errors';
+import { ARG, fail } from './errors';
 
 /** Any of the JavaScript typed arrays a 1-D argument may be given as. */
 export type TypedArray =
@@ -72,14 +72,14 @@ function flattenNested(metric: string, arg: string, x: NestedArray): RawArray {
     if (depth === shape.length) {
       if (typeof node === 'number') out[pos++] = node;
       else if (typeof node === 'boolean') out[pos++] = node ? 1 : 0;
-      else fail(metric, arg, `expected argument {arg} to hold numbers or booleans, but got ${describe(node)} at ${where()}`);
+      else fail(metric, arg, `expected argument ${ARG} to hold numbers or booleans, but got ${describe(node)} at ${where()}`);
       return;
     }
     if (!Array.isArray(node) || node.length !== shape[depth]) {
       fail(
         metric,
         arg,
-        `expected argument {arg} to be a rectangular array of shape [${shape.join(', ')}], but ${where()} is ` +
+        `expected argument ${ARG} to be a rectangular array of shape [${shape.join(', ')}], but ${where()} is ` +
           (Array.isArray(node) ? `of length ${node.length}` : describe(node)),
       );
     }
@@ -91,7 +91,7 @@ function flattenNested(metric: string, arg: string, x: NestedArray): RawArray {
         else if (typeof v === 'boolean') out[pos++] = v ? 1 : 0;
         else {
           index.push(i);
-          fail(metric, arg, `expected argument {arg} to hold numbers or booleans, but got ${describe(v)} at ${where()}`);
+          fail(metric, arg, `expected argument ${ARG} to hold numbers or booleans, but got ${describe(v)} at ${where()}`);
         }
       }
       return;
@@ -112,15 +112,15 @@ function flattenNested(metric: string, arg: string, x: NestedArray): RawArray {
  */
 export function readRaw(metric: string, arg: string, x: unknown): RawArray {
   if (isTensor(x)) {
-    if (x.isDisposed) fail(metric, arg, 'expected argument {arg} to be a live tensor, but it was disposed');
+    if (x.isDisposed) fail(metric, arg, `expected argument ${ARG} to be a live tensor, but it was disposed`);
     if (x.dtype !== 'float32' && x.dtype !== 'int32' && x.dtype !== 'bool') {
-      fail(metric, arg, `expected argument {arg} to be a float32, int32 or bool tensor, but got dtype ${x.dtype}`);
+      fail(metric, arg, `expected argument ${ARG} to be a float32, int32 or bool tensor, but got dtype ${x.dtype}`);
     }
     return { values: x.dataSync() as ArrayLike<number>, shape: x.shape };
   }
   if (isTypedArray(x)) return { values: x, shape: [x.length] };
   if (Array.isArray(x)) return flattenNested(metric, arg, x);
-  return fail(metric, arg, `expected argument {arg} to be a tf.Tensor, an array or a typed array, but got ${describe(x)}`);
+  return fail(metric, arg, `expected argument ${ARG} to be a tf.Tensor, an array or a typed array, but got ${describe(x)}`);
 }
 
 function shapeText(shape: readonly number[]): string {
@@ -129,7 +129,7 @@ function shapeText(shape: readonly number[]): string {
 
 function requireRank(metric: string, arg: string, raw: RawArray, rank: number, what: string): void {
   if (raw.shape.length !== rank && !(raw.shape.length === 1 && raw.shape[0] === 0)) {
-    fail(metric, arg, `expected argument {arg} to be ${what}, but got shape ${shapeText(raw.shape)}`);
+    fail(metric, arg, `expected argument ${ARG} to be ${what}, but got shape ${shapeText(raw.shape)}`);
   }
 }
 
@@ -157,7 +157,7 @@ export function readConfidences(metric: string, arg: string, x: unknown): Float3
           own = true;
         }
         c[i] = 0.5;
-      } else fail(metric, arg, `expected argument {arg} to hold confidences in [0, 1], but got ${v} at index ${i}`);
+      } else fail(metric, arg, `expected argument ${ARG} to hold confidences in [0, 1], but got ${v} at index ${i}`);
     }
   }
   return c;
@@ -205,7 +205,7 @@ export function readFlags(metric: string, arg: string, x: unknown): Uint8Array {
   requireRank(metric, arg, raw, 1, 'a 1-D array of booleans or 0/1 [N]');
   const out = new Uint8Array(raw.values.length);
   const bad = copyFlags(raw.values, out);
-  if (bad >= 0) fail(metric, arg, `expected argument {arg} to hold booleans or 0/1, but got ${raw.values[bad]} at index ${bad}`);
+  if (bad >= 0) fail(metric, arg, `expected argument ${ARG} to hold booleans or 0/1, but got ${raw.values[bad]} at index ${bad}`);
   return out;
 }
 
@@ -214,7 +214,7 @@ function finiteFloat32Copy(metric: string, arg: string, values: ArrayLike<number
   const out = toFloat32Copy(values);
   for (let i = 0; i < out.length; i++) {
     const v = out[i];
-    if (v - v !== 0) fail(metric, arg, `expected argument {arg} to hold finite numbers, but got ${v} at (flat) index ${i}`);
+    if (v - v !== 0) fail(metric, arg, `expected argument ${ARG} to hold finite numbers, but got ${v} at (flat) index ${i}`);
   }
   return out;
 }
@@ -229,7 +229,7 @@ export function readFiniteVector(metric: string, arg: string, x: unknown): Float
 /** Finite reals of any rank ≥ 1 (leading axis N), rounded to float32. Returns the values and shape. */
 export function readFiniteArray(metric: string, arg: string, x: unknown): { values: Float32Array; shape: readonly number[] } {
   const raw = readRaw(metric, arg, x);
-  if (raw.shape.length === 0) fail(metric, arg, 'expected argument {arg} to have a leading sample axis [N, ...], but got a scalar');
+  if (raw.shape.length === 0) fail(metric, arg, `expected argument ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
   return { values: finiteFloat32Copy(metric, arg, raw.values), shape: raw.shape };
 }
 
@@ -244,15 +244,15 @@ export function readLogits(metric: string, arg: string, x: unknown): Logits {
   const raw = readRaw(metric, arg, x);
   if (raw.shape.length === 1 && raw.shape[0] === 0) return { values: new Float32Array(0), n: 0, k: 0 };
   if (raw.shape.length !== 2) {
-    fail(metric, arg, `expected argument {arg} to be 2-D logits [N, K], but got shape ${shapeText(raw.shape)}`);
+    fail(metric, arg, `expected argument ${ARG} to be 2-D logits [N, K], but got shape ${shapeText(raw.shape)}`);
   }
   const [n, k] = raw.shape;
-  if (k < 2 && n > 0) fail(metric, arg, `expected argument {arg} to have K ≥ 2 classes, but got shape ${shapeText(raw.shape)}`);
+  if (k < 2 && n > 0) fail(metric, arg, `expected argument ${ARG} to have K ≥ 2 classes, but got shape ${shapeText(raw.shape)}`);
   const values = raw.values instanceof Float32Array ? raw.values : Float32Array.from(raw.values);
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (v - v !== 0) {
-      fail(metric, arg, `expected argument {arg} to hold finite logits, but got ${v} at index [${Math.floor(i / k)}, ${i % k}]`);
+      fail(metric, arg, `expected argument ${ARG} to hold finite logits, but got ${v} at index [${Math.floor(i / k)}, ${i % k}]`);
     }
   }
   return { values, n, k };
@@ -267,7 +267,7 @@ export function readLabels(metric: string, arg: string, x: unknown, k: number): 
   for (let i = 0; i < v.length; i++) {
     const l = v[i];
     if (!(Number.isInteger(l) && l >= 0 && l < k)) {
-      fail(metric, arg, `expected argument {arg} to hold integer labels in [0, ${k - 1}], but got ${l} at index ${i}`);
+      fail(metric, arg, `expected argument ${ARG} to hold integer labels in [0, ${k - 1}], but got ${l} at index ${i}`);
     }
     out[i] = l;
   }
@@ -278,7 +278,7 @@ export function readLabels(metric: string, arg: string, x: unknown, k: number): 
 export function requireSameN(metric: string, names: readonly string[], ns: readonly number[]): void {
   for (let i = 1; i < ns.length; i++) {
     if (ns[i] !== ns[0]) {
-      fail(metric, names[i], `expected argument {arg} to have N = ${ns[0]} samples like \`${names[0]}\`, but got ${ns[i]}`);
+      fail(metric, names[i], `expected argument ${ARG} to have N = ${ns[0]} samples like \`${names[0]}\`, but got ${ns[i]}`);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { fail } from './errors';
+import { ARG, fail } from './errors';
 import type { TensorLike } from './input';
 import { resolveOptions, type OptionSchema } from './options';
 import type { MetricState } from './state';
@@ -110,14 +110,14 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
   merge(other: this): this {
     const name = this.metricName;
     if (!(other instanceof Metric) || other.constructor !== this.constructor) {
-      fail(name, 'other', `expected {arg} to be a ${name}, but got ${other instanceof Metric ? other.metricName : typeof other}`);
+      fail(name, 'other', `expected ${ARG} to be a ${name}, but got ${other instanceof Metric ? other.metricName : typeof other}`);
     }
     const diff = optionDifference(this.options, other.options);
-    if (diff) fail(name, 'other', `expected {arg} to have the same options, but ${diff}`);
+    if (diff) fail(name, 'other', `expected ${ARG} to have the same options, but ${diff}`);
     const source = other === this ? this.clone().states : other.states;
     for (const [key, state] of this.states) {
       const problem = state.incompatibility(source.get(key) as typeof state);
-      if (problem) fail(name, 'other', `cannot merge {arg}: it holds ${problem}`);
+      if (problem) fail(name, 'other', `cannot merge ${ARG}: it holds ${problem}`);
     }
     for (const [key, state] of this.states) state.merge(source.get(key) as typeof state);
     return this;
@@ -155,14 +155,14 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     const keys = [...this.states.keys()];
     const extra = Object.keys(state).filter((k) => !this.states.has(k));
     if (extra.length || keys.some((k) => !(k in state))) {
-      fail(name, 'state', `expected {arg} to have the entries ${keys.join(', ')}, but got ${Object.keys(state).join(', ') || 'none'}`);
+      fail(name, 'state', `expected ${ARG} to have the entries ${keys.join(', ')}, but got ${Object.keys(state).join(', ') || 'none'}`);
     }
     const backup = this.toJSON().state;
     for (const [key, s] of this.states) {
       const problem = s.load(state[key]);
       if (problem) {
         this.states.forEach((t, k) => t.load(backup[k])); // all or nothing
-        fail(name, 'state', `invalid {arg} entry \`${key}\`: ${problem}`);
+        fail(name, 'state', `invalid ${ARG} entry \`${key}\`: ${problem}`);
       }
     }
     return this;

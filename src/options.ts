@@ -1,4 +1,4 @@
-import { fail } from './errors';
+import { ARG, fail } from './errors';
 
 /** One option: its default and a check that returns what is wrong with a value, or null. */
 export interface OptionSpec<T> {
@@ -12,14 +12,14 @@ export type OptionSchema<O> = { readonly [K in keyof O]-?: OptionSpec<O[K]> };
 export function resolveOptions<O extends object>(metric: string, schema: OptionSchema<O>, given: unknown): Required<O> {
   if (given === undefined || given === null) given = {};
   if (typeof given !== 'object' || Array.isArray(given)) {
-    fail(metric, 'options', `expected {arg} to be an object, but got ${Array.isArray(given) ? 'an array' : typeof given}`);
+    fail(metric, 'options', `expected ${ARG} to be an object, but got ${Array.isArray(given) ? 'an array' : typeof given}`);
   }
   const out: Record<string, unknown> = {};
   const names = Object.keys(schema);
   for (const key of Object.keys(given as object)) {
     if (!Object.prototype.hasOwnProperty.call(schema, key)) {
       const valid = names.length ? names.map((n) => `\`${n}\``).join(', ') : 'none';
-      fail(metric, key, `unknown option {arg} (valid options: ${valid})`);
+      fail(metric, key, `unknown option ${ARG} (valid options: ${valid})`);
     }
   }
   for (const key of names) {
@@ -30,7 +30,7 @@ export function resolveOptions<O extends object>(metric: string, schema: OptionS
       continue;
     }
     const problem = spec.check(value);
-    if (problem !== null) fail(metric, key, `expected option {arg} to be ${problem}, but got ${show(value)}`);
+    if (problem !== null) fail(metric, key, `expected option ${ARG} to be ${problem}, but got ${show(value)}`);
     out[key] = value;
   }
   return out as Required<O>;

@@ -1,4 +1,4 @@
-import { fail } from './errors';
+import { ARG, fail } from './errors';
 import type { Metric } from './metric';
 import {
   ClassificationAUC,
@@ -176,7 +176,7 @@ function formatNumber(v: number): string {
  * ```
  */
 export function getMetricFromId(id: string): MetricEntry {
-  if (typeof id !== 'string') fail('getMetricFromId', 'id', `expected {arg} to be a string, but got ${typeof id}`);
+  if (typeof id !== 'string') fail('getMetricFromId', 'id', `expected ${ARG} to be a string, but got ${typeof id}`);
   const bad = (why: string): never => fail('getMetricFromId', 'id', `unknown metric id ${JSON.stringify(id)}: ${why} (did you mean "${nearestId(id)}"?)`);
   let base = id;
   let paramName: string | undefined;

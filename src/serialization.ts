@@ -1,4 +1,4 @@
-import { fail } from './errors';
+import { ARG, fail } from './errors';
 import { STATE_FORMAT_VERSION, type Metric, type MetricJSON } from './metric';
 import * as classification from './metrics/classification';
 import * as confidence from './metrics/confidence';
@@ -29,19 +29,19 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function metricFromJSON(json: unknown, functions: Record<string, unknown> = {}): Metric<any, any, any> {
   const where = 'metricFromJSON';
-  if (!isRecord(json) || json.format !== 'ecuas-metric') fail(where, 'json', 'expected {arg} to be an object written by Metric.toJSON() (format "ecuas-metric")');
+  if (!isRecord(json) || json.format !== 'ecuas-metric') fail(where, 'json', `expected ${ARG} to be an object written by Metric.toJSON() (format "ecuas-metric")`);
   const { version, metric, options, state } = json as unknown as MetricJSON;
-  if (!Number.isInteger(version) || version < 1) fail(where, 'json', `expected {arg}.version to be an integer ≥ 1, but got ${String(version)}`);
+  if (!Number.isInteger(version) || version < 1) fail(where, 'json', `expected ${ARG}.version to be an integer ≥ 1, but got ${String(version)}`);
   if (version > STATE_FORMAT_VERSION) {
-    fail(where, 'json', `{arg} was written by a newer ecuas (state format ${version}; this version reads up to ${STATE_FORMAT_VERSION}): upgrade ecuas`);
+    fail(where, 'json', `${ARG} was written by a newer ecuas (state format ${version}; this version reads up to ${STATE_FORMAT_VERSION}): upgrade ecuas`);
   }
   const Cls = typeof metric === 'string' ? CLASSES.get(metric) : undefined;
-  if (!Cls) fail(where, 'json', `expected {arg}.metric to name a metric class, but got ${JSON.stringify(metric)}`);
-  if (!isRecord(options) || !isRecord(state)) fail(where, 'json', 'expected {arg}.options and {arg}.state to be objects');
+  if (!Cls) fail(where, 'json', `expected ${ARG}.metric to name a metric class, but got ${JSON.stringify(metric)}`);
+  if (!isRecord(options) || !isRecord(state)) fail(where, 'json', `expected ${ARG}.options and ${ARG}.state to be objects`);
   const opts: Record<string, unknown> = { ...options };
   for (const [k, v] of Object.entries(opts)) {
     if (v !== 'function') continue;
-    if (typeof functions[k] !== 'function') fail(where, k, `the metric was built with a custom {arg}: pass it again, metricFromJSON(json, { ${k} })`);
+    if (typeof functions[k] !== 'function') fail(where, k, `the metric was built with a custom ${ARG}: pass it again, metricFromJSON(json, { ${k} })`);
     opts[k] = functions[k];
   }
   return new Cls(opts).loadState(state);

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { fail } from '../errors';
+import { ARG, fail } from '../errors';
 import { readFiniteArray, readFiniteVector, readFlags, requireSameN, type TensorLike } from '../input';
 import { aurc, augrc, expectedLossAt, oracleBlocks, tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
@@ -127,7 +127,7 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     const yTrue = readFiniteArray(name, RISK_INPUTS[1], t);
     const unc = readFiniteVector(name, RISK_INPUTS[2], u);
     if (yPred.shape.length !== yTrue.shape.length || yPred.shape.some((d, i) => d !== yTrue.shape[i])) {
-      fail(name, RISK_INPUTS[1], `expected argument {arg} to have the shape of \`yPred\` [${yPred.shape.join(', ')}], but got [${yTrue.shape.join(', ')}]`);
+      fail(name, RISK_INPUTS[1], `expected argument ${ARG} to have the shape of \`yPred\` [${yPred.shape.join(', ')}], but got [${yTrue.shape.join(', ')}]`);
     }
     const n = yPred.shape[0];
     requireSameN(name, RISK_INPUTS, [n, n, unc.length]);
@@ -162,11 +162,11 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     try {
       out = tf.tidy(() => riskFn(a, b));
       if (!(out instanceof tf.Tensor) || out.shape[0] !== n || out.size % n !== 0) {
-        fail(this.metricName, 'riskFn', `expected option {arg} to return a tensor with leading axis N = ${n}, but got ${out instanceof tf.Tensor ? `shape [${out.shape.join(', ')}]` : typeof out}`);
+        fail(this.metricName, 'riskFn', `expected option ${ARG} to return a tensor with leading axis N = ${n}, but got ${out instanceof tf.Tensor ? `shape [${out.shape.join(', ')}]` : typeof out}`);
       }
       const rho = rowMeans(out.dataSync(), n);
       for (let i = 0; i < n; i++) {
-        if (!Number.isFinite(rho[i])) fail(this.metricName, 'riskFn', `expected option {arg} to return finite risks, but got ${rho[i]} for sample ${i}`);
+        if (!Number.isFinite(rho[i])) fail(this.metricName, 'riskFn', `expected option ${ARG} to return finite risks, but got ${rho[i]} for sample ${i}`);
       }
       return Float32Array.from(rho);
     } finally {
@@ -318,7 +318,7 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
       options,
     );
     if (this.options.fraction === null && this.options.threshold === null) {
-      fail(this.metricName, 'fraction', 'expected option {arg} or `threshold` to be given, but got neither');
+      fail(this.metricName, 'fraction', `expected option ${ARG} or \`threshold\` to be given, but got neither`);
     }
   }
 
@@ -354,7 +354,7 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
  * ```
  */
 export function riskAtCoverage(curve: Pick<RiskCoverageResult, 'coverage' | 'risk'>, coverage: number): number {
-  if (!(coverage > 0 && coverage <= 1)) fail('riskAtCoverage', 'coverage', `expected {arg} to be in (0, 1], but got ${coverage}`);
+  if (!(coverage > 0 && coverage <= 1)) fail('riskAtCoverage', 'coverage', `expected ${ARG} to be in (0, 1], but got ${coverage}`);
   const { coverage: c, risk: r } = curve;
   if (coverage <= c[0]) return r[0];
   let j = 1;
@@ -373,7 +373,7 @@ export function riskAtCoverage(curve: Pick<RiskCoverageResult, 'coverage' | 'ris
  * ```
  */
 export function coverageAtRisk(curve: Pick<RiskCoverageResult, 'coverage' | 'risk'>, maxRisk: number): number {
-  if (Number.isNaN(maxRisk)) fail('coverageAtRisk', 'maxRisk', 'expected {arg} to be a number, but got NaN');
+  if (Number.isNaN(maxRisk)) fail('coverageAtRisk', 'maxRisk', `expected ${ARG} to be a number, but got NaN`);
   for (let j = curve.coverage.length - 1; j >= 0; j--) if (curve.risk[j] <= maxRisk) return curve.coverage[j];
   return NaN;
 }

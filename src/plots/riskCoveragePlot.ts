@@ -1,4 +1,4 @@
-import { fail } from '../errors';
+import { ARG, fail } from '../errors';
 import type { RiskCoverageResult } from '../metrics/selective';
 import { resolveOptions } from '../options';
 import {
@@ -62,33 +62,33 @@ interface Curve {
 }
 
 function readCurve(x: unknown, arg: string, label: string): Curve {
-  if (typeof x !== 'object' || x === null) fail(PLOT, arg, `expected {arg} to be a RiskCoverageResult, but got ${x === null ? 'null' : typeof x}`);
+  if (typeof x !== 'object' || x === null) fail(PLOT, arg, `expected ${ARG} to be a RiskCoverageResult, but got ${x === null ? 'null' : typeof x}`);
   const c = x as Record<string, unknown>;
   const arr = (key: string): ArrayLike<number> => {
     const v = c[key];
     const ok = (ArrayBuffer.isView(v) || Array.isArray(v)) && typeof (v as ArrayLike<number>).length === 'number';
-    if (!ok) fail(PLOT, arg, `expected {arg} to have an array \`${key}\` (a RiskCoverageResult from riskCoverageCurve), but got ${typeof v}`);
+    if (!ok) fail(PLOT, arg, `expected ${ARG} to have an array \`${key}\` (a RiskCoverageResult from riskCoverageCurve), but got ${typeof v}`);
     const a = v as ArrayLike<number>;
     for (let i = 0; i < a.length; i++) {
-      if (typeof a[i] !== 'number' || !Number.isFinite(a[i])) fail(PLOT, arg, `expected {arg}.${key} to hold finite numbers, but got ${String(a[i])} at index ${i}`);
+      if (typeof a[i] !== 'number' || !Number.isFinite(a[i])) fail(PLOT, arg, `expected ${ARG}.${key} to hold finite numbers, but got ${String(a[i])} at index ${i}`);
     }
     return a;
   };
   const num = (key: string): number => {
     const v = c[key];
-    if (typeof v !== 'number') fail(PLOT, arg, `expected {arg} to have a number \`${key}\`, but got ${typeof v}`);
+    if (typeof v !== 'number') fail(PLOT, arg, `expected ${ARG} to have a number \`${key}\`, but got ${typeof v}`);
     return v;
   };
   const coverage = arr('coverage');
   const risk = arr('risk');
   const oracleRisk = arr('oracleRisk');
-  if (coverage.length === 0) fail(PLOT, arg, 'expected {arg} to have at least one point, but it is empty');
+  if (coverage.length === 0) fail(PLOT, arg, `expected ${ARG} to have at least one point, but it is empty`);
   if (risk.length !== coverage.length || oracleRisk.length !== coverage.length) {
-    fail(PLOT, arg, `expected {arg}.coverage, .risk and .oracleRisk to have the same length, but got ${coverage.length}, ${risk.length} and ${oracleRisk.length}`);
+    fail(PLOT, arg, `expected ${ARG}.coverage, .risk and .oracleRisk to have the same length, but got ${coverage.length}, ${risk.length} and ${oracleRisk.length}`);
   }
   for (let i = 0; i < coverage.length; i++) {
     if (!(coverage[i] >= 0 && coverage[i] <= 1) || (i > 0 && coverage[i] < coverage[i - 1])) {
-      fail(PLOT, arg, `expected {arg}.coverage to ascend in [0, 1], but got ${coverage[i]} at index ${i}`);
+      fail(PLOT, arg, `expected ${ARG}.coverage to ascend in [0, 1], but got ${coverage[i]} at index ${i}`);
     }
   }
   return { label, coverage, risk, oracleRisk, aurc: num('aurc'), oracleAurc: num('oracleAurc'), eaurc: num('eaurc') };
@@ -96,12 +96,12 @@ function readCurve(x: unknown, arg: string, label: string): Curve {
 
 function readCurves(input: unknown, label: string): Curve[] {
   if (!Array.isArray(input)) return [readCurve(input, 'curve', label)];
-  if (input.length === 0) fail(PLOT, 'curves', 'expected {arg} to hold at least one { label, curve }, but got an empty array');
-  if (input.length > PALETTE.length) fail(PLOT, 'curves', `expected at most ${PALETTE.length} {arg} on one plot, but got ${input.length}`);
+  if (input.length === 0) fail(PLOT, 'curves', `expected ${ARG} to hold at least one { label, curve }, but got an empty array`);
+  if (input.length > PALETTE.length) fail(PLOT, 'curves', `expected at most ${PALETTE.length} ${ARG} on one plot, but got ${input.length}`);
   return input.map((item: unknown, i) => {
     const it = item as { label?: unknown; curve?: unknown } | null;
     if (typeof it !== 'object' || it === null || typeof it.label !== 'string') {
-      fail(PLOT, `curves[${i}]`, 'expected {arg} to be { label: string, curve: RiskCoverageResult }');
+      fail(PLOT, `curves[${i}]`, `expected ${ARG} to be { label: string, curve: RiskCoverageResult }`);
     }
     return readCurve(it.curve, `curves[${i}].curve`, it.label);
   });

@@ -5,7 +5,7 @@
  * Everything here is plain string building — no DOM, no runtime dependency — and deterministic:
  * the same inputs give the same bytes (ids inside a document are derived from a hash of it).
  */
-import { fail } from '../errors';
+import { ARG, fail } from '../errors';
 import type { OptionSpec } from '../options';
 
 // ---------------------------------------------------------------------------------------------
@@ -589,5 +589,5 @@ export function titleOption(dflt: string): OptionSpec<string> {
 
 /** Throws the library's error for a plot called without samples. */
 export function requireSamples(plot: string, arg: string, n: number): void {
-  if (n === 0) fail(plot, arg, 'cannot plot {arg} with no samples (N = 0)');
+  if (n === 0) fail(plot, arg, `cannot plot ${ARG} with no samples (N = 0)`);
 }
