@@ -235,7 +235,8 @@ export class FlaggedKeyColumn implements MetricState {
   /** Stores keys (≥ 0; only read) with their flags. */
   push(keys: Float32Array | Float64Array, flags: Uint8Array): void {
     const packed = this.precision === 'float32' ? new Float32Array(keys.length) : new Float64Array(keys.length);
-    for (let i = 0; i < keys.length; i++) packed[i] = keys[i] * (2 * flags[i] - 1); // ×−1 (0 → −0 too) marks flag 0, without a branch
+    // ×−1 marks flag 0 without a branch (0 → −0 too); + 0 first turns a −0 key into +0
+    for (let i = 0; i < keys.length; i++) packed[i] = (keys[i] + 0) * (2 * flags[i] - 1);
     (this.column as ColumnState<Float32Array | Float64Array>).push(packed);
   }
 

@@ -4,7 +4,7 @@ import { readFiniteArray, readFiniteVector, readFlags, requireSameN, type Tensor
 import { aurc, augrc, expectedLossAt, oracleBlocks, tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { unitOption, type OptionSpec } from '../options';
-import { float32Column, flagColumn } from '../state';
+import { float32Column, float64Column, flagColumn } from '../state';
 
 const SCOD_INPUTS = Object.freeze(['oodScores', 'classificationErrors', 'isOod'] as const);
 const RISK_INPUTS = Object.freeze(['yPred', 'yTrue', 'uncertainty'] as const);
@@ -110,12 +110,13 @@ function rowMeans(values: ArrayLike<number>, n: number): Float64Array {
 
 /**
  * Base of the metrics over (yPred, yTrue, uncertainty): each batch is reduced to per-sample
- * risk (float32) and uncertainty (float32) — 8 bytes a sample; predictions are not kept.
+ * risk (float64: its full range and precision) and uncertainty (float32, as given) — 12 bytes a
+ * sample; predictions are not kept.
  */
 abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metric<[TensorLike, TensorLike, TensorLike], R, O> {
   static override readonly inputs: readonly string[] = RISK_INPUTS;
   private readonly uncertainty = this.track('uncertainty', float32Column());
-  private readonly risk = this.track('risk', float32Column());
+  private readonly risk = this.track('risk', float64Column());
 
   get sampleCount(): number {
     return this.uncertainty.size;
@@ -138,7 +139,7 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
   }
 
   /** ρ_i = riskFn(yPred, yTrue), mean-reduced over trailing axes; default squared error in float64. */
-  private perSampleRisk(p: unknown, t: unknown, pred: Float32Array, target: Float32Array, shape: readonly number[]): Float32Array {
+  private perSampleRisk(p: unknown, t: unknown, pred: Float32Array, target: Float32Array, shape: readonly number[]): Float64Array {
     const n = shape[0];
     const riskFn = this.options.riskFn;
     if (!riskFn) {
@@ -147,7 +148,7 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
         const d = pred[i] - target[i];
         sq[i] = d * d;
       }
-      return Float32Array.from(rowMeans(sq, n));
+      return rowMeans(sq, n);
     }
     const own: tf.Tensor[] = [];
     const asTensor = (x: unknown, values: Float32Array): tf.Tensor => {
@@ -168,7 +169,7 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
       for (let i = 0; i < n; i++) {
         if (!Number.isFinite(rho[i])) fail(this.metricName, 'riskFn', `expected option ${ARG} to return finite risks, but got ${rho[i]} for sample ${i}`);
       }
-      return Float32Array.from(rho);
+      return rho;
     } finally {
       if (out instanceof tf.Tensor && out !== p && out !== t && !own.includes(out)) out.dispose();
       for (const o of own) o.dispose();
@@ -179,7 +180,7 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     return this.fromSamples(this.uncertainty.read(), this.risk.read());
   }
 
-  protected abstract fromSamples(uncertainty: Float32Array, risk: Float32Array): R;
+  protected abstract fromSamples(uncertainty: Float32Array, risk: Float64Array): R;
 }
 
 /** Options of {@link RiskCoverageCurve} and {@link riskCoverageCurve}. */
@@ -234,7 +235,7 @@ export class RiskCoverageCurve extends RiskMetric<RiskCoverageResult, RiskCovera
     super({ riskFn: riskFnOption, nPoints: nPointsOption }, options);
   }
 
-  protected fromSamples(uncertainty: Float32Array, risk: Float32Array): RiskCoverageResult {
+  protected fromSamples(uncertainty: Float32Array, risk: Float64Array): RiskCoverageResult {
     const n = risk.length;
     const p = this.options.nPoints === 'all' ? n : this.options.nPoints;
     const coverage = new Float64Array(p);
@@ -322,7 +323,7 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
     }
   }
 
-  protected fromSamples(uncertainty: Float32Array, risk: Float32Array): RejectionResult {
+  protected fromSamples(uncertainty: Float32Array, risk: Float64Array): RejectionResult {
     const n = risk.length;
     const { fraction, threshold } = this.options;
     if (fraction !== null) {
