@@ -158,15 +158,28 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
       fail(name, 'state', `expected ${ARG} to have the entries ${keys.join(', ')}, but got ${Object.keys(state).join(', ') || 'none'}`);
     }
     const backup = this.toJSON().state;
+    const restore = (): void => this.states.forEach((t, k) => t.load(backup[k])); // all or nothing
     for (const [key, s] of this.states) {
       const problem = s.load(state[key]);
       if (problem) {
-        this.states.forEach((t, k) => t.load(backup[k])); // all or nothing
+        restore();
         fail(name, 'state', `invalid ${ARG} entry \`${key}\`: ${problem}`);
       }
     }
+    const problem = this.stateProblem();
+    if (problem) {
+      restore();
+      fail(name, 'state', `${ARG} is not one that updates could have produced: ${problem}`);
+    }
     return this;
   }
+
+  /**
+   * What makes the loaded (possibly empty) state impossible (a count that is not a whole number,
+   * a confidence outside [0, 1], columns of different lengths, …), or null. Loaded states are checked with it
+   * so that a corrupted or forged file cannot give a plausible-looking wrong value.
+   */
+  protected abstract stateProblem(): string | null;
 
   /** Frees the metric's tensors. The metric may still be used afterwards; it starts empty. */
   dispose(): void {

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { _wasmKernelTesting, rowSoftmaxSums, wasmKernelAvailable } from '../src/math/wasm/softmaxKernel';
+import { softmaxStats, type SoftmaxStats } from '../src/math/softmax';
+import { _wasmKernelTesting, rowSoftmaxStats, rowSoftmaxSums, wasmKernelAvailable } from '../src/math/wasm/softmaxKernel';
 import { SOFTMAX_KERNEL_WASM_BASE64 } from '../src/math/wasm/softmaxKernelBytes';
 
 // ---------------------------------------------------------------------------------------------
@@ -31,10 +32,13 @@ function pairwiseSum(a: Float64Array, start: number, n: number): number {
   return pairwiseSum(a, start, n2) + pairwiseSum(a, start + n2, n - n2);
 }
 
-function reference(logits: Float32Array, n: number, k: number) {
+/** s, top, m and the second pass's weighted = Σ_j e_j·(m − z_j), sq = Σ_{j≠y} e_j² (y = −1 without labels). */
+function reference(logits: Float32Array, n: number, k: number, labels: Int32Array | null = null) {
   const s = new Float64Array(n);
   const top = new Int32Array(n);
   const mOut = new Float64Array(n);
+  const weightedOut = new Float64Array(n);
+  const sqOut = new Float64Array(n);
   const e = new Float64Array(k);
   for (let i = 0; i < n; i++) {
     const row = i * k;
@@ -51,8 +55,59 @@ function reference(logits: Float32Array, n: number, k: number) {
     s[i] = pairwiseSum(e, 0, k);
     top[i] = t;
     mOut[i] = m;
+    const y = labels === null ? -1 : labels[i];
+    let weighted = 0;
+    let sq = 0;
+    for (let j = 0; j < k; j++) {
+      const ej = j === t ? 1 : e[j];
+      weighted += ej * (m - logits[row + j]);
+      if (j !== y) sq += ej * ej;
+    }
+    weightedOut[i] = weighted;
+    sqOut[i] = sq;
   }
-  return { s, top, m: mOut };
+  return { s, top, m: mOut, weighted: weightedOut, sq: sqOut };
+}
+
+/**
+ * The proposed kernel branch of softmaxStats (its `if (needExp) { … }` block once the second pass
+ * uses the kernel): H and Brier from weighted/sq exactly as the JS loop does. Null without kernel.
+ */
+function softmaxStatsViaKernel(
+  logits: Float32Array,
+  n: number,
+  k: number,
+  labels: Int32Array,
+  wants: { logPLabel?: boolean; entropy?: boolean; brier?: boolean },
+): SoftmaxStats | null {
+  const correct = new Uint8Array(n);
+  const logPLabel = wants.logPLabel ? new Float64Array(n) : undefined;
+  const entropy = wants.entropy ? new Float64Array(n) : undefined;
+  const brier = wants.brier ? new Float64Array(n) : undefined;
+  const needPass2 = entropy !== undefined || brier !== undefined;
+  // --- the block, verbatim ---
+  const w = rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined);
+  if (w !== null) {
+    for (let i = 0; i < n; i++) {
+      const y = labels[i];
+      const top = w.top[i];
+      correct[i] = y === top ? 1 : 0;
+      if (logPLabel === undefined && !needPass2) continue;
+      const si = w.s[i];
+      const m = w.m[i];
+      const log1pS = Math.log1p(si);
+      if (logPLabel) logPLabel[i] = logits[i * k + y] - m - log1pS;
+      const z = 1 + si;
+      if (entropy) entropy[i] = log1pS + w.weighted![i] / z;
+      if (brier) {
+        const miss = y === top ? si / z : 1 - Math.exp(logits[i * k + y] - m) / z;
+        brier[i] = w.sq![i] / (z * z) + miss * miss;
+      }
+    }
+    return { s: w.s, correct, logPLabel, entropy, brier };
+  }
+  // --- end of the block ---
+  return null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -65,28 +120,57 @@ function rng(seed: number) {
   return { u, normal, int };
 }
 
-/** Index of the first difference (Object.is on s and m, === on top), or -1. */
-function firstMismatch(logits: Float32Array, n: number, k: number): number {
-  const want = reference(logits, n, k);
-  const got = rowSoftmaxSums(logits, n, k);
-  expect(got).not.toBeNull();
-  for (let i = 0; i < n; i++) {
-    if (!Object.is(got!.s[i], want.s[i]) || got!.top[i] !== want.top[i] || !Object.is(got!.m[i], want.m[i])) return i;
+/**
+ * Labels that put y at the argmax, at 0, at k − 1, just after the argmax and elsewhere, in turn
+ * (so both y === top and y ≠ top, and both ends of the row, occur in every data set).
+ */
+function mixedLabels(top: Int32Array, k: number): Int32Array {
+  const labels = new Int32Array(top.length);
+  for (let i = 0; i < top.length; i++) {
+    const kind = i % 5;
+    labels[i] = kind === 0 ? top[i] : kind === 1 ? 0 : kind === 2 ? k - 1 : kind === 3 ? (top[i] + 1) % k : (i * 7919) % k;
   }
-  return -1;
+  return labels;
 }
 
-function expectIdentical(logits: Float32Array, n: number, k: number): void {
-  const i = firstMismatch(logits, n, k);
-  if (i >= 0) {
-    const row = Array.from(logits.subarray(i * k, Math.min((i + 1) * k, i * k + 16)));
-    const want = reference(logits.subarray(i * k, (i + 1) * k), 1, k);
-    const got = rowSoftmaxSums(logits.subarray(i * k, (i + 1) * k), 1, k)!;
-    expect({ row: i, k, logits: row, s: got.s[0], top: got.top[0], m: got.m[0] }).toEqual({
-      row: i, k, logits: row, s: want.s[0], top: want.top[0], m: want.m[0],
-    });
+type Fields = { s: number; top: number; m: number; weighted?: number; sq?: number };
+
+function rowFields(r: { s: Float64Array; top: Int32Array; m: Float64Array; weighted?: Float64Array; sq?: Float64Array }, i: number): Fields {
+  const f: Fields = { s: r.s[i], top: r.top[i], m: r.m[i] };
+  if (r.weighted) f.weighted = r.weighted[i];
+  if (r.sq) f.sq = r.sq[i];
+  return f;
+}
+
+/** Object.is on every number (so NaN equals NaN and 0 differs from −0). */
+function sameFields(a: Fields, b: Fields): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof Fields>;
+  for (const key of keys) if (!Object.is(a[key], b[key])) return false;
+  return true;
+}
+
+/**
+ * The kernel against the JS loop on every row: rowSoftmaxSums (s, top, m) and rowSoftmaxStats
+ * (also weighted and sq) with `labels`, default mixedLabels. On a difference, shows that row.
+ */
+function expectIdentical(logits: Float32Array, n: number, k: number, labelsIn?: Int32Array | null): void {
+  const labels = labelsIn === undefined ? mixedLabels(reference(logits, n, k).top, k) : labelsIn;
+  const want = reference(logits, n, k, labels);
+  const sums = rowSoftmaxSums(logits, n, k);
+  const stats = rowSoftmaxStats(logits, n, k, labels, true, true);
+  expect(sums).not.toBeNull();
+  expect(stats).not.toBeNull();
+  for (let i = 0; i < n; i++) {
+    const w = rowFields(want, i);
+    const { weighted: _w, sq: _q, ...wSums } = w;
+    const okSums = sameFields(rowFields(sums!, i), wSums);
+    const okStats = sameFields(rowFields(stats!, i), w);
+    if (!okSums || !okStats) {
+      const context = { row: i, k, y: labels === null ? null : labels[i], logits: Array.from(logits.subarray(i * k, Math.min((i + 1) * k, i * k + 16))) };
+      expect({ ...context, sums: rowFields(sums!, i), stats: rowFields(stats!, i) }).toEqual({ ...context, sums: wSums, stats: w });
+      expect(`row ${i} differs`).toBe('');
+    }
   }
-  expect(i).toBe(-1);
 }
 
 /** Checks the kernel's exp lanes against Math.exp for x = z_j − m. */
@@ -308,6 +392,135 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
     }
   });
 
+  it('second pass: labels at 0, k − 1, at and away from the argmax, absent and out of range', () => {
+    const r = rng(8);
+    for (const k of [1, 2, 3, 7, 8, 9, 16, 17, 127, 128, 129, 1000, 1001]) {
+      const n = Math.max(50, Math.floor(40_000 / k));
+      const x = new Float32Array(n * k);
+      for (let i = 0; i < x.length; i++) x[i] = r.normal() * [0.1, 2, 20][i % 3];
+      const top = reference(x, n, k).top;
+      const fill = (f: (i: number) => number) => Int32Array.from({ length: n }, (_, i) => f(i));
+      const sets: Int32Array[] = [
+        fill(() => 0),
+        fill(() => k - 1),
+        fill((i) => top[i]), // y === top everywhere
+        fill((i) => (top[i] + 1 + (i % Math.max(1, k - 1))) % k), // y !== top everywhere (k > 1)
+        fill(() => -1),
+        fill(() => k),
+        fill((i) => (i % 2 ? 2147483647 : -2147483648)),
+      ];
+      if (k > 1) {
+        const away = sets[3];
+        for (let i = 0; i < n; i++) expect(away[i]).not.toBe(top[i]);
+      }
+      for (const labels of sets) expectIdentical(x, n, k, labels);
+      expectIdentical(x, n, k, null);
+      // labels in a subarray of a larger buffer
+      const big = new Int32Array(n + 3);
+      big.set(mixedLabels(top, k), 3);
+      expectIdentical(x, n, k, big.subarray(3));
+    }
+  });
+
+  it('second pass across chunk boundaries (labels chunked with the rows)', () => {
+    const r = rng(9);
+    for (const [n, k] of [[100_000, 3], [700, 1000]] as const) {
+      const x = new Float32Array(n * k);
+      for (let i = 0; i < x.length; i++) x[i] = r.normal() * 4;
+      const labels = Int32Array.from({ length: n }, () => r.int(0, k - 1));
+      expectIdentical(x, n, k, labels);
+    }
+  });
+
+  it('returns only the sums asked for', () => {
+    const r = rng(10);
+    const n = 30;
+    const k = 12;
+    const x = Float32Array.from({ length: n * k }, () => r.normal());
+    const labels = Int32Array.from({ length: n }, (_, i) => i % k);
+    const want = reference(x, n, k, labels);
+    const onlyW = rowSoftmaxStats(x, n, k, labels, true, false)!;
+    expect(onlyW.sq).toBeUndefined();
+    expect(Array.from(onlyW.weighted!)).toEqual(Array.from(want.weighted));
+    const onlyQ = rowSoftmaxStats(x, n, k, labels, false, true)!;
+    expect(onlyQ.weighted).toBeUndefined();
+    expect(Array.from(onlyQ.sq!)).toEqual(Array.from(want.sq));
+    const neither = rowSoftmaxStats(x, n, k, labels, false, false)!;
+    expect(Object.keys(neither).sort()).toEqual(['m', 's', 'top']);
+    expect(Array.from(neither.s)).toEqual(Array.from(want.s));
+    // short labels: null only when a sum needs them
+    expect(rowSoftmaxStats(x, n, k, labels.subarray(1), true, false)).toBeNull();
+    expect(rowSoftmaxStats(x, n, k, labels.subarray(1), false, false)).not.toBeNull();
+    expect(rowSoftmaxStats(x, n, k, null, false, true)).not.toBeNull();
+    const empty = rowSoftmaxStats(new Float32Array(0), 0, k, new Int32Array(0), true, true)!;
+    expect(empty.weighted!.length).toBe(0);
+    expect(empty.sq!.length).toBe(0);
+    expect(rowSoftmaxStats(x, n, 0, labels, true, true)).toBeNull();
+    expect(rowSoftmaxStats(x, n + 1, k, labels, true, true)).toBeNull(); // logits too short
+  });
+
+  it('the proposed kernel block of softmaxStats gives its entropy and Brier bit for bit', () => {
+    // softmaxStats runs the JS loop whenever entropy or Brier is wanted (until this block is in it)
+    const r = rng(11);
+    const wantsList = [
+      { entropy: true },
+      { brier: true },
+      { entropy: true, brier: true },
+      { logPLabel: true, entropy: true, brier: true },
+      { logPLabel: true },
+      {},
+    ];
+    /** First index where a and b differ (Object.is), -2 if only one exists, -1 if identical. */
+    const firstDiff = (a: Float64Array | Uint8Array | undefined, b: Float64Array | Uint8Array | undefined) => {
+      if (a === undefined || b === undefined) return a === b ? -1 : -2;
+      if (a.length !== b.length) return 0;
+      for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return i;
+      return -1;
+    };
+    for (const k of [1, 2, 10, 100, 1000]) {
+      const n = Math.max(40, Math.floor(200_000 / k));
+      const x = new Float32Array(n * k);
+      for (let i = 0; i < n; i++) {
+        const kind = i % 6;
+        for (let j = 0; j < k; j++) {
+          const idx = i * k + j;
+          if (kind === 0) x[idx] = r.int(-3, 3); // ties
+          else if (kind === 1) x[idx] = r.u() < 0.3 ? -Infinity : r.normal() * 800; // e = 0, 0·∞, underflow
+          else if (kind === 2) x[idx] = r.u() < 0.05 ? NaN : r.normal();
+          else x[idx] = r.normal() * [1, 3, 10][kind % 3];
+        }
+      }
+      const labels = mixedLabels(reference(x, n, k).top, k);
+      for (const wants of wantsList) {
+        const want = softmaxStats(x, n, k, labels, wants);
+        const got = softmaxStatsViaKernel(x, n, k, labels, wants);
+        expect(got).not.toBeNull();
+        for (const key of ['s', 'correct', 'logPLabel', 'entropy', 'brier'] as const) {
+          const i = firstDiff(got![key], want[key]);
+          if (i !== -1) {
+            const at = (v: Float64Array | Uint8Array | undefined) => (v === undefined ? 'absent' : v[Math.max(i, 0)]);
+            expect({ k, wants, key, row: i, value: at(got![key]) }).toEqual({ k, wants, key, row: i, value: at(want[key]) });
+            expect(`${key} differs at row ${i}`).toBe('');
+          }
+        }
+      }
+    }
+  });
+
+  it('falls back when this engine’s Math.exp is not the one the kernel reproduces', () => {
+    const exp = Math.exp;
+    _wasmKernelTesting.reset();
+    const spy = vi.spyOn(Math, 'exp').mockImplementation((x: number) => (x < -1 && x > -2 ? exp(x) * (1 + 2 ** -52) : exp(x)));
+    try {
+      expect(wasmKernelAvailable()).toBe(false);
+      expect(rowSoftmaxStats(new Float32Array([1, 2, 3]), 1, 3, null, true, true)).toBeNull();
+    } finally {
+      spy.mockRestore();
+    }
+    _wasmKernelTesting.reset();
+    expect(wasmKernelAvailable()).toBe(true);
+  });
+
   it('returns empty arrays for n = 0 and null for inputs it does not handle', () => {
     const empty = rowSoftmaxSums(new Float32Array(0), 0, 10);
     expect(empty).not.toBeNull();
@@ -362,13 +575,20 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
       for (let i = 0; i < x.length; i++) x[i] = r.normal();
       return x;
     });
-    shapes.forEach(([n, k], i) => rowSoftmaxSums(data[i], n, k));
+    const labels = shapes.map(([n, k]) => Int32Array.from({ length: n }, (_, i) => i % k));
+    const all = () =>
+      shapes.forEach(([n, k], i) => {
+        rowSoftmaxSums(data[i], n, k);
+        rowSoftmaxStats(data[i], n, k, labels[i], true, true);
+      });
+    all();
     const after = _wasmKernelTesting.memoryBytes();
     expect(after).toBeGreaterThan(0);
     expect(after).toBeLessThan(8 << 20); // chunked: bounded by the largest row, not the batch
     for (let rep = 0; rep < 3; rep++) {
-      shapes.forEach(([n, k], i) => rowSoftmaxSums(data[i], n, k));
+      all();
       rowSoftmaxSums(data[0], 500, 1000);
+      rowSoftmaxStats(data[0], 500, 1000, null, false, true);
     }
     expect(_wasmKernelTesting.memoryBytes()).toBe(after);
   });

@@ -1,4 +1,4 @@
-import { rowSoftmaxSums } from './wasm/softmaxKernel';
+import { rowSoftmaxStats } from './wasm/softmaxKernel';
 
 /**
  * Per-sample statistics of a softmax over logits, computed in float64 with the stable forms of
@@ -70,15 +70,27 @@ export function softmaxStats(
   const brier = wants.brier ? new Float64Array(n) : undefined;
   const needPass2 = entropy !== undefined || brier !== undefined;
   const needExp = wants.s !== false || logPLabel !== undefined || needPass2;
-  if (needExp && !needPass2) {
-    // The WebAssembly SIMD kernel gives bit-identical m, argmax and s about 2–4× faster; null
-    // where WebAssembly SIMD is unavailable, and then the loop below does the same in JS.
-    const w = rowSoftmaxSums(logits, n, k);
+  if (needExp) {
+    // The WebAssembly SIMD kernel gives bit-identical m, argmax, s and the second-pass sums
+    // (weighted, sq) several times faster; null where WebAssembly SIMD is unavailable, and then
+    // the loop below does the same in JS.
+    const w = rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined);
     if (w !== null) {
       for (let i = 0; i < n; i++) {
         const y = labels[i];
-        correct[i] = y === w.top[i] ? 1 : 0;
-        if (logPLabel) logPLabel[i] = logits[i * k + y] - w.m[i] - Math.log1p(w.s[i]);
+        const top = w.top[i];
+        correct[i] = y === top ? 1 : 0;
+        if (logPLabel === undefined && !needPass2) continue;
+        const si = w.s[i];
+        const m = w.m[i];
+        const log1pS = Math.log1p(si);
+        if (logPLabel) logPLabel[i] = logits[i * k + y] - m - log1pS;
+        const z = 1 + si;
+        if (entropy) entropy[i] = log1pS + (w.weighted as Float64Array)[i] / z;
+        if (brier) {
+          const miss = y === top ? si / z : 1 - Math.exp(logits[i * k + y] - m) / z;
+          brier[i] = (w.sq as Float64Array)[i] / (z * z) + miss * miss;
+        }
       }
       return { s: w.s, correct, logPLabel, entropy, brier };
     }

@@ -27,6 +27,14 @@ export abstract class ConfidenceMetric<O extends object> extends Metric<[TensorL
 
   /** Adds a validated, non-empty batch to the state. */
   protected abstract accumulate(batch: ConfidenceBatch): void;
+
+  /** The number of classes a loaded state claims: K ≥ 2 from logits, none from confidences. */
+  protected classesProblem(): string | null {
+    const k = this.numClasses.value;
+    const fromLogits = (this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS;
+    if (this.sampleCount === 0) return k === 0 ? null : `K = ${k} classes but no samples`;
+    return fromLogits ? (k >= 2 ? null : `K = ${k} classes`) : k === 0 ? null : `K = ${k} classes for confidence inputs`;
+  }
 }
 
 /**
@@ -53,6 +61,26 @@ export abstract class SumConfidenceMetric<O extends object> extends ConfidenceMe
 
   /** The value from the accumulated sums. */
   protected abstract fromSums(sums: Float64Array): number;
+
+  protected stateProblem(): string | null {
+    const sums = this.sums.read();
+    return this.classesProblem() ?? (sums ? this.sumsProblem(sums) : null);
+  }
+
+  /** Checks the usual layout [N, number correct, Σ cost ≥ 0]; metrics with other sums override it. */
+  protected sumsProblem(sums: Float64Array): string | null {
+    const [n, nCorrect] = sums;
+    if (sums.length < 2 || sums.length > 3) return `${sums.length} sums`;
+    if (!isCount(n) || n === 0) return `N = ${n}`;
+    if (!isCount(nCorrect) || nCorrect > n) return `${nCorrect} correct of ${n}`;
+    if (sums.length === 3 && !(sums[2] >= 0 && sums[2] < Infinity)) return `a cost sum of ${sums[2]}`;
+    return null;
+  }
+}
+
+/** A whole number ≥ 0 (counts are exact in float64). */
+export function isCount(v: number): boolean {
+  return Number.isInteger(v) && v >= 0;
 }
 
 /**
@@ -84,6 +112,15 @@ export abstract class RankingConfidenceMetric extends ConfidenceMetric<NoOptions
     const { keys, flags } = this.samples.read();
     for (let i = 0; i < flags.length; i++) flags[i] = 1 - flags[i]; // correct → error
     return this.fromBlocks(tieBlocks(keys, flags, true));
+  }
+
+  protected stateProblem(): string | null {
+    const { keys } = this.samples.read();
+    const wide = keys instanceof Float64Array;
+    for (let i = 0; i < keys.length; i++) {
+      if (!(keys[i] <= 1 && (wide ? keys[i] > 0 : keys[i] >= 0))) return `a confidence of ${keys[i]}`;
+    }
+    return this.classesProblem();
   }
 
   /** The value from tie blocks in descending confidence, losses = errors (1 − correct). */

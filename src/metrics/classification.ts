@@ -5,6 +5,7 @@ import type { SoftmaxWants } from '../math/softmax';
 import { Metric } from '../metric';
 import { epsilonOption, gammaOption, normalizeOption, nOption, type OptionSchema } from '../options';
 import { SumState } from '../state';
+import { isCount } from './base';
 import {
   ConfidenceAUCScore,
   ConfidenceAUGRC,
@@ -57,6 +58,24 @@ export abstract class PriorNormalizedMetric<O extends { normalize?: boolean }> e
   /** Σ of the per-sample cost over the batch. */
   protected abstract costSum(batch: LogitBatch): number;
 
+  protected stateProblem(): string | null {
+    const sums = this.sums.read();
+    if (!sums) return null;
+    const n = sums[0];
+    if (sums.length < 4) return `${sums.length - 2} classes`;
+    if (!isCount(n) || n === 0) return `N = ${n}`;
+    if (!(sums[1] >= 0 && sums[1] < Infinity) || (this.costIsCount && (!isCount(sums[1]) || sums[1] > n))) return `a cost sum of ${sums[1]}`;
+    let total = 0;
+    for (let j = 2; j < sums.length; j++) {
+      if (!isCount(sums[j])) return `a count of ${sums[j]} for class ${j - 2}`;
+      total += sums[j];
+    }
+    return total === n ? null : `class counts summing to ${total}, not N = ${n}`;
+  }
+
+  /** Whether the cost is a count (the error rate's), so its sum must be a whole number ≤ N. */
+  protected readonly costIsCount: boolean = false;
+
   /** Mean cost of the prior-only system over the accumulated samples. */
   protected abstract baseline(priors: Priors): number;
 
@@ -99,6 +118,7 @@ function priorEntropy({ n, counts }: Priors): number {
 export class ClassificationErrorRate extends PriorNormalizedMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationErrorRate';
   protected readonly wants = { s: false }; // the argmax is all it needs
+  protected override readonly costIsCount = true;
   constructor(options?: NormalizeOptions) {
     super(normalizeSchema, options);
   }

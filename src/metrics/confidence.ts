@@ -13,7 +13,7 @@ import {
 } from '../math/costs';
 import { aurc, augrc, fprAtRecall, mannWhitneyAUC, type TieBlocks } from '../math/ranking';
 import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption } from '../options';
-import { oracleOf, RankingConfidenceMetric, SumConfidenceMetric, type NoOptions } from './base';
+import { isCount, oracleOf, RankingConfidenceMetric, SumConfidenceMetric, type NoOptions } from './base';
 
 export type { NoOptions };
 
@@ -133,6 +133,20 @@ export class ExpectedCalibrationError extends SumConfidenceMetric<ExpectedCalibr
   }
   protected fromSums(sums: Float64Array): number {
     return eceFromBins(sums, this.options.nBins, sums[0], 1);
+  }
+
+  protected override sumsProblem(sums: Float64Array): string | null {
+    const b = this.options.nBins;
+    if (sums.length !== 1 + 3 * b) return `${sums.length} sums for ${b} bins`;
+    let total = 0;
+    for (let i = 1; i <= b; i++) {
+      const count = sums[i];
+      if (!isCount(count) || !(sums[i + b] >= 0 && sums[i + b] <= count) || !isCount(sums[i + 2 * b]) || sums[i + 2 * b] > count) {
+        return `bin ${i - 1}: count ${count}, Σconfidence ${sums[i + b]}, Σcorrect ${sums[i + 2 * b]}`;
+      }
+      total += count;
+    }
+    return total === sums[0] && total > 0 ? null : `bin counts summing to ${total}, not N = ${sums[0]}`;
   }
 }
 

@@ -55,6 +55,11 @@ abstract class SCODMetric extends Metric<[TensorLike, TensorLike, TensorLike], n
   }
 
   protected abstract fromBlocks(blocks: TieBlocks): number;
+
+  protected stateProblem(): string | null {
+    const n = [this.scores.size, this.errors.size, this.ood.size];
+    return n[0] === n[1] && n[1] === n[2] ? null : `columns of ${n.join(', ')} samples`;
+  }
 }
 
 /**
@@ -181,6 +186,10 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
   }
 
   protected abstract fromSamples(uncertainty: Float32Array, risk: Float64Array): R;
+
+  protected stateProblem(): string | null {
+    return this.uncertainty.size === this.risk.size ? null : `${this.uncertainty.size} uncertainties for ${this.risk.size} risks`;
+  }
 }
 
 /** Options of {@link RiskCoverageCurve} and {@link riskCoverageCurve}. */

@@ -1,7 +1,9 @@
 ;; Row-wise softmax sums over float32 logits [n, k] (row-major), in float64, bit-identical to the
 ;; JS loop of src/math/softmax.ts:
 ;;   top = first argmax (JS: m = z_0; `if (z > m) { m = z; top = j }`),  m = z_top,
-;;   e_j = Math.exp(z_j - m) for j != top, e_top = 0,  s = pairwiseSum(e, 0, k) (NumPy's order).
+;;   e_j = Math.exp(z_j - m) for j != top, e_top = 0,  s = pairwiseSum(e, 0, k) (NumPy's order),
+;; and optionally its second pass (entropy and Brier score), with e_top = 1 and label y:
+;;   weighted = sum_j e_j * (m - z_j),  sq = sum_{j != y} e_j * e_j  (each sequential, j ascending).
 ;;
 ;; exp is a two-lane (f64x2) port of fdlibm's __ieee754_exp, which is V8's base::ieee754::exp and
 ;; so what Math.exp returns. It is specialised to the arguments that occur here, x = z_j - m <= 0,
@@ -300,9 +302,18 @@
   ;; For each of $n rows of $k float32 at $in: top -> i32 at $outTop, m -> f64 at $outM,
   ;; s -> f64 at $outS. $e is scratch for k + 4 float64; the input must be readable 64 bytes past
   ;; its end ($argmax's search reads up to 60, $expSlow/$expFast up to 12).
+  ;; With $outW != 0 also the JS loop's second pass, with e_top = 1 (stored over e's 0 once s is
+  ;; summed) and y = the i32 at $labels (-1 if $labels is 0): two float64 sums over j = 0 .. k-1
+  ;; in order, one accumulator each, exactly as in JS (no reassociation, no lanes):
+  ;;   weighted += e_j * (m - z_j) -> f64 at $outW,   sq += e_j * e_j for j != y -> f64 at $outQ.
+  ;; The loop over j has no per-element test: j < min(y, k) adds to both sums, j = y (if
+  ;; 0 <= y < k) to weighted only, j > y to both. (Two rows at a time in f64x2 lanes, which keeps
+  ;; each row's order, measured no faster: the loop is throughput-bound, not latency-bound.)
   (func (export "rows") (param $in i32) (param $n i32) (param $k i32) (param $e i32)
                         (param $outS i32) (param $outM i32) (param $outTop i32)
+                        (param $labels i32) (param $outW i32) (param $outQ i32)
     (local $r i32) (local $p i32) (local $top i32) (local $m f64)
+    (local $j i32) (local $y i32) (local $end i32) (local $ej f64) (local $w f64) (local $q f64)
     (block $done
       (loop $row
         (br_if $done (i32.ge_u (local.get $r) (local.get $n)))
@@ -319,6 +330,38 @@
           (call $psum (local.get $e) (local.get $k)))
         (f64.store (i32.add (local.get $outM) (i32.shl (local.get $r) (i32.const 3))) (local.get $m))
         (i32.store (i32.add (local.get $outTop) (i32.shl (local.get $r) (i32.const 2))) (local.get $top))
+        (if (local.get $outW)
+          (then
+            (f64.store (i32.add (local.get $e) (i32.shl (local.get $top) (i32.const 3))) (f64.const 1))
+            (local.set $y (i32.const -1))
+            (if (local.get $labels)
+              (then (local.set $y (i32.load (i32.add (local.get $labels) (i32.shl (local.get $r) (i32.const 2)))))))
+            (local.set $w (f64.const 0))
+            (local.set $q (f64.const 0))
+            (local.set $j (i32.const 0))
+            ;; j < $end: both sums; then j = y (if 0 <= y < k): weighted only; then $end = k
+            (local.set $end (select (local.get $y) (local.get $k) (i32.lt_u (local.get $y) (local.get $k))))
+            (loop $pass2
+              (block $seg
+                (loop $both
+                  (br_if $seg (i32.ge_u (local.get $j) (local.get $end)))
+                  (local.set $ej (f64.load (i32.add (local.get $e) (i32.shl (local.get $j) (i32.const 3)))))
+                  (local.set $w (f64.add (local.get $w) (f64.mul (local.get $ej)
+                    (f64.sub (local.get $m) (f64.promote_f32 (f32.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))))))
+                  (local.set $q (f64.add (local.get $q) (f64.mul (local.get $ej) (local.get $ej))))
+                  (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                  (br $both)))
+              (if (i32.lt_u (local.get $j) (local.get $k))
+                (then
+                  ;; j = y
+                  (local.set $w (f64.add (local.get $w) (f64.mul
+                    (f64.load (i32.add (local.get $e) (i32.shl (local.get $j) (i32.const 3))))
+                    (f64.sub (local.get $m) (f64.promote_f32 (f32.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))))))
+                  (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                  (local.set $end (local.get $k))
+                  (br $pass2))))
+            (f64.store (i32.add (local.get $outW) (i32.shl (local.get $r) (i32.const 3))) (local.get $w))
+            (f64.store (i32.add (local.get $outQ) (i32.shl (local.get $r) (i32.const 3))) (local.get $q))))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $row))))
 )

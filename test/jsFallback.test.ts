@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import * as ecuas from '../src/index';
+import { softmaxStats } from '../src/math/softmax';
+import { _wasmKernelTesting, wasmKernelAvailable } from '../src/math/wasm/softmaxKernel';
+import { logitData } from './helpers/data';
+import { close, expectedNumber, loadGolden, revive, split } from './helpers/golden';
+
+// Where WebAssembly SIMD is missing (or refused by a content security policy) the softmax
+// statistics come from plain JS: the same golden values, and bit for bit the kernel's results.
+
+const stats = (z: number[][], labels: number[]) =>
+  softmaxStats(Float32Array.from(z.flat()), z.length, z[0].length, Int32Array.from(labels), { logPLabel: true, entropy: true, brier: true });
+
+describe('without WebAssembly', () => {
+  const { z, labels } = logitData(400, 7, 91);
+  let withKernel: ReturnType<typeof stats>;
+
+  beforeAll(() => {
+    withKernel = stats(z, labels);
+    expect(wasmKernelAvailable()).toBe(true); // this machine has the kernel: the comparison means something
+    _wasmKernelTesting.reset();
+    vi.stubGlobal('WebAssembly', undefined);
+  });
+  afterAll(() => {
+    vi.unstubAllGlobals();
+    _wasmKernelTesting.reset();
+  });
+
+  it('the JS path gives bit-identical statistics', () => {
+    expect(wasmKernelAvailable()).toBe(false);
+    const js = stats(z, labels);
+    for (const key of ['s', 'correct', 'logPLabel', 'entropy', 'brier'] as const) {
+      expect(Array.from(js[key] as ArrayLike<number>)).toEqual(Array.from(withKernel[key] as ArrayLike<number>));
+    }
+  });
+
+  const cases = loadGolden().filter((c) => c.class?.startsWith('Classification'));
+  it.each(cases.map((c, i) => [`${c.class} ${JSON.stringify(c.options)} #${i}`, c] as const))('golden: %s', (_, c) => {
+    const Cls = (ecuas as unknown as Record<string, new (o?: object) => ecuas.Metric<unknown[], number>>)[c.class as string];
+    const m = new Cls(c.options);
+    const [zz, yy] = [revive(c.inputs.logits) as number[][], c.inputs.labels as number[]];
+    const zs = split(zz, c.batches);
+    const ys = split(yy, c.batches);
+    zs.forEach((part, b) => m.update(part, ys[b]));
+    const v = m.compute();
+    m.dispose();
+    if (!close(v, expectedNumber(c.expected))) expect.fail(`got ${v}, expected ${c.expected}`);
+  });
+});
