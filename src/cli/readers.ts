@@ -70,6 +70,13 @@ export class InputFileError extends Error {
 }
 
 const DEFAULT_BATCH = 10_000;
+/** At most this many logits in one batch (40 MB of float32), whatever K is. */
+const MAX_BATCH_VALUES = 10_000_000;
+
+/** Rows per batch for K classes: the batch size, fewer when K is large. */
+function rowsPerBatch(batchSize: number, k: number): number {
+  return k > 0 ? Math.max(1, Math.min(batchSize, Math.floor(MAX_BATCH_VALUES / k))) : batchSize;
+}
 const CHUNK = 1 << 20;
 
 function fileError(file: string, detail: string): never {
@@ -205,8 +212,8 @@ async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize
       conf = new Float32Array(batchSize);
       corr = new Uint8Array(batchSize);
     } else {
-      logits = new Float32Array(batchSize * header.k);
-      labels = new Int32Array(batchSize);
+      logits = new Float32Array(rowsPerBatch(batchSize, header.k) * header.k);
+      labels = new Int32Array(rowsPerBatch(batchSize, header.k));
     }
   };
   const flush = (lastLine: number): void => {
@@ -277,7 +284,7 @@ async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize
       b++;
       n++;
       lastDataLine = lineNo;
-      if (b === batchSize) {
+      if (b === (header && header.kind === 'classification' ? rowsPerBatch(batchSize, header.k) : batchSize)) {
         flush(lineNo);
         if (cb.onProgress) {
           const now = Date.now();
@@ -332,7 +339,7 @@ function describeScalar(type: JsonScalar, text: string): string {
 }
 
 /** Growable typed array. */
-class Grow<T extends Uint8Array | Int32Array> {
+class Grow<T extends Uint8Array | Float64Array> {
   length = 0;
   constructor(
     private data: T,
@@ -360,7 +367,7 @@ class JsonDocument {
   kind: InputKind | undefined;
   seen = new Set<string>();
   allKeys: string[] = [];
-  small: Grow<Uint8Array> | Grow<Int32Array> | undefined;
+  small: Grow<Uint8Array> | Grow<Float64Array> | undefined;
   smallDone = false;
   bigSeen = false;
   bigStreamed = false;
@@ -488,21 +495,22 @@ class JsonPass implements JsonHandler {
       const kind = kindOfKey(name);
       if (doc.allKeys.length < 20) doc.allKeys.push(name);
       if (kind !== undefined) {
-        if (doc.seen.has(name)) fileError(doc.file, `key "${name}" appears twice (${this.where()})`);
+        if (doc.seen.has(name)) fileError(doc.file, `key ${JSON.stringify(name)} appears twice (${this.where()})`);
         doc.seen.add(name);
         if (doc.kind === undefined) {
           doc.kind = kind;
           this.cb.onKind(kind);
         } else if (doc.kind !== kind) {
           const other = KEYS[doc.kind];
-          fileError(doc.file, `key "${name}" cannot be combined with "${other.big}"/"${other.small}": give either "logits" and "labels" or "confidences" and "correctness" (${this.where()})`);
+          fileError(doc.file, `key ${JSON.stringify(name)} cannot be combined with "${other.big}"/"${other.small}": give either "logits" and "labels" or "confidences" and "correctness" (${this.where()})`);
         }
       }
     }
     const keys = doc.kind ? KEYS[doc.kind] : undefined;
     if (keys && name === keys.small && this.pass === 1) {
       this.mode = 'small';
-      doc.small = doc.kind === 'classification' ? new Grow(new Int32Array(1024), (n) => new Int32Array(n)) : new Grow(new Uint8Array(1024), (n) => new Uint8Array(n));
+      // labels as float64: any JSON integer is kept exactly until it is checked against K
+      doc.small = doc.kind === 'classification' ? new Grow(new Float64Array(1024), (n) => new Float64Array(n)) : new Grow(new Uint8Array(1024), (n) => new Uint8Array(n));
     } else if (keys && name === keys.big) {
       doc.bigSeen = true;
       // stream it now if the small array is complete, else in the second pass
@@ -583,11 +591,11 @@ class JsonPass implements JsonHandler {
     if (this.b === 0) this.firstRow = i;
     this.b++;
     this.index++;
-    if (this.b === this.batchSize) this.flush();
+    if (this.b === (this.doc.kind === 'classification' ? rowsPerBatch(this.batchSize, this.doc.k) : this.batchSize)) this.flush();
   }
 
   private freshBatch(): void {
-    const bs = this.batchSize;
+    const bs = this.doc.kind === 'classification' ? rowsPerBatch(this.batchSize, this.doc.k) : this.batchSize;
     if (this.doc.kind === 'confidence') {
       this.conf = new Float32Array(bs);
       this.corr = new Uint8Array(bs);
@@ -629,7 +637,7 @@ async function jsonPass(doc: JsonDocument, pass: number, total: number, cb: Read
     parser.end();
   } catch (e) {
     if (e instanceof JsonSyntaxError) {
-      const inKey = consumer.currentKey !== undefined && parser.depth >= 2 ? ` (in the value of key "${consumer.currentKey}")` : '';
+      const inKey = consumer.currentKey !== undefined && parser.depth >= 2 ? ` (in the value of key ${JSON.stringify(consumer.currentKey)})` : '';
       fileError(doc.file, e.message + inKey);
     }
     if (e instanceof InputFileError) throw e;
