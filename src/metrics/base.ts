@@ -17,9 +17,13 @@ export abstract class ConfidenceMetric<O extends object> extends Metric<[TensorL
   /** K of the logits seen so far (classification variants), 0 before the first update. */
   private readonly numClasses = this.track('numClasses', new FixedValueState('K'));
 
+  /** Whether this is a classification variant, reading (logits, labels). */
+  private get fromLogits(): boolean {
+    return (this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS;
+  }
+
   protected ingest(args: [TensorLike, TensorLike]): void {
-    const fromLogits = (this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS;
-    const batch = fromLogits ? readLogitsAsConfidence(this.metricName, args, this.numClasses.value) : readConfidenceBatch(this.metricName, args);
+    const batch = this.fromLogits ? readLogitsAsConfidence(this.metricName, args, this.numClasses.value) : readConfidenceBatch(this.metricName, args);
     if (batch.n === 0) return;
     this.accumulate(batch);
     if (batch.k) this.numClasses.value = batch.k;
@@ -31,9 +35,8 @@ export abstract class ConfidenceMetric<O extends object> extends Metric<[TensorL
   /** The number of classes a loaded state claims: K ≥ 2 from logits, none from confidences. */
   protected classesProblem(): string | null {
     const k = this.numClasses.value;
-    const fromLogits = (this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS;
     if (this.sampleCount === 0) return k === 0 ? null : `K = ${k} classes but no samples`;
-    return fromLogits ? (k >= 2 ? null : `K = ${k} classes`) : k === 0 ? null : `K = ${k} classes for confidence inputs`;
+    return this.fromLogits ? (k >= 2 ? null : `K = ${k} classes`) : k === 0 ? null : `K = ${k} classes for confidence inputs`;
   }
 }
 
