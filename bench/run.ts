@@ -205,7 +205,7 @@ function streamingMemory(total: number): string {
   return [
     `Streaming ${total.toLocaleString('en-US')} confidences through \`ConfidenceAURC\` in batches of ${chunk.toLocaleString('en-US')}:`,
     `state ${(stateBytes / 1e6).toFixed(1)} MB in tensors = **${(stateBytes / total).toFixed(2)} bytes/sample**;`,
-    `RSS grew by ${((rssState - rss0) / 1e6).toFixed(0)} MB while streaming; \`compute()\` took ${ms.toFixed(0)} ms (AURC ${v.toFixed(6)}).`,
+    `process RSS ${(rss0 / 1e6).toFixed(0)} MB before and ${(rssState / 1e6).toFixed(0)} MB after streaming; \`compute()\` took ${ms.toFixed(0)} ms (AURC ${v.toFixed(6)}).`,
   ].join(' ');
 }
 
@@ -287,7 +287,9 @@ async function main(): Promise<void> {
       shardText = [
         `\`node examples/sharded.mjs\` on ${best.n.toLocaleString('en-US')} × ${best.k} logits, ${best.metrics} metrics: one thread ${fmtMs(best.singleMs)} ms,`,
         `${best.workers} worker threads (start-up, shared-memory input, JSON states back, merge) ${fmtMs(best.shardedMs)} ms —`,
-        `**speedup ${best.speedup.toFixed(2)}×** (best of 3 runs: ${results.map((r) => r.speedup.toFixed(2)).join(', ')});`,
+        `**speedup ${best.speedup.toFixed(2)}×** (best of 3 runs: ${results.map((r) => r.speedup.toFixed(2)).join(', ')}). Of the sharded time,`,
+        `starting a worker and loading tfjs and ecuas in it took ${fmtMs(best.loadMs)} ms, evaluating a shard ${fmtMs(best.evalMs)} ms`,
+        `(${(best.singleMs / best.evalMs).toFixed(2)}× faster than one thread) and merging the JSON states and computing ${fmtMs(best.mergeMs)} ms;`,
         `largest relative difference from the one-thread values ${best.maxRelDiff.toExponential(1)}.`,
       ].join(' ');
       console.log(`\n${shardText}`);
