@@ -6,7 +6,7 @@ for (let i = 0; i < ALPHABET.length; i++) LOOKUP[ALPHABET.charCodeAt(i)] = i;
 const VALID = /^[A-Za-z0-9+/]*={0,2}$/;
 
 interface NodeBuffer {
-  from(data: ArrayBufferView | string, encodingOrOffset?: string | number, length?: number): Uint8Array & { toString(encoding: string): string };
+  from(data: ArrayBufferLike | ArrayBufferView | string, encodingOrOffset?: string | number, length?: number): Uint8Array & { toString(encoding: string): string };
 }
 // Node's Buffer when present (fast, native); the loops below elsewhere.
 const NodeBuffer = (globalThis as { Buffer?: NodeBuffer }).Buffer;
