@@ -176,11 +176,12 @@ function copyFlags(v: ArrayLike<number>, out: Uint8Array): number {
     return -1;
   }
   if (v instanceof Int32Array) {
-    for (let i = 0; i < v.length; i++) {
-      const b = v[i];
-      if (b >>> 0 > 1) return i;
-      out[i] = b;
+    let bits = 0; // any bit above bit 0 (negatives included) means a value other than 0 or 1
+    for (let i = 0; i < v.length; i++) bits |= v[i];
+    if (bits >>> 0 > 1) {
+      for (let i = 0; i < v.length; i++) if (v[i] >>> 0 > 1) return i;
     }
+    out.set(v);
     return -1;
   }
   if (v instanceof Float32Array) {

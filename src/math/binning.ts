@@ -21,7 +21,8 @@ export function accumulateBins(
 ): void {
   for (let i = 0; i < confidences.length; i++) {
     const c = confidences[i];
-    const b = offset + binOf(c, nBins);
+    const raw = (c * nBins) | 0; // ⌊c·B⌋ for c in [0, 1]: truncation is the floor here
+    const b = offset + (raw < nBins ? raw : nBins - 1);
     out[b] += 1;
     out[b + nBins] += c;
     out[b + 2 * nBins] += correct[i];
