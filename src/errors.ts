@@ -1,4 +1,10 @@
 /**
+ * Stands in a problem text where the argument's name goes. A control character, so it cannot
+ * come from user content quoted into the message (JSON.stringify escapes it).
+ */
+export const ARG = '\u0001';
+
+/**
  * The one error every metric throws for bad input or bad options.
  *
  * Its message names the metric, the argument and what was wrong, e.g.
@@ -10,12 +16,6 @@
  * try { new ConfidenceECUAS({ n: -1 }); } catch (e) { e instanceof MetricInputError; } // true
  * ```
  */
-/**
- * Stands in a problem text where the argument's name goes. A control character, so it cannot
- * come from user content quoted into the message (JSON.stringify escapes it).
- */
-export const ARG = '\u0001';
-
 export class MetricInputError extends Error {
   /** Name of the metric (or function) that rejected the input. */
   readonly metric: string;

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { softmaxStats, type SoftmaxStats } from '../src/math/softmax';
-import { _wasmKernelTesting, rowSoftmaxStats, rowSoftmaxSums, wasmKernelAvailable } from '../src/math/wasm/softmaxKernel';
+import { _wasmKernelTesting, logInPlace, rowSoftmaxStats, rowSoftmaxSums, wasmKernelAvailable } from '../src/math/wasm/softmaxKernel';
 import { SOFTMAX_KERNEL_WASM_BASE64 } from '../src/math/wasm/softmaxKernelBytes';
 
 // ---------------------------------------------------------------------------------------------
@@ -598,5 +598,252 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
     const res = spawnSync(process.execPath, [script, '--check'], { encoding: 'utf8' });
     expect(res.stderr + res.stdout).toContain('up to date');
     expect(res.status).toBe(0);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// logInPlace: Math.log over a Float64Array through the kernel.
+
+/** Doubles from raw words: hi is the high 32 bits (sign, exponent, top of the mantissa), lo the rest. */
+function fromWords(hi: Uint32Array, lo: Uint32Array): Float64Array {
+  const words = new Uint32Array(2 * hi.length);
+  for (let i = 0; i < hi.length; i++) {
+    words[2 * i] = lo[i];
+    words[2 * i + 1] = hi[i];
+  }
+  return new Float64Array(words.buffer);
+}
+
+/** x moved by `steps` ulps (in the bit pattern: up in magnitude for steps > 0). */
+function bitStep(x: number, steps: number): number {
+  const f = new Float64Array([x]);
+  new BigInt64Array(f.buffer)[0] += BigInt(steps);
+  return f[0];
+}
+
+/** logInPlace on a copy of xs equals Math.log element by element (Object.is: NaN is NaN, 0 is not −0). */
+function expectLogIdentical(xs: ArrayLike<number>): void {
+  const got = Float64Array.from(xs);
+  expect(logInPlace(got)).toBe(true);
+  let bad = 0;
+  const shown: { x: number; bits: string; got: number; want: number }[] = [];
+  for (let i = 0; i < xs.length; i++) {
+    const want = Math.log(xs[i]);
+    if (!Object.is(got[i], want)) {
+      bad++;
+      if (shown.length < 8) {
+        const bits = new BigUint64Array(Float64Array.of(xs[i]).buffer)[0].toString(16);
+        shown.push({ x: xs[i], bits, got: got[i], want });
+      }
+    }
+  }
+  expect({ bad, of: xs.length, shown }).toEqual({ bad: 0, of: xs.length, shown: [] });
+}
+
+describe('logInPlace (wasm SIMD kernel)', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.restoreAllMocks();
+    _wasmKernelTesting.reset();
+  });
+
+  it('is available here and equals Math.log on the special values', () => {
+    expect(_wasmKernelTesting.logAvailable()).toBe(true);
+    const v = Float64Array.of(0, -0, 1, NaN, -NaN, -1, -0.5, -5e-324, -Infinity, Infinity, 5e-324, Number.MIN_VALUE, 2 ** -1022, Number.MAX_VALUE, 2, 0.5, Math.E, 1e-7, 1 - 1e-7);
+    expectLogIdentical(v);
+    const out = v.slice();
+    logInPlace(out);
+    expect(Array.from(out.subarray(0, 10))).toEqual([-Infinity, -Infinity, 0, NaN, NaN, NaN, NaN, NaN, NaN, Infinity]);
+    expect(Object.is(out[2], 0)).toBe(true); // log 1 = +0
+  });
+
+  it('equals Math.log on millions of random doubles across the whole exponent range', () => {
+    const r = rng(101);
+    const word = () => Math.floor(r.u() * 4294967296) >>> 0;
+    const n = 1 << 20;
+    for (let batch = 0; batch < 4; batch++) {
+      const hi = new Uint32Array(n);
+      const lo = new Uint32Array(n);
+      for (let i = 0; i < n; i++) {
+        // positive, every exponent field 0 … 2047 (subnormals, inf and NaN included); batch 3 also negative
+        hi[i] = (batch === 3 && i % 4 === 0 ? 0x80000000 : 0) | (word() & 0x7fffffff);
+        lo[i] = word();
+      }
+      expectLogIdentical(fromWords(hi, lo));
+    }
+    // exponent uniform over the normal range, mantissa random: every k of fdlibm equally often
+    const hi = new Uint32Array(n);
+    const lo = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      hi[i] = ((1 + (i % 2046)) << 20) | (word() & 0xfffff);
+      lo[i] = word();
+    }
+    expectLogIdentical(fromWords(hi, lo));
+  });
+
+  it('equals Math.log densely on [1e-7, 1] (the clamped confidences)', () => {
+    const r = rng(102);
+    const n = 1 << 21;
+    const a = new Float64Array(n);
+    for (let i = 0; i < n; i++) a[i] = 1e-7 + (1 - 1e-7) * (i / (n - 1)); // grid, both ends included
+    expectLogIdentical(a);
+    for (let i = 0; i < n; i++) a[i] = 1e-7 + r.u() * (1 - 1e-7); // uniform
+    expectLogIdentical(a);
+    for (let i = 0; i < n; i++) a[i] = Math.exp(Math.log(1e-7) * r.u()); // log-uniform
+    expectLogIdentical(a);
+    // float32 confidences clamped to [1e-7, 1 − 1e-7], as ConfidenceCrossEntropy sees them
+    for (let i = 0; i < n; i++) a[i] = Math.min(Math.max(Math.fround(i % 3 === 0 ? 1 - r.u() * 1e-5 : r.u()), 1e-7), 1 - 1e-7);
+    expectLogIdentical(a);
+  });
+
+  it('equals Math.log on powers of two and their neighbours, and in every branch', () => {
+    const xs: number[] = [];
+    for (let e = -1074; e <= 1023; e++) {
+      const p = 2 ** e;
+      xs.push(p);
+      for (let d = 1; d <= 3; d++) xs.push(bitStep(p, d), bitStep(p, -d));
+    }
+    // |f| < 2^-20 (f = x·2^-k − 1, fdlibm's second branch), k = 0 and k ≠ 0: every ulp step near 1
+    // and many beyond, up to the branch edges ±2^-20 (inside) and just outside them
+    const near1: number[] = [];
+    for (let j = 1; j <= 3000; j++) near1.push(1 + j * 2 ** -52, 1 - j * 2 ** -53, 1 + j * 2 ** -33, 1 - j * 2 ** -34);
+    for (const edge of [1 + 2 ** -20, 1 - 2 ** -20, 1 - 2 ** -21, 1 + 2 ** -21]) for (let d = -40; d <= 40; d++) near1.push(bitStep(edge, d));
+    // the band hx in [0x6147a, 0x6b851] (i > 0) and the x / x/2 split at hx = 0x6a09c, each edge ± ulps
+    for (const hx of [0x6147a, 0x6b852, 0x6a09c]) for (let d = -40; d <= 40; d++) near1.push(bitStep(1 + hx * 2 ** -20, d));
+    // inside the band, densely; and x in [√2/2, √2) (k = 0) densely
+    for (let j = 0; j < 20000; j++) near1.push(1 + (0x6147a + (j / 20000) * 0xa3d8) * 2 ** -20, Math.SQRT1_2 + (j / 20000) * Math.SQRT1_2);
+    for (const e of [0, 1, -1, -2, 2, -23, 30, -300, 600, -1022, 1022, 1023]) for (const y of near1) xs.push(y * 2 ** e);
+    // the same mantissas in subnormals (fdlibm's scaling by 2^54 first)
+    for (const e of [-1023, -1030, -1050, -1060]) for (let j = 0; j < near1.length; j += 7) xs.push(near1[j] * 2 ** e);
+    expectLogIdentical(xs);
+    // the two rare branches, randomly, with k from −60 to 60 (a quarter with k = 0)
+    const r = rng(106);
+    const n = 1 << 20;
+    const band = new Float64Array(n);
+    const small = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const p = i % 4 === 0 ? 1 : 2 ** (r.int(-60, 60));
+      band[i] = p * (1 + (0x6147a + r.u() * 0xa3d8) * 2 ** -20);
+      small[i] = p * (1 + (2 * r.u() - 1) * 2 ** -20);
+    }
+    expectLogIdentical(band);
+    expectLogIdentical(small);
+  });
+
+  it('equals Math.log on subnormals, zeros, negatives, infinities and NaNs', () => {
+    const r = rng(103);
+    const word = () => Math.floor(r.u() * 4294967296) >>> 0;
+    const n = 1 << 19;
+    const hi = new Uint32Array(n);
+    const lo = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      const kind = i % 4;
+      const sign = i % 8 < 4 ? 0 : 0x80000000;
+      if (kind === 0) hi[i] = sign | (word() & 0xfffff); // subnormal (or zero)
+      else if (kind === 1) hi[i] = sign | (word() >>> (12 + (i % 20))); // subnormal, few high bits
+      else if (kind === 2) hi[i] = sign | 0x7ff00000 | (word() & 0xfffff); // NaN (inf when the mantissa is 0)
+      else hi[i] = sign | 0x7ff00000 | (i % 16 === 3 ? 0 : 1); // ±inf and NaNs with a tiny payload
+      lo[i] = kind === 3 ? (i % 16 === 3 ? 0 : word()) : kind === 1 ? word() >>> (i % 32) : word();
+    }
+    expectLogIdentical(fromWords(hi, lo));
+    const edge = [0, -0, 5e-324, 1e-323, 2 ** -1022 - 2 ** -1074, 2 ** -1022, 2 ** -1023, 2 ** -1074 * 3, -5e-324, -(2 ** -1022), -1, -Infinity, Infinity, NaN];
+    // every power-of-two subnormal ± a few ulps, and one value per mantissa bit length
+    for (let e = -1074; e < -1022; e++) for (let d = 0; d <= 3; d++) edge.push(2 ** e + d * 2 ** -1074, -(2 ** e));
+    expectLogIdentical(edge);
+    // special values mixed into a block of ordinary ones: one lane special, its neighbour not
+    const mixed = new Float64Array(4096);
+    const specials = [0, -0, -1, NaN, Infinity, -Infinity, 5e-324, 1e-310];
+    for (let i = 0; i < mixed.length; i++) mixed[i] = i % 3 === 0 ? specials[(i / 3) % specials.length] : 1e-7 + r.u();
+    expectLogIdentical(mixed);
+  });
+
+  it('handles every length and alignment, and leaves the rest of the buffer alone', () => {
+    const r = rng(104);
+    for (const n of [0, 1, 2, 3, 4, 5, 7, 8, 9, 4095, 4096, 4097, 8191, 8192, 8193, 12289, 100_001]) {
+      for (const offset of [0, 1, 3]) {
+        const big = new Float64Array(offset + n + 2);
+        for (let i = 0; i < big.length; i++) big[i] = r.u() * 2;
+        const before = big.slice();
+        const view = big.subarray(offset, offset + n);
+        expect(logInPlace(view)).toBe(true);
+        for (let i = 0; i < big.length; i++) {
+          const inside = i >= offset && i < offset + n;
+          const want = inside ? Math.log(before[i]) : before[i];
+          if (!Object.is(big[i], want)) expect({ n, offset, i, got: big[i] }).toEqual({ n, offset, i, got: want });
+        }
+      }
+    }
+  });
+
+  it('does not grow the kernel memory, and works after the softmax kernel grew it', () => {
+    _wasmKernelTesting.reset();
+    const r = rng(105);
+    const a = new Float64Array(3_000_000);
+    for (let i = 0; i < a.length; i++) a[i] = 1e-7 + r.u();
+    const start = _wasmKernelTesting.memoryBytes();
+    expect(start).toBe(65536);
+    for (let rep = 0; rep < 3; rep++) expect(logInPlace(a.slice())).toBe(true);
+    expect(_wasmKernelTesting.memoryBytes()).toBe(start);
+    // the softmax kernel grows the memory (a new buffer): logInPlace must use the new one
+    const k = 40_000;
+    expect(rowSoftmaxSums(Float32Array.from({ length: 4 * k }, () => r.normal()), 4, k)).not.toBeNull();
+    expect(_wasmKernelTesting.memoryBytes()).toBeGreaterThan(start);
+    expectLogIdentical(a.subarray(0, 10_001));
+  });
+
+  it('returns false, values untouched, without WebAssembly or when compiling is refused', () => {
+    const v = Float64Array.of(0.5, 1, 2, 1e-7);
+    _wasmKernelTesting.reset();
+    vi.stubGlobal('WebAssembly', undefined);
+    expect(logInPlace(v)).toBe(false);
+    expect(Array.from(v)).toEqual([0.5, 1, 2, 1e-7]);
+    vi.unstubAllGlobals();
+    const real = WebAssembly;
+    _wasmKernelTesting.reset();
+    vi.stubGlobal('WebAssembly', { ...real, Memory: real.Memory, Instance: real.Instance, Module: function () { throw new real.CompileError('refused by CSP'); } });
+    expect(logInPlace(v)).toBe(false);
+    expect(Array.from(v)).toEqual([0.5, 1, 2, 1e-7]);
+    vi.unstubAllGlobals();
+    _wasmKernelTesting.reset();
+    expect(logInPlace(v)).toBe(true);
+    expect(Array.from(v)).toEqual([0.5, 1, 2, 1e-7].map(Math.log));
+  });
+
+  it('falls back when this engine’s Math.log differs, in any branch the self-check covers', () => {
+    const log = Math.log;
+    const nudge = (y: number) => (y === 0 || !Number.isFinite(y) ? y : y * (1 + 2 ** -52));
+    const differs: [string, (x: number) => boolean][] = [
+      ['generic', (x) => x > 0.1 && x < 0.2],
+      ['|f| < 2^-20, k = 0', (x) => x > 1 - 2 ** -20 && x < 1],
+      ['|f| < 2^-20, k != 0', (x) => x > 2 && x < 2 * (1 + 2 ** -20)],
+      ['i > 0', (x) => x >= 1.38 && x < 1.42],
+      ['subnormal', (x) => x > 0 && x < 2 ** -1022],
+      ['large', (x) => x > 2 ** 600],
+    ];
+    for (const [name, when] of differs) {
+      _wasmKernelTesting.reset();
+      const spy = vi.spyOn(Math, 'log').mockImplementation((x: number) => (when(x) ? nudge(log(x)) : log(x)));
+      try {
+        expect({ name, log: _wasmKernelTesting.logAvailable() }).toEqual({ name, log: false });
+        const v = Float64Array.of(0.15, 3);
+        expect(logInPlace(v)).toBe(false);
+        expect(Array.from(v)).toEqual([0.15, 3]);
+        expect(wasmKernelAvailable()).toBe(true); // the softmax kernel does not depend on Math.log
+      } finally {
+        spy.mockRestore();
+      }
+    }
+    // and Math.exp differing switches off the softmax kernel only
+    _wasmKernelTesting.reset();
+    const exp = Math.exp;
+    const spy = vi.spyOn(Math, 'exp').mockImplementation((x: number) => (x < -1 && x > -2 ? exp(x) * (1 + 2 ** -52) : exp(x)));
+    try {
+      expect(wasmKernelAvailable()).toBe(false);
+      expect(_wasmKernelTesting.logAvailable()).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
+    _wasmKernelTesting.reset();
+    expect(_wasmKernelTesting.logAvailable()).toBe(true);
   });
 });

@@ -1,10 +1,13 @@
 /**
- * WebAssembly SIMD kernel for the hot part of softmaxStats: per row of float32 logits [n, k],
- * the first argmax `top`, m = z_top and s = Σ_{j≠top} exp(z_j − m) in NumPy's pairwise order,
- * and optionally the second-pass sums of the entropy and the Brier score — all bit-identical to
- * the JS loop in ../softmax.ts (see softmaxKernel.wat for how exp is made to equal V8's
- * Math.exp). Returns null whenever the kernel can't be used, so callers fall back to JS. The
- * module is compiled synchronously at first use and cached.
+ * WebAssembly SIMD kernels, bit-identical to the JS they replace:
+ *  - for softmaxStats: per row of float32 logits [n, k], the first argmax `top`, m = z_top and
+ *    s = Σ_{j≠top} exp(z_j − m) in NumPy's pairwise order, and optionally the second-pass sums of
+ *    the entropy and the Brier score, as the JS loop in ../softmax.ts (rowSoftmaxSums,
+ *    rowSoftmaxStats: null when the kernel can't be used);
+ *  - Math.log over a Float64Array, in place (logInPlace: false when the kernel can't be used).
+ * softmaxKernel.wat shows how exp and log are made to equal V8's Math.exp and Math.log (fdlibm).
+ * The module is compiled synchronously at first use and cached; each kernel is checked against
+ * this engine's Math.exp / Math.log then, and one that differs is not used (callers use JS).
  */
 import { SOFTMAX_KERNEL_WASM_BASE64 } from './softmaxKernelBytes';
 
@@ -37,6 +40,17 @@ interface KernelExports {
   /** exp(z_j − m) for k float32 at zPtr into float64 at ePtr (exported for tests). */
   readonly expFast: (zPtr: number, k: number, ePtr: number, m: number) => void;
   readonly expSlow: (zPtr: number, k: number, ePtr: number, m: number) => void;
+  /** Math.log of the n float64 at ptr, in place; an odd n also rewrites the float64 after them. */
+  readonly log: (ptr: number, n: number) => void;
+}
+
+/** The instantiated module and which of its kernels passed the self-check on this engine. */
+interface Loaded {
+  readonly exports: KernelExports;
+  /** rows, expFast, expSlow agree with this engine's Math.exp. */
+  readonly rows: boolean;
+  /** log agrees with this engine's Math.log. */
+  readonly log: boolean;
 }
 
 /** Logits bytes handed to the kernel per call: small enough to stay in cache, large enough to amortise the call. */
@@ -44,8 +58,15 @@ const CHUNK_BYTES = 1 << 19;
 /** Above this row length (floats) the kernel is not used (its memory would be ~12 bytes a float). */
 const MAX_K = 1 << 22;
 const PAGE = 65536;
+/**
+ * Float64 per call of the log kernel, at offset 0 of its memory: 32 KiB (+ the 8 bytes an odd
+ * count rewrites) fit in the first page, so logInPlace never grows the memory.
+ */
+const LOG_CHUNK = 4096;
 
-let kernel: KernelExports | null | undefined;
+let loaded: Loaded | null | undefined;
+/** logInPlace's view of the kernel memory (recreated when a grow replaces the buffer). */
+let logView: Float64Array | null = null;
 
 function decodeBase64(b64: string): Uint8Array<ArrayBuffer> {
   const bin = atob(b64);
@@ -54,7 +75,7 @@ function decodeBase64(b64: string): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-function instantiate(): KernelExports | null {
+function instantiate(): Loaded | null {
   try {
     if (typeof WebAssembly !== 'object' || WebAssembly === null) return null;
     if (typeof WebAssembly.Module !== 'function' || typeof WebAssembly.Instance !== 'function') return null;
@@ -62,9 +83,10 @@ function instantiate(): KernelExports | null {
     if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) return null;
     const module = new WebAssembly.Module(decodeBase64(SOFTMAX_KERNEL_WASM_BASE64));
     const exports = new WebAssembly.Instance(module, {}).exports as unknown as KernelExports;
-    if (!(exports.memory instanceof WebAssembly.Memory) || typeof exports.rows !== 'function') return null;
-    if (!selfCheck(exports)) return null;
-    return exports;
+    if (!(exports.memory instanceof WebAssembly.Memory) || typeof exports.rows !== 'function' || typeof exports.log !== 'function') return null;
+    const rows = selfCheck(exports);
+    const log = logSelfCheck(exports);
+    return rows || log ? { exports, rows, log } : null;
   } catch {
     // No SIMD support, CSP forbidding wasm compilation, ...
     return null;
@@ -122,14 +144,97 @@ function selfCheck(kern: KernelExports): boolean {
   return true;
 }
 
-function getKernel(): KernelExports | null {
-  if (kernel === undefined) kernel = instantiate();
-  return kernel;
+/**
+ * Arguments of the log self-check: every special case and branch of fdlibm's log (zeros,
+ * subnormals, negatives, inf, NaN; 1; |f| < 2^-20 with k = 0 and k ≠ 0 and its edges; the edges
+ * of the `i > 0` band and of the x/2 normalisation), then positive doubles with random bits across
+ * the whole exponent range, values in [1e-7, 1], and the i > 0 band and |f| < 2^-20 densely (where
+ * an operation out of order shows in a few results in a thousand). An odd count (the kernel's
+ * tail step too).
+ */
+function logCheckArguments(): Float64Array {
+  const v: number[] = [0, -0, 1, -1, -1e-300, NaN, Infinity, -Infinity, 5e-324, 1e-310, 2 ** -1022, 2 ** -1022 - 2 ** -1074];
+  for (const e of [0, 1, -1, -27, 700, -1000]) {
+    const p = 2 ** e;
+    for (const d of [2 ** -52, 2 ** -40, 2 ** -21, 2 ** -20, 2 ** -19]) v.push(p * (1 + d), p * (1 - d));
+    // hx = 0x6147a, 0x6b852 (the i > 0 band [0x6147a, 0x6b851]) and 0x6a09c (x or x/2), ± 1 ulp
+    for (const hx of [0x6147a, 0x6b852, 0x6a09c]) {
+      const y = 1 + hx * 2 ** -20;
+      v.push(p * y, p * (y - 2 ** -52), p * (y + 2 ** -52));
+    }
+  }
+  const words = new Uint32Array(2);
+  const bits = new Float64Array(words.buffer);
+  let state = 0x6d2b79f5;
+  const next = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0);
+  for (let j = 0; j < 512; j++) {
+    words[0] = next();
+    words[1] = ((next() % 2047) << 20) | (next() >>> 12); // exponent field 0 … 2046, little-endian
+    v.push(bits[0]);
+  }
+  const u = () => next() / 4294967296;
+  for (let j = 0; j < 256; j++) v.push(j % 2 ? 1e-7 + u() * (1 - 1e-7) : 1e-7 ** u());
+  // the i > 0 band and |f| < 2^-20, densely (k from −30 to 30; k = 0 for every fourth)
+  for (let j = 0; j < 512; j++) {
+    const p = j % 4 === 0 ? 1 : 2 ** ((next() % 61) - 30);
+    v.push(p * (1 + (0x6147a + u() * 0xa3d8) * 2 ** -20), p * (1 + (2 * u() - 1) * 2 ** -20));
+  }
+  if (v.length % 2 === 0) v.push(0.75);
+  return Float64Array.from(v);
 }
 
-/** Whether the kernel is usable here (instantiating it on first call). */
+/** Checks the log kernel against this engine's Math.log (an engine whose Math.log is not fdlibm's fails). */
+function logSelfCheck(kern: KernelExports): boolean {
+  const args = logCheckArguments();
+  const mem = new Float64Array(kern.memory.buffer, 0, args.length + 1);
+  mem.set(args);
+  kern.log(0, args.length);
+  for (let j = 0; j < args.length; j++) if (!Object.is(mem[j], Math.log(args[j]))) return false;
+  return true;
+}
+
+function load(): Loaded | null {
+  if (loaded === undefined) loaded = instantiate();
+  return loaded;
+}
+
+/** The module if its softmax kernel is usable here. */
+function getKernel(): KernelExports | null {
+  const l = load();
+  return l !== null && l.rows ? l.exports : null;
+}
+
+/** Whether the softmax kernel is usable here (instantiating the module on first call). */
 export function wasmKernelAvailable(): boolean {
   return getKernel() !== null;
+}
+
+/**
+ * Overwrites every element of `values` with its natural log, bit for bit what Math.log returns,
+ * and returns true; or returns false, leaving `values` untouched, when the log kernel is not
+ * usable here (no WebAssembly SIMD, compilation refused, or an engine whose Math.log differs), for
+ * the caller to use Math.log. Any values are fine: 0 → −Infinity, 1 → 0, negatives and NaN → NaN,
+ * Infinity → Infinity, subnormals. The work goes through the kernel memory 4096 values at a time.
+ */
+export function logInPlace(values: Float64Array): boolean {
+  const l = load();
+  if (l === null || !l.log) return false;
+  const kern = l.exports;
+  if (logView === null || logView.buffer !== kern.memory.buffer) logView = new Float64Array(kern.memory.buffer, 0, LOG_CHUNK + 1);
+  const view = logView;
+  const n = values.length;
+  for (let i = 0; i < n; i += LOG_CHUNK) {
+    if (n - i >= LOG_CHUNK) {
+      view.set(values.subarray(i, i + LOG_CHUNK));
+      kern.log(0, LOG_CHUNK);
+      values.set(view.subarray(0, LOG_CHUNK), i);
+    } else {
+      view.set(values.subarray(i));
+      kern.log(0, n - i);
+      values.set(view.subarray(0, n - i), i);
+    }
+  }
+  return true;
 }
 
 /**
@@ -236,11 +341,17 @@ function align16(x: number): number {
 /** Test hooks: the kernel's current memory size, and forgetting the cached instance. */
 export const _wasmKernelTesting = {
   memoryBytes(): number {
-    const kern = getKernel();
-    return kern === null ? 0 : kern.memory.buffer.byteLength;
+    const l = load();
+    return l === null ? 0 : l.exports.memory.buffer.byteLength;
   },
   reset(): void {
-    kernel = undefined;
+    loaded = undefined;
+    logView = null;
+  },
+  /** Whether logInPlace uses the kernel here. */
+  logAvailable(): boolean {
+    const l = load();
+    return l !== null && l.log;
   },
   /** exp(z_j − m) (z_j ≤ m) through the kernel's fast or slow lane code; null without the kernel. */
   exp(z: Float32Array, m: number, path: 'fast' | 'slow'): Float64Array | null {

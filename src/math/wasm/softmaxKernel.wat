@@ -1,4 +1,6 @@
-;; Row-wise softmax sums over float32 logits [n, k] (row-major), in float64, bit-identical to the
+;; Two kernels, each bit-identical to what V8's JS computes:
+;;  - "log": Math.log over float64, in place (see $log at the end of this file);
+;;  - "rows": row-wise softmax sums over float32 logits [n, k] (row-major), in float64, as the
 ;; JS loop of src/math/softmax.ts:
 ;;   top = first argmax (JS: m = z_0; `if (z > m) { m = z; top = j }`),  m = z_top,
 ;;   e_j = Math.exp(z_j - m) for j != top, e_top = 0,  s = pairwiseSum(e, 0, k) (NumPy's order),
@@ -364,4 +366,152 @@
             (f64.store (i32.add (local.get $outQ) (i32.shl (local.get $r) (i32.const 3))) (local.get $q))))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $row))))
+
+  ;; ---------------------------------------------------------------------------------------------
+  ;; $log: natural log of float64, in place, bit-identical to V8's Math.log, which is fdlibm's
+  ;; __ieee754_log (e_log.c, V8's base::ieee754::log). Two lanes per f64x2; every branch of fdlibm
+  ;; is kept, with the same constants and the same operation order (no FMA in this instruction
+  ;; set, so every product and sum rounds as in the C source):
+  ;;   x < 2^-1022: +-0 -> -two54/0 = -inf; x < 0 -> (x-x)/0 = NaN; subnormal: x *= two54, k = -54
+  ;;   hx >= 0x7ff00000 (+inf, NaN): x + x
+  ;;   k += (hx>>20) - 1023; hx &= 0xfffff; i = (hx + 0x95f64) & 0x100000;
+  ;;   x = hx | (i ^ 0x3ff00000) (high word: x or x/2 in [sqrt(2)/2, sqrt(2))); k += i>>20; f = x - 1
+  ;;   (2+hx) & 0xfffff < 3 (-2^-20 <= f < 2^-20):
+  ;;     f == 0: k == 0 ? 0 : dk*ln2_hi + dk*ln2_lo
+  ;;     R = f*f*(0.5 - 0.33333333333333333*f); k == 0 ? f - R : dk*ln2_hi - ((R - dk*ln2_lo) - f)
+  ;;   s = f/(2+f); z = s*s; w = z*z; t1 = w*(Lg2+w*(Lg4+w*Lg6)); t2 = z*(Lg1+w*(Lg3+w*(Lg5+w*Lg7)))
+  ;;   R = t2 + t1; i = (hx - 0x6147a) | (0x6b851 - hx)
+  ;;   i > 0: hfsq = 0.5*f*f; k == 0 ? f - (hfsq - s*(hfsq+R))
+  ;;                               : dk*ln2_hi - ((hfsq - (s*(hfsq+R) + dk*ln2_lo)) - f)
+  ;;   else:  k == 0 ? f - s*(f-R) : dk*ln2_hi - ((s*(f-R) - dk*ln2_lo) - f)
+  ;; Every case is computed as dk*ln2_hi - (P - f) with P = R - dk*ln2_lo, hfsq - (s*(hfsq+R) +
+  ;; dk*ln2_lo) or s*(f-R) - dk*ln2_lo: the k != 0 forms, which give the same bits as the k == 0
+  ;; and f == 0 forms. With k == 0, dk = +0 and dk*ln2_hi = dk*ln2_lo = +0: y - 0 is y; y + 0 is y
+  ;; but for y = -0 (-> +0), and that sum is only subtracted from hfsq != 0, where the sign of a
+  ;; zero makes no difference; and 0 - (P - f) = -(P - f) = f - P exactly (round to nearest is
+  ;; symmetric; P - f is 0 only where f == 0). With f == 0 (|f| < 2^-20 branch, R = 0):
+  ;; P = 0 - dk*ln2_lo = -dk*ln2_lo, and dk*ln2_hi - (P - 0) = dk*ln2_hi + dk*ln2_lo, +0 if k == 0.
+  ;; The i > 0 and |f| < 2^-20 lanes are rare in most data: their P is computed, and blended in,
+  ;; only in steps that have one. Lanes that are not positive normal finite (zero, subnormal,
+  ;; negative, inf, NaN) are rarer still: such a step also scales subnormals and patches the
+  ;; special results in.
+
+  ;; Its constants. Mutable globals: TurboFan rematerialises a v128.const (or a local holding one)
+  ;; at each use in a loop, three instructions each; a global is one load.
+  (global $cMANT (mut v128) (v128.const i64x2 0x000fffffffffffff 0x000fffffffffffff))  ;; hx & 0xfffff, lx
+  (global $c95F64 (mut v128) (v128.const i64x2 0x00095f6400000000 0x00095f6400000000)) ;; 0x95f64 in hx
+  (global $cBIT52 (mut v128) (v128.const i64x2 0x0010000000000000 0x0010000000000000)) ;; 0x100000 in hx; 2^-1022
+  (global $cONE (mut v128) (v128.const f64x2 1.0 1.0))                                  ;; 0x3ff00000 in hx
+  (global $cINF (mut v128) (v128.const f64x2 inf inf))                                  ;; 0x7ff00000 in hx
+  (global $cSPECIAL (mut v128) (v128.const i64x2 0xffdfffffffffffff 0xffdfffffffffffff))
+  (global $cTWO52 (mut v128) (v128.const f64x2 0x1p52 0x1p52))
+  (global $cKBIAS (mut v128) (v128.const f64x2 0x1.00000000003ffp52 0x1.00000000003ffp52)) ;; 2^52 + 1023
+  (global $cSM2 (mut v128) (v128.const i64x2 0x0000000200000000 0x0000000200000000))   ;; 2 in hx
+  (global $cSM3 (mut v128) (v128.const i64x2 0x0000000300000000 0x0000000300000000))   ;; 3 in hx
+  (global $cIOFF (mut v128) (v128.const i64x2 0x7ff9eb8600000000 0x7ff9eb8600000000))  ;; 2^63 - 0x6147a in hx
+  (global $cILIM (mut v128) (v128.const i64x2 0x8000a3d800000000 0x8000a3d800000000))  ;; -2^63 + 0xa3d8 in hx
+  (global $cTWO (mut v128) (v128.const f64x2 2.0 2.0))
+  (global $cHALF (mut v128) (v128.const f64x2 0.5 0.5))
+  (global $cTHIRD (mut v128) (v128.const i64x2 0x3fd5555555555555 0x3fd5555555555555)) ;; 0.33333333333333333
+  (global $cLg1 (mut v128) (v128.const i64x2 0x3fe5555555555593 0x3fe5555555555593))  ;; 6.666666666666735130e-01
+  (global $cLg2 (mut v128) (v128.const i64x2 0x3fd999999997fa04 0x3fd999999997fa04))  ;; 3.999999999940941908e-01
+  (global $cLg3 (mut v128) (v128.const i64x2 0x3fd2492494229359 0x3fd2492494229359))  ;; 2.857142874366239149e-01
+  (global $cLg4 (mut v128) (v128.const i64x2 0x3fcc71c51d8e78af 0x3fcc71c51d8e78af))  ;; 2.222219843214978396e-01
+  (global $cLg5 (mut v128) (v128.const i64x2 0x3fc7466496cb03de 0x3fc7466496cb03de))  ;; 1.818357216161805012e-01
+  (global $cLg6 (mut v128) (v128.const i64x2 0x3fc39a09d078c69f 0x3fc39a09d078c69f))  ;; 1.531383769920937332e-01
+  (global $cLg7 (mut v128) (v128.const i64x2 0x3fc2f112df3e5244 0x3fc2f112df3e5244))  ;; 1.479819860511658591e-01
+  (global $cLN2HI (mut v128) (v128.const i64x2 0x3fe62e42fee00000 0x3fe62e42fee00000)) ;; ln2_hi = 6.93147180369123816490e-01
+  (global $cLN2LO (mut v128) (v128.const i64x2 0x3dea39ef35793c76 0x3dea39ef35793c76)) ;; ln2_lo = 1.90821492927058770002e-10
+
+  ;; log of the $n float64 at $p, in place, two per step: an odd $n also rewrites the float64
+  ;; after the last (so 8 bytes past the end must be writable).
+  (func (export "log") (param $p i32) (param $n i32)
+    (local $end i32) (local $special i32)
+    (local $x0 v128) (local $x v128) (local $kbias v128) (local $m v128) (local $i v128)
+    (local $f v128) (local $dk v128) (local $s v128) (local $z v128) (local $w v128) (local $R v128)
+    (local $dlo v128) (local $hfsq v128) (local $P v128) (local $small v128) (local $ipos v128)
+    (local $zero v128) ;; never set
+    (local.set $end (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 3))))
+    (block $done
+      (loop $step
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $x0 (v128.load (local.get $p)))
+        (local.set $x (local.get $x0))
+        (local.set $kbias (global.get $cKBIAS))
+        ;; a lane not positive normal finite: bits b outside [0x0010.., 0x7ff0..), that is
+        ;; b + 0x7ff0.. (mod 2^64) not below 0xffe0.. as a signed integer
+        (local.set $special (i64x2.bitmask (i64x2.gt_s
+          (i64x2.add (local.get $x0) (global.get $cINF)) (global.get $cSPECIAL))))
+        (if (local.get $special)
+          (then
+            ;; x < 2^-1022: x *= two54, k -= 54 (which matters for subnormals only: the results of
+            ;; the others are replaced at the end)
+            (local.set $s (f64x2.lt (local.get $x0) (global.get $cBIT52)))
+            (local.set $x (v128.bitselect (f64x2.mul (local.get $x0) (v128.const f64x2 0x1p54 0x1p54))
+                                          (local.get $x0) (local.get $s)))
+            (local.set $kbias (v128.bitselect (v128.const f64x2 0x1.0000000000435p52 0x1.0000000000435p52) ;; 2^52 + 1077
+                                              (local.get $kbias) (local.get $s)))))
+        ;; hx &= 0x000fffff (m: the whole mantissa, low word included); i = (hx + 0x95f64) & 0x100000
+        (local.set $m (v128.and (local.get $x) (global.get $cMANT)))
+        (local.set $i (v128.and (i64x2.add (local.get $m) (global.get $c95F64)) (global.get $cBIT52)))
+        ;; x = hx | (i ^ 0x3ff00000), that is (hx | 0x3ff00000) - i; f = x - 1.0
+        (local.set $f (f64x2.sub (i64x2.sub (v128.or (local.get $m) (global.get $cONE)) (local.get $i))
+                                 (global.get $cONE)))
+        ;; dk = (double)k, k = (hx >> 20) - 1023 + (i >> 20) (- 54): the exponent field of x plus
+        ;; i >> 20, put in the low bits of 2^52 and the bias subtracted (exact)
+        (local.set $dk (f64x2.sub
+          (v128.or (i64x2.shr_u (i64x2.add (local.get $x) (local.get $i)) (i32.const 52)) (global.get $cTWO52))
+          (local.get $kbias)))
+        ;; s = f/(2.0+f); z = s*s; w = z*z; R = t2 + t1
+        (local.set $s (f64x2.div (local.get $f) (f64x2.add (global.get $cTWO) (local.get $f))))
+        (local.set $z (f64x2.mul (local.get $s) (local.get $s)))
+        (local.set $w (f64x2.mul (local.get $z) (local.get $z)))
+        (local.set $R (f64x2.add
+          ;; t2 = z*(Lg1+w*(Lg3+w*(Lg5+w*Lg7)))
+          (f64x2.mul (local.get $z) (f64x2.add (global.get $cLg1) (f64x2.mul (local.get $w)
+            (f64x2.add (global.get $cLg3) (f64x2.mul (local.get $w)
+              (f64x2.add (global.get $cLg5) (f64x2.mul (local.get $w) (global.get $cLg7))))))))
+          ;; t1 = w*(Lg2+w*(Lg4+w*Lg6))
+          (f64x2.mul (local.get $w) (f64x2.add (global.get $cLg2) (f64x2.mul (local.get $w)
+            (f64x2.add (global.get $cLg4) (f64x2.mul (local.get $w) (global.get $cLg6))))))))
+        (local.set $dlo (f64x2.mul (local.get $dk) (global.get $cLN2LO)))
+        ;; P = s*(f-R) - dk*ln2_lo
+        (local.set $P (f64x2.sub (f64x2.mul (local.get $s) (f64x2.sub (local.get $f) (local.get $R)))
+                                 (local.get $dlo)))
+        ;; (2+hx) & 0xfffff < 3, as ((m + (2 << 32)) & mant) < 3 << 32
+        (local.set $small (i64x2.gt_s (global.get $cSM3)
+          (v128.and (i64x2.add (local.get $m) (global.get $cSM2)) (global.get $cMANT))))
+        ;; i > 0, that is 0 <= hx - 0x6147a < 0xa3d8: one signed compare after adding 2^63
+        (local.set $ipos (i64x2.gt_s (global.get $cILIM) (i64x2.add (local.get $m) (global.get $cIOFF))))
+        (if (i64x2.bitmask (v128.or (local.get $small) (local.get $ipos)))
+          (then
+            ;; |f| < 2^-20: P = f*f*(0.5-0.33333333333333333*f) - dk*ln2_lo
+            (local.set $P (v128.bitselect
+              (f64x2.sub
+                (f64x2.mul (f64x2.mul (local.get $f) (local.get $f))
+                           (f64x2.sub (global.get $cHALF) (f64x2.mul (global.get $cTHIRD) (local.get $f))))
+                (local.get $dlo))
+              (local.get $P) (local.get $small)))
+            ;; i > 0: P = hfsq-(s*(hfsq+R)+dk*ln2_lo), hfsq = 0.5*f*f
+            (local.set $hfsq (f64x2.mul (f64x2.mul (global.get $cHALF) (local.get $f)) (local.get $f)))
+            (local.set $P (v128.bitselect
+              (f64x2.sub (local.get $hfsq)
+                (f64x2.add (f64x2.mul (local.get $s) (f64x2.add (local.get $hfsq) (local.get $R))) (local.get $dlo)))
+              (local.get $P) (local.get $ipos)))))
+        ;; dk*ln2_hi - (P - f)
+        (local.set $P (f64x2.sub (f64x2.mul (local.get $dk) (global.get $cLN2HI))
+                                 (f64x2.sub (local.get $P) (local.get $f))))
+        (if (local.get $special)
+          (then
+            ;; hx >= 0x7ff00000 (+inf, NaN): x + x; x < 0 (-inf too): (x - x)/0 = NaN; +-0: -inf
+            (local.set $P (v128.bitselect (local.get $P) (f64x2.add (local.get $x0) (local.get $x0))
+                                          (f64x2.lt (local.get $x0) (global.get $cINF))))
+            (local.set $P (v128.bitselect
+              (f64x2.div (f64x2.sub (local.get $x0) (local.get $x0)) (local.get $zero)) (local.get $P)
+              (f64x2.lt (local.get $x0) (local.get $zero))))
+            (local.set $P (v128.bitselect (f64x2.neg (global.get $cINF)) (local.get $P)
+                                          (f64x2.eq (local.get $x0) (local.get $zero))))))
+        (v128.store (local.get $p) (local.get $P))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        (br $step))))
 )
