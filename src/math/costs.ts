@@ -1,3 +1,5 @@
+import { logInPlace } from './wasm/softmaxKernel';
+
 /**
  * Per-sample costs of the ECUAS family, shared by the confidence and the classification metrics.
  */
@@ -59,6 +61,12 @@ export function brierSum(c: ArrayLike<number>, y: Uint8Array): number {
   return s;
 }
 
+/** Natural logs of `values`, in place: the WebAssembly kernel where available, else Math.log (same bits). */
+function logs(values: Float64Array): Float64Array {
+  if (!logInPlace(values)) for (let i = 0; i < values.length; i++) values[i] = Math.log(values[i]);
+  return values;
+}
+
 /**
  * Σ −[y log c' + (1 − y) log(1 − c')], c' = clamp(c, ε, 1 − ε). O(N).
  * Each term is −log of the probability given to what happened, clamp(y ? c : 1 − c, ε, 1 − ε):
@@ -66,21 +74,29 @@ export function brierSum(c: ArrayLike<number>, y: Uint8Array): number {
  * y·c + (1 − y)·(1 − c) avoids a branch that random outcomes would mispredict.
  */
 export function binaryCrossEntropySum(c: ArrayLike<number>, y: Uint8Array, eps: number): number {
-  let s = 0;
+  const p = new Float64Array(y.length);
   for (let i = 0; i < y.length; i++) {
     const t = y[i];
     const v = c[i];
-    s -= Math.log(Math.min(Math.max(t * v + (1 - t) * (1 - v), eps), 1 - eps));
+    p[i] = Math.min(Math.max(t * v + (1 - t) * (1 - v), eps), 1 - eps);
   }
+  logs(p);
+  let s = 0;
+  for (let i = 0; i < p.length; i++) s -= p[i];
   return s;
 }
 
 /** Σ ECUAS_n cost of confidences c (u' = clamp(1 − c, ε, 1 − ε)) with outcomes y. O(N). */
 export function confidenceEcuasSum(c: ArrayLike<number>, y: Uint8Array, n: number, eps: number): number {
+  const u = new Float64Array(y.length);
+  for (let i = 0; i < y.length; i++) u[i] = Math.min(Math.max(1 - c[i], eps), 1 - eps);
+  const logU = logs(u.slice());
   let s = 0;
-  for (let i = 0; i < y.length; i++) {
-    const u = Math.min(Math.max(1 - c[i], eps), 1 - eps);
-    s += ecuasCost(u, Math.log(u), y[i] === 1, n, 1, 0);
+  if (n === 0) {
+    // ecuasCost for n = 0 without a branch: u, minus log u for the wrong ones
+    for (let i = 0; i < u.length; i++) s += u[i] - (1 - y[i]) * logU[i];
+  } else {
+    for (let i = 0; i < u.length; i++) s += ecuasCost(u[i], logU[i], y[i] === 1, n, 1, 0);
   }
   return s;
 }
