@@ -27,7 +27,7 @@ const flag = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const QUICK = args.includes('--quick');
-const REPEATS = Number(flag('--repeats') ?? (QUICK ? 1 : 3));
+const REPEATS = Number(flag('--repeats') ?? (QUICK ? 1 : 5));
 const BACKENDS = (flag('--backend') ?? 'cpu,wasm').split(',');
 const BATCH = 10_000;
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -309,7 +309,7 @@ async function main(): Promise<void> {
         'tfjs tensors in batches of 10,000 (`update` for every batch, then `compute`); NumPy computes the',
         'same metric on the whole float32 arrays in one vectorized call (converted to float64, ties',
         'averaged the same way, inputs checked as SPEC §1 requires of ecuas: NaN confidences read as',
-        '0.5, ranges, 0/1 flags, finite logits, labels in range). Times are the best of 3 runs, on the',
+        '0.5, ranges, 0/1 flags, finite logits, labels in range). Times are the best of 5 runs, on the',
         'same data in the same run. Ratio =',
         'ecuas / NumPy (below 1: ecuas is faster); "rel. diff" is the relative difference of the two values.',
         '',

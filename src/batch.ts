@@ -1,5 +1,5 @@
 import { ARG, fail } from './errors';
-import { readConfidences, readFlags, readLabels, readLogits, requireSameN } from './input';
+import { readConfidences, readFlagsCounted, readLabels, readLogits, requireSameN } from './input';
 import { softmaxStats, type SoftmaxStats, type SoftmaxWants } from './math/softmax';
 
 /** Argument names of confidence metrics. */
@@ -20,6 +20,8 @@ export interface ConfidenceBatch {
   readonly rankKey: Float32Array | Float64Array;
   /** 0/1 correctness. */
   readonly correct: Uint8Array;
+  /** Number of correct decisions (the ones in `correct`). */
+  readonly nCorrect: number;
   /** Number of classes, for batches read from logits. */
   readonly k?: number;
 }
@@ -27,9 +29,9 @@ export interface ConfidenceBatch {
 /** Reads (confidences, correctness). */
 export function readConfidenceBatch(metric: string, args: readonly unknown[]): ConfidenceBatch {
   const confidence = readConfidences(metric, CONFIDENCE_INPUTS[0], args[0]);
-  const correct = readFlags(metric, CONFIDENCE_INPUTS[1], args[1]);
+  const { flags: correct, ones } = readFlagsCounted(metric, CONFIDENCE_INPUTS[1], args[1]);
   requireSameN(metric, CONFIDENCE_INPUTS, [confidence.length, correct.length]);
-  return { n: confidence.length, confidence, rankKey: confidence, correct };
+  return { n: confidence.length, confidence, rankKey: confidence, correct, nCorrect: ones };
 }
 
 /** Validated (logits, labels) reduced to per-sample softmax statistics. */
@@ -61,6 +63,10 @@ export function readLogitBatch(metric: string, args: readonly unknown[], expecte
 export function readLogitsAsConfidence(metric: string, args: readonly unknown[], expectedK: number): ConfidenceBatch {
   const { n, k, stats } = readLogitBatch(metric, args, expectedK);
   const q = new Float64Array(n);
-  for (let i = 0; i < n; i++) q[i] = 1 / (1 + stats.s[i]);
-  return { n, confidence: q, rankKey: q, correct: stats.correct, k };
+  let nCorrect = 0;
+  for (let i = 0; i < n; i++) {
+    q[i] = 1 / (1 + stats.s[i]);
+    nCorrect += stats.correct[i];
+  }
+  return { n, confidence: q, rankKey: q, correct: stats.correct, nCorrect, k };
 }

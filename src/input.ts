@@ -164,50 +164,64 @@ export function readConfidences(metric: string, arg: string, x: unknown): Float3
 }
 
 /**
- * 0/1 flags into `out`; returns the index of the first value that is neither 0 nor 1, or −1.
- * Typed arrays get their own loop each so every loop stays monomorphic (this runs per sample).
+ * 0/1 flags into `out`, counting the ones; `bad` is the index of the first value that is neither
+ * 0 nor 1, or −1. Typed arrays get their own loop each so every loop stays monomorphic (this
+ * runs per sample), and the tests are written as one predictable branch: `b !== 0 && b !== 1`
+ * mispredicts on random 0/1 data and costs several times the rest of the loop.
  */
-function copyFlags(v: ArrayLike<number>, out: Uint8Array): number {
-  // The tests are written as one predictable branch: `b !== 0 && b !== 1` mispredicts on
-  // random 0/1 data and costs several times the rest of the loop.
+function copyFlags(v: ArrayLike<number>, out: Uint8Array): { bad: number; ones: number } {
+  let ones = 0;
   if (v instanceof Uint8Array) {
-    for (let i = 0; i < v.length; i++) if (v[i] > 1) return i;
+    for (let i = 0; i < v.length; i++) {
+      if (v[i] > 1) return { bad: i, ones };
+      ones += v[i];
+    }
     out.set(v);
-    return -1;
+    return { bad: -1, ones };
   }
   if (v instanceof Int32Array) {
     let bits = 0; // any bit above bit 0 (negatives included) means a value other than 0 or 1
-    for (let i = 0; i < v.length; i++) bits |= v[i];
+    for (let i = 0; i < v.length; i++) {
+      bits |= v[i];
+      ones += v[i];
+    }
     if (bits >>> 0 > 1) {
-      for (let i = 0; i < v.length; i++) if (v[i] >>> 0 > 1) return i;
+      for (let i = 0; i < v.length; i++) if (v[i] >>> 0 > 1) return { bad: i, ones: 0 };
     }
     out.set(v);
-    return -1;
+    return { bad: -1, ones };
   }
   if (v instanceof Float32Array) {
     for (let i = 0; i < v.length; i++) {
       const b = v[i];
-      if (b * (b - 1) !== 0) return i; // 0 only for 0 and 1; NaN and ±Infinity fail too
+      if (b * (b - 1) !== 0) return { bad: i, ones }; // 0 only for 0 and 1; NaN and ±Infinity fail too
       out[i] = b;
+      ones += b;
     }
-    return -1;
+    return { bad: -1, ones };
   }
   for (let i = 0; i < v.length; i++) {
     const b = v[i];
-    if (b * (b - 1) !== 0) return i;
+    if (b * (b - 1) !== 0) return { bad: i, ones };
     out[i] = b;
+    ones += b;
   }
-  return -1;
+  return { bad: -1, ones };
+}
+
+/** Booleans or 0/1: 1-D; a fresh Uint8Array of 0/1 and the number of ones. */
+export function readFlagsCounted(metric: string, arg: string, x: unknown): { flags: Uint8Array; ones: number } {
+  const raw = readRaw(metric, arg, x);
+  requireRank(metric, arg, raw, 1, 'a 1-D array of booleans or 0/1 [N]');
+  const flags = new Uint8Array(raw.values.length);
+  const { bad, ones } = copyFlags(raw.values, flags);
+  if (bad >= 0) fail(metric, arg, `expected argument ${ARG} to hold booleans or 0/1, but got ${raw.values[bad]} at index ${bad}`);
+  return { flags, ones };
 }
 
 /** Booleans or 0/1: 1-D; returns a fresh Uint8Array of 0/1. */
 export function readFlags(metric: string, arg: string, x: unknown): Uint8Array {
-  const raw = readRaw(metric, arg, x);
-  requireRank(metric, arg, raw, 1, 'a 1-D array of booleans or 0/1 [N]');
-  const out = new Uint8Array(raw.values.length);
-  const bad = copyFlags(raw.values, out);
-  if (bad >= 0) fail(metric, arg, `expected argument ${ARG} to hold booleans or 0/1, but got ${raw.values[bad]} at index ${bad}`);
-  return out;
+  return readFlagsCounted(metric, arg, x).flags;
 }
 
 /** Rounds to float32 into a fresh array, checking that every value is finite. */

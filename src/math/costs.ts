@@ -38,19 +38,6 @@ export function normalizeBy(value: number, baseline: number): number {
 // Batch sums over typed arrays. One loop per cost keeps each loop monomorphic and inlinable,
 // which is what makes these O(N) reductions run at memory speed.
 
-/** Number of ones in a 0/1 array. O(N). */
-export function countOnes(flags: Uint8Array): number {
-  let a = 0;
-  let b = 0; // two accumulators: the adds do not wait on each other
-  let i = 0;
-  for (; i + 1 < flags.length; i += 2) {
-    a += flags[i];
-    b += flags[i + 1];
-  }
-  if (i < flags.length) a += flags[i];
-  return a + b;
-}
-
 /** Σ (c − y)² over confidences c and 0/1 outcomes y. O(N). */
 export function brierSum(c: ArrayLike<number>, y: Uint8Array): number {
   let s = 0;
@@ -67,6 +54,18 @@ function logs(values: Float64Array): Float64Array {
   return values;
 }
 
+// Reused work arrays for the sums below (everything here is synchronous, so sharing is safe):
+// allocating two per batch costs more in garbage collection than the sums themselves.
+let workA = new Float64Array(0);
+let workB = new Float64Array(0);
+function work(n: number): [Float64Array, Float64Array] {
+  if (workA.length < n) {
+    workA = new Float64Array(n);
+    workB = new Float64Array(n);
+  }
+  return [workA.subarray(0, n), workB.subarray(0, n)];
+}
+
 /**
  * Σ −[y log c' + (1 − y) log(1 − c')], c' = clamp(c, ε, 1 − ε). O(N).
  * Each term is −log of the probability given to what happened, clamp(y ? c : 1 − c, ε, 1 − ε):
@@ -74,7 +73,7 @@ function logs(values: Float64Array): Float64Array {
  * y·c + (1 − y)·(1 − c) avoids a branch that random outcomes would mispredict.
  */
 export function binaryCrossEntropySum(c: ArrayLike<number>, y: Uint8Array, eps: number): number {
-  const p = new Float64Array(y.length);
+  const [p] = work(y.length);
   for (let i = 0; i < y.length; i++) {
     const t = y[i];
     const v = c[i];
@@ -88,9 +87,9 @@ export function binaryCrossEntropySum(c: ArrayLike<number>, y: Uint8Array, eps: 
 
 /** Σ ECUAS_n cost of confidences c (u' = clamp(1 − c, ε, 1 − ε)) with outcomes y. O(N). */
 export function confidenceEcuasSum(c: ArrayLike<number>, y: Uint8Array, n: number, eps: number): number {
-  const u = new Float64Array(y.length);
-  for (let i = 0; i < y.length; i++) u[i] = Math.min(Math.max(1 - c[i], eps), 1 - eps);
-  const logU = logs(u.slice());
+  const [u, logU] = work(y.length);
+  for (let i = 0; i < y.length; i++) logU[i] = u[i] = Math.min(Math.max(1 - c[i], eps), 1 - eps);
+  logs(logU);
   let s = 0;
   if (n === 0) {
     // ecuasCost for n = 0 without a branch: u, minus log u for the wrong ones

@@ -5,7 +5,6 @@ import {
   brierSum,
   confidenceEcuasSum,
   constantSystemCost,
-  countOnes,
   ecuasCost,
   gammaCost,
   gammaCostSum,
@@ -31,7 +30,7 @@ export class ConfidenceErrorRate extends SumConfidenceMetric<NoOptions> {
     super({}, options);
   }
   protected reduce(b: ConfidenceBatch): Float64Array {
-    return Float64Array.of(b.n, countOnes(b.correct));
+    return Float64Array.of(b.n, b.nCorrect);
   }
   protected fromSums(sums: Float64Array): number {
     const [n, nCorrect] = sums;
@@ -60,7 +59,7 @@ export class ConfidenceBrierScore extends SumConfidenceMetric<ConfidenceBrierSco
     super({ normalize: normalizeOption(false) }, options);
   }
   protected reduce(b: ConfidenceBatch): Float64Array {
-    return Float64Array.of(b.n, countOnes(b.correct), brierSum(b.confidence, b.correct));
+    return Float64Array.of(b.n, b.nCorrect, brierSum(b.confidence, b.correct));
   }
   protected fromSums(sums: Float64Array): number {
     const [n, nCorrect, sum] = sums;
@@ -92,7 +91,7 @@ export class ConfidenceCrossEntropy extends SumConfidenceMetric<ConfidenceCrossE
     super({ epsilon: epsilonOption, normalize: normalizeOption(false) }, options);
   }
   protected reduce(b: ConfidenceBatch): Float64Array {
-    return Float64Array.of(b.n, countOnes(b.correct), binaryCrossEntropySum(b.confidence, b.correct, this.options.epsilon));
+    return Float64Array.of(b.n, b.nCorrect, binaryCrossEntropySum(b.confidence, b.correct, this.options.epsilon));
   }
   protected fromSums(sums: Float64Array): number {
     const [n, nCorrect, sum] = sums;
@@ -172,7 +171,7 @@ abstract class ConfidenceECUASBase<O extends { epsilon?: number; normalize?: boo
 
   protected reduce(b: ConfidenceBatch): Float64Array {
     const sum = confidenceEcuasSum(b.confidence, b.correct, this.order, this.options.epsilon as number);
-    return Float64Array.of(b.n, countOnes(b.correct), sum);
+    return Float64Array.of(b.n, b.nCorrect, sum);
   }
 
   protected fromSums(sums: Float64Array): number {
@@ -250,7 +249,7 @@ export class ConfidenceGammaECUAS extends SumConfidenceMetric<ConfidenceGammaECU
     super({ gamma: gammaOption, normalize: normalizeOption(false) }, options);
   }
   protected reduce(b: ConfidenceBatch): Float64Array {
-    return Float64Array.of(b.n, countOnes(b.correct), gammaCostSum(b.confidence, b.correct, this.options.gamma));
+    return Float64Array.of(b.n, b.nCorrect, gammaCostSum(b.confidence, b.correct, this.options.gamma));
   }
   protected fromSums(sums: Float64Array): number {
     const [n, nCorrect, sum] = sums;
