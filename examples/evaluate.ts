@@ -21,6 +21,7 @@ import {
   RiskCoverageCurve,
   type RiskFn,
 } from '../src/index';
+import { mulberry32, normalFrom } from './random';
 
 // The CPU backend prints a "you are running TensorFlow.js in Node.js" banner on first use;
 // production mode turns tfjs warnings (and debug checks) off, which silences it.
@@ -29,26 +30,8 @@ tf.enableProdMode();
 // ---------------------------------------------------------------------------------------------
 // Deterministic data
 
-/** mulberry32: a tiny seeded PRNG returning floats in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const rand = mulberry32(20240607);
-
-/** Standard normal draw (Box–Muller). */
-function normal(): number {
-  const u = 1 - rand(); // (0, 1]
-  const v = rand();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
+const normal = normalFrom(rand);
 
 const N = 200;
 const K = 5;

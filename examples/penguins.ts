@@ -23,6 +23,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrap, costCurvePlot, ecuasCallback, getMetricFromId, reliabilityDiagramFromLogits, riskCoverageCurve, riskCoveragePlot } from '../src/index';
+import { mulberry32 } from './random';
 
 // ---------------------------------------------------------------------------------------------
 // Data
@@ -40,17 +41,6 @@ function loadPenguins(): Penguin[] {
   return JSON.parse(readFileSync(file, 'utf8')) as Penguin[];
 }
 
-/** mulberry32: a tiny seeded PRNG returning floats in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Split {
   xTrain: number[][];

@@ -10,21 +10,12 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { coverageAtRisk, RejectionPolicy, riskAtCoverage, riskCoverageCurve } from '../src/index';
+import { mulberry32, normalFrom } from './random';
 
 tf.enableProdMode(); // silences tfjs's Node.js banner
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = mulberry32(7);
-const normal = (): number => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+const normal = normalFrom(rand);
 
 // Ground truth: the noise grows with |x|, and training data thin out away from 0.
 const truth = (x: number): number => 2 * Math.sin(x) + 0.1 * x * x;

@@ -9,22 +9,12 @@ import * as tf from '@tensorflow/tfjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { getMetricFromId, MetricInputError } from '../src/index';
+import { rng } from './helpers/data';
 
 // ---------------------------------------------------------------------------------------------
 // Deterministic data
 // ---------------------------------------------------------------------------------------------
 
-/** mulberry32: a tiny seeded PRNG in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 const argmax = (row: number[]): number => row.reduce((best, v, i) => (v > row[best] ? i : best), 0);
@@ -47,7 +37,7 @@ const KINDS: Record<Kind, { names: readonly string[]; types: readonly ArgType[] 
 
 /** A good batch of `n` samples as nested number arrays (fresh on every call). */
 function goodBatch(kind: Kind, seed: number, n = N): Args {
-  const r = mulberry32(seed);
+  const r = rng(seed);
   const vec = (f: () => number): number[] => Array.from({ length: n }, f);
   switch (kind) {
     case 'conf': {
