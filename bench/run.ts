@@ -305,7 +305,7 @@ async function main(): Promise<void> {
       const doc = [
         '# Benchmarks',
         '',
-        'Reproduce with `npm run bench` (about two minutes; needs `python3` with NumPy). Each metric is fed',
+        'Reproduce with `npm run bench` (about ten minutes with the soak and sharding runs; needs `python3` with NumPy). Each metric is fed',
         'tfjs tensors in batches of 10,000 (`update` for every batch, then `compute`); NumPy computes the',
         'same metric on the whole float32 arrays in one vectorized call (converted to float64, ties',
         'averaged the same way, inputs checked as SPEC §1 requires of ecuas: NaN confidences read as',
