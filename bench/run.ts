@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import * as ecuas from '../src/index';
+import { rng } from '../test/helpers/data';
 
 type MetricClass = new (options?: object) => ecuas.Metric<unknown[], number>;
 
@@ -60,24 +61,13 @@ const CLASSIFICATION = ['ClassificationErrorRate', 'ClassificationCrossEntropy',
 // ---------------------------------------------------------------------------------------------
 // Data: seeded, written once for NumPy and turned into tensors for ecuas.
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Data {
   a: Float32Array; // confidences, or logits [n·k]
   b: Int32Array; // correctness, or labels
 }
 
 function makeData(s: Suite, seed: number): Data {
-  const r = mulberry32(seed);
+  const r = rng(seed);
   const normal = (): number => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
   if (s.kind === 'confidence') {
     const a = new Float32Array(s.n);
@@ -184,7 +174,7 @@ function table(rows: Row[]): string {
 function streamingMemory(total: number): string {
   const chunk = 1_000_000;
   const m = new ecuas.ConfidenceAURC();
-  const r = mulberry32(99);
+  const r = rng(99);
   const before = tf.memory().numBytes;
   const rss0 = process.memoryUsage().rss;
   for (let i = 0; i < total; i += chunk) {

@@ -8,6 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import * as ecuas from '../src/index';
+import { rng } from '../test/helpers/data';
 
 type AnyMetric = ecuas.Metric<unknown[], unknown>;
 
@@ -17,20 +18,9 @@ const TOTAL = samplesArg >= 0 ? Number(args[samplesArg + 1]) : 10_000_000;
 const BATCH = 10_000;
 const POOL = 25; // distinct batches, cycled
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A pool of input batches (tensors) for one input kind. */
 function pool(kind: 'confidence' | 'logits' | 'scod' | 'regression'): tf.Tensor[][] {
-  const r = mulberry32(kind.length);
+  const r = rng(kind.length);
   const out: tf.Tensor[][] = [];
   for (let b = 0; b < POOL; b++) {
     if (kind === 'confidence') {
