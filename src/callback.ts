@@ -10,6 +10,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail, MetricInputError } from './errors';
 import { readRaw, type TensorLike } from './input';
 import { getMetricFromId, type MetricEntry } from './registry';
+import { softmaxStats } from './math/softmax';
 
 const NAME = 'ecuasCallback';
 
@@ -267,25 +268,14 @@ function toLogits(values: Float32Array, b: number, k: number, outputs: 'logits' 
   return z;
 }
 
-/** Top-1 softmax probability (float64, stable form) and whether the first argmax is the label. */
+/**
+ * Top-1 softmax probability and whether the first argmax is the label — the very statistics the
+ * classification metrics use (same stable form, same summation order, so the same ties).
+ */
 function confidenceAndCorrectness(z: Float32Array, b: number, k: number, labels: Int32Array): [Float64Array, Uint8Array] {
+  const { s, correct } = softmaxStats(z, b, k, labels);
   const conf = new Float64Array(b);
-  const correct = new Uint8Array(b);
-  for (let i = 0; i < b; i++) {
-    const row = i * k;
-    let m = z[row];
-    let top = 0;
-    for (let j = 1; j < k; j++) {
-      if (z[row + j] > m) {
-        m = z[row + j];
-        top = j;
-      }
-    }
-    let s = 0;
-    for (let j = 0; j < k; j++) if (j !== top) s += Math.exp(z[row + j] - m);
-    conf[i] = 1 / (1 + s);
-    correct[i] = top === labels[i] ? 1 : 0;
-  }
+  for (let i = 0; i < b; i++) conf[i] = 1 / (1 + s[i]);
   return [conf, correct];
 }
 
