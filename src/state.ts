@@ -199,6 +199,11 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
     if (!bytes || bytes.length !== n * this.codec.bytes) return `column data is not ${n} base64-encoded ${this.codec.name} values`;
     const values = this.codec.make(n);
     new Uint8Array(values.buffer).set(bytes);
+    const flags = this.codec.name === 'bool';
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      if (flags ? v > 1 : v - v !== 0) return `column value ${v} at ${i} is not ${flags ? '0 or 1' : 'finite'}`;
+    }
     this.clear();
     this.push(values);
     return null;

@@ -139,3 +139,15 @@ describe('merge and metricFromJSON reject what does not fit', () => {
     back.dispose();
   });
 });
+
+describe('loaded columns are checked value by value', () => {
+  it('rejects non-finite per-sample values and flags other than 0/1', () => {
+    const json = new ecuas.SCODAURC().update([0.1, 0.5], [0, 1], [1, 0]).toJSON();
+    const inf = Buffer.from(Float32Array.of(0.1, Infinity).buffer).toString('base64');
+    expect(() => metricFromJSON({ ...json, state: { ...json.state, scores: { dtype: 'float32', n: 2, data: inf } } })).toThrow(/not finite/);
+    const two = Buffer.from(Uint8Array.of(0, 2)).toString('base64');
+    expect(() => metricFromJSON({ ...json, state: { ...json.state, errors: { dtype: 'bool', n: 2, data: two } } })).toThrow(/0 or 1/);
+    const short = Buffer.from(Uint8Array.of(1)).toString('base64');
+    expect(() => metricFromJSON({ ...json, state: { ...json.state, ood: { dtype: 'bool', n: 1, data: short } } })).toThrow(/columns of 2, 2, 1/);
+  });
+});
