@@ -25,7 +25,7 @@
  * Both sides of every row are copies of / calls into the library code and are checked to agree
  * bit for bit.
  */
-import { binaryCrossEntropySum, confidenceEcuasSum, ecuasCost } from '../src/math/costs';
+import { binaryCrossEntropySum, confidenceEcuasSum } from '../src/math/costs';
 import { pairwiseSum } from '../src/math/softmax';
 import { logInPlace, rowSoftmaxStats, rowSoftmaxSums } from '../src/math/wasm/softmaxKernel';
 

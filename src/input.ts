@@ -49,7 +49,7 @@ function describe(x: unknown): string {
   return `${typeof x} ${String(x)}`;
 }
 
-function arrayShape(metric: string, arg: string, x: NestedArray): number[] {
+function arrayShape(x: NestedArray): number[] {
   const shape: number[] = [];
   let level: unknown = x;
   while (Array.isArray(level)) {
@@ -62,7 +62,7 @@ function arrayShape(metric: string, arg: string, x: NestedArray): number[] {
 
 /** Flattens a nested array after checking it is rectangular and holds only numbers or booleans. */
 function flattenNested(metric: string, arg: string, x: NestedArray): RawArray {
-  const shape = arrayShape(metric, arg, x);
+  const shape = arrayShape(x);
   const size = shape.reduce((a, b) => a * b, 1);
   const out = new Float64Array(size);
   const index: number[] = []; // the path to the current node, formatted only for an error

@@ -25,13 +25,13 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * tfjs has no float64 dtype, and running sums, counts and float64 ranking keys must not lose
  * precision. State tensors are only stored and read back, never fed to ops.
  */
-export function encodeFloat64(values: Float64Array): tf.Tensor {
+function encodeFloat64(values: Float64Array): tf.Tensor {
   const copy = Float64Array.from(values);
   return tf.keep(tf.tensor1d(new Int32Array(copy.buffer), 'int32'));
 }
 
 /** Inverse of {@link encodeFloat64}. */
-export function decodeFloat64(t: tf.Tensor): Float64Array {
+function decodeFloat64(t: tf.Tensor): Float64Array {
   const bits = Int32Array.from(t.dataSync() as Int32Array); // own, 8-byte aligned copy
   return new Float64Array(bits.buffer);
 }
