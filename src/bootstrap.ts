@@ -1,3 +1,4 @@
+import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail } from './errors';
 import { readRaw } from './input';
 import type { Metric } from './metric';
@@ -95,8 +96,8 @@ function seed32(seed: number): number {
 /** One input read once into plain JS data, able to hand out the rows at given indices. */
 interface Column {
   readonly n: number;
-  /** The rows at `idx`, as a typed array (1-D inputs) or a nested array (higher rank). */
-  pick(idx: Int32Array): unknown;
+  /** The rows at `idx`, as a typed array (1-D inputs) or a tensor (higher rank) that `made` collects. */
+  pick(idx: Int32Array, made: tf.Tensor[]): unknown;
 }
 
 function readColumn(x: unknown, position: number): Column {
@@ -116,30 +117,19 @@ function readColumn(x: unknown, position: number): Column {
       },
     };
   }
-  // Higher rank: one nested plain array per sample, built once and shared by every resample
-  // (metrics only read their inputs).
+  // Higher rank: the picked rows go into one flat float32 array and a tensor of the right shape
+  // (the resample's own; freed after its evaluation).
   const sub = raw.shape.slice(1);
   const rowSize = sub.reduce((a, b) => a * b, 1);
-  const v = raw.values;
-  const build = (offset: number, depth: number): unknown[] => {
-    const len = sub[depth];
-    const out = new Array<unknown>(len);
-    if (depth === sub.length - 1) {
-      for (let i = 0; i < len; i++) out[i] = v[offset + i];
-    } else {
-      const stride = sub.slice(depth + 1).reduce((a, b) => a * b, 1);
-      for (let i = 0; i < len; i++) out[i] = build(offset + i * stride, depth + 1);
-    }
-    return out;
-  };
-  const rows = new Array<unknown[]>(n);
-  for (let i = 0; i < n; i++) rows[i] = build(i * rowSize, 0);
+  const flat = raw.values instanceof Float32Array ? raw.values.slice() : Float32Array.from(raw.values);
   return {
     n,
-    pick(idx) {
-      const out = new Array<unknown[]>(idx.length);
-      for (let j = 0; j < idx.length; j++) out[j] = rows[idx[j]];
-      return out;
+    pick(idx, made) {
+      const out = new Float32Array(idx.length * rowSize);
+      for (let j = 0; j < idx.length; j++) out.set(flat.subarray(idx[j] * rowSize, (idx[j] + 1) * rowSize), j * rowSize);
+      const t = tf.tensor(out, [idx.length, ...sub], 'float32');
+      made.push(t);
+      return t;
     },
   };
 }
@@ -198,8 +188,8 @@ function quantile(sorted: Float64Array, p: number): number {
  *   `() => new ConfidenceECUAS({ n: 1 })`.
  * - `inputs` are the metric's `update` arguments in order; tensors, nested arrays or typed
  *   arrays with the same leading N. Each is read once (tensors with `dataSync`; they are never
- *   modified or disposed) and every resample is built from plain arrays, so no tensors are
- *   created for the data and none leak.
+ *   modified or disposed); a resample's 1-D inputs are typed arrays, its higher-rank inputs
+ *   (logits) tensors of its own, freed right after its evaluation, so none leak.
  * - Deterministic: the same seed gives the same interval (own PRNG, mulberry32); a different
  *   seed gives different resamples. Resample r uses the same indices for any metric, so
  *   intervals of several metrics with one seed come from the same resamples.
@@ -239,9 +229,17 @@ export function bootstrap(metric: BootstrapMetric, inputs: readonly unknown[], o
   }
   if (n === 0) fail(NAME, 'inputs', 'cannot bootstrap with no samples');
 
+  const made: tf.Tensor[] = [];
+  const on = (idx: Int32Array): number => {
+    try {
+      return evaluate(columns.map((c) => c.pick(idx, made)));
+    } finally {
+      for (const t of made.splice(0)) t.dispose();
+    }
+  };
   const identity = new Int32Array(n);
   for (let i = 0; i < n; i++) identity[i] = i;
-  const value = evaluate(columns.map((c) => c.pick(identity)));
+  const value = on(identity);
 
   const next = mulberry32(seed32(seed));
   const idx = new Int32Array(n);
@@ -249,7 +247,7 @@ export function bootstrap(metric: BootstrapMetric, inputs: readonly unknown[], o
   let kept = 0;
   for (let r = 0; r < resamples; r++) {
     for (let j = 0; j < n; j++) idx[j] = Math.floor((next() / 4294967296) * n);
-    const v = evaluate(columns.map((c) => c.pick(idx)));
+    const v = on(idx);
     if (v === v) values[kept++] = v;
     onProgress?.(r + 1, resamples);
   }
