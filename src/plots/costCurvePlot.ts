@@ -1,9 +1,8 @@
-import { readConfidences, readFlags, requireSameN, type TensorLike } from '../input';
+import type { TensorLike } from '../input';
 import { constantSystemCost, gammaCost } from '../math/costs';
 import { ConfidenceECUAS } from '../metrics/confidence';
 import { resolveOptions, type OptionSpec } from '../options';
 import {
-  bottomMargin,
   clipRect,
   coord,
   darken,
@@ -15,33 +14,26 @@ import {
   FONT,
   formatCount,
   formatNumber,
-  headerHeight,
   ID,
-  leftMargin,
-  legendBelow,
-  legendSize,
-  makeAxis,
-  maxLabelWidth,
+  integerOption,
+  layoutPlot,
   niceDomain,
-  PAD,
   PALETTE,
   pathData,
-  placeLegend,
-  requireSamples,
-  sizeOption,
+  plotOptionSchema,
+  readConfidencePair,
   strokeAttrs,
   subscript,
   svgDocument,
   text,
   textWidth,
-  titleOption,
   type LegendItem,
   type Obstacle,
   type PlotOptions,
-  type Rect,
 } from './svg';
 
 const PLOT = 'costCurvePlot';
+const TITLE = 'γ-ECUAS cost curve';
 
 /** Options of {@link costCurvePlot}. */
 export interface CostCurvePlotOptions extends PlotOptions {
@@ -57,11 +49,6 @@ const nsOption: OptionSpec<readonly number[]> = {
     Array.isArray(v) && v.length <= 6 && v.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0)
       ? null
       : 'an array of at most 6 finite numbers ≥ 0',
-};
-
-const pointsOption: OptionSpec<number> = {
-  default: 101,
-  check: (v) => (Number.isInteger(v) && (v as number) >= 2 && (v as number) <= 10001 ? null : 'an integer in [2, 10001]'),
 };
 
 /** Colours of the ECUAS_n reference lines (the model curve is blue, the baseline grey). */
@@ -108,13 +95,10 @@ function ecuasName(n: number): string {
 export function costCurvePlot(confidences: TensorLike, correctness: TensorLike, options?: CostCurvePlotOptions): string {
   const opts = resolveOptions(
     PLOT,
-    { width: sizeOption(680, 260), height: sizeOption(440, 200), title: titleOption('γ-ECUAS cost curve'), ns: nsOption, points: pointsOption },
+    { ...plotOptionSchema({ width: 680, height: 440, title: TITLE }, { width: 260, height: 200 }), ns: nsOption, points: integerOption(101, 2, 10001) },
     options,
   );
-  const c = readConfidences(PLOT, 'confidences', confidences);
-  const y = readFlags(PLOT, 'correctness', correctness);
-  requireSameN(PLOT, ['confidences', 'correctness'], [c.length, y.length]);
-  requireSamples(PLOT, 'confidences', c.length);
+  const { c, y } = readConfidencePair(PLOT, confidences, correctness);
   const { width: W, height: H, title, points: P } = opts;
   const ns = [...new Set(opts.ns)];
   const N = c.length;
@@ -157,40 +141,35 @@ export function costCurvePlot(confidences: TensorLike, correctness: TensorLike, 
   const offScale = (v: number): boolean => v > yDomain[1];
 
   const subtitle = `N = ${formatCount(N)}  ·  error rate ${formatNumber(errorRate)}  ·  ECUASₙ = ∫₀¹ C(γ)·(n+1)·γⁿ⁻¹ dγ`;
-  const top = headerHeight(title, subtitle);
   const items: LegendItem[] = [
     { label: 'Model: mean γ-ECUAS cost', kind: 'line', color: MODEL, lineWidth: 2 },
     { label: 'No-information system (c = accuracy)', kind: 'line', color: NO_INFO, style: 'dashed', lineWidth: 1.5 },
   ];
-  const legend = legendSize(items);
   // ECUAS_n labels sit in the right margin, at the height of their lines
   const refLabelW = refs.reduce((m, r) => Math.max(m, textWidth(`${r.label} ↑`, FONT.legend)), 0);
-  const right = PAD + Math.max(textWidth('1.0', FONT.tick) / 2, refs.length ? refLabelW + 8 : 0);
 
-  const layout = (extraBottom: number) => {
-    const bottom = bottomMargin() + extraBottom;
-    const height = Math.max(40, H - top - bottom);
-    const yProbe = makeAxis(yDomain, [top + height, top], false, 'Expected cost');
-    const left = leftMargin(maxLabelWidth(yProbe.labels));
-    const rect: Rect = { x: left, y: top, width: Math.max(40, W - left - right), height };
-    const x = makeAxis([0, 1], [rect.x, rect.x + rect.width], true, 'Rejection cost γ');
-    const yAxis = makeAxis(yDomain, [rect.y + rect.height, rect.y], false, 'Expected cost');
-    const gx = Array.from(gammas, (g) => x.scale(g));
-    const obstacles: Obstacle[] = [
-      { xs: gx, ys: Array.from(model, (v) => yAxis.scale(v)) },
-      { xs: gx, ys: Array.from(noInfo, (v) => yAxis.scale(v)) },
-      ...refs.filter((r) => !offScale(r.value)).map((r) => ({ xs: [rect.x, rect.x + rect.width], ys: [yAxis.scale(r.value), yAxis.scale(r.value)] })),
-    ];
-    return { rect, x, y: yAxis, gx, obstacles };
-  };
-  let L = layout(0);
-  let legendAt: { x: number; y: number; scale?: number } | null = placeLegend(legend, L.rect, L.obstacles);
-  if (!legendAt) {
-    const probe = legendBelow(legend, L.rect, W, H);
-    L = layout(legend.height * probe.scale + 8);
-    legendAt = legendBelow(legend, L.rect, W, H);
-  }
-  const { rect, x, y: yAxis, gx } = L;
+  const { rect, x, y: yAxis, legendAt } = layoutPlot({
+    width: W,
+    height: H,
+    title,
+    subtitle,
+    xDomain: [0, 1],
+    yDomain,
+    xTitle: 'Rejection cost γ',
+    yTitle: 'Expected cost',
+    legend: items,
+    // the legend keeps off both curves and the reference lines drawn in the panel
+    obstacles: (gammaAxis, costAxis, panel): Obstacle[] => {
+      const gx = Array.from(gammas, (g) => gammaAxis.scale(g));
+      return [
+        { xs: gx, ys: Array.from(model, (v) => costAxis.scale(v)) },
+        { xs: gx, ys: Array.from(noInfo, (v) => costAxis.scale(v)) },
+        ...refs.filter((r) => !offScale(r.value)).map((r) => ({ xs: [panel.x, panel.x + panel.width], ys: [costAxis.scale(r.value), costAxis.scale(r.value)] })),
+      ];
+    },
+    rightLabelWidth: refs.length ? refLabelW + 8 : 0,
+  });
+  const gx = Array.from(gammas, (g) => x.scale(g));
 
   // reference lines and their labels, pushed apart so labels never overlap
   const refLines: string[] = [];
@@ -234,14 +213,13 @@ export function costCurvePlot(confidences: TensorLike, correctness: TensorLike, 
     el('g', { class: 'reference-labels' }, refLabels.join('')),
     drawLegend(items, legendAt.x, legendAt.y, legendAt.scale),
   ];
-  const clip: Rect = { x: rect.x - 2, y: rect.y - 2, width: rect.width + 4, height: rect.height + 4 };
   return svgDocument({
     kind: 'cost-curve',
     width: W,
     height: H,
-    title: title || 'γ-ECUAS cost curve',
+    title: title || TITLE,
     desc: `Mean γ-ECUAS cost against the rejection cost γ, with the no-information system and ECUAS_n reference lines (${refs.map((r) => r.label).join(', ')}). ${subtitle}.`,
-    defs: clipRect('plot', clip),
+    defs: clipRect('plot', rect, 2),
     body: parts.join(''),
   });
 }

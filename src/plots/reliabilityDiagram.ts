@@ -1,7 +1,7 @@
 import { LOGIT_INPUTS, readLogitsAsConfidence } from '../batch';
-import { readConfidences, readFlags, requireSameN, type TensorLike } from '../input';
+import type { TensorLike } from '../input';
 import { accumulateBins, eceFromBins } from '../math/binning';
-import { resolveOptions, type OptionSpec } from '../options';
+import { resolveOptions } from '../options';
 import {
   bottomMargin,
   clipRect,
@@ -18,23 +18,21 @@ import {
   headerHeight,
   ID,
   INK,
-  leftMargin,
-  legendBelow,
-  legendSize,
+  integerOption,
+  layoutWithLegend,
   makeAxis,
-  maxLabelWidth,
   MUTED,
   niceDomain,
-  PAD,
+  panelColumn,
   PALETTE,
-  placeLegend,
+  plotOptionSchema,
+  readConfidencePair,
   requireSamples,
-  sizeOption,
+  rightMargin,
   strokeAttrs,
   svgDocument,
   text,
   textWidth,
-  titleOption,
   tooltip,
   type LegendItem,
   type Obstacle,
@@ -48,15 +46,12 @@ export interface ReliabilityDiagramOptions extends PlotOptions {
   nBins?: number;
 }
 
-const nBinsPlotOption: OptionSpec<number> = {
-  default: 10,
-  check: (v) => (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000 ? null : 'an integer in [1, 1000]'),
-};
+const TITLE = 'Reliability diagram';
 
 function resolve(plot: string, options: ReliabilityDiagramOptions | undefined): Required<ReliabilityDiagramOptions> {
   return resolveOptions(
     plot,
-    { width: sizeOption(560, 240), height: sizeOption(620, 240), title: titleOption('Reliability diagram'), nBins: nBinsPlotOption },
+    { ...plotOptionSchema({ width: 560, height: 620, title: TITLE }, { width: 240, height: 240 }), nBins: integerOption(10, 1, 1000) },
     options,
   );
 }
@@ -88,10 +83,7 @@ const GAP = PALETTE[1];
 export function reliabilityDiagram(confidences: TensorLike, correctness: TensorLike, options?: ReliabilityDiagramOptions): string {
   const plot = 'reliabilityDiagram';
   const opts = resolve(plot, options);
-  const c = readConfidences(plot, 'confidences', confidences);
-  const y = readFlags(plot, 'correctness', correctness);
-  requireSameN(plot, ['confidences', 'correctness'], [c.length, y.length]);
-  requireSamples(plot, 'confidences', c.length);
+  const { c, y } = readConfidencePair(plot, confidences, correctness);
   return render(c, y, opts, 'Confidence');
 }
 
@@ -139,23 +131,22 @@ function render(conf: ArrayLike<number>, correct: Uint8Array, opts: Required<Rel
     { label: 'Perfect calibration', kind: 'line', color: INK, style: 'dashed', lineWidth: 1.25 },
   ];
   if (nEmpty > 0) items.push({ label: 'Empty bin (no samples)', kind: 'pattern', pattern: `${ID}-hatch`, color: '#a0a0a0' });
-  const legend = legendSize(items);
-  const right = PAD + textWidth('1.0', FONT.tick) / 2;
+  const right = rightMargin();
 
+  // the main panel over a strip of counts, sharing the x axis (drawn under the strip)
   const layout = (extraBottom: number) => {
     const avail = H - top - bottomMargin() - extraBottom - gap;
     const stripH = Math.round(Math.min(90, Math.max(32, avail * 0.2)));
     const mainH = Math.max(40, avail - stripH);
+    const stripY = top + mainH + gap;
     const countDomain = niceDomain(0, Math.max(1, maxCount * (stripH / Math.max(1, stripH - countHead))), 2);
-    // y axes first: their labels decide the left margin
-    const yMainProbe = makeAxis([0, 1], [top + mainH, top], false, 'Accuracy');
-    const yCountProbe = makeAxis(countDomain, [top + mainH + gap + stripH, top + mainH + gap], false, 'Count', 2);
-    const left = leftMargin(Math.max(maxLabelWidth(yMainProbe.labels), maxLabelWidth(yCountProbe.labels)));
-    const main: Rect = { x: left, y: top, width: Math.max(40, W - left - right), height: mainH };
-    const strip: Rect = { x: left, y: top + mainH + gap, width: main.width, height: stripH };
+    // y axes first: they depend only on the heights, and their labels decide the left margin
+    const yMain = makeAxis([0, 1], [top + mainH, top], false, 'Accuracy');
+    const yCount = makeAxis(countDomain, [stripY + stripH, stripY], false, 'Count', 2);
+    const column = panelColumn(W, [yMain, yCount], right);
+    const main: Rect = { x: column.x, y: top, width: column.width, height: mainH };
+    const strip: Rect = { x: column.x, y: stripY, width: column.width, height: stripH };
     const x = makeAxis([0, 1], [main.x, main.x + main.width], true, xTitle);
-    const yMain = makeAxis([0, 1], [main.y + main.height, main.y], false, 'Accuracy');
-    const yCount = makeAxis(countDomain, [strip.y + strip.height, strip.y], false, 'Count', 2);
     return { main, strip, x, yMain, yCount };
   };
 
@@ -182,26 +173,25 @@ function render(conf: ArrayLike<number>, correct: Uint8Array, opts: Required<Rel
     return out;
   };
   // the legend may cover the hatching of empty bins (background), not bars, gaps or the diagonal
-  const obstaclesOf = (L2: ReturnType<typeof layout>, g: ReturnType<typeof geometry>): Obstacle[] => {
+  const obstaclesOf = (l: ReturnType<typeof layout>): Obstacle[] => {
     const obs: Obstacle[] = [];
-    for (const bar of g) {
+    for (const bar of geometry(l)) {
       if (bar.bar) obs.push(bar.bar);
       if (bar.gapY) obs.push({ x: bar.x0, y: bar.gapY[0], width: bar.w, height: bar.gapY[1] - bar.gapY[0] });
     }
-    obs.push({ xs: [L2.x.scale(0), L2.x.scale(1)], ys: [L2.yMain.scale(0), L2.yMain.scale(1)] });
+    obs.push({ xs: [l.x.scale(0), l.x.scale(1)], ys: [l.yMain.scale(0), l.yMain.scale(1)] });
     return obs;
   };
 
-  let L = layout(0);
-  let bars = geometry(L);
-  let legendAt: { x: number; y: number; scale?: number } | null = placeLegend(legend, L.main, obstaclesOf(L, bars));
-  if (!legendAt) {
-    // nowhere free inside: under the plot
-    const probe = legendBelow(legend, L.main, W, H);
-    L = layout(legend.height * probe.scale + 8);
-    bars = geometry(L);
-    legendAt = legendBelow(legend, L.main, W, H);
-  }
+  const { layout: L, legendAt } = layoutWithLegend({
+    items,
+    width: W,
+    height: H,
+    layout,
+    panel: (l) => l.main,
+    obstacles: obstaclesOf,
+  });
+  const bars = geometry(L);
   const { main, strip, x, yMain, yCount } = L;
 
   const parts: string[] = [];
@@ -289,7 +279,7 @@ function render(conf: ArrayLike<number>, correct: Uint8Array, opts: Required<Rel
     kind: 'reliability',
     width: W,
     height: H,
-    title: title || 'Reliability diagram',
+    title: title || TITLE,
     desc: `Reliability diagram: accuracy per confidence bin against the diagonal of perfect calibration. ${subtitle}.`,
     defs: hatchPattern('hatch', '#cfcfcf', '#fbfbfb') + hatchPattern('gap', GAP, GAP, { angle: -45, stripe: 1.3, backgroundOpacity: 0.16, size: 5 }) + clipRect('main', main),
     body: parts.join(''),

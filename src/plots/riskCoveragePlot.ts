@@ -2,42 +2,32 @@ import { ARG, fail } from '../errors';
 import type { RiskCoverageResult } from '../metrics/selective';
 import { resolveOptions } from '../options';
 import {
-  bottomMargin,
   clipRect,
   drawAxes,
   drawGrid,
   drawHeader,
   drawLegend,
   el,
-  FONT,
   formatNumber,
-  headerHeight,
   ID,
   INK,
-  leftMargin,
-  legendBelow,
-  legendSize,
-  makeAxis,
-  maxLabelWidth,
+  layoutPlot,
   MUTED,
   niceDomain,
-  PAD,
   PALETTE,
   pathData,
-  placeLegend,
-  sizeOption,
+  plotOptionSchema,
+  stringOption,
   strokeAttrs,
   svgDocument,
-  textWidth,
-  titleOption,
+  type Axis,
   type LegendItem,
   type LineStyle,
-  type Obstacle,
   type PlotOptions,
-  type Rect,
 } from './svg';
 
 const PLOT = 'riskCoveragePlot';
+const TITLE = 'Risk–coverage curve';
 
 /** A risk–coverage curve with the name it gets in the legend. */
 export interface LabelledRiskCoverage {
@@ -141,7 +131,7 @@ function sameArray(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
 export function riskCoveragePlot(curves: RiskCoverageResult | readonly LabelledRiskCoverage[], options?: RiskCoveragePlotOptions): string {
   const opts = resolveOptions(
     PLOT,
-    { width: sizeOption(640, 240), height: sizeOption(440, 200), title: titleOption('Risk–coverage curve'), label: titleOption('Model') },
+    { ...plotOptionSchema({ width: 640, height: 440, title: TITLE }, { width: 240, height: 200 }), label: stringOption('Model') },
     options,
   );
   const list = readCurves(curves, opts.label);
@@ -178,31 +168,20 @@ export function riskCoveragePlot(curves: RiskCoverageResult | readonly LabelledR
   for (const s of series) for (let i = 0; i < s.ys.length; i++) (lo = Math.min(lo, s.ys[i])), (hi = Math.max(hi, s.ys[i]));
   const yDomain = niceDomain(lo, hi, 5);
 
-  const top = headerHeight(title, undefined);
-  const legend = legendSize(items);
-  const right = PAD + textWidth('1.0', FONT.tick) / 2;
-  const layout = (extraBottom: number) => {
-    const bottom = bottomMargin() + extraBottom;
-    const height = Math.max(40, H - top - bottom);
-    const yProbe = makeAxis(yDomain, [top + height, top], false, 'Selective risk');
-    const left = leftMargin(maxLabelWidth(yProbe.labels));
-    const rect: Rect = { x: left, y: top, width: Math.max(40, W - left - right), height };
-    const x = makeAxis([0, 1], [rect.x, rect.x + rect.width], true, 'Coverage');
-    const y = makeAxis(yDomain, [rect.y + rect.height, rect.y], false, 'Selective risk');
-    const px = series.map((s) => ({
-      xs: Array.from(s.xs, (v) => x.scale(v)),
-      ys: Array.from(s.ys, (v) => y.scale(v)),
-    }));
-    return { rect, x, y, px };
-  };
-  let L = layout(0);
-  let legendAt: { x: number; y: number; scale?: number } | null = placeLegend(legend, L.rect, L.px as Obstacle[]);
-  if (!legendAt) {
-    const probe = legendBelow(legend, L.rect, W, H);
-    L = layout(legend.height * probe.scale + 8);
-    legendAt = legendBelow(legend, L.rect, W, H);
-  }
-  const { rect, x, y, px } = L;
+  // the series in px: what the legend must not cover, and what is drawn
+  const toPx = (x: Axis, y: Axis) => series.map((s) => ({ xs: Array.from(s.xs, (v) => x.scale(v)), ys: Array.from(s.ys, (v) => y.scale(v)) }));
+  const { rect, x, y, legendAt } = layoutPlot({
+    width: W,
+    height: H,
+    title,
+    xDomain: [0, 1],
+    yDomain,
+    xTitle: 'Coverage',
+    yTitle: 'Selective risk',
+    legend: items,
+    obstacles: toPx,
+  });
+  const px = toPx(x, y);
 
   const lines: string[] = [];
   // baselines first, the first model curve last (on top)
@@ -222,14 +201,13 @@ export function riskCoveragePlot(curves: RiskCoverageResult | readonly LabelledR
     drawAxes(rect, x, y),
     drawLegend(items, legendAt.x, legendAt.y, legendAt.scale),
   ];
-  const clip: Rect = { x: rect.x - 2, y: rect.y - 2, width: rect.width + 4, height: rect.height + 4 };
   return svgDocument({
     kind: 'risk-coverage',
     width: W,
     height: H,
-    title: title || 'Risk–coverage curve',
+    title: title || TITLE,
     desc: `Selective risk against coverage, accepting the least uncertain samples first. ${items.map((it) => it.label.replace(/ {2}/g, ' ')).join('; ')}.`,
-    defs: clipRect('plot', clip),
+    defs: clipRect('plot', rect, 2),
     body: parts.join(''),
   });
 }

@@ -1,11 +1,13 @@
 /**
  * Shared plumbing of the SVG plots: escaping, number formatting, scales, nice ticks, axes,
- * legends (placed where they cover no data), and the standalone `<svg>` document.
+ * legends (placed where they cover no data), the layout of a plot around its legend, the
+ * standalone `<svg>` document, and the options and inputs every plot reads alike.
  *
  * Everything here is plain string building — no DOM, no runtime dependency — and deterministic:
  * the same inputs give the same bytes (ids inside a document are derived from a hash of it).
  */
 import { ARG, fail } from '../errors';
+import { readConfidences, readFlags, requireSameN, type TensorLike } from '../input';
 import type { OptionSpec } from '../options';
 
 // ---------------------------------------------------------------------------------------------
@@ -266,7 +268,7 @@ export function makeAxis(domain: readonly [number, number], range: readonly [num
 }
 
 /** Width of the widest tick label of an axis. */
-export function maxLabelWidth(labels: readonly string[]): number {
+function maxLabelWidth(labels: readonly string[]): number {
   return labels.reduce((m, l) => Math.max(m, textWidth(l, FONT.tick)), 0);
 }
 
@@ -284,7 +286,7 @@ export const TICK_LEN = 4;
 export const PAD = 12;
 
 /** Space left of a panel for its y tick labels and title. */
-export function leftMargin(maxTickLabelWidth: number, hasTitle = true): number {
+function leftMargin(maxTickLabelWidth: number, hasTitle = true): number {
   return PAD + (hasTitle ? FONT.axis + 10 : 0) + maxTickLabelWidth + 5 + TICK_LEN;
 }
 
@@ -392,7 +394,7 @@ const ROW = FONT.legend + 6;
 const LEGEND_PAD = 7;
 
 /** Size of a legend box holding `items`, one per row. */
-export function legendSize(items: readonly LegendItem[]): { width: number; height: number } {
+function legendSize(items: readonly LegendItem[]): { width: number; height: number } {
   const w = items.reduce((m, it) => Math.max(m, textWidth(it.label, FONT.legend)), 0);
   return { width: LEGEND_PAD * 2 + SWATCH + 6 + w, height: LEGEND_PAD * 2 + items.length * ROW - 4 };
 }
@@ -401,7 +403,7 @@ export function legendSize(items: readonly LegendItem[]): { width: number; heigh
  * Where a legend goes when no spot inside the panel is free: centred under the panel, its
  * bottom `PAD` above the document's bottom, scaled down (`scale` < 1) if wider than the document.
  */
-export function legendBelow(size: { width: number; height: number }, rect: Rect, docWidth: number, docHeight: number): { x: number; y: number; scale: number } {
+function legendBelow(size: { width: number; height: number }, rect: Rect, docWidth: number, docHeight: number): { x: number; y: number; scale: number } {
   const scale = Math.min(1, (docWidth - 2 * PAD) / size.width);
   const w = size.width * scale;
   const x = Math.min(Math.max(PAD, rect.x + (rect.width - w) / 2), docWidth - PAD - w);
@@ -500,6 +502,107 @@ export function darken(color: string, amount = 0.3): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Plot layout: panels, axes and legend together
+
+/** Where a legend is drawn: its top-left corner, and a `scale` < 1 when shrunk to fit under the panel. */
+export interface LegendPlacement {
+  readonly x: number;
+  readonly y: number;
+  readonly scale?: number;
+}
+
+/**
+ * Room right of a panel column. The x axes run over [0, 1] and their last tick label ("1.0")
+ * is centred on the right edge, so half of it sticks out; `labelWidth` asks for more, for
+ * labels drawn in the margin.
+ */
+export function rightMargin(labelWidth = 0): number {
+  return PAD + Math.max(textWidth('1.0', FONT.tick) / 2, labelWidth);
+}
+
+/**
+ * Left edge and width of a column of panels over one x axis: left of it room for the widest
+ * tick labels of the `yAxes` and their titles, `right` px right of it. A y axis depends only
+ * on its panel's height, so build the y axes first and the column from them.
+ */
+export function panelColumn(docWidth: number, yAxes: readonly Axis[], right: number): { x: number; width: number } {
+  const x = leftMargin(Math.max(...yAxes.map((a) => maxLabelWidth(a.labels))));
+  return { x, width: Math.max(40, docWidth - x - right) };
+}
+
+/**
+ * Lays a plot out around its legend. The legend goes inside the panel `panel(layout)` where it
+ * covers none of `obstacles(layout)`; when no spot is free it goes centred under the panel, so
+ * the plot is laid out again with the legend's height (once scaled to the document's width)
+ * taken off the bottom: `layout(extraBottom)` must shrink the panels by `extraBottom`.
+ */
+export function layoutWithLegend<L>(p: {
+  readonly items: readonly LegendItem[];
+  readonly width: number;
+  readonly height: number;
+  readonly layout: (extraBottom: number) => L;
+  readonly panel: (layout: L) => Rect;
+  readonly obstacles: (layout: L) => readonly Obstacle[];
+}): { layout: L; legendAt: LegendPlacement } {
+  const size = legendSize(p.items);
+  const first = p.layout(0);
+  const inside = placeLegend(size, p.panel(first), p.obstacles(first));
+  if (inside) return { layout: first, legendAt: inside };
+  const probe = legendBelow(size, p.panel(first), p.width, p.height);
+  const layout = p.layout(size.height * probe.scale + 8);
+  return { layout, legendAt: legendBelow(size, p.panel(layout), p.width, p.height) };
+}
+
+/** A one-panel plot laid out by {@link layoutPlot}. */
+export interface PlotLayout {
+  readonly rect: Rect;
+  readonly x: Axis;
+  readonly y: Axis;
+  readonly legendAt: LegendPlacement;
+}
+
+/**
+ * Lays out a plot of one panel: the heading (`title`, `subtitle`) on top, x tick labels and
+ * title below, the y axis left, `rightLabelWidth` of labels right of it (see
+ * {@link rightMargin}), and the legend of `legend` inside the panel where it covers none of the
+ * `obstacles` (in px, for the given axes and panel), else under the panel.
+ */
+export function layoutPlot(p: {
+  readonly width: number;
+  readonly height: number;
+  readonly title: string;
+  readonly subtitle?: string;
+  readonly xDomain: readonly [number, number];
+  readonly yDomain: readonly [number, number];
+  readonly xTitle: string;
+  readonly yTitle: string;
+  readonly legend: readonly LegendItem[];
+  readonly obstacles: (x: Axis, y: Axis, rect: Rect) => readonly Obstacle[];
+  readonly rightLabelWidth?: number;
+}): PlotLayout {
+  const top = headerHeight(p.title, p.subtitle);
+  const right = rightMargin(p.rightLabelWidth);
+  const layout = (extraBottom: number) => {
+    const bottom = bottomMargin() + extraBottom;
+    const height = Math.max(40, p.height - top - bottom);
+    const y = makeAxis(p.yDomain, [top + height, top], false, p.yTitle);
+    const column = panelColumn(p.width, [y], right);
+    const rect: Rect = { x: column.x, y: top, width: column.width, height };
+    const x = makeAxis(p.xDomain, [rect.x, rect.x + rect.width], true, p.xTitle);
+    return { rect, x, y };
+  };
+  const { layout: L, legendAt } = layoutWithLegend({
+    items: p.legend,
+    width: p.width,
+    height: p.height,
+    layout,
+    panel: (l) => l.rect,
+    obstacles: (l) => p.obstacles(l.x, l.y, l.rect),
+  });
+  return { ...L, legendAt };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Document
 
 /** 32-bit FNV-1a hash, as 8 hex digits: deterministic ids unique per document content. */
@@ -529,9 +632,12 @@ export function hatchPattern(name = 'hatch', color = '#b0b0b0', background: stri
   );
 }
 
-/** A clip path to a rectangle, id `${ID}-${name}`. */
-export function clipRect(name: string, rect: Rect): string {
-  return el('clipPath', { id: `${ID}-${name}` }, el('rect', { x: rect.x, y: rect.y, width: rect.width, height: rect.height }));
+/**
+ * A clip path to a rectangle grown by `pad` px on every side, id `${ID}-${name}` (a little pad
+ * keeps the full stroke of a line that runs along the frame).
+ */
+export function clipRect(name: string, rect: Rect, pad = 0): string {
+  return el('clipPath', { id: `${ID}-${name}` }, el('rect', { x: rect.x - pad, y: rect.y - pad, width: rect.width + 2 * pad, height: rect.height + 2 * pad }));
 }
 
 /**
@@ -562,7 +668,7 @@ export function svgDocument(p: { width: number; height: number; title: string; d
 }
 
 // ---------------------------------------------------------------------------------------------
-// Options
+// Options and inputs
 
 /** Options every plot takes. */
 export interface PlotOptions {
@@ -575,19 +681,51 @@ export interface PlotOptions {
 }
 
 /** A size in px: a finite number in [min, 10000]. */
-export function sizeOption(dflt: number, min: number): OptionSpec<number> {
+function sizeOption(dflt: number, min: number): OptionSpec<number> {
   return {
     default: dflt,
     check: (v) => (typeof v === 'number' && Number.isFinite(v) && v >= min && v <= 10000 ? null : `a number of px in [${min}, 10000]`),
   };
 }
 
-/** A title: any string. */
-export function titleOption(dflt: string): OptionSpec<string> {
+/** A string (a title or a label). */
+export function stringOption(dflt: string): OptionSpec<string> {
   return { default: dflt, check: (v) => (typeof v === 'string' ? null : 'a string') };
+}
+
+/** An integer in [min, max]. */
+export function integerOption(dflt: number, min: number, max: number): OptionSpec<number> {
+  return {
+    default: dflt,
+    check: (v) => (Number.isInteger(v) && (v as number) >= min && (v as number) <= max ? null : `an integer in [${min}, ${max}]`),
+  };
+}
+
+/**
+ * The schema of the {@link PlotOptions} with a plot's defaults and its smallest width and
+ * height (below them the plot has no room). Spread it first into the plot's schema: error
+ * messages list the valid options in schema order.
+ */
+export function plotOptionSchema(
+  defaults: Required<PlotOptions>,
+  min: { readonly width: number; readonly height: number },
+): { width: OptionSpec<number>; height: OptionSpec<number>; title: OptionSpec<string> } {
+  return { width: sizeOption(defaults.width, min.width), height: sizeOption(defaults.height, min.height), title: stringOption(defaults.title) };
 }
 
 /** Throws the library's error for a plot called without samples. */
 export function requireSamples(plot: string, arg: string, n: number): void {
   if (n === 0) fail(plot, arg, `cannot plot ${ARG} with no samples (N = 0)`);
+}
+
+/**
+ * Reads the (confidences, correctness) of a plot as any confidence metric reads them — NaN
+ * confidences count as 0.5, tensors are only read — and rejects an empty pair: nothing to plot.
+ */
+export function readConfidencePair(plot: string, confidences: TensorLike, correctness: TensorLike): { c: Float32Array; y: Uint8Array } {
+  const c = readConfidences(plot, 'confidences', confidences);
+  const y = readFlags(plot, 'correctness', correctness);
+  requireSameN(plot, ['confidences', 'correctness'], [c.length, y.length]);
+  requireSamples(plot, 'confidences', c.length);
+  return { c, y };
 }
