@@ -22,11 +22,11 @@
  *   npx tsx bench/kernel.ts --only log    # or --only softmax
  *   npx tsx bench/kernel.ts --repeats 9
  *
- * Both sides of every row are copies of / calls into the library code and are checked to agree
+ * Both sides of every row call the library code (its JS path and its kernel) and are checked to agree
  * bit for bit.
  */
 import { binaryCrossEntropySum, confidenceEcuasSum } from '../src/math/costs';
-import { pairwiseSum } from '../src/math/softmax';
+import { rowSoftmaxStatsJS } from '../src/math/softmax';
 import { logInPlace, rowSoftmaxStats, rowSoftmaxSums } from '../src/math/wasm/softmaxKernel';
 
 const args = process.argv.slice(2);
@@ -34,88 +34,6 @@ const repeatsFlag = args.indexOf('--repeats');
 const REPEATS = repeatsFlag >= 0 ? Number(args[repeatsFlag + 1]) : 5;
 const onlyFlag = args.indexOf('--only');
 const ONLY = onlyFlag >= 0 ? args[onlyFlag + 1] : undefined;
-
-/** softmaxStats' JS loop for s only. */
-function jsRows(logits: Float32Array, n: number, k: number) {
-  const s = new Float64Array(n);
-  const top = new Int32Array(n);
-  const mOut = new Float64Array(n);
-  const e = new Float64Array(k);
-  for (let i = 0; i < n; i++) {
-    const row = i * k;
-    let m = logits[row];
-    let t = 0;
-    for (let j = 1; j < k; j++) {
-      const z = logits[row + j];
-      if (z > m) {
-        m = z;
-        t = j;
-      }
-    }
-    for (let j = 0; j < k; j++) e[j] = j === t ? 0 : Math.exp(logits[row + j] - m);
-    s[i] = pairwiseSum(e, 0, k);
-    top[i] = t;
-    mOut[i] = m;
-  }
-  return { s, top, m: mOut };
-}
-
-/** softmaxStats' JS loop with entropy and Brier (its second pass). */
-function jsEntropyBrier(logits: Float32Array, n: number, k: number, labels: Int32Array) {
-  const s = new Float64Array(n);
-  const entropy = new Float64Array(n);
-  const brier = new Float64Array(n);
-  const e = new Float64Array(k);
-  for (let i = 0; i < n; i++) {
-    const row = i * k;
-    let m = logits[row];
-    let top = 0;
-    for (let j = 1; j < k; j++) {
-      const z = logits[row + j];
-      if (z > m) {
-        m = z;
-        top = j;
-      }
-    }
-    const y = labels[i];
-    for (let j = 0; j < k; j++) e[j] = j === top ? 0 : Math.exp(logits[row + j] - m);
-    const si = pairwiseSum(e, 0, k);
-    s[i] = si;
-    const log1pS = Math.log1p(si);
-    let weighted = 0;
-    let sq = 0;
-    for (let j = 0; j < k; j++) {
-      const ej = j === top ? 1 : e[j];
-      weighted += ej * (m - logits[row + j]);
-      if (j !== y) sq += ej * ej;
-    }
-    const z = 1 + si;
-    entropy[i] = log1pS + weighted / z;
-    const miss = y === top ? si / z : 1 - Math.exp(logits[row + y] - m) / z;
-    brier[i] = sq / (z * z) + miss * miss;
-  }
-  return { s, entropy, brier };
-}
-
-/** The kernel path of softmaxStats with entropy and Brier (null without the kernel). */
-function wasmEntropyBrier(logits: Float32Array, n: number, k: number, labels: Int32Array) {
-  const w = rowSoftmaxStats(logits, n, k, labels, true, true);
-  if (w === null) return null;
-  const entropy = new Float64Array(n);
-  const brier = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const y = labels[i];
-    const top = w.top[i];
-    const si = w.s[i];
-    const m = w.m[i];
-    const log1pS = Math.log1p(si);
-    const z = 1 + si;
-    entropy[i] = log1pS + w.weighted![i] / z;
-    const miss = y === top ? si / z : 1 - Math.exp(logits[i * k + y] - m) / z;
-    brier[i] = w.sq![i] / (z * z) + miss * miss;
-  }
-  return { s: w.s, entropy, brier };
-}
 
 function seededNormal(count: number, seed: number, scale: number): Float32Array {
   let state = seed >>> 0;
@@ -166,18 +84,19 @@ const row = (n: number, k: number, what: string, tJs: number, tWasm: number, sam
   );
 for (const { n, k } of suites) {
   const logits = seededNormal(n * k, 20240601 + k, 3);
-  const a = jsRows(logits, n, k);
+  // the row statistics, JS twin against the kernel (the per-row arithmetic after them is shared)
+  const a = rowSoftmaxStatsJS(logits, n, k, null, false, false);
   const b = rowSoftmaxSums(logits, n, k);
   if (b === null) throw new Error('wasm kernel unavailable');
   let same = sameArrays(a.s, b.s) && sameArrays(a.m, b.m);
   for (let i = 0; i < n; i++) if (a.top[i] !== b.top[i]) same = false;
-  row(n, k, 's', best(() => jsRows(logits, n, k)), best(() => rowSoftmaxSums(logits, n, k)), same);
+  row(n, k, 's', best(() => rowSoftmaxStatsJS(logits, n, k, null, false, false)), best(() => rowSoftmaxSums(logits, n, k)), same);
 
   const labels = seededLabels(a.top, k, 7 + k);
-  const c = jsEntropyBrier(logits, n, k, labels);
-  const d = wasmEntropyBrier(logits, n, k, labels)!;
-  same = sameArrays(c.s, d.s) && sameArrays(c.entropy, d.entropy) && sameArrays(c.brier, d.brier);
-  row(n, k, 'entropy + Brier', best(() => jsEntropyBrier(logits, n, k, labels)), best(() => wasmEntropyBrier(logits, n, k, labels)), same);
+  const c = rowSoftmaxStatsJS(logits, n, k, labels, true, true);
+  const d = rowSoftmaxStats(logits, n, k, labels, true, true)!;
+  same = sameArrays(c.s, d.s) && sameArrays(c.weighted!, d.weighted!) && sameArrays(c.sq!, d.sq!);
+  row(n, k, 'with entropy + Brier sums', best(() => rowSoftmaxStatsJS(logits, n, k, labels, true, true)), best(() => rowSoftmaxStats(logits, n, k, labels, true, true)), same);
 }
 }
 

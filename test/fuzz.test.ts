@@ -17,6 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { getMetricFromId, METRIC_IDS, metricFromJSON, MetricInputError } from '../src/index';
+import { ID_TABLE } from './helpers/specIds';
 
 fc.configureGlobal({ seed: 42, numRuns: 200 });
 
@@ -35,45 +36,6 @@ function thrown(f: () => unknown): unknown {
 // =============================================================================================
 // getMetricFromId
 
-/** SPEC §6 / README "Metric ids": base id → class and fixed options. */
-const ID_TABLE: Record<string, [string, Record<string, unknown>]> = {
-  conf_error_rate: ['ConfidenceErrorRate', {}],
-  conf_auc: ['ConfidenceAUCScore', {}],
-  conf_brier: ['ConfidenceBrierScore', { normalize: false }],
-  conf_norm_brier: ['ConfidenceBrierScore', { normalize: true }],
-  conf_cross_entropy: ['ConfidenceCrossEntropy', { normalize: false }],
-  conf_norm_cross_entropy: ['ConfidenceCrossEntropy', { normalize: true }],
-  conf_ece: ['ExpectedCalibrationError', { nBins: 10 }],
-  'conf_n-ecuas': ['ConfidenceECUAS', { n: 0, normalize: false }],
-  'conf_gamma-ecuas': ['ConfidenceGammaECUAS', { gamma: 0.5, normalize: false }],
-  conf_ccas: ['CCAS', { normalize: false }],
-  conf_aurc: ['ConfidenceAURC', {}],
-  conf_augrc: ['ConfidenceAUGRC', {}],
-  conf_eaurc: ['ConfidenceEAURC', {}],
-  conf_eaugrc: ['ConfidenceEAUGRC', {}],
-  conf_fpr95: ['FPR95', {}],
-  cls_error_rate: ['ClassificationErrorRate', { normalize: false }],
-  cls_ner: ['ClassificationErrorRate', { normalize: true }],
-  cls_auc: ['ClassificationAUC', {}],
-  cls_brier: ['ClassificationBrierScore', { normalize: false }],
-  cls_nbs: ['ClassificationBrierScore', { normalize: true }],
-  cls_cross_entropy: ['ClassificationCrossEntropy', { normalize: false }],
-  cls_nce: ['ClassificationCrossEntropy', { normalize: true }],
-  cls_loglog: ['ClassificationLogLog', { normalize: false }],
-  cls_norm_loglog: ['ClassificationLogLog', { normalize: true }],
-  cls_ece: ['ClassificationECE', { nBins: 10 }],
-  'cls_n-ecuas': ['ClassificationECUAS', { n: 0, normalize: false }],
-  'cls_norm_n-ecuas': ['ClassificationECUAS', { n: 0, normalize: true }],
-  'cls_gamma-ecuas': ['ClassificationGammaECUAS', { gamma: 0.5, normalize: false }],
-  'cls_norm_gamma-ecuas': ['ClassificationGammaECUAS', { gamma: 0.5, normalize: true }],
-  cls_aurc: ['ClassificationAURC', {}],
-  cls_augrc: ['ClassificationAUGRC', {}],
-  cls_eaurc: ['ClassificationEAURC', {}],
-  cls_eaugrc: ['ClassificationEAUGRC', {}],
-  cls_fpr95: ['ClassificationFPR95', {}],
-  scod_aurc: ['SCODAURC', { oodCost: 0.5 }],
-  scod_augrc: ['SCODAUGRC', { oodCost: 0.5 }],
-};
 
 interface IdParam {
   readonly name: string;

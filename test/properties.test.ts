@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { getMetricFromId, METRIC_IDS, metricFromJSON } from '../src/index';
 import { permutation } from './helpers/data';
+import { ID_TABLE } from './helpers/specIds';
 
 fc.configureGlobal({ seed: 42, numRuns: 150 });
 
@@ -585,45 +586,6 @@ describe('ECUAS_n is the γ-ECUAS cost averaged over γ with weight (n+1)γ^(n�
 // ---------------------------------------------------------------------------------------------
 // Lookup by id
 
-/** SPEC §6: base id → class and options (without the id's parameter). */
-const ID_TABLE: Record<string, [string, Record<string, unknown>]> = {
-  conf_error_rate: ['ConfidenceErrorRate', {}],
-  conf_auc: ['ConfidenceAUCScore', {}],
-  conf_brier: ['ConfidenceBrierScore', { normalize: false }],
-  conf_norm_brier: ['ConfidenceBrierScore', { normalize: true }],
-  conf_cross_entropy: ['ConfidenceCrossEntropy', { normalize: false }],
-  conf_norm_cross_entropy: ['ConfidenceCrossEntropy', { normalize: true }],
-  conf_ece: ['ExpectedCalibrationError', {}],
-  'conf_n-ecuas': ['ConfidenceECUAS', { normalize: false }],
-  'conf_gamma-ecuas': ['ConfidenceGammaECUAS', { normalize: false }],
-  conf_ccas: ['CCAS', { normalize: false }],
-  conf_aurc: ['ConfidenceAURC', {}],
-  conf_augrc: ['ConfidenceAUGRC', {}],
-  conf_eaurc: ['ConfidenceEAURC', {}],
-  conf_eaugrc: ['ConfidenceEAUGRC', {}],
-  conf_fpr95: ['FPR95', {}],
-  cls_error_rate: ['ClassificationErrorRate', { normalize: false }],
-  cls_ner: ['ClassificationErrorRate', { normalize: true }],
-  cls_auc: ['ClassificationAUC', {}],
-  cls_brier: ['ClassificationBrierScore', { normalize: false }],
-  cls_nbs: ['ClassificationBrierScore', { normalize: true }],
-  cls_cross_entropy: ['ClassificationCrossEntropy', { normalize: false }],
-  cls_nce: ['ClassificationCrossEntropy', { normalize: true }],
-  cls_loglog: ['ClassificationLogLog', { normalize: false }],
-  cls_norm_loglog: ['ClassificationLogLog', { normalize: true }],
-  cls_ece: ['ClassificationECE', {}],
-  'cls_n-ecuas': ['ClassificationECUAS', { normalize: false }],
-  'cls_norm_n-ecuas': ['ClassificationECUAS', { normalize: true }],
-  'cls_gamma-ecuas': ['ClassificationGammaECUAS', { normalize: false }],
-  'cls_norm_gamma-ecuas': ['ClassificationGammaECUAS', { normalize: true }],
-  cls_aurc: ['ClassificationAURC', {}],
-  cls_augrc: ['ClassificationAUGRC', {}],
-  cls_eaurc: ['ClassificationEAURC', {}],
-  cls_eaugrc: ['ClassificationEAUGRC', {}],
-  cls_fpr95: ['ClassificationFPR95', {}],
-  scod_aurc: ['SCODAURC', {}],
-  scod_augrc: ['SCODAUGRC', {}],
-};
 /** The parameter each parameterized base takes: id name, option name, value texts. */
 const decimalText = (maxInt: number) =>
   fc.tuple(fc.integer({ min: 0, max: maxInt }), fc.option(fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength: 4 }), { nil: undefined }))

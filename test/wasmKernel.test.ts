@@ -1,113 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { softmaxStats, type SoftmaxStats } from '../src/math/softmax';
+import { rowSoftmaxStatsJS, softmaxStats } from '../src/math/softmax';
 import { _wasmKernelTesting, logInPlace, rowSoftmaxStats, rowSoftmaxSums, wasmKernelAvailable } from '../src/math/wasm/softmaxKernel';
 import { SOFTMAX_KERNEL_WASM_BASE64 } from '../src/math/wasm/softmaxKernelBytes';
 
 // ---------------------------------------------------------------------------------------------
-// Reference: the JS loop of softmaxStats (src/math/softmax.ts), copied.
+// Reference: the JS path the kernel stands in for (rowSoftmaxStatsJS in src/math/softmax.ts).
 
-function pairwiseSum(a: Float64Array, start: number, n: number): number {
-  if (n < 8) {
-    let res = 0;
-    for (let i = 0; i < n; i++) res += a[start + i];
-    return res;
-  }
-  if (n <= 128) {
-    let r0 = a[start], r1 = a[start + 1], r2 = a[start + 2], r3 = a[start + 3];
-    let r4 = a[start + 4], r5 = a[start + 5], r6 = a[start + 6], r7 = a[start + 7];
-    let i = 8;
-    for (; i < n - (n % 8); i += 8) {
-      const p = start + i;
-      r0 += a[p]; r1 += a[p + 1]; r2 += a[p + 2]; r3 += a[p + 3];
-      r4 += a[p + 4]; r5 += a[p + 5]; r6 += a[p + 6]; r7 += a[p + 7];
-    }
-    let res = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7));
-    for (; i < n; i++) res += a[start + i];
-    return res;
-  }
-  let n2 = Math.floor(n / 2);
-  n2 -= n2 % 8;
-  return pairwiseSum(a, start, n2) + pairwiseSum(a, start + n2, n - n2);
-}
-
-/** s, top, m and the second pass's weighted = Σ_j e_j·(m − z_j), sq = Σ_{j≠y} e_j² (y = −1 without labels). */
+/** s, top, m and the second pass's weighted and sq (y = −1 without labels). */
 function reference(logits: Float32Array, n: number, k: number, labels: Int32Array | null = null) {
-  const s = new Float64Array(n);
-  const top = new Int32Array(n);
-  const mOut = new Float64Array(n);
-  const weightedOut = new Float64Array(n);
-  const sqOut = new Float64Array(n);
-  const e = new Float64Array(k);
-  for (let i = 0; i < n; i++) {
-    const row = i * k;
-    let m = logits[row];
-    let t = 0;
-    for (let j = 1; j < k; j++) {
-      const z = logits[row + j];
-      if (z > m) {
-        m = z;
-        t = j;
-      }
-    }
-    for (let j = 0; j < k; j++) e[j] = j === t ? 0 : Math.exp(logits[row + j] - m);
-    s[i] = pairwiseSum(e, 0, k);
-    top[i] = t;
-    mOut[i] = m;
-    const y = labels === null ? -1 : labels[i];
-    let weighted = 0;
-    let sq = 0;
-    for (let j = 0; j < k; j++) {
-      const ej = j === t ? 1 : e[j];
-      weighted += ej * (m - logits[row + j]);
-      if (j !== y) sq += ej * ej;
-    }
-    weightedOut[i] = weighted;
-    sqOut[i] = sq;
-  }
-  return { s, top, m: mOut, weighted: weightedOut, sq: sqOut };
-}
-
-/**
- * The proposed kernel branch of softmaxStats (its `if (needExp) { … }` block once the second pass
- * uses the kernel): H and Brier from weighted/sq exactly as the JS loop does. Null without kernel.
- */
-function softmaxStatsViaKernel(
-  logits: Float32Array,
-  n: number,
-  k: number,
-  labels: Int32Array,
-  wants: { logPLabel?: boolean; entropy?: boolean; brier?: boolean },
-): SoftmaxStats | null {
-  const correct = new Uint8Array(n);
-  const logPLabel = wants.logPLabel ? new Float64Array(n) : undefined;
-  const entropy = wants.entropy ? new Float64Array(n) : undefined;
-  const brier = wants.brier ? new Float64Array(n) : undefined;
-  const needPass2 = entropy !== undefined || brier !== undefined;
-  // --- the block, verbatim ---
-  const w = rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined);
-  if (w !== null) {
-    for (let i = 0; i < n; i++) {
-      const y = labels[i];
-      const top = w.top[i];
-      correct[i] = y === top ? 1 : 0;
-      if (logPLabel === undefined && !needPass2) continue;
-      const si = w.s[i];
-      const m = w.m[i];
-      const log1pS = Math.log1p(si);
-      if (logPLabel) logPLabel[i] = logits[i * k + y] - m - log1pS;
-      const z = 1 + si;
-      if (entropy) entropy[i] = log1pS + w.weighted![i] / z;
-      if (brier) {
-        const miss = y === top ? si / z : 1 - Math.exp(logits[i * k + y] - m) / z;
-        brier[i] = w.sq![i] / (z * z) + miss * miss;
-      }
-    }
-    return { s: w.s, correct, logPLabel, entropy, brier };
-  }
-  // --- end of the block ---
-  return null;
+  const r = rowSoftmaxStatsJS(logits, n, k, labels, true, true);
+  return { s: r.s, top: r.top, m: r.m, weighted: r.weighted as Float64Array, sq: r.sq as Float64Array };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -459,8 +363,7 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
     expect(rowSoftmaxStats(x, n + 1, k, labels, true, true)).toBeNull(); // logits too short
   });
 
-  it('the proposed kernel block of softmaxStats gives its entropy and Brier bit for bit', () => {
-    // softmaxStats runs the JS loop whenever entropy or Brier is wanted (until this block is in it)
+  it('softmaxStats gives the same bits with and without the kernel (entropy, Brier, log p)', () => {
     const r = rng(11);
     const wantsList = [
       { entropy: true },
@@ -492,9 +395,12 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
       }
       const labels = mixedLabels(reference(x, n, k).top, k);
       for (const wants of wantsList) {
-        const want = softmaxStats(x, n, k, labels, wants);
-        const got = softmaxStatsViaKernel(x, n, k, labels, wants);
-        expect(got).not.toBeNull();
+        const got = softmaxStats(x, n, k, labels, wants);
+        _wasmKernelTesting.reset();
+        vi.stubGlobal('WebAssembly', undefined);
+        const want = softmaxStats(x, n, k, labels, wants); // the JS path
+        vi.unstubAllGlobals();
+        _wasmKernelTesting.reset();
         for (const key of ['s', 'correct', 'logPLabel', 'entropy', 'brier'] as const) {
           const i = firstDiff(got![key], want[key]);
           if (i !== -1) {

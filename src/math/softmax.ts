@@ -1,4 +1,4 @@
-import { rowSoftmaxStats } from './wasm/softmaxKernel';
+import { rowSoftmaxStats, type RowSoftmaxStats } from './wasm/softmaxKernel';
 
 /**
  * Per-sample statistics of a softmax over logits, computed in float64 with the stable forms of
@@ -55,6 +55,56 @@ export function pairwiseSum(a: Float64Array, start: number, n: number): number {
   return pairwiseSum(a, start, n2) + pairwiseSum(a, start + n2, n - n2);
 }
 
+/**
+ * Per row: the first argmax `top`, m = z_top, s = Σ_{j≠top} exp(z_j − m) in NumPy's pairwise
+ * order, and, if asked for, the sequential sums weighted = Σ_j e_j·(m − z_j) (e_top = 1) and
+ * sq = Σ_{j≠y} e_j² (y = labels[i], or none without labels). The plain-JS twin of the
+ * WebAssembly kernel's rowSoftmaxStats, with the same contract and the same bits. O(N·K).
+ */
+export function rowSoftmaxStatsJS(
+  logits: Float32Array,
+  n: number,
+  k: number,
+  labels: Int32Array | null,
+  wantWeighted: boolean,
+  wantSq: boolean,
+): RowSoftmaxStats {
+  const s = new Float64Array(n);
+  const top = new Int32Array(n);
+  const mOut = new Float64Array(n);
+  const weighted = wantWeighted ? new Float64Array(n) : undefined;
+  const sq = wantSq ? new Float64Array(n) : undefined;
+  const e = new Float64Array(k);
+  for (let i = 0; i < n; i++) {
+    const row = i * k;
+    let m = logits[row];
+    let t = 0;
+    for (let j = 1; j < k; j++) {
+      const z = logits[row + j];
+      if (z > m) {
+        m = z;
+        t = j;
+      }
+    }
+    for (let j = 0; j < k; j++) e[j] = j === t ? 0 : Math.exp(logits[row + j] - m);
+    s[i] = pairwiseSum(e, 0, k);
+    top[i] = t;
+    mOut[i] = m;
+    if (!weighted && !sq) continue;
+    const y = labels === null ? -1 : labels[i];
+    let w = 0;
+    let q = 0;
+    for (let j = 0; j < k; j++) {
+      const ej = j === t ? 1 : e[j];
+      w += ej * (m - logits[row + j]);
+      if (j !== y) q += ej * ej;
+    }
+    if (weighted) weighted[i] = w;
+    if (sq) sq[i] = q;
+  }
+  return { s, top, m: mOut, weighted, sq };
+}
+
 /** One pass over logits [n, k] (row-major, float32). O(N·K). */
 export function softmaxStats(
   logits: Float32Array,
@@ -63,75 +113,48 @@ export function softmaxStats(
   labels: Int32Array,
   wants: SoftmaxWants = {},
 ): SoftmaxStats {
-  const s = new Float64Array(n);
   const correct = new Uint8Array(n);
   const logPLabel = wants.logPLabel ? new Float64Array(n) : undefined;
   const entropy = wants.entropy ? new Float64Array(n) : undefined;
   const brier = wants.brier ? new Float64Array(n) : undefined;
-  const needPass2 = entropy !== undefined || brier !== undefined;
-  const needExp = wants.s !== false || logPLabel !== undefined || needPass2;
-  if (needExp) {
-    // The WebAssembly SIMD kernel gives bit-identical m, argmax, s and the second-pass sums
-    // (weighted, sq) several times faster; null where WebAssembly SIMD is unavailable, and then
-    // the loop below does the same in JS.
-    const w = rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined);
-    if (w !== null) {
-      for (let i = 0; i < n; i++) {
-        const y = labels[i];
-        const top = w.top[i];
-        correct[i] = y === top ? 1 : 0;
-        if (logPLabel === undefined && !needPass2) continue;
-        const si = w.s[i];
-        const m = w.m[i];
-        const log1pS = Math.log1p(si);
-        if (logPLabel) logPLabel[i] = logits[i * k + y] - m - log1pS;
-        const z = 1 + si;
-        if (entropy) entropy[i] = log1pS + (w.weighted as Float64Array)[i] / z;
-        if (brier) {
-          const miss = y === top ? si / z : 1 - Math.exp(logits[i * k + y] - m) / z;
-          brier[i] = (w.sq as Float64Array)[i] / (z * z) + miss * miss;
+  if (wants.s === false && !logPLabel && !entropy && !brier) {
+    // the argmax is all that is asked for: no exp at all
+    for (let i = 0; i < n; i++) {
+      const row = i * k;
+      let m = logits[row];
+      let top = 0;
+      for (let j = 1; j < k; j++) {
+        if (logits[row + j] > m) {
+          m = logits[row + j];
+          top = j;
         }
       }
-      return { s: w.s, correct, logPLabel, entropy, brier };
+      correct[i] = labels[i] === top ? 1 : 0;
     }
+    return { s: new Float64Array(n), correct };
   }
-  const e = new Float64Array(k);
+  // The WebAssembly SIMD kernel gives the same bits several times faster; null where
+  // WebAssembly SIMD is unavailable, and then the JS twin does the work.
+  const w =
+    rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined) ??
+    rowSoftmaxStatsJS(logits, n, k, labels, entropy !== undefined, brier !== undefined);
   for (let i = 0; i < n; i++) {
-    const row = i * k;
-    let m = logits[row];
-    let top = 0;
-    for (let j = 1; j < k; j++) {
-      const z = logits[row + j];
-      if (z > m) {
-        m = z;
-        top = j;
-      }
-    }
     const y = labels[i];
+    const top = w.top[i];
     correct[i] = y === top ? 1 : 0;
-    if (!needExp) continue;
-    for (let j = 0; j < k; j++) e[j] = j === top ? 0 : Math.exp(logits[row + j] - m);
-    const si = pairwiseSum(e, 0, k);
-    s[i] = si;
+    if (!logPLabel && !entropy && !brier) continue;
+    const si = w.s[i];
+    const m = w.m[i];
     const log1pS = Math.log1p(si);
-    if (logPLabel) logPLabel[i] = logits[row + y] - m - log1pS;
-    if (needPass2) {
-      // H = log1p(s) + Σ e_k·(m − z_k)/(1+s): both terms ≥ 0, no cancellation.
-      // Brier = Σ_{k≠y} p_k² + (1 − p_y)², with 1 − p_y = s/(1+s) when y is the argmax.
-      let weighted = 0;
-      let sq = 0;
-      for (let j = 0; j < k; j++) {
-        const ej = j === top ? 1 : e[j];
-        weighted += ej * (m - logits[row + j]);
-        if (j !== y) sq += ej * ej;
-      }
-      const z = 1 + si;
-      if (entropy) entropy[i] = log1pS + weighted / z;
-      if (brier) {
-        const miss = y === top ? si / z : 1 - Math.exp(logits[row + y] - m) / z;
-        brier[i] = sq / (z * z) + miss * miss;
-      }
+    if (logPLabel) logPLabel[i] = logits[i * k + y] - m - log1pS;
+    // H = log1p(s) + Σ e_k·(m − z_k)/(1+s): both terms ≥ 0, no cancellation.
+    // Brier = Σ_{k≠y} p_k² + (1 − p_y)², with 1 − p_y = s/(1+s) when y is the argmax.
+    const z = 1 + si;
+    if (entropy) entropy[i] = log1pS + (w.weighted as Float64Array)[i] / z;
+    if (brier) {
+      const miss = y === top ? si / z : 1 - Math.exp(logits[i * k + y] - m) / z;
+      brier[i] = (w.sq as Float64Array)[i] / (z * z) + miss * miss;
     }
   }
-  return { s, correct, logPLabel, entropy, brier };
+  return { s: w.s, correct, logPLabel, entropy, brier };
 }
