@@ -19,6 +19,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import * as ecuas from '../src/index';
 import { rng } from '../test/helpers/data';
+import { CONFIDENCE_METRICS, CLASSIFICATION_METRICS } from '../test/helpers/metricNames';
 
 type MetricClass = new (options?: object) => ecuas.Metric<unknown[], number>;
 
@@ -52,11 +53,8 @@ const SUITES: Suite[] = QUICK
       { name: 'cls1000', kind: 'classification', n: 50_000, k: 1000 },
     ];
 
-const CONFIDENCE = ['ConfidenceErrorRate', 'ConfidenceBrierScore', 'ConfidenceCrossEntropy', 'ExpectedCalibrationError', 'ConfidenceAUCScore',
-  'ConfidenceECUAS', 'CCAS', 'ConfidenceGammaECUAS', 'ConfidenceAURC', 'ConfidenceAUGRC', 'ConfidenceEAURC', 'ConfidenceEAUGRC', 'FPR95'];
-const CLASSIFICATION = ['ClassificationErrorRate', 'ClassificationCrossEntropy', 'ClassificationBrierScore', 'ClassificationECUAS',
-  'ClassificationLogLog', 'ClassificationGammaECUAS', 'ClassificationAUC', 'ClassificationECE', 'ClassificationAURC', 'ClassificationAUGRC',
-  'ClassificationEAURC', 'ClassificationEAUGRC', 'ClassificationFPR95'];
+const CONFIDENCE = CONFIDENCE_METRICS;
+const CLASSIFICATION = CLASSIFICATION_METRICS;
 
 // ---------------------------------------------------------------------------------------------
 // Data: seeded, written once for NumPy and turned into tensors for ecuas.

@@ -9,6 +9,7 @@
 import * as tf from '@tensorflow/tfjs';
 import * as ecuas from '../src/index';
 import { rng } from '../test/helpers/data';
+import { CONFIDENCE_METRICS, CLASSIFICATION_METRICS } from '../test/helpers/metricNames';
 
 type AnyMetric = ecuas.Metric<unknown[], unknown>;
 
@@ -45,11 +46,8 @@ function pool(kind: 'confidence' | 'logits' | 'scod' | 'regression'): tf.Tensor[
 }
 
 const E = ecuas as unknown as Record<string, new (o?: object) => AnyMetric>;
-const CONF = ['ConfidenceErrorRate', 'ConfidenceBrierScore', 'ConfidenceCrossEntropy', 'ExpectedCalibrationError', 'ConfidenceAUCScore', 'ConfidenceECUAS', 'CCAS',
-  'ConfidenceGammaECUAS', 'ConfidenceAURC', 'ConfidenceAUGRC', 'ConfidenceEAURC', 'ConfidenceEAUGRC', 'FPR95'];
-const CLS = ['ClassificationErrorRate', 'ClassificationCrossEntropy', 'ClassificationBrierScore', 'ClassificationECUAS', 'ClassificationLogLog',
-  'ClassificationGammaECUAS', 'ClassificationAUC', 'ClassificationECE', 'ClassificationAURC', 'ClassificationAUGRC', 'ClassificationEAURC',
-  'ClassificationEAUGRC', 'ClassificationFPR95'];
+const CONF = CONFIDENCE_METRICS;
+const CLS = CLASSIFICATION_METRICS;
 const SUITE: Array<[string, () => AnyMetric, 'confidence' | 'logits' | 'scod' | 'regression']> = [
   ...CONF.map((n): [string, () => AnyMetric, 'confidence'] => [n, () => new E[n](), 'confidence']),
   ...CLS.map((n): [string, () => AnyMetric, 'logits'] => [n, () => new E[n](), 'logits']),

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { MetricInputError } from '../src/index';
 import { normal, rng } from './helpers/data';
+import { CONFIDENCE_METRICS, CLASSIFICATION_METRICS } from './helpers/metricNames';
 
 type AnyMetric = ecuas.Metric<unknown[], unknown, object>;
 const E = ecuas as unknown as Record<string, new (o?: object) => AnyMetric>;
@@ -31,11 +32,8 @@ const close = (got: number, want: number, rel = 1e-12): void => {
   expect(Math.abs(got - want), `got ${got}, want ${want}`).toBeLessThanOrEqual(rel * Math.max(1, Math.abs(want)));
 };
 
-const CONF_CLASSES = ['ConfidenceErrorRate', 'ConfidenceBrierScore', 'ConfidenceCrossEntropy', 'ExpectedCalibrationError', 'ConfidenceAUCScore', 'ConfidenceECUAS',
-  'CCAS', 'ConfidenceGammaECUAS', 'ConfidenceAURC', 'ConfidenceAUGRC', 'ConfidenceEAURC', 'ConfidenceEAUGRC', 'FPR95'];
-const CLS_CLASSES = ['ClassificationErrorRate', 'ClassificationCrossEntropy', 'ClassificationBrierScore', 'ClassificationECUAS', 'ClassificationLogLog',
-  'ClassificationGammaECUAS', 'ClassificationAUC', 'ClassificationECE', 'ClassificationAURC', 'ClassificationAUGRC', 'ClassificationEAURC',
-  'ClassificationEAUGRC', 'ClassificationFPR95'];
+const CONF_CLASSES = CONFIDENCE_METRICS;
+const CLS_CLASSES = CLASSIFICATION_METRICS;
 /** Classes with a `normalize` option, and option variants worth sweeping. */
 const CONF_VARIANTS: Array<[string, object]> = [
   ...CONF_CLASSES.map((n): [string, object] => [n, {}]),

@@ -8,8 +8,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
-import { getMetricFromId, MetricInputError } from '../src/index';
+import { getMetricFromId } from '../src/index';
 import { rng } from './helpers/data';
+import { CONFIDENCE_METRICS, CLASSIFICATION_METRICS } from './helpers/metricNames';
+import { expectInputError } from './helpers/errors';
 
 // ---------------------------------------------------------------------------------------------
 // Deterministic data
@@ -98,36 +100,8 @@ interface Row {
   options?: object;
 }
 
-const CONF_NAMES = [
-  'ConfidenceErrorRate',
-  'ConfidenceBrierScore',
-  'ConfidenceCrossEntropy',
-  'ExpectedCalibrationError',
-  'ConfidenceAUCScore',
-  'ConfidenceECUAS',
-  'CCAS',
-  'ConfidenceGammaECUAS',
-  'ConfidenceAURC',
-  'ConfidenceAUGRC',
-  'ConfidenceEAURC',
-  'ConfidenceEAUGRC',
-  'FPR95',
-];
-const CLS_NAMES = [
-  'ClassificationErrorRate',
-  'ClassificationCrossEntropy',
-  'ClassificationBrierScore',
-  'ClassificationECUAS',
-  'ClassificationLogLog',
-  'ClassificationGammaECUAS',
-  'ClassificationAUC',
-  'ClassificationECE',
-  'ClassificationAURC',
-  'ClassificationAUGRC',
-  'ClassificationEAURC',
-  'ClassificationEAUGRC',
-  'ClassificationFPR95',
-];
+const CONF_NAMES = CONFIDENCE_METRICS;
+const CLS_NAMES = CLASSIFICATION_METRICS;
 
 const METRICS: Row[] = [
   ...CONF_NAMES.map((name): Row => ({ name, kind: 'conf' })),
@@ -185,24 +159,6 @@ function expectSame(actual: unknown, expected: unknown, what = 'result'): void {
   }
 }
 
-/** Runs `fn`, expects a MetricInputError whose message contains every string in `parts`. */
-function expectInputError(fn: () => unknown, parts: readonly string[], pattern?: RegExp): MetricInputError {
-  let error: unknown;
-  let threw = false;
-  try {
-    fn();
-  } catch (e) {
-    threw = true;
-    error = e;
-  }
-  if (!threw) expect.fail(`expected a MetricInputError mentioning ${parts.join(', ')}, but nothing was thrown`);
-  expect(error).toBeInstanceOf(MetricInputError);
-  expect(error).toBeInstanceOf(Error);
-  const message = (error as Error).message;
-  for (const p of parts) expect(message, `message ${JSON.stringify(message)}`).toContain(p);
-  if (pattern) expect(message).toMatch(pattern);
-  return error as MetricInputError;
-}
 
 /** Deep copy of nested arrays (keeps NaN and ±Infinity). */
 const clone = <T>(x: T): T => structuredClone(x);

@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { batches, confidenceData, logitData, permutation, rng } from './helpers/data';
+import { CONFIDENCE_METRICS, CLASSIFICATION_METRICS } from './helpers/metricNames';
 
 type Inputs = unknown[][];
 type Make = () => ecuas.Metric<unknown[], unknown>;
@@ -28,14 +29,9 @@ const regInputs: Inputs = [reg.p, reg.t, reg.u];
 
 const E = ecuas as unknown as Record<string, new (o?: object) => ecuas.Metric<unknown[], unknown>>;
 const cases: Array<[string, Make, Inputs]> = [
-  ...['ConfidenceErrorRate', 'ConfidenceBrierScore', 'ConfidenceCrossEntropy', 'ExpectedCalibrationError', 'ConfidenceAUCScore',
-    'ConfidenceECUAS', 'CCAS', 'ConfidenceGammaECUAS', 'ConfidenceAURC', 'ConfidenceAUGRC', 'ConfidenceEAURC', 'ConfidenceEAUGRC', 'FPR95',
-  ].map((name): [string, Make, Inputs] => [name, () => new E[name]({}), confInputs]),
+  ...CONFIDENCE_METRICS.map((name): [string, Make, Inputs] => [name, () => new E[name]({}), confInputs]),
   ['ConfidenceECUAS n=2 normalized', () => new ecuas.ConfidenceECUAS({ n: 2, normalize: true }), confInputs],
-  ...['ClassificationErrorRate', 'ClassificationCrossEntropy', 'ClassificationBrierScore', 'ClassificationECUAS', 'ClassificationLogLog',
-    'ClassificationGammaECUAS', 'ClassificationAUC', 'ClassificationECE', 'ClassificationAURC', 'ClassificationAUGRC', 'ClassificationEAURC',
-    'ClassificationEAUGRC', 'ClassificationFPR95',
-  ].map((name): [string, Make, Inputs] => [name, () => new E[name]({}), clsInputs]),
+  ...CLASSIFICATION_METRICS.map((name): [string, Make, Inputs] => [name, () => new E[name]({}), clsInputs]),
   ['SCODAURC', () => new ecuas.SCODAURC({ oodCost: 0.3 }), scodInputs],
   ['SCODAUGRC', () => new ecuas.SCODAUGRC(), scodInputs],
   ['RiskCoverageCurve', () => new ecuas.RiskCoverageCurve({ nPoints: 'all' }), regInputs],

@@ -1,8 +1,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
-import { metricFromJSON, MetricInputError, STATE_FORMAT_VERSION } from '../src/index';
+import { metricFromJSON, STATE_FORMAT_VERSION } from '../src/index';
 import { batches, confidenceData, logitData, rng } from './helpers/data';
+import { CONFIDENCE_METRICS, CLASSIFICATION_METRICS } from './helpers/metricNames';
+import { expectInputError } from './helpers/errors';
 
 type Make = () => ecuas.Metric<unknown[], unknown>;
 type Inputs = unknown[][];
@@ -15,11 +17,8 @@ const scod = [Array.from({ length: N }, () => Math.round(r() * 6) / 6), Array.fr
 const reg = [Array.from({ length: N }, () => [r(), r()]), Array.from({ length: N }, () => [r(), r()]), Array.from({ length: N }, () => Math.round(r() * 5) / 5)];
 
 const E = ecuas as unknown as Record<string, new (o?: object) => ecuas.Metric<unknown[], unknown>>;
-const CONF = ['ConfidenceErrorRate', 'ConfidenceBrierScore', 'ConfidenceCrossEntropy', 'ExpectedCalibrationError', 'ConfidenceAUCScore', 'ConfidenceECUAS', 'CCAS',
-  'ConfidenceGammaECUAS', 'ConfidenceAURC', 'ConfidenceAUGRC', 'ConfidenceEAURC', 'ConfidenceEAUGRC', 'FPR95'];
-const CLS = ['ClassificationErrorRate', 'ClassificationCrossEntropy', 'ClassificationBrierScore', 'ClassificationECUAS', 'ClassificationLogLog',
-  'ClassificationGammaECUAS', 'ClassificationAUC', 'ClassificationECE', 'ClassificationAURC', 'ClassificationAUGRC', 'ClassificationEAURC',
-  'ClassificationEAUGRC', 'ClassificationFPR95'];
+const CONF = CONFIDENCE_METRICS;
+const CLS = CLASSIFICATION_METRICS;
 const cases: Array<[string, Make, Inputs]> = [
   ...CONF.map((n): [string, Make, Inputs] => [n, () => new E[n](), [conf.c, conf.y]]),
   ['ConfidenceECUAS n=1.5 normalized', () => new ecuas.ConfidenceECUAS({ n: 1.5, normalize: true }), [conf.c, conf.y]],
@@ -87,25 +86,16 @@ describe('merge and JSON round trips equal one evaluation of everything', () => 
 });
 
 describe('merge and metricFromJSON reject what does not fit', () => {
-  const fail = (f: () => unknown, pattern: RegExp): void => {
-    let err: unknown;
-    try {
-      f();
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(MetricInputError);
-    expect((err as Error).message).toMatch(pattern);
-  };
+
 
   it('another class, other options, another K — and the state stays as it was', () => {
     const m = new ecuas.ClassificationECUAS({ n: 1 }).update(logits.z, logits.labels);
     const v = m.compute();
-    fail(() => m.merge(new ecuas.ClassificationGammaECUAS() as never), /ClassificationECUAS/);
-    fail(() => m.merge(new ecuas.ClassificationECUAS({ n: 2 }).update(logits.z, logits.labels)), /same options.*`n`/);
-    fail(() => m.merge(new ecuas.ClassificationECUAS({ n: 1 }).update([[1, 2, 3]], [0])), /length|K/);
+    expectInputError(() => m.merge(new ecuas.ClassificationGammaECUAS() as never), /ClassificationECUAS/);
+    expectInputError(() => m.merge(new ecuas.ClassificationECUAS({ n: 2 }).update(logits.z, logits.labels)), /same options.*`n`/);
+    expectInputError(() => m.merge(new ecuas.ClassificationECUAS({ n: 1 }).update([[1, 2, 3]], [0])), /length|K/);
     const ranking = new ecuas.ClassificationAURC().update(logits.z, logits.labels);
-    fail(() => ranking.merge(new ecuas.ClassificationAURC().update([[1, 2]], [0])), /K = 2, not 5/);
+    expectInputError(() => ranking.merge(new ecuas.ClassificationAURC().update([[1, 2]], [0])), /K = 2, not 5/);
     expect(m.compute()).toBe(v);
     m.dispose();
     ranking.dispose();
@@ -113,17 +103,17 @@ describe('merge and metricFromJSON reject what does not fit', () => {
 
   it('a newer format, an unknown class, a corrupted state', () => {
     const json = new ecuas.ConfidenceAURC().update(conf.c, conf.y).toJSON();
-    fail(() => metricFromJSON({ ...json, version: STATE_FORMAT_VERSION + 1 }), /newer ecuas/);
-    fail(() => metricFromJSON({ ...json, metric: 'NoSuchMetric' }), /NoSuchMetric/);
-    fail(() => metricFromJSON({ ...json, metric: '__proto__' }), /__proto__/);
-    fail(() => metricFromJSON({ format: 'other' }), /format/);
-    fail(() => metricFromJSON(null), /format/);
+    expectInputError(() => metricFromJSON({ ...json, version: STATE_FORMAT_VERSION + 1 }), /newer ecuas/);
+    expectInputError(() => metricFromJSON({ ...json, metric: 'NoSuchMetric' }), /NoSuchMetric/);
+    expectInputError(() => metricFromJSON({ ...json, metric: '__proto__' }), /__proto__/);
+    expectInputError(() => metricFromJSON({ format: 'other' }), /format/);
+    expectInputError(() => metricFromJSON(null), /format/);
     const samples = json.state.samples as { data: string };
-    fail(() => metricFromJSON({ ...json, state: { ...json.state, samples: { ...samples, data: samples.data.slice(8) } } }), /samples/);
-    fail(() => metricFromJSON({ ...json, state: { ...json.state, extra: 1 } }), /entries/);
-    fail(() => metricFromJSON({ ...json, options: { nBins: 3 } }), /unknown option/);
+    expectInputError(() => metricFromJSON({ ...json, state: { ...json.state, samples: { ...samples, data: samples.data.slice(8) } } }), /samples/);
+    expectInputError(() => metricFromJSON({ ...json, state: { ...json.state, extra: 1 } }), /entries/);
+    expectInputError(() => metricFromJSON({ ...json, options: { nBins: 3 } }), /unknown option/);
     const sums = new ecuas.ConfidenceECUAS().update(conf.c, conf.y).toJSON();
-    fail(() => metricFromJSON({ ...sums, state: { ...sums.state, sums: [1, 'x'] } }), /sums/);
+    expectInputError(() => metricFromJSON({ ...sums, state: { ...sums.state, sums: [1, 'x'] } }), /sums/);
   });
 
   it('a custom riskFn must be passed again', () => {
@@ -131,10 +121,10 @@ describe('merge and metricFromJSON reject what does not fit', () => {
     const m = new ecuas.RiskCoverageCurve({ riskFn, nPoints: 'all' }).update(reg[0], reg[1], reg[2]);
     const json = JSON.parse(JSON.stringify(m.toJSON()));
     expect(json.options.riskFn).toBe('function');
-    fail(() => metricFromJSON(json), /riskFn/);
+    expectInputError(() => metricFromJSON(json), /riskFn/);
     const back = metricFromJSON(json, { riskFn });
     expectSame(back.compute(), m.compute());
-    fail(() => m.merge(new ecuas.RiskCoverageCurve({ nPoints: 'all' }) as never), /riskFn/);
+    expectInputError(() => m.merge(new ecuas.RiskCoverageCurve({ nPoints: 'all' }) as never), /riskFn/);
     m.dispose();
     back.dispose();
   });

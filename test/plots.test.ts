@@ -1,10 +1,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
-import { ConfidenceECUAS, ExpectedCalibrationError, MetricInputError, riskCoverageCurve } from '../src/index';
+import { ConfidenceECUAS, ExpectedCalibrationError, riskCoverageCurve } from '../src/index';
 import { binOf } from '../src/math/binning';
 import { costCurvePlot, reliabilityDiagram, reliabilityDiagramFromLogits, riskCoveragePlot } from '../src/plots/index';
 import { escapeXml, formatCount, formatNumber, formatTicks, niceTicks, placeLegend } from '../src/plots/svg';
 import { confidenceData, logitData } from './helpers/data';
+import { expectInputError } from './helpers/errors';
 
 // ---------------------------------------------------------------------------------------------
 // A tiny string-level SVG checker (no DOMParser in node)
@@ -72,16 +73,6 @@ function expectWellFormedPlot(svg: string, width: number, height: number): void 
   for (const ref of svg.matchAll(/url\(#([^)]+)\)/g)) expect(ids).toContain(ref[1]);
 }
 
-function expectInputError(f: () => unknown, pattern?: RegExp): void {
-  let err: unknown;
-  try {
-    f();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(MetricInputError);
-  if (pattern) expect((err as Error).message).toMatch(pattern);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Hand-derived data: 5 bins of width 0.2

@@ -14,6 +14,7 @@ import * as ecuas from '../src/index';
 import { getMetricFromId, METRIC_IDS, metricFromJSON } from '../src/index';
 import { permutation } from './helpers/data';
 import { ID_TABLE } from './helpers/specIds';
+import { CONFIDENCE_METRICS, CLASSIFICATION_METRICS } from './helpers/metricNames';
 
 fc.configureGlobal({ seed: 42, numRuns: 150 });
 
@@ -70,11 +71,8 @@ const ARGS: Record<Kind, fc.Arbitrary<Args>> = { conf: confArgs, cls: clsArgs, s
 // ---------------------------------------------------------------------------------------------
 // Metrics (the list of test/merge.test.ts, plus a few option variants)
 
-const CONF = ['ConfidenceErrorRate', 'ConfidenceBrierScore', 'ConfidenceCrossEntropy', 'ExpectedCalibrationError', 'ConfidenceAUCScore', 'ConfidenceECUAS', 'CCAS',
-  'ConfidenceGammaECUAS', 'ConfidenceAURC', 'ConfidenceAUGRC', 'ConfidenceEAURC', 'ConfidenceEAUGRC', 'FPR95'];
-const CLS = ['ClassificationErrorRate', 'ClassificationCrossEntropy', 'ClassificationBrierScore', 'ClassificationECUAS', 'ClassificationLogLog',
-  'ClassificationGammaECUAS', 'ClassificationAUC', 'ClassificationECE', 'ClassificationAURC', 'ClassificationAUGRC', 'ClassificationEAURC',
-  'ClassificationEAUGRC', 'ClassificationFPR95'];
+const CONF = CONFIDENCE_METRICS;
+const CLS = CLASSIFICATION_METRICS;
 
 const CASES: Array<[string, () => AnyMetric, Kind]> = [
   ...CONF.map((n): [string, () => AnyMetric, Kind] => [n, make(n), 'conf']),

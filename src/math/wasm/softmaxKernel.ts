@@ -2,7 +2,7 @@
  * WebAssembly SIMD kernels, bit-identical to the JS they replace:
  *  - for softmaxStats: per row of float32 logits [n, k], the first argmax `top`, m = z_top and
  *    s = Σ_{j≠top} exp(z_j − m) in NumPy's pairwise order, and optionally the second-pass sums of
- *    the entropy and the Brier score, as the JS loop in ../softmax.ts (rowSoftmaxSums,
+ *    the entropy and the Brier score, as rowSoftmaxStatsJS in ../softmax.ts (rowSoftmaxSums,
  *    rowSoftmaxStats: null when the kernel can't be used);
  *  - Math.log over a Float64Array, in place (logInPlace: false when the kernel can't be used).
  * softmaxKernel.wat shows how exp and log are made to equal V8's Math.exp and Math.log (fdlibm).
@@ -248,7 +248,7 @@ export function rowSoftmaxSums(logits: Float32Array, n: number, k: number): RowS
 }
 
 /**
- * rowSoftmaxSums plus the sums of softmaxStats' second pass, bit-identical to its JS loop (with
+ * rowSoftmaxSums plus the sums of softmaxStats' second pass, bit-identical to rowSoftmaxStatsJS (with
  * e_top = 1, e_j = exp(z_j − m), y = labels[i], sequentially over j = 0 … k−1):
  *   weighted = Σ_j e_j·(m − z_j)   (if wantWeighted; entropy H = log1p(s) + weighted/(1+s)),
  *   sq       = Σ_{j≠y} e_j·e_j      (if wantSq; Brier = sq/(1+s)² + miss²).
