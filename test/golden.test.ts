@@ -48,7 +48,7 @@ function compare(actual: unknown, expected: GoldenCase['expected'], where: strin
   if (!close(actual as number, e)) expect.fail(`${where}: got ${actual}, expected ${e}`);
 }
 
-describe('golden cases (shared/golden/cases.json) through the public API', () => {
+describe('golden cases (test/golden/cases.json) through the public API', () => {
   it('has cases', () => expect(cases.length).toBeGreaterThan(100));
   cases.forEach((c, i) => {
     const label = `#${i} ${c.id ?? c.class} ${JSON.stringify(c.options ?? {})} as=${c.as} batches=${c.batches}`;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 
-/** One case of ../shared/golden/cases.json. */
+/** One case of a golden file (test/golden/cases.json, the repo's copy of ../shared/golden/cases.json). */
 export interface GoldenCase {
   class?: string;
   id?: string;
@@ -13,10 +13,13 @@ export interface GoldenCase {
   expected: number | string | Record<string, unknown>;
 }
 
-export const GOLDEN_PATH = fileURLToPath(new URL('../../../shared/golden/cases.json', import.meta.url));
+/** The repo's copies of the golden files: the tests read these, so a bare clone runs them. */
+export const GOLDEN_DIR = fileURLToPath(new URL('../golden/', import.meta.url));
+/** The contract's originals, beside the clone where they exist (CI, the workspace). */
+export const SHARED_GOLDEN_DIR = fileURLToPath(new URL('../../../shared/golden/', import.meta.url));
 
-export function loadGolden(): GoldenCase[] {
-  return JSON.parse(readFileSync(GOLDEN_PATH, 'utf8')).cases as GoldenCase[];
+export function loadGolden(file = 'cases.json'): GoldenCase[] {
+  return JSON.parse(readFileSync(GOLDEN_DIR + file, 'utf8')).cases as GoldenCase[];
 }
 
 /** Replaces the string "NaN" (anywhere in a nested array) by NaN. */
