@@ -165,8 +165,21 @@ describe('classification extremes', () => {
     expectClose(new ClassificationCrossEntropy({ normalize: false }).update(z, y).compute(), 1e4 / 3, 1e-12);
   });
 
-  it('one class only: the normalized error rate is NaN (baseline 0)', () => {
-    expect(new ClassificationErrorRate().update([[1, 0], [0, 1]], [0, 0]).compute()).toBeNaN();
+  it('one class only: every normalized metric is NaN (the prior-only system is perfect)', () => {
+    const z = [[1, 0, 0.5], [0, 1, 0.2], [0.3, 0.1, 2]];
+    for (const m of [
+      new ClassificationErrorRate(),
+      new ClassificationCrossEntropy(),
+      new ClassificationBrierScore(),
+      new ClassificationECUAS(),
+      new ClassificationECUAS({ n: 2 }),
+      new ClassificationLogLog(),
+      new ClassificationGammaECUAS(),
+    ]) {
+      expect(m.update(z, [2, 2, 2]).compute(), m.metricName).toBeNaN();
+      m.reset();
+      expect(Number.isFinite(m.update(z, [2, 1, 2]).compute()), m.metricName).toBe(true);
+    }
   });
 
   it('ties among the top logits pick the first index', () => {

@@ -40,7 +40,7 @@ describe('confidence metrics on the seed example (hand-derived)', () => {
   it('cross-entropy: −mean log of the probability given to what happened', () => {
     const raw = -(Math.log(f(0.9)) + Math.log(f(0.8)) + Math.log(1 - f(0.4)) + Math.log(1 - f(0.9))) / 4;
     expectClose(new ConfidenceCrossEntropy().update(C, Y).compute(), raw);
-    const base = -Math.log(0.5 + 1e-7); // a = 1/2: −[½ log(½ + ε) + ½ log(½ + ε)]
+    const base = -Math.log(0.5); // a = a' = 1/2: −[½ log ½ + ½ log ½]
     expectClose(new ConfidenceCrossEntropy({ normalize: true }).update(C, Y).compute(), raw / base);
   });
 
@@ -139,6 +139,29 @@ describe('confidence metrics: limits and undefined values', () => {
     expect(new ConfidenceAURC().update([0.3], [1]).compute()).toBeNaN();
     expect(new ConfidenceAUGRC().update([0.3], [1]).compute()).toBeNaN();
     expect(new ConfidenceBrierScore({ normalize: true }).update([0.3, 0.9], [1, 1]).compute()).toBeNaN();
+  });
+
+  it('every normalized metric is NaN when all decisions are correct or all wrong', () => {
+    for (const y of [[1, 1, 1], [0, 0, 0]]) {
+      for (const m of [
+        new ConfidenceBrierScore({ normalize: true }),
+        new ConfidenceCrossEntropy({ normalize: true }),
+        new ConfidenceECUAS({ normalize: true }),
+        new ConfidenceECUAS({ n: 1.5, normalize: true }),
+        new CCAS({ normalize: true }),
+        new ConfidenceGammaECUAS({ normalize: true }),
+      ]) {
+        expect(m.update([0.3, 0.9, 1], y).compute(), `${m.metricName} on ${y}`).toBeNaN();
+      }
+    }
+  });
+
+  it('normalized cross-entropy clamps the accuracy in its baseline: a = 1/4 → −[¼ log ¼ + ¾ log ¾]', () => {
+    const c = [0.9, 0.2, 0.3, 0.6];
+    const y = [1, 0, 0, 0];
+    const raw = new ConfidenceCrossEntropy().update(c, y).compute();
+    const base = -(0.25 * Math.log(0.25) + 0.75 * Math.log(0.75));
+    expectClose(new ConfidenceCrossEntropy({ normalize: true }).update(c, y).compute(), raw / base);
   });
 
   it('all tied: AURC is the error rate, AUC is ½', () => {

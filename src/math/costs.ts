@@ -35,6 +35,15 @@ export function normalizeBy(value: number, baseline: number): number {
   return baseline === 0 ? NaN : value / baseline;
 }
 
+/**
+ * `value` divided by the cost of the no-information system that answers with the accuracy
+ * `nCorrect / n` everywhere, or NaN when every decision is correct or every one wrong: that
+ * system is then perfect (its cost is 0 but for the ε clamp), so the ratio means nothing.
+ */
+export function normalizeByConstantSystem(value: number, nCorrect: number, n: number, baseline: () => number): number {
+  return nCorrect === 0 || nCorrect === n ? NaN : normalizeBy(value, baseline());
+}
+
 // Batch sums over typed arrays. One loop per cost keeps each loop monomorphic and inlinable,
 // which is what makes these O(N) reductions run at memory speed.
 

@@ -86,6 +86,9 @@ export abstract class PriorNormalizedMetric<O extends { normalize?: boolean }> e
     const counts = sums.subarray(2);
     let maxCount = 0;
     for (let j = 0; j < counts.length; j++) if (counts[j] > maxCount) maxCount = counts[j];
+    // A single class present: the prior-only system is perfect (its cost 0 but for ε), so the
+    // ratio means nothing.
+    if (maxCount === sums[0]) return NaN;
     return normalizeBy(value, this.baseline({ n: sums[0], k: counts.length, counts, maxCount }));
   }
 }

@@ -8,7 +8,7 @@ import {
   ecuasCost,
   gammaCost,
   gammaCostSum,
-  normalizeBy,
+  normalizeByConstantSystem,
 } from '../math/costs';
 import { aurc, augrc, fprAtRecall, mannWhitneyAUC, type TieBlocks } from '../math/ranking';
 import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption } from '../options';
@@ -64,7 +64,7 @@ export class ConfidenceBrierScore extends SumConfidenceMetric<ConfidenceBrierSco
   protected fromSums(sums: Float64Array): number {
     const [n, nCorrect, sum] = sums;
     const value = sum / n;
-    return this.options.normalize ? normalizeBy(value, (nCorrect * (n - nCorrect)) / (n * n)) : value;
+    return this.options.normalize ? normalizeByConstantSystem(value, nCorrect, n, () => (nCorrect * (n - nCorrect)) / (n * n)) : value;
   }
 }
 
@@ -100,7 +100,9 @@ export class ConfidenceCrossEntropy extends SumConfidenceMetric<ConfidenceCrossE
     const eps = this.options.epsilon;
     const a = nCorrect / n;
     const b = (n - nCorrect) / n; // 1 − a without cancellation
-    return normalizeBy(value, -(a * Math.log(a + eps) + b * Math.log(b + eps)));
+    // a' = clamp(a, ε, 1 − ε), and 1 − a' = clamp(1 − a, ε, 1 − ε) without cancellation
+    const clamp = (x: number): number => Math.min(Math.max(x, eps), 1 - eps);
+    return normalizeByConstantSystem(value, nCorrect, n, () => -(a * Math.log(clamp(a)) + b * Math.log(clamp(b))));
   }
 }
 
@@ -180,7 +182,9 @@ abstract class ConfidenceECUASBase<O extends { epsilon?: number; normalize?: boo
     if (!this.options.normalize) return value;
     const eps = this.options.epsilon as number;
     const u = (n - nCorrect) / n; // 1 − a without cancellation
-    return normalizeBy(value, constantSystemCost(nCorrect, n, this.cost(u, true, eps), this.cost(u, false, eps)));
+    return normalizeByConstantSystem(value, nCorrect, n, () =>
+      constantSystemCost(nCorrect, n, this.cost(u, true, eps), this.cost(u, false, eps)),
+    );
   }
 }
 
@@ -257,7 +261,7 @@ export class ConfidenceGammaECUAS extends SumConfidenceMetric<ConfidenceGammaECU
     if (!this.options.normalize) return value;
     const g = this.options.gamma;
     const u = (n - nCorrect) / n; // 1 − a
-    return normalizeBy(value, constantSystemCost(nCorrect, n, gammaCost(u, true, g), gammaCost(u, false, g)));
+    return normalizeByConstantSystem(value, nCorrect, n, () => constantSystemCost(nCorrect, n, gammaCost(u, true, g), gammaCost(u, false, g)));
   }
 }
 
