@@ -2,7 +2,7 @@
  * Microbenchmark of the WebAssembly SIMD kernels (src/math/wasm) against the JS they replace.
  *
  * Softmax: the per-row softmax statistics on float32 logits, the JS loop of src/math/softmax.ts vs
- *   - s only (max, first argmax, exp, pairwise sum): rowSoftmaxSums, and
+ *   - s only (max, first argmax, exp, order-free sum): rowSoftmaxSums, and
  *   - entropy + Brier (also the second pass Σ e_j·(m − z_j), Σ_{j≠y} e_j²): rowSoftmaxStats plus
  *     the per-row H and Brier arithmetic of softmaxStats;
  * inputs are seeded normal(0, 3) logits [50,000×1000 and 500,000×10]; labels are the argmax for

@@ -1,3 +1,4 @@
+import { orderFreeSumOf } from './orderFreeSum';
 import { rowSoftmaxStats, type RowSoftmaxStats } from './wasm/softmaxKernel';
 
 /**
@@ -27,39 +28,11 @@ export interface SoftmaxWants {
 }
 
 /**
- * Sum of `n` values from `a[start]` in NumPy's pairwise order (8-way unrolled blocks of at
- * most 128, halves above). Using the reference's order makes float64 ties in the top-1
- * confidence — which ranking metrics must respect — the same as the reference's.
- */
-export function pairwiseSum(a: Float64Array, start: number, n: number): number {
-  if (n < 8) {
-    let res = 0;
-    for (let i = 0; i < n; i++) res += a[start + i];
-    return res;
-  }
-  if (n <= 128) {
-    let r0 = a[start], r1 = a[start + 1], r2 = a[start + 2], r3 = a[start + 3];
-    let r4 = a[start + 4], r5 = a[start + 5], r6 = a[start + 6], r7 = a[start + 7];
-    let i = 8;
-    for (; i < n - (n % 8); i += 8) {
-      const p = start + i;
-      r0 += a[p]; r1 += a[p + 1]; r2 += a[p + 2]; r3 += a[p + 3];
-      r4 += a[p + 4]; r5 += a[p + 5]; r6 += a[p + 6]; r7 += a[p + 7];
-    }
-    let res = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7));
-    for (; i < n; i++) res += a[start + i];
-    return res;
-  }
-  let n2 = Math.floor(n / 2);
-  n2 -= n2 % 8;
-  return pairwiseSum(a, start, n2) + pairwiseSum(a, start + n2, n - n2);
-}
-
-/**
- * Per row: the first argmax `top`, m = z_top, s = Σ_{j≠top} exp(z_j − m) in NumPy's pairwise
- * order, and, if asked for, the sequential sums weighted = Σ_j e_j·(m − z_j) (e_top = 1) and
- * sq = Σ_{j≠y} e_j² (y = labels[i], or none without labels). The plain-JS twin of the
- * WebAssembly kernel's rowSoftmaxStats, with the same contract and the same bits. O(N·K).
+ * Per row: the first argmax `top`, m = z_top, s = Σ_{j≠top} exp(z_j − m) by orderFreeSum (the
+ * same bits for any order of the row's logits), and, if asked for, the sequential sums
+ * weighted = Σ_j e_j·(m − z_j) (e_top = 1) and sq = Σ_{j≠y} e_j² (y = labels[i], or none without
+ * labels). The plain-JS twin of the WebAssembly kernel's rowSoftmaxStats, with the same contract
+ * and the same bits. O(N·K).
  */
 export function rowSoftmaxStatsJS(
   logits: Float32Array,
@@ -75,6 +48,7 @@ export function rowSoftmaxStatsJS(
   const weighted = wantWeighted ? new Float64Array(n) : undefined;
   const sq = wantSq ? new Float64Array(n) : undefined;
   const e = new Float64Array(k);
+  const eWords = new Int32Array(e.buffer);
   for (let i = 0; i < n; i++) {
     const row = i * k;
     let m = logits[row];
@@ -87,7 +61,7 @@ export function rowSoftmaxStatsJS(
       }
     }
     for (let j = 0; j < k; j++) e[j] = j === t ? 0 : Math.exp(logits[row + j] - m);
-    s[i] = pairwiseSum(e, 0, k);
+    s[i] = orderFreeSumOf(e, eWords, 0, k);
     top[i] = t;
     mOut[i] = m;
     if (!weighted && !sq) continue;

@@ -1,18 +1,19 @@
 /**
  * WebAssembly SIMD kernels, bit-identical to the JS they replace:
  *  - for softmaxStats: per row of float32 logits [n, k], the first argmax `top`, m = z_top and
- *    s = Σ_{j≠top} exp(z_j − m) in NumPy's pairwise order, and optionally the second-pass sums of
- *    the entropy and the Brier score, as rowSoftmaxStatsJS in ../softmax.ts (rowSoftmaxSums,
- *    rowSoftmaxStats: null when the kernel can't be used);
+ *    s = Σ_{j≠top} exp(z_j − m) by orderFreeSum (the same bits for any column order), and
+ *    optionally the second-pass sums of the entropy and the Brier score, as rowSoftmaxStatsJS in
+ *    ../softmax.ts (rowSoftmaxSums, rowSoftmaxStats: null when the kernel can't be used);
  *  - Math.log over a Float64Array, in place (logInPlace: false when the kernel can't be used).
  * softmaxKernel.wat shows how exp and log are made to equal V8's Math.exp and Math.log (fdlibm).
  * The module is compiled synchronously at first use and cached; each kernel is checked against
  * this engine's Math.exp / Math.log then, and one that differs is not used (callers use JS).
  */
+import { orderFreeSum } from '../orderFreeSum';
 import { SOFTMAX_KERNEL_WASM_BASE64 } from './softmaxKernelBytes';
 
 export interface RowSoftmaxSums {
-  /** Σ_{j≠top} exp(z_j − m) per row, in NumPy's pairwise order. */
+  /** Σ_{j≠top} exp(z_j − m) per row, by orderFreeSum (the same bits for any column order). */
   readonly s: Float64Array;
   /** First argmax per row. */
   readonly top: Int32Array;
@@ -95,7 +96,7 @@ function instantiate(): Loaded | null {
 
 /**
  * Checks the kernel against this engine's Math.exp (the JS path's) before it is used: the lane
- * code of both exp paths on 1024 arguments, and two whole rows (argmax, ties, pairwise sum,
+ * code of both exp paths on 1024 arguments, and three whole rows (argmax, ties, order-free sum,
  * second pass with the label at and away from the argmax). An engine whose Math.exp is not
  * fdlibm's would fail here and keep the JS path.
  */
@@ -130,7 +131,7 @@ function selfCheck(kern: KernelExports): boolean {
     const row = rows.slice(8 * r, 8 * r + 8);
     const t = tops[r];
     const v = row.map((zj, j) => (j === t ? 0 : Math.exp(zj - row[t])));
-    const sum = v[0] + v[1] + (v[2] + v[3]) + (v[4] + v[5] + (v[6] + v[7]));
+    const sum = orderFreeSum(Float64Array.from(v), 0, 8);
     let weighted = 0;
     let sq = 0;
     for (let j = 0; j < 8; j++) {
@@ -239,9 +240,9 @@ export function logInPlace(values: Float64Array): boolean {
 
 /**
  * Per row of `logits` [n, k] (row-major): first argmax, its value and s = Σ_{j≠top} exp(z_j − m)
- * summed in NumPy's pairwise order, bit-identical to softmaxStats' JS loop. Returns null when
- * WebAssembly SIMD is unavailable or the input is outside what the kernel handles (k < 1,
- * logits shorter than n·k, huge k): callers then use the JS path.
+ * summed by orderFreeSum (the same bits for any column order), bit-identical to softmaxStats' JS
+ * loop. Returns null when WebAssembly SIMD is unavailable or the input is outside what the kernel
+ * handles (k < 1, logits shorter than n·k, huge k): callers then use the JS path.
  */
 export function rowSoftmaxSums(logits: Float32Array, n: number, k: number): RowSoftmaxSums | null {
   return run(logits, n, k, null, false, false);

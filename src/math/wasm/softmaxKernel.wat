@@ -3,7 +3,7 @@
 ;;  - "rows": row-wise softmax sums over float32 logits [n, k] (row-major), in float64, as the
 ;; JS loop of src/math/softmax.ts:
 ;;   top = first argmax (JS: m = z_0; `if (z > m) { m = z; top = j }`),  m = z_top,
-;;   e_j = Math.exp(z_j - m) for j != top, e_top = 0,  s = pairwiseSum(e, 0, k) (NumPy's order),
+;;   e_j = Math.exp(z_j - m) for j != top, e_top = 0,  s = orderFreeSum(e, 0, k) (any order, same bits),
 ;; and optionally its second pass (entropy and Brier score), with e_top = 1 and label y:
 ;;   weighted = sum_j e_j * (m - z_j),  sq = sum_{j != y} e_j * e_j  (each sequential, j ascending).
 ;;
@@ -242,64 +242,113 @@
       (local.set $p (i32.add (local.get $p) (i32.const 16)))
       (br_if $step (i32.lt_u (local.get $p) (local.get $end)))))
 
-  ;; NumPy's pairwise sum of $n float64 at $a: the JS pairwiseSum, with r0..r7 held as
-  ;; (r0 r1) (r2 r3) (r4 r5) (r6 r7) in four f64x2 accumulators.
-  (func $psum (param $a i32) (param $n i32) (result f64)
-    (local $i i32) (local $end i32) (local $res f64)
-    (local $r01 v128) (local $r23 v128) (local $r45 v128) (local $r67 v128)
-    (if (i32.lt_u (local.get $n) (i32.const 8))
+  ;; The plain sequential sum of $n float64 at $a.
+  (func $plainSum (param $a i32) (param $n i32) (result f64)
+    (local $end i32) (local $res f64)
+    (local.set $end (i32.add (local.get $a) (i32.shl (local.get $n) (i32.const 3))))
+    (block $d
+      (loop $l
+        (br_if $d (i32.ge_u (local.get $a) (local.get $end)))
+        (local.set $res (f64.add (local.get $res) (f64.load (local.get $a))))
+        (local.set $a (i32.add (local.get $a) (i32.const 8)))
+        (br $l)))
+    (local.get $res))
+
+  ;; The JS orderFreeSum (../softmax.ts) of $n >= 1 non-negative float64 at $a; writes 0 to the
+  ;; float64 after them. With mx the largest, 2^(E-1) <= mx < 2^E, n <= 2^B and
+  ;; p = 53 - B - E, each x = a*2^p (exact, x < 2^(53-B)) adds hi = floor(x) to H and
+  ;; floor((x - hi)*2^(53-B)) to L: integers whose sums stay below 2^53, so exact in any order and
+  ;; lanes, hence the JS bits. s = (H + L*2^-(53-B))*2^-p; an infinity or NaN among the values:
+  ;; their plain sum. 2^q (q = -1022 .. 1023) is built from its bits, (q + 1023) << 52.
+  (func $ofsum (param $a i32) (param $n i32) (result f64)
+    (local $i i32) (local $end i32) (local $end4 i32) (local $b i32) (local $p i32) (local $q i32)
+    (local $r f64) (local $hs f64) (local $ls f64) (local $cs f64) (local $s2 f64)
+    (local $m0 v128) (local $m1 v128) (local $s v128) (local $c v128)
+    (local $x0 v128) (local $x1 v128) (local $f0 v128) (local $f1 v128)
+    (local $h0 v128) (local $h1 v128) (local $l0 v128) (local $l1 v128)
+    ;; a zero after the values, which whole vectors of an odd count read
+    (f64.store (i32.add (local.get $a) (i32.shl (local.get $n) (i32.const 3))) (f64.const 0))
+    ;; vectors: pairs up to $end4, then one more up to $end
+    (local.set $end (i32.add (local.get $a) (i32.shl (i32.and (i32.add (local.get $n) (i32.const 1)) (i32.const -2)) (i32.const 3))))
+    (local.set $end4 (i32.add (local.get $a) (i32.shl (i32.and (i32.add (local.get $n) (i32.const 1)) (i32.const -4)) (i32.const 3))))
+    ;; E needs only the largest exponent field: the largest high word without its sign (-0 is 0, a
+    ;; NaN of either sign is above infinity), as the JS finds it
+    (local.set $s (v128.const i32x4 0 0x7fffffff 0 0x7fffffff))
+    (local.set $i (local.get $a))
+    (block $d
+      (loop $l
+        (br_if $d (i32.ge_u (local.get $i) (local.get $end4)))
+        (local.set $m0 (i32x4.max_s (local.get $m0) (v128.and (v128.load (local.get $i)) (local.get $s))))
+        (local.set $m1 (i32x4.max_s (local.get $m1) (v128.and (v128.load offset=16 (local.get $i)) (local.get $s))))
+        (local.set $i (i32.add (local.get $i) (i32.const 32)))
+        (br $l)))
+    (if (i32.lt_u (local.get $i) (local.get $end))
+      (then (local.set $m0 (i32x4.max_s (local.get $m0) (v128.and (v128.load (local.get $i)) (local.get $s))))))
+    (local.set $m0 (i32x4.max_s (local.get $m0) (local.get $m1)))
+    (local.set $p (i32x4.extract_lane 1 (local.get $m0)))
+    (local.set $q (i32x4.extract_lane 3 (local.get $m0)))
+    (local.set $p (select (local.get $q) (local.get $p) (i32.lt_s (local.get $p) (local.get $q))))
+    ;; an infinity or NaN
+    (if (i32.ge_u (local.get $p) (i32.const 0x7ff00000))
+      (then (return (call $plainSum (local.get $a) (local.get $n)))))
+    ;; E = exponent field - 1022 (-1022 for a subnormal mx too); B = ceil(log2 n); p = 53 - B - E
+    (local.set $p (i32.shr_u (local.get $p) (i32.const 20)))
+    (local.set $b (i32.sub (i32.const 32) (i32.clz (i32.sub (local.get $n) (i32.const 1)))))
+    (local.set $p (i32.sub (i32.sub (i32.const 1075) (local.get $b)) (local.get $p)))
+    (local.set $cs (f64.reinterpret_i64 (i64.shl (i64.extend_i32_u (i32.sub (i32.const 1076) (local.get $b))) (i64.const 52))))
+    (if (i32.le_s (local.get $p) (i32.const 1023))
       (then
+        (local.set $s (f64x2.splat (f64.reinterpret_i64 (i64.shl (i64.extend_i32_u (i32.add (local.get $p) (i32.const 1023))) (i64.const 52)))))
+        (local.set $c (f64x2.splat (local.get $cs)))
+        (local.set $i (local.get $a))
         (block $d
           (loop $l
-            (br_if $d (i32.ge_u (local.get $i) (local.get $n)))
-            (local.set $res (f64.add (local.get $res)
-              (f64.load (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))))
-            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br_if $d (i32.ge_u (local.get $i) (local.get $end4)))
+            (local.set $x0 (f64x2.mul (v128.load (local.get $i)) (local.get $s)))
+            (local.set $x1 (f64x2.mul (v128.load offset=16 (local.get $i)) (local.get $s)))
+            (local.set $f0 (f64x2.floor (local.get $x0)))
+            (local.set $f1 (f64x2.floor (local.get $x1)))
+            (local.set $h0 (f64x2.add (local.get $h0) (local.get $f0)))
+            (local.set $h1 (f64x2.add (local.get $h1) (local.get $f1)))
+            (local.set $l0 (f64x2.add (local.get $l0)
+              (f64x2.floor (f64x2.mul (f64x2.sub (local.get $x0) (local.get $f0)) (local.get $c)))))
+            (local.set $l1 (f64x2.add (local.get $l1)
+              (f64x2.floor (f64x2.mul (f64x2.sub (local.get $x1) (local.get $f1)) (local.get $c)))))
+            (local.set $i (i32.add (local.get $i) (i32.const 32)))
             (br $l)))
-        (return (local.get $res))))
-    (if (i32.le_u (local.get $n) (i32.const 128))
-      (then
-        (local.set $r01 (v128.load (local.get $a)))
-        (local.set $r23 (v128.load offset=16 (local.get $a)))
-        (local.set $r45 (v128.load offset=32 (local.get $a)))
-        (local.set $r67 (v128.load offset=48 (local.get $a)))
-        (local.set $end (i32.and (local.get $n) (i32.const -8)))
-        (local.set $i (i32.const 8))
-        (block $d
-          (loop $l
-            (br_if $d (i32.ge_u (local.get $i) (local.get $end)))
-            (local.set $r01 (f64x2.add (local.get $r01)
-              (v128.load (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))))
-            (local.set $r23 (f64x2.add (local.get $r23)
-              (v128.load offset=16 (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))))
-            (local.set $r45 (f64x2.add (local.get $r45)
-              (v128.load offset=32 (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))))
-            (local.set $r67 (f64x2.add (local.get $r67)
-              (v128.load offset=48 (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))))
-            (local.set $i (i32.add (local.get $i) (i32.const 8)))
-            (br $l)))
-        ;; res = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7))
-        (local.set $res (f64.add
-          (f64.add
-            (f64.add (f64x2.extract_lane 0 (local.get $r01)) (f64x2.extract_lane 1 (local.get $r01)))
-            (f64.add (f64x2.extract_lane 0 (local.get $r23)) (f64x2.extract_lane 1 (local.get $r23))))
-          (f64.add
-            (f64.add (f64x2.extract_lane 0 (local.get $r45)) (f64x2.extract_lane 1 (local.get $r45)))
-            (f64.add (f64x2.extract_lane 0 (local.get $r67)) (f64x2.extract_lane 1 (local.get $r67))))))
-        (block $d
-          (loop $l
-            (br_if $d (i32.ge_u (local.get $i) (local.get $n)))
-            (local.set $res (f64.add (local.get $res)
-              (f64.load (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 3))))))
-            (local.set $i (i32.add (local.get $i) (i32.const 1)))
-            (br $l)))
-        (return (local.get $res))))
-    ;; n2 = floor(n / 2) - floor(n / 2) % 8
-    (local.set $end (i32.and (i32.shr_u (local.get $n) (i32.const 1)) (i32.const -8)))
-    (f64.add
-      (call $psum (local.get $a) (local.get $end))
-      (call $psum (i32.add (local.get $a) (i32.shl (local.get $end) (i32.const 3)))
-                  (i32.sub (local.get $n) (local.get $end)))))
+        (if (i32.lt_u (local.get $i) (local.get $end))
+          (then
+            (local.set $x0 (f64x2.mul (v128.load (local.get $i)) (local.get $s)))
+            (local.set $f0 (f64x2.floor (local.get $x0)))
+            (local.set $h0 (f64x2.add (local.get $h0) (local.get $f0)))
+            (local.set $l0 (f64x2.add (local.get $l0)
+              (f64x2.floor (f64x2.mul (f64x2.sub (local.get $x0) (local.get $f0)) (local.get $c)))))))
+        (local.set $h0 (f64x2.add (local.get $h0) (local.get $h1)))
+        (local.set $l0 (f64x2.add (local.get $l0) (local.get $l1)))
+        (local.set $hs (f64.add (f64x2.extract_lane 0 (local.get $h0)) (f64x2.extract_lane 1 (local.get $h0))))
+        (local.set $ls (f64.add (f64x2.extract_lane 0 (local.get $l0)) (f64x2.extract_lane 1 (local.get $l0)))))
+      (else
+        ;; 2^p above 2^1023 (mx below about 2^-970): 2^1023 * 2^(p-1023), one value at a time
+        (local.set $s2 (f64.reinterpret_i64 (i64.shl (i64.extend_i32_u (local.get $p)) (i64.const 52))))
+        (local.set $end (i32.add (local.get $a) (i32.shl (local.get $n) (i32.const 3))))
+        (local.set $i (local.get $a))
+        (loop $l
+          (local.set $r (f64.mul (f64.mul (f64.load (local.get $i)) (f64.const 0x1p1023)) (local.get $s2)))
+          (local.set $hs (f64.add (local.get $hs) (f64.floor (local.get $r))))
+          (local.set $ls (f64.add (local.get $ls)
+            (f64.floor (f64.mul (f64.sub (local.get $r) (f64.floor (local.get $r))) (local.get $cs)))))
+          (local.set $i (i32.add (local.get $i) (i32.const 8)))
+          (br_if $l (i32.lt_u (local.get $i) (local.get $end))))))
+    ;; y = H + L*2^-(53-B), one rounding
+    (local.set $r (f64.add (local.get $hs) (f64.mul (local.get $ls)
+      (f64.reinterpret_i64 (i64.shl (i64.extend_i32_u (i32.add (local.get $b) (i32.const 970))) (i64.const 52))))))
+    ;; y*2^-p, as (y*2^(1022-p))*2^-1022 (exact, then the one rounding) when p > 1022
+    (local.set $q (select (i32.const -1022) (i32.const 0) (i32.gt_s (local.get $p) (i32.const 1022))))
+    (local.set $r (f64.mul
+      (f64.mul (local.get $r)
+        (f64.reinterpret_i64 (i64.shl (i64.extend_i32_u (i32.sub (i32.sub (i32.const 1023) (local.get $p)) (local.get $q))) (i64.const 52))))
+      (f64.reinterpret_i64 (i64.shl (i64.extend_i32_u (i32.add (local.get $q) (i32.const 1023))) (i64.const 52)))))
+    (local.get $r))
 
   ;; For each of $n rows of $k float32 at $in: top -> i32 at $outTop, m -> f64 at $outM,
   ;; s -> f64 at $outS. $e is scratch for k + 4 float64; the input must be readable 64 bytes past
@@ -329,7 +378,7 @@
           (else (call $expSlow (local.get $p) (local.get $k) (local.get $e) (local.get $m))))
         (f64.store (i32.add (local.get $e) (i32.shl (local.get $top) (i32.const 3))) (f64.const 0))
         (f64.store (i32.add (local.get $outS) (i32.shl (local.get $r) (i32.const 3)))
-          (call $psum (local.get $e) (local.get $k)))
+          (call $ofsum (local.get $e) (local.get $k)))
         (f64.store (i32.add (local.get $outM) (i32.shl (local.get $r) (i32.const 3))) (local.get $m))
         (i32.store (i32.add (local.get $outTop) (i32.shl (local.get $r) (i32.const 2))) (local.get $top))
         (if (local.get $outW)
