@@ -22,7 +22,16 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bootstrap, costCurvePlot, ecuasCallback, getMetricFromId, reliabilityDiagramFromLogits, riskCoverageCurve, riskCoveragePlot } from '../src/index';
+import {
+  bootstrap,
+  costCurvePlot,
+  ecuasCallback,
+  getMetricFromId,
+  reliabilityDiagramFromLogits,
+  riskCoverageCurve,
+  riskCoveragePlot,
+  topOneConfidences,
+} from '../src/index';
 import { mulberry32 } from './random';
 
 // ---------------------------------------------------------------------------------------------
@@ -72,23 +81,6 @@ function prepare(all: Penguin[]): Split {
 // Helpers
 
 /** Top-1 softmax probability, its complement (computed stably) and correctness per row of logits [n, k]. */
-function topOne(logits: Float32Array, labels: readonly number[], k: number): { confidence: Float64Array; uncertainty: Float64Array; correct: Uint8Array } {
-  const n = labels.length;
-  const confidence = new Float64Array(n);
-  const uncertainty = new Float64Array(n);
-  const correct = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    let arg = 0;
-    for (let j = 1; j < k; j++) if (logits[i * k + j] > logits[i * k + arg]) arg = j;
-    let s = 0;
-    for (let j = 0; j < k; j++) if (j !== arg) s += Math.exp(logits[i * k + j] - logits[i * k + arg]);
-    confidence[i] = 1 / (1 + s);
-    uncertainty[i] = s / (1 + s);
-    correct[i] = arg === labels[i] ? 1 : 0;
-  }
-  return { confidence, uncertainty, correct };
-}
-
 const pad = (s: string, w: number): string => s.padStart(w);
 
 // ---------------------------------------------------------------------------------------------
@@ -129,8 +121,8 @@ async function main(): Promise<void> {
     verbose: 0,
     validationData: [xValT, yValT],
     callbacks: [
-      // the model ends in a softmax: outputs 'probabilities'
-      ecuasCallback({ model, outputs: 'probabilities', metrics: TRACKED, validationData: [xValT, yVal] }),
+      // the model ends in a softmax: its outputs are probabilities
+      ecuasCallback({ model, probabilities: true, metrics: TRACKED, validationData: [xValT, yVal] }),
       // a later callback sees the ecuas keys in the same logs
       {
         onEpochEnd: (epoch: number, logs?: Record<string, number>) => {
@@ -143,17 +135,15 @@ async function main(): Promise<void> {
   });
 
   // ---- final evaluation on the validation penguins
-  const probs = model.predict(xValT) as tf.Tensor;
-  const logits = tf.tidy(() => tf.log(probs)); // log p works as logits: softmax(log p) = p
-  const logitValues = logits.dataSync() as Float32Array;
-  const { confidence, uncertainty, correct } = topOne(logitValues, yVal, SPECIES.length);
+  const probs = model.predict(xValT) as tf.Tensor; // the model ends in a softmax
+  const { confidence, uncertainty, correct } = topOneConfidences(probs, yVal, { probabilities: true });
 
   const last = (id: string): number => (history.history[`val_${id}`] as number[])[EPOCHS - 1];
   const FINAL = ['cls_error_rate', 'cls_norm_n-ecuas_n=0', 'cls_norm_n-ecuas_n=2', 'cls_nce', 'cls_nbs', 'cls_ece', 'cls_auc', 'cls_aurc', 'cls_eaurc'];
   console.log(`\nAfter ${EPOCHS} epochs, on the ${yVal.length} validation penguins (95 % bootstrap intervals, 1000 resamples):`);
   console.log(`${'metric'.padEnd(24)} ${'name'.padEnd(42)} ${pad('value', 6)}  interval`);
   for (const id of FINAL) {
-    const ci = bootstrap(id, [logits, yVal], { resamples: 1000, seed: 1 });
+    const ci = bootstrap(id, [probs, yVal], { resamples: 1000, seed: 1, probabilities: true });
     const { fullName, higherIsBetter } = getMetricFromId(id);
     const arrow = higherIsBetter ? '↑' : '↓';
     console.log(`${id.padEnd(24)} ${`${fullName} ${arrow}`.padEnd(42)} ${ci.value.toFixed(4)}  [${ci.low.toFixed(4)}, ${ci.high.toFixed(4)}]`);
@@ -170,14 +160,14 @@ async function main(): Promise<void> {
   const errors = Float32Array.from(correct, (c) => 1 - c); // per-sample risk: 1 when wrong
   const curve = riskCoverageCurve(errors, new Float32Array(errors.length), uncertainty, { nPoints: 'all' });
   const files: Array<[string, string]> = [
-    ['reliability.svg', reliabilityDiagramFromLogits(logits, yVal, { title: 'Palmer penguins — reliability diagram' })],
+    ['reliability.svg', reliabilityDiagramFromLogits(probs, yVal, { title: 'Palmer penguins — reliability diagram', probabilities: true })],
     ['risk-coverage.svg', riskCoveragePlot(curve, { title: 'Palmer penguins — error rate of the accepted predictions', label: 'MLP confidence' })],
     ['cost-curve.svg', costCurvePlot(confidence, correct, { title: 'Palmer penguins — γ-ECUAS cost curve' })],
   ];
   for (const [name, svg] of files) writeFileSync(join(outDir, name), svg);
   console.log(`\nwrote ${files.map(([name]) => relative(process.cwd(), join(outDir, name))).join(', ')}`);
 
-  tf.dispose([xTrainT, yTrainT, xValT, yValT, probs, logits]);
+  tf.dispose([xTrainT, yTrainT, xValT, yValT, probs]);
   model.dispose();
 }
 

@@ -1,6 +1,7 @@
 import { ARG, fail } from './errors';
 import { readConfidences, readFlagsCounted, readLabels, readLogits, requireSameN } from './input';
-import { softmaxStats, type SoftmaxStats, type SoftmaxWants } from './math/softmax';
+import type { SoftmaxStats, SoftmaxWants } from './math/softmax';
+import { looksLikeProbabilities, probabilityRowProblem, topOneStats } from './math/topOne';
 
 /** Argument names of confidence metrics. */
 export const CONFIDENCE_INPUTS = Object.freeze(['confidences', 'correctness'] as const);
@@ -43,25 +44,61 @@ export interface LogitBatch {
 }
 
 /**
- * Reads (logits, labels), checks K against the K of earlier updates (`expectedK`, 0 for none),
- * and reduces the logits to the per-sample statistics asked for.
+ * How a classification input is read (SPEC §4, "Probabilities"): `true`, rows of probabilities;
+ * `false`, logits, unchecked; `undefined` (the default), logits, rejecting a batch that looks
+ * like probabilities — a softmax applied twice gives plausible but wrong numbers.
  */
-export function readLogitBatch(metric: string, args: readonly unknown[], expectedK: number, wants: SoftmaxWants = {}): LogitBatch {
+export type ProbabilitiesMode = boolean | undefined;
+
+/**
+ * Checks [n, k] rows against the `probabilities` mode: with `true`, every row must be a
+ * probability row; by default, the batch must not look like one. Throws a MetricInputError.
+ */
+export function checkProbabilities(metric: string, arg: string, values: Float32Array, n: number, k: number, probabilities: ProbabilitiesMode): void {
+  if (probabilities === true) {
+    const bad = probabilityRowProblem(values, n, k);
+    if (bad) {
+      fail(metric, arg, `with \`probabilities: true\` expected every row of ${ARG} to hold probabilities (≥ 0, summing to 1 within 1e-3), but row ${bad.row} ${bad.problem}`);
+    }
+  } else if (probabilities === undefined && looksLikeProbabilities(values, n, k)) {
+    fail(
+      metric,
+      arg,
+      `expected ${ARG} to hold logits, but every row lies in [0, 1] and sums to 1: these look like probabilities (a softmax output). ` +
+        'Pass the option `probabilities: true` to use them as probabilities, or `probabilities: false` if they really are logits',
+    );
+  }
+}
+
+/**
+ * Reads (logits, labels) — or (probabilities, labels) with `probabilities: true` — checks K
+ * against the K of earlier updates (`expectedK`, 0 for none), and reduces the rows to the
+ * per-sample statistics asked for.
+ */
+export function readLogitBatch(
+  metric: string,
+  args: readonly unknown[],
+  expectedK: number,
+  wants: SoftmaxWants = {},
+  probabilities: ProbabilitiesMode = undefined,
+): LogitBatch {
   const logits = readLogits(metric, LOGIT_INPUTS[0], args[0]);
   const labels = readLabels(metric, LOGIT_INPUTS[1], args[1], logits.k);
   requireSameN(metric, LOGIT_INPUTS, [logits.n, labels.length]);
   if (logits.n > 0 && expectedK > 0 && logits.k !== expectedK) {
     fail(metric, LOGIT_INPUTS[0], `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${logits.k}`);
   }
-  return { n: logits.n, k: logits.k, labels, stats: softmaxStats(logits.values, logits.n, logits.k, labels, wants) };
+  checkProbabilities(metric, LOGIT_INPUTS[0], logits.values, logits.n, logits.k, probabilities);
+  const stats = topOneStats(logits.values, logits.n, logits.k, labels, wants, probabilities === true);
+  return { n: logits.n, k: logits.k, labels, stats };
 }
 
 /**
  * Reads (logits, labels) as a confidence batch: the float64 top-1 confidence q = 1/(1+s) is
  * both the confidence and the ranking key (float32 would merge the many near-1 confidences).
  */
-export function readLogitsAsConfidence(metric: string, args: readonly unknown[], expectedK: number): ConfidenceBatch {
-  const { n, k, stats } = readLogitBatch(metric, args, expectedK);
+export function readLogitsAsConfidence(metric: string, args: readonly unknown[], expectedK: number, probabilities: ProbabilitiesMode = undefined): ConfidenceBatch {
+  const { n, k, stats } = readLogitBatch(metric, args, expectedK, {}, probabilities);
   const q = new Float64Array(n);
   let nCorrect = 0;
   for (let i = 0; i < n; i++) {

@@ -16,6 +16,12 @@ export interface BootstrapOptions {
   seed?: number;
   /** Called after each resample with (done, total), e.g. to draw a progress bar. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * For a `cls_*` id: the metric's `probabilities` option — `true` when the [N, K] input holds
+   * probabilities rather than logits (SPEC §4). With a factory, give the option to the metric
+   * the factory builds instead.
+   */
+  probabilities?: boolean;
 }
 
 /** What {@link bootstrap} returns. */
@@ -37,17 +43,18 @@ export interface BootstrapResult {
 /** A metric to bootstrap: an id for {@link getMetricFromId}, or a factory of fresh metric instances. */
 export type BootstrapMetric = string | (() => Metric<any, number, any>);
 
-const OPTION_NAMES = new Set(['resamples', 'level', 'seed', 'onProgress']);
+const OPTION_NAMES = new Set(['resamples', 'level', 'seed', 'onProgress', 'probabilities']);
 
 interface Resolved {
   resamples: number;
   level: number;
   seed: number;
   onProgress: ((done: number, total: number) => void) | undefined;
+  probabilities: boolean | undefined;
 }
 
 function resolve(options: unknown): Resolved {
-  if (options === undefined) return { resamples: 1000, level: 0.95, seed: 0, onProgress: undefined };
+  if (options === undefined) return { resamples: 1000, level: 0.95, seed: 0, onProgress: undefined, probabilities: undefined };
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     fail(NAME, 'options', `expected ${ARG} to be an options object, but got ${Array.isArray(options) ? 'an array' : String(options)}`);
   }
@@ -71,7 +78,11 @@ function resolve(options: unknown): Resolved {
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     fail(NAME, 'onProgress', `expected option ${ARG} to be a function, but got ${typeof onProgress}`);
   }
-  return { resamples, level, seed, onProgress: onProgress as Resolved['onProgress'] };
+  const probabilities = o.probabilities;
+  if (probabilities !== undefined && typeof probabilities !== 'boolean') {
+    fail(NAME, 'probabilities', `expected option ${ARG} to be a boolean, but got ${String(probabilities)}`);
+  }
+  return { resamples, level, seed, onProgress: onProgress as Resolved['onProgress'], probabilities };
 }
 
 /** mulberry32: a small, fast 32-bit PRNG; returns uint32 values. */
@@ -136,11 +147,19 @@ function readColumn(x: unknown, position: number): Column {
 
 type Evaluate = (inputs: unknown[]) => number;
 
-function evaluator(metric: unknown): Evaluate {
+function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluate {
   if (typeof metric === 'string') {
     const entry = getMetricFromId(metric);
     entry.obj.dispose();
-    return (inputs) => entry.function(...inputs);
+    if (probabilities === undefined) return (inputs) => entry.function(...inputs);
+    if (!metric.startsWith('cls_')) {
+      fail(NAME, 'probabilities', `option ${ARG} applies to classification (cls_*) ids, not ${JSON.stringify(metric)}`);
+    }
+    const over = { probabilities };
+    return (inputs) => entry.function(...inputs, over);
+  }
+  if (probabilities !== undefined) {
+    fail(NAME, 'probabilities', `with a metric factory, give option ${ARG} to the metric the factory builds, not to bootstrap`);
   }
   if (typeof metric === 'function') {
     return (inputs) => {
@@ -218,8 +237,8 @@ function quantile(sorted: Float64Array, p: number): number {
  * ```
  */
 export function bootstrap(metric: BootstrapMetric, inputs: readonly unknown[], options?: BootstrapOptions): BootstrapResult {
-  const { resamples, level, seed, onProgress } = resolve(options);
-  const evaluate = evaluator(metric);
+  const { resamples, level, seed, onProgress, probabilities } = resolve(options);
+  const evaluate = evaluator(metric, probabilities);
   if (!Array.isArray(inputs)) fail(NAME, 'inputs', `expected ${ARG} to be an array of the metric's inputs, but got ${inputs === null ? 'null' : typeof inputs}`);
   if (inputs.length === 0) fail(NAME, 'inputs', `expected ${ARG} to hold at least one input, but it is empty`);
   const columns = inputs.map((x, i) => readColumn(x, i));

@@ -10,7 +10,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail, MetricInputError } from './errors';
 import { readRaw, type TensorLike } from './input';
 import { getMetricFromId, type MetricEntry } from './registry';
-import { softmaxStats } from './math/softmax';
+import { checkProbabilities } from './batch';
+import { PROBABILITY_SUM_TOLERANCE, topOneStats } from './math/topOne';
 
 const NAME = 'ecuasCallback';
 
@@ -38,13 +39,20 @@ export interface EcuasCallbackOptions {
    */
   validationData: readonly [x: tf.Tensor | readonly tf.Tensor[], labels: TensorLike];
   /**
-   * What the model's output holds. `'logits'`: raw scores (no softmax in the last layer).
-   * `'probabilities'`: a softmax output; its log is used as logits (softmax(log p) = p), so small
-   * probabilities keep their precision. A single output column is read as a binary classifier's
-   * positive class (a sigmoid unit): logit `z` becomes `[0, z]`, probability `p` becomes
-   * `[1 − p, p]`. No default: the wrong choice would silently give wrong numbers.
+   * `true` when the model's output holds probabilities (it ends in a softmax, or a sigmoid for
+   * one column): rows are used as p_k = x_k/Σx directly (SPEC §4), so a zero probability of the
+   * label makes cross-entropy +Infinity. `false`: logits, unchecked. Unset (default): logits,
+   * and an output whose every row lies in [0, 1] and sums to 1 is refused with an error naming
+   * this option — a softmax taken twice gives plausible but wrong numbers. A single output
+   * column is a binary classifier's positive class: logit `z` becomes `[0, z]`, probability `p`
+   * becomes `[1 − p, p]`.
    */
-  outputs: 'logits' | 'probabilities';
+  probabilities?: boolean;
+  /**
+   * The older spelling of {@link EcuasCallbackOptions.probabilities}: `'probabilities'` is
+   * `probabilities: true`, `'logits'` is `probabilities: false`. Give one or the other (or both, agreeing).
+   */
+  outputs?: 'logits' | 'probabilities';
   /** Validation rows per `model.predict` call. Default 256. */
   batchSize?: number;
   /**
@@ -80,10 +88,7 @@ export interface EcuasCallback {
   readonly keys: readonly string[];
 }
 
-const OPTION_NAMES = new Set(['model', 'metrics', 'validationData', 'outputs', 'batchSize', 'every', 'prefix', 'onMetrics', 'tf']);
-
-/** log of the smallest positive float32 (2⁻¹⁴⁹): the logit given to a probability of exactly 0. */
-const LOG_MIN_PROB = Math.log(2 ** -149);
+const OPTION_NAMES = new Set(['model', 'metrics', 'validationData', 'probabilities', 'outputs', 'batchSize', 'every', 'prefix', 'onMetrics', 'tf']);
 
 interface Resolved {
   model: PredictingModel;
@@ -93,7 +98,8 @@ interface Resolved {
   multiInput: boolean;
   labels: Int32Array;
   n: number;
-  outputs: 'logits' | 'probabilities';
+  /** The metrics' `probabilities` mode (SPEC §4): true, false, or undefined for checked logits. */
+  probabilities: boolean | undefined;
   batchSize: number;
   every: number;
   prefix: string;
@@ -168,9 +174,22 @@ function resolve(options: unknown): Resolved {
     if (id.startsWith('scod_')) fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} needs OOD scores, which a classifier's outputs do not give: use cls_* or conf_* ids`);
     ids.push(id);
   }
+  const outputs = o.outputs;
+  if (outputs !== undefined && outputs !== 'logits' && outputs !== 'probabilities') {
+    fail(NAME, 'outputs', `expected option ${ARG} to be 'logits' or 'probabilities' (does the model end in a softmax?), but got ${JSON.stringify(outputs) ?? String(outputs)}`);
+  }
+  const given = o.probabilities;
+  if (given !== undefined && typeof given !== 'boolean') fail(NAME, 'probabilities', `expected option ${ARG} to be a boolean, but got ${String(given)}`);
+  if (given !== undefined && outputs !== undefined && given !== (outputs === 'probabilities')) {
+    fail(NAME, 'probabilities', `option ${ARG} is ${given}, but option \`outputs\` is '${outputs}': give one of them`);
+  }
+  const probabilities = given ?? (outputs === undefined ? undefined : outputs === 'probabilities');
+
+  // The callback checks (or converts) the model's output itself, then tells the classification
+  // metrics what the rows hold.
   const entries: MetricEntry[] = [];
   try {
-    for (const id of ids) entries.push(getMetricFromId(id)); // throws for unknown ids, naming the nearest
+    for (const id of ids) entries.push(id.startsWith('cls_') ? getMetricFromId(id, { probabilities: probabilities === true }) : getMetricFromId(id)); // throws for unknown ids, naming the nearest
   } catch (e) {
     for (const m of entries) m.obj.dispose();
     if (e instanceof MetricInputError) fail(NAME, 'metrics', e.message.replace(/^getMetricFromId: /, ''));
@@ -178,10 +197,6 @@ function resolve(options: unknown): Resolved {
   }
 
   try {
-    const outputs = o.outputs;
-    if (outputs !== 'logits' && outputs !== 'probabilities') {
-      fail(NAME, 'outputs', `expected option ${ARG} to be 'logits' or 'probabilities' (does the model end in a softmax?), but got ${JSON.stringify(outputs) ?? 'undefined'}`);
-    }
     const batchSize = positiveInt('batchSize', o.batchSize, 256);
     const every = positiveInt('every', o.every, 1);
     const prefix = o.prefix === undefined ? 'val_' : o.prefix;
@@ -219,7 +234,7 @@ function resolve(options: unknown): Resolved {
       multiInput,
       labels,
       n,
-      outputs: outputs as Resolved['outputs'],
+      probabilities,
       batchSize,
       every,
       prefix,
@@ -232,48 +247,48 @@ function resolve(options: unknown): Resolved {
 }
 
 /**
- * Turns a model output batch [b, K] into logits [b, K'] (K' = 2 for a single column). Returns
- * null if the output holds a non-finite value (a diverged model: the epoch logs NaN).
+ * Turns a model output batch [b, K] into the rows the metrics read: logits, or with
+ * `probabilities` probability rows; [b, 2] for a single column. Returns null if the output holds
+ * a non-finite value (a diverged model: the epoch logs NaN).
  */
-function toLogits(values: Float32Array, b: number, k: number, outputs: 'logits' | 'probabilities', row0: number): Float32Array | null {
-  if (outputs === 'logits') {
-    for (let i = 0; i < values.length; i++) if (values[i] - values[i] !== 0) return null;
-    if (k > 1) return values;
+function toRows(values: Float32Array, b: number, k: number, probabilities: boolean | undefined, row0: number): Float32Array | null {
+  for (let i = 0; i < values.length; i++) if (values[i] - values[i] !== 0) return null;
+  if (probabilities !== true) {
+    if (k > 1) {
+      checkProbabilities(NAME, 'probabilities', values, b, k, probabilities);
+      return values;
+    }
     const z = new Float32Array(2 * b);
     for (let i = 0; i < b; i++) z[2 * i + 1] = values[i];
     return z;
   }
-  const hint = "with outputs: 'probabilities' the model must end in a softmax (or, for one output column, a sigmoid); use outputs: 'logits' if it does not";
+  const hint = 'with probabilities: true the model must end in a softmax (or, for one output column, a sigmoid); leave the option unset for logits';
   for (let i = 0; i < values.length; i++) {
     const p = values[i];
-    if (p !== p) return null;
-    if (!(p >= 0 && p <= 1)) fail(NAME, 'outputs', `model output ${p} at row ${row0 + Math.floor(i / k)} is not a probability: ${hint}`);
+    if (!(p >= 0 && p <= 1)) fail(NAME, 'probabilities', `model output ${p} at row ${row0 + Math.floor(i / k)} is not a probability: ${hint}`);
   }
-  const log = (p: number): number => (p > 0 ? Math.log(p) : LOG_MIN_PROB);
   if (k === 1) {
-    const z = new Float32Array(2 * b);
+    const x = new Float32Array(2 * b);
     for (let i = 0; i < b; i++) {
-      z[2 * i] = log(1 - values[i]);
-      z[2 * i + 1] = log(values[i]);
+      x[2 * i] = 1 - values[i];
+      x[2 * i + 1] = values[i];
     }
-    return z;
+    return x;
   }
-  const z = new Float32Array(b * k);
   for (let i = 0; i < b; i++) {
     let sum = 0;
     for (let j = 0; j < k; j++) sum += values[i * k + j];
-    if (Math.abs(sum - 1) > 1e-3) fail(NAME, 'outputs', `the model's output row ${row0 + i} sums to ${sum}, not 1: ${hint}`);
-    for (let j = 0; j < k; j++) z[i * k + j] = log(values[i * k + j]);
+    if (!(Math.abs(sum - 1) <= PROBABILITY_SUM_TOLERANCE)) fail(NAME, 'probabilities', `the model's output row ${row0 + i} sums to ${sum}, not 1: ${hint}`);
   }
-  return z;
+  return values;
 }
 
 /**
  * Top-1 softmax probability and whether the first argmax is the label — the very statistics the
- * classification metrics use (same stable form, same summation order, so the same ties).
+ * classification metrics use (one function for both, so the same bits and the same ties).
  */
-function confidenceAndCorrectness(z: Float32Array, b: number, k: number, labels: Int32Array): [Float64Array, Uint8Array] {
-  const { s, correct } = softmaxStats(z, b, k, labels);
+function confidenceAndCorrectness(z: Float32Array, b: number, k: number, labels: Int32Array, probabilities: boolean): [Float64Array, Uint8Array] {
+  const { s, correct } = topOneStats(z, b, k, labels, {}, probabilities);
   const conf = new Float64Array(b);
   for (let i = 0; i < b; i++) conf[i] = 1 / (1 + s[i]);
   return [conf, correct];
@@ -293,15 +308,16 @@ function confidenceAndCorrectness(z: Float32Array, b: number, k: number, labels:
  * callback after this one).
  *
  * Per evaluated epoch it runs `model.predict` on `batchSize` rows at a time inside `tf.tidy`,
- * converts the output to logits (see {@link EcuasCallbackOptions.outputs}), feeds every metric,
+ * reads the output as logits or probabilities (see {@link EcuasCallbackOptions.probabilities}), feeds every metric,
  * computes and resets them: between epochs it holds no tensors, and it never disposes yours.
  * An output with NaN or ±Infinity (a diverged model) logs NaN for that epoch instead of
  * stopping training.
  *
  * Throws {@link MetricInputError} at construction for bad options — unknown or `scod_*` metric
- * ids (with the nearest valid id), a missing `outputs`, labels that are not integers or
+ * ids (with the nearest valid id), `probabilities` and `outputs` that disagree, labels that are not integers or
  * one-hot, x and labels of different N — and from `fit` when the model's output does not match
- * (a label ≥ the number of classes, `'probabilities'` rows that do not sum to 1).
+ * (a label ≥ the number of classes, probability rows that do not sum to 1, or — with neither
+ * option — an output that looks like probabilities).
  *
  * @example
  * ```ts
@@ -312,7 +328,7 @@ function confidenceAndCorrectness(z: Float32Array, b: number, k: number, labels:
  *   epochs: 20,
  *   callbacks: ecuasCallback({
  *     model,
- *     outputs: 'probabilities', // the last layer is a softmax
+ *     probabilities: true, // the last layer is a softmax
  *     metrics: ['cls_norm_n-ecuas_n=0', 'cls_ece', 'cls_aurc'],
  *     validationData: [xVal, yValLabels],
  *     onMetrics: (epoch, m) => console.log(epoch, m['cls_norm_n-ecuas_n=0']),
@@ -324,7 +340,7 @@ function confidenceAndCorrectness(z: Float32Array, b: number, k: number, labels:
  * await model.fit(xTrain, yTrainOneHot, {
  *   epochs: 100,
  *   callbacks: [
- *     ecuasCallback({ tf, model, outputs: 'probabilities', metrics: ['cls_norm_n-ecuas_n=0'], validationData: [xVal, yValLabels] }),
+ *     ecuasCallback({ tf, model, probabilities: true, metrics: ['cls_norm_n-ecuas_n=0'], validationData: [xVal, yValLabels] }),
  *     tf.callbacks.earlyStopping({ monitor: 'val_cls_norm_n-ecuas_n=0', patience: 5 }),
  *   ],
  * });
@@ -336,7 +352,7 @@ export function ecuasCallback<C extends object>(options: EcuasCallbackOptions & 
  *
  * @example
  * ```ts
- * await model.fit(x, y, { epochs: 10, callbacks: [ecuasCallback({ model, outputs: 'logits', metrics: ['cls_ece'], validationData: [xVal, yVal] })] });
+ * await model.fit(x, y, { epochs: 10, callbacks: [ecuasCallback({ model, metrics: ['cls_ece'], validationData: [xVal, yVal] })] });
  * ```
  */
 export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback;
@@ -365,7 +381,7 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
         const k = y.shape[1] as number;
         if (k < 1) fail(NAME, 'model', "expected the model's output to have at least one column");
         const raw = y.dataSync() as Float32Array;
-        const z = toLogits(raw, b, k, r.outputs, start);
+        const z = toRows(raw, b, k, r.probabilities, start);
         if (z === null) return false;
         const kk = Math.max(2, k);
         const labels = r.labels.subarray(start, start + b);
@@ -374,9 +390,9 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
             fail(NAME, 'validationData[1]', `label ${labels[i]} at index ${start + i} is not a class of the model, which has ${kk} (labels 0 to ${kk - 1})`);
           }
         }
-        // k > 1 logits come back unchanged: feed the model's own output tensor
+        // k > 1 rows come back unchanged: feed the model's own output tensor
         const logits = z === raw ? y : tf.tensor2d(z, [b, kk]);
-        const [conf, correct] = wantsConf ? confidenceAndCorrectness(z, b, kk, labels) : [null, null];
+        const [conf, correct] = wantsConf ? confidenceAndCorrectness(z, b, kk, labels, r.probabilities === true) : [null, null];
         for (let i = 0; i < r.ids.length; i++) {
           const obj = r.entries[i].obj;
           if (r.ids[i].startsWith('conf_')) obj.update(conf, correct);

@@ -43,6 +43,7 @@ export {
   ClassificationFPR95,
   ClassificationGammaECUAS,
   ClassificationLogLog,
+  type ClassificationECEOptions,
   type ClassificationECUASOptions,
   type ClassificationGammaECUASOptions,
   type ClassificationLogLogOptions,
@@ -63,6 +64,8 @@ export {
   type RiskFn,
   type SCODOptions,
 } from './metrics/selective';
+export type { ProbabilitiesOptions } from './metrics/base';
+export { topOneConfidences, type TopOneConfidences } from './topOneConfidences';
 export { getMetricFromId, METRIC_IDS, type MetricEntry } from './registry';
 export * from './plots/index';
 export { bootstrap, type BootstrapMetric, type BootstrapOptions, type BootstrapResult } from './bootstrap';

@@ -1,3 +1,4 @@
+import { engine } from '@tensorflow/tfjs-core';
 import { ARG, fail } from './errors';
 import type { TensorLike } from './input';
 import { resolveOptions, type OptionSchema } from './options';
@@ -74,6 +75,16 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * A batch of N = 0 changes nothing. Returns `this` so calls can be chained.
    */
   update(...args: A): this {
+    // State lives in tfjs tensors: without a backend, tfjs would fail deep inside with "No
+    // backend found in registry". Say which import is missing instead.
+    if (engine().backendNames().length === 0) {
+      fail(
+        this.metricName,
+        'backend',
+        'no TensorFlow.js backend is registered: import one before using metrics, e.g. `import \'@tensorflow/tfjs\'` ' +
+          '(or `@tensorflow/tfjs-backend-cpu`, `@tensorflow/tfjs-backend-wasm`, `@tensorflow/tfjs-node`)',
+      );
+    }
     this.ingest(args);
     return this;
   }

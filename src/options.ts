@@ -77,3 +77,9 @@ export const unitOption = (dflt: number): OptionSpec<number> => ({
   default: dflt,
   check: (v) => (isNum(v) && v >= 0 && v <= 1 ? null : 'a number in [0, 1]'),
 });
+
+/** `probabilities` of classification inputs: a boolean, unset by default (SPEC §4). */
+export const probabilitiesOption: OptionSpec<boolean | undefined> = {
+  default: undefined,
+  check: (v) => (typeof v === 'boolean' ? null : 'a boolean'),
+};

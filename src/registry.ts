@@ -166,17 +166,23 @@ function formatNumber(v: number): string {
  * Grammar: `<base>` or `<base>_<param>=<value>` where `<base>` is one of {@link METRIC_IDS} and
  * `<param>` is `n` (ECUAS_n, a decimal ≥ 0), `gamma` (γ-ECUAS, a decimal in [0, 1]), `nbins`
  * (ECE, an integer ≥ 1) or `cost` (SCOD, a decimal in [0, 1]). Anything else throws a
- * {@link MetricInputError} naming the id and the nearest valid one.
+ * {@link MetricInputError} naming the id and the nearest valid one. `extra` options (e.g.
+ * `{ probabilities: true }` for a `cls_*` id) are merged over the id's own, and checked by the class.
  *
  * @example
  * ```ts
  * const m = getMetricFromId('cls_ece_nbins=5');
  * m.fullName;                                            // "Classification ECE (nbins=5)"
  * m.function([[2, 0.5, 0.1], [0.2, 1.5, 0.3]], [0, 1]);  // a number
+ * // options beyond the id's own, e.g. softmax outputs instead of logits:
+ * getMetricFromId('cls_ece', { probabilities: true }).function([[0.7, 0.2, 0.1]], [0]);
  * ```
  */
-export function getMetricFromId(id: string): MetricEntry {
+export function getMetricFromId(id: string, extra?: Record<string, unknown>): MetricEntry {
   if (typeof id !== 'string') fail('getMetricFromId', 'id', `expected ${ARG} to be a string, but got ${typeof id}`);
+  if (extra !== undefined && (typeof extra !== 'object' || extra === null || Array.isArray(extra))) {
+    fail('getMetricFromId', 'options', `expected ${ARG} to be an options object, but got ${Array.isArray(extra) ? 'an array' : String(extra)}`);
+  }
   const bad = (why: string): never => fail('getMetricFromId', 'id', `unknown metric id ${JSON.stringify(id)}: ${why} (did you mean "${nearestId(id)}"?)`);
   let base = id;
   let paramName: string | undefined;
@@ -206,7 +212,7 @@ export function getMetricFromId(id: string): MetricEntry {
     suffix = `${entry.param.name}=${formatNumber(entry.param.default)}`;
   }
   const Cls = entry.cls;
-  const frozen = Object.freeze({ ...options });
+  const frozen = Object.freeze({ ...options, ...(extra ?? {}) });
   return {
     function: Cls.createShortcutFunction(frozen) as (...inputs: unknown[]) => number,
     obj: new Cls(frozen),

@@ -193,7 +193,9 @@ describe('ecuasCallback', () => {
     expect(() => ecuasCallback({ ...base, metrics: ['scod_aurc'] })).toThrow(/OOD scores/);
     expect(() => ecuasCallback({ ...base, metrics: ['cls_ece', 'cls_ece'] })).toThrow(/twice/);
     expect(() => ecuasCallback({ ...base, metrics: [] })).toThrow(/non-empty/);
-    expect(() => ecuasCallback({ ...base, outputs: undefined as never, metrics: ['cls_ece'] })).toThrow(/'logits' or 'probabilities'/);
+    expect(() => ecuasCallback({ ...base, outputs: 'softmax' as never, metrics: ['cls_ece'] })).toThrow(/'logits' or 'probabilities'/);
+    expect(() => ecuasCallback({ ...base, probabilities: true, metrics: ['cls_ece'] })).toThrow(/option `probabilities` is true, but option `outputs` is 'logits'/);
+    expect(() => ecuasCallback({ ...base, probabilities: 1 as never, metrics: ['cls_ece'] })).toThrow(/`probabilities` to be a boolean/);
     expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], every: 0 })).toThrow(/every/);
     expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], validationData: [xVal, val.y.slice(1)] })).toThrow(/same N/);
     expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], validationData: [xVal, [[0.5, 0.5]]] })).toThrow(/one-hot/);
@@ -218,6 +220,31 @@ describe('ecuasCallback', () => {
     const ok = ecuasCallback({ model, outputs: 'logits', metrics: ['cls_ece'], validationData: [xVal, val.y] });
     await model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: ok });
     expect(tf.memory().numTensors).toBe(start);
+    tf.dispose([xTrain, yTrain, xVal]);
+    model.dispose();
+  });
+
+  it('a softmax model: refused without the option, and with probabilities: true the same values as its logits', async () => {
+    const model = makeModel('softmax');
+    const xTrain = tf.tensor2d(train.x);
+    const yTrain = oneHot(train.y);
+    const xVal = tf.tensor2d(val.x);
+    await model.fit(xTrain, yTrain, { epochs: 2, verbose: 0 });
+    const start = tf.memory().numTensors;
+    const unset = ecuasCallback({ model, metrics: ['cls_ece'], validationData: [xVal, val.y] });
+    await expect(model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: unset })).rejects.toThrow(/look like probabilities.*`probabilities: true`/);
+    expect(tf.memory().numTensors).toBe(start);
+    let got: Record<string, number> = {};
+    const cb = ecuasCallback({ model, probabilities: true, metrics: IDS, validationData: [xVal, val.y], onMetrics: (_, m) => void (got = { ...m }) });
+    // the model does not change between onEpochEnd and the check: evaluate with learning rate 0
+    const frozen = model.optimizer;
+    model.compile({ optimizer: tf.train.sgd(0), loss: 'categoricalCrossentropy' });
+    await model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: cb });
+    for (const id of IDS) {
+      const want = direct(model, xVal, val.y, id, 'probabilities'); // on the logits log p
+      expect(Math.abs(got[id] - want), `${id}: ${got[id]} vs ${want}`).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(want)));
+    }
+    frozen.dispose();
     tf.dispose([xTrain, yTrain, xVal]);
     model.dispose();
   });

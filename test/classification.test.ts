@@ -113,7 +113,7 @@ describe('classification metrics on the seed example', () => {
 describe('a system that knows only the priors scores 1 under every normalized metric', () => {
   // uniform logits with balanced labels: the prediction is the prior, the first class on ties
   const K = 4;
-  const z = Array.from({ length: 12 }, () => new Array(K).fill(0.25));
+  const z = Array.from({ length: 12 }, () => new Array(K).fill(0)); // (0.25s would look like probabilities)
   const labels = Array.from({ length: 12 }, (_, i) => i % K);
   it.each([
     ['ClassificationErrorRate', () => new ClassificationErrorRate()],

@@ -12,8 +12,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../src/bootstrap';
 import { JsonStreamParser, type JsonHandler } from '../src/cli/json';
 import { main, type MainOptions } from '../src/cli/main';
+import { plotSamples, riskCoverage, type PlotData } from '../src/cli/plots';
 import { readInputFile, type Batch } from '../src/cli/readers';
 import { getMetricFromId, METRIC_IDS } from '../src/index';
+import { formatNumber } from '../src/plots/svg';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixture = (name: string): string => join(root, 'test', 'fixtures', name);
@@ -61,6 +63,8 @@ const confRows = csvRows('confidences.csv');
 const CONF = { c: confRows.map((r) => Number(r[0])), y: confRows.map((r) => Number(r[1])) };
 const clsRows = csvRows('logits.csv');
 const CLS = { z: clsRows.map((r) => r.slice(1).map(Number)), labels: clsRows.map((r) => Number(r[0])) };
+const probRows = csvRows('probabilities.csv');
+const PROB = { p: probRows.map((r) => r.slice(1).map(Number)), labels: probRows.map((r) => Number(r[0])) };
 
 const CONF_IDS = METRIC_IDS.filter((id) => id.startsWith('conf_'));
 const CLS_IDS = METRIC_IDS.filter((id) => id.startsWith('cls_'));
@@ -122,6 +126,7 @@ describe('ecuas report: values', () => {
     const before = tf.memory().numTensors;
     await run(['report', fixture('logits.csv'), '--ci', '0.9', '--resamples', '20']);
     await run(['report', fixture('confidences.json'), '--ci', '0.9', '--resamples', '20']);
+    await run(['report', fixture('probabilities.json'), '--ci', '0.9', '--resamples', '20', '--plots', join(tmp, 'leak-plots')]);
     await run(['report', tmpFile('bad.csv', 'label,logit_0,logit_1\n0,1,2\n0,1\n')]);
     expect(tf.memory().numTensors).toBe(before);
   });
@@ -228,11 +233,152 @@ describe('ecuas report --plots', () => {
     });
   }
 
+  // [file, flags, metric prefix, plot data of the file]
+  const agreement: Array<[string, string[], 'cls' | 'conf', () => PlotData]> = [
+    ['logits.csv', [], 'cls', () => ({ kind: 'classification', n: 30, k: 3, values: Float32Array.from(CLS.z.flat()), labels: Int32Array.from(CLS.labels), probabilities: false })],
+    ['probabilities.json', [], 'cls', () => ({ kind: 'classification', n: 30, k: 3, values: Float32Array.from(PROB.p.flat()), labels: Int32Array.from(PROB.labels), probabilities: true })],
+    ['confidences.csv', [], 'conf', () => ({ kind: 'confidence', confidences: Float32Array.from(CONF.c), correctness: Uint8Array.from(CONF.y) })],
+  ];
+  for (const [name, flags, prefix, data] of agreement) {
+    it(`${name}: the plots show the table's AURC, E-AURC and ECE`, async () => {
+      const dir = join(tmp, `agree-${name}`);
+      const r = await run(['report', fixture(name), ...flags, '--plots', dir, '--format', 'json', '--metrics', `${prefix}_aurc,${prefix}_eaurc,${prefix}_ece`]);
+      expect(r.code, r.stderr).toBe(0);
+      const table = JSON.parse(r.stdout) as Record<string, number>;
+      const rc = readFileSync(join(dir, 'risk-coverage.svg'), 'utf8');
+      expect(rc).toContain(`Confidence  (AURC ${formatNumber(table[`${prefix}_aurc`])}, E-AURC ${formatNumber(table[`${prefix}_eaurc`])})`);
+      expect(readFileSync(join(dir, 'reliability.svg'), 'utf8')).toContain(`ECE = ${formatNumber(table[`${prefix}_ece`])} `);
+      // the numbers behind the legend, to the bit
+      const curve = riskCoverage(plotSamples(data()));
+      expect(curve.aurc).toBe(table[`${prefix}_aurc`]);
+      expect(curve.eaurc).toBe(table[`${prefix}_eaurc`]);
+      expect(curve.coverage.length).toBe(name.startsWith('conf') ? 24 : 30); // one point per sample
+    });
+  }
+
+  it('the plots read the top-1 confidence as the metrics do', () => {
+    const data: PlotData = { kind: 'classification', n: 30, k: 3, values: Float32Array.from(CLS.z.flat()), labels: Int32Array.from(CLS.labels), probabilities: false };
+    const { confidence, correct } = plotSamples(data);
+    // the error rate, and the AUC of the same confidences (no float32 ties here), agree
+    expect((30 - correct.reduce((a, b) => a + b, 0)) / 30).toBe(oneShot('cls_error_rate', [CLS.z, CLS.labels]));
+    expect(oneShot('conf_auc', [Float32Array.from(confidence), correct])).toBe(oneShot('cls_auc', [CLS.z, CLS.labels]));
+  });
+
   it('fails clearly when the directory cannot be made', async () => {
     const file = tmpFile('blocker', 'x');
     const r = await run(['report', fixture('confidences.csv'), '--plots', join(file, 'sub')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^ecuas: --plots: cannot create the directory .*blocker\/sub/);
+  });
+});
+
+describe('ecuas report: probabilities', () => {
+  const oneShotP = (id: string): number => getMetricFromId(id, { probabilities: true }).function(PROB.p, PROB.labels);
+  const asCsv = (header: string, rows: number[][], labels: number[]): string =>
+    `label,${rows[0].map((_, j) => `${header}${j}`).join(',')}\n${rows.map((r, i) => `${labels[i]},${r.join(',')}`).join('\n')}\n`;
+  // the same probabilities under logit_* columns / the "logits" key
+  const disguisedCsv = (): string => tmpFile('disguised.csv', readFileSync(fixture('probabilities.csv'), 'utf8').replace(/prob_/g, 'logit_'));
+  const disguisedJson = (): string => tmpFile('disguised.json', readFileSync(fixture('probabilities.json'), 'utf8').replace('"probabilities"', '"logits"'));
+
+  for (const name of ['probabilities.csv', 'probabilities.json']) {
+    it(`${name} is read as probabilities: the library's values with { probabilities: true }`, async () => {
+      const out = await runJson(['report', fixture(name)]);
+      expect(Object.keys(out)).toEqual(CLS_IDS);
+      for (const id of CLS_IDS) expect(out[id], id).toBe(jsonValue(oneShotP(id)));
+      const table = await run(['report', fixture(name), '--metrics', 'cls_auc']);
+      expect(table.stdout.split('\n')[0]).toBe(`${name}: 30 samples, 3 classes (probabilities, labels)`);
+    });
+
+    it(`${name} gives the values of the logits log p`, async () => {
+      const logP = PROB.p.map((row) => row.map((x) => Math.log(Math.fround(x))));
+      const logits = tmpFile('log-p.csv', asCsv('logit_', logP, PROB.labels));
+      const fromP = await runJson(['report', fixture(name)]);
+      const fromLogits = await runJson(['report', logits]);
+      for (const id of CLS_IDS) {
+        const [a, b] = [fromP[id] as number | null, fromLogits[id] as number | null];
+        if (a === null || b === null) expect(a, id).toBe(b);
+        else expect(Math.abs(a - b), id).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(b)));
+      }
+    });
+  }
+
+  it('--probabilities reads logit_* columns and the "logits" key as probabilities', async () => {
+    const expected = await runJson(['report', fixture('probabilities.csv')]);
+    for (const file of [disguisedCsv(), disguisedJson()]) {
+      expect(await runJson(['report', file, '--probabilities']), file).toEqual(expected);
+      expect(await runJson(['report', '--probabilities', file])).toEqual(expected);
+    }
+    const table = await run(['report', disguisedCsv(), '--probabilities', '--metrics', 'cls_auc']);
+    expect(table.stdout).toMatch(/^disguised\.csv: 30 samples, 3 classes \(probabilities, labels\)$/m);
+    // on a file that says probabilities itself the flag changes nothing
+    expect(await runJson(['report', fixture('probabilities.json'), '--probabilities'])).toEqual(expected);
+  });
+
+  it('a logits file holding probabilities exits 1 with one line that names --probabilities', async () => {
+    for (const [file, where] of [
+      [disguisedCsv(), 'lines 2–31'],
+      [disguisedJson(), 'key "logits" entries 0–29'],
+    ]) {
+      const r = await run(['report', file]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.split('\n')).toHaveLength(2);
+      expect(r.stderr).toMatch(new RegExp(`^ecuas: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${where}: expected logits, but .*look like probabilities.*Pass --probabilities`));
+    }
+  });
+
+  it('--probabilities with a confidence file is a usage error', async () => {
+    for (const name of ['confidences.csv', 'confidences.json']) {
+      const r = await run(['report', fixture(name), '--probabilities']);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(new RegExp(`^ecuas: --probabilities applies to files of logits and labels, but .*${name.replace('.', '\\.')} holds confidences and correctness`));
+    }
+  });
+
+  it('--ci bootstraps the probabilities as probabilities', async () => {
+    const ids = ['cls_auc', 'cls_nbs', 'cls_cross_entropy'];
+    const out = (await runJson(['report', disguisedJson(), '--probabilities', '--metrics', ids.join(','), '--ci', '0.9', '--resamples', '100', '--seed', '3'])) as Record<
+      string,
+      { value: number; low: number; high: number }
+    >;
+    for (const id of ids) {
+      const b = bootstrap(id, [PROB.p, PROB.labels], { resamples: 100, level: 0.9, seed: 3, probabilities: true });
+      expect(out[id]).toEqual({ value: oneShotP(id), low: b.low, high: b.high });
+    }
+  });
+
+  it('rows that are not probabilities name their line or entry', async () => {
+    const cases: Array<[string, string, string[], RegExp]> = [
+      ['sum.csv', 'label,prob_0,prob_1\n0,0.5,0.5\n1,0.5,0.6\n', [], /sum\.csv: line 3: expected probabilities summing to 1 \(within 0\.001\), but the row sums to 1\.1\d*$/],
+      ['neg.csv', 'label,prob_0,prob_1\n0,-0.5,1.5\n', [], /line 2, column "prob_0": expected a probability ≥ 0, got -0\.5$/],
+      ['nan.csv', 'label,prob_0,prob_1\n0,nan,1\n', [], /line 2, column "prob_0": expected a finite probability, got NaN$/],
+      ['forced.csv', 'label,logit_0,logit_1\n0,2.5,-1\n', ['--probabilities'], /line 2, column "logit_1": expected a probability ≥ 0 \(with --probabilities\), got -1$/],
+      ['forced-sum.csv', 'label,logit_0,logit_1\n0,2.5,1\n', ['--probabilities'], /line 2: expected probabilities summing to 1 \(within 0\.001\) \(with --probabilities\), but the row sums to 3\.5$/],
+      ['mixed-header.csv', 'label,prob_0,logit_1\n0,0.5,0.5\n', [], /line 1: .*column 3 is "logit_1" where "prob_1" belongs$/],
+      ['odd-header.csv', 'label,p0,p1\n0,0.5,0.5\n', [], /line 1: .*column 2 is "p0" where "logit_0" or "prob_0" belongs$/],
+      ['one.csv', 'label,prob_0\n0,1\n', [], /line 1: .*only one probability column \(K = 1\)$/],
+      ['sum.json', '{"labels": [0, 1], "probabilities": [[0.5, 0.5], [0.2, 0.2]]}', [], /key "probabilities"\[1\]: expected probabilities summing to 1 \(within 0\.001\), but the row sums to 0\.4\d* \(line 1\)$/],
+      ['neg.json', '{"probabilities": [[1.5, -0.5]], "labels": [0]}', [], /key "probabilities"\[0\]\[1\]: expected a probability ≥ 0, got -0\.5/],
+      ['both.json', '{"labels": [0], "logits": [[1, 2]], "probabilities": [[0.5, 0.5]]}', [], /key "probabilities" cannot be combined with "logits": give the rows once/],
+      ['labels-only.json', '{"labels": [0, 1]}', [], /missing key "logits" or "probabilities" \(the file has "labels"\)$/],
+      ['ragged.json', '{"labels": [0, 1], "probabilities": [[0.5, 0.5], [1]]}', [], /key "probabilities"\[1\]: expected 2 probabilities like row 0, got 1 \(ragged rows\)/],
+      ['label.json', '{"labels": [2], "probabilities": [[0.5, 0.5]]}', [], /key "labels"\[0\]: expected a label in \[0, 1\] \(the probabilities have K = 2 classes\), got 2$/],
+    ];
+    for (const [name, content, flags, message] of cases) {
+      const file = tmpFile(name, content);
+      const r = await run(['report', file, ...flags]);
+      expect(r.code, name).toBe(1);
+      expect(r.stderr.split('\n'), name).toHaveLength(2);
+      expect(r.stderr.startsWith(`ecuas: ${file}: `), r.stderr).toBe(true);
+      expect(r.stderr.trimEnd(), name).toMatch(message);
+    }
+  });
+
+  it('a zero probability is allowed: log 0 makes the cross-entropy of a wrong certain answer infinite', async () => {
+    const file = tmpFile('zero.csv', 'label,prob_0,prob_1\n0,1,0\n1,1,0\n0,0.25,0.75\n');
+    const out = await runJson(['report', file, '--metrics', 'cls_error_rate,cls_cross_entropy']);
+    expect(out).toEqual({ cls_error_rate: 2 / 3, cls_cross_entropy: null });
   });
 });
 
@@ -243,7 +389,7 @@ describe('ecuas report: malformed input', () => {
     ['ragged-logits.csv', 'label,logit_0,logit_1\n0,1,2\n1,1,2,3\n', /line 3: expected 3 comma-separated cells \(label,logit_0,logit_1\), got 4$/],
     ['text.csv', 'confidence,correct\n0.5,1\nabc,0\n', /text\.csv: line 3, column "confidence": expected a number, got "abc"$/],
     ['empty-cell.csv', 'label,logit_0,logit_1\n0,,2\n', /line 2, column "logit_0": empty cell, expected a number$/],
-    ['header.csv', 'conf,correct\n0.5,1\n', /header\.csv: line 1: expected the header "confidence,correct" or "label,logit_0,…,logit_\{K-1\}" with K ≥ 2, got "conf,correct"$/],
+    ['header.csv', 'conf,correct\n0.5,1\n', /header\.csv: line 1: expected the header "confidence,correct", "label,logit_0,…,logit_\{K-1\}" or "label,prob_0,…,prob_\{K-1\}" with K ≥ 2, got "conf,correct"$/],
     ['header-order.csv', 'label,logit_0,logit_2\n0,1,2\n', /line 1: .*column 3 is "logit_2" where "logit_1" belongs$/],
     ['one-class.csv', 'label,logit_0\n0,1\n', /line 1: .*only one logit column \(K = 1\)$/],
     ['range.csv', 'confidence,correct\n0.2,0\n1.5,1\n', /line 3, column "confidence": expected a confidence in \[0, 1\], got 1\.5$/],
@@ -259,7 +405,7 @@ describe('ecuas report: malformed input', () => {
     ['truncated.json', '{"logits": [[1, 2], [3, 4]], "labels": [0, 1]', /invalid JSON at line 1: unexpected end of file/],
     ['missing.json', '{"logits": [[1, 2], [3, 4]]}', /missing\.json: missing key "labels" \(the file has "logits"\)$/],
     ['missing2.json', '{"correctness": [1, 0]}', /missing key "confidences" \(the file has "correctness"\)$/],
-    ['nokeys.json', '{"predictions": [1]}', /missing keys: expected "logits" and "labels", or "confidences" and "correctness"; found "predictions"$/],
+    ['nokeys.json', '{"predictions": [1]}', /missing keys: expected "logits" \(or "probabilities"\) and "labels", or "confidences" and "correctness"; found "predictions"$/],
     ['array.json', '[[1, 2]]', /array\.json: expected a JSON object with the keys .*, got an array \(line 1\)$/],
     ['mixed.json', '{"logits": [[1, 2]], "labels": [0], "confidences": [0.5]}', /key "confidences" cannot be combined with "logits"\/"labels"/],
     ['twice.json', '{"labels": [0], "labels": [1], "logits": [[1, 2]]}', /key "labels" appears twice/],
@@ -329,8 +475,9 @@ describe('ecuas: command line', () => {
     [['report', 'a.csv', '--metrics', ','], /^ecuas: --metrics needs at least one metric id/],
     [['report', 'a.csv', '--metrics', 'scod_aurc'], /^ecuas: --metrics: "scod_aurc" needs OOD scores/],
     [['report', fixture('logits.csv'), '--metrics', 'cls_auc,conf_auc'], /^ecuas: --metrics: "conf_auc" needs confidences and correctness, but .*logits\.csv holds logits and labels: use cls_\* ids/],
-    [['report', fixture('confidences.json'), '--metrics', 'cls_auc'], /^ecuas: --metrics: "cls_auc" needs logits and labels, but .*confidences\.json holds confidences and correctness/],
+    [['report', fixture('confidences.json'), '--metrics', 'cls_auc'], /^ecuas: --metrics: "cls_auc" needs logits \(or probabilities\) and labels, but .*confidences\.json holds confidences and correctness/],
     [['report', '-'], /^ecuas: reading from stdin is not supported/],
+    [['report', 'a.csv', '--probabilities=yes'], /^ecuas: option --probabilities takes no value, got "yes"/],
   ];
   for (const [argv, message] of usageCases) {
     it(`exit 2: ecuas ${argv.join(' ')}`, async () => {
@@ -350,7 +497,9 @@ describe('ecuas: command line', () => {
       const r = await run(argv);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^Usage: ecuas report FILE \[options\]/);
-      for (const flag of ['--metrics', '--format', '--ci', '--resamples', '--seed', '--plots']) expect(r.stdout).toContain(flag);
+      for (const flag of ['--metrics', '--format', '--ci', '--resamples', '--seed', '--plots', '--probabilities']) expect(r.stdout).toContain(flag);
+      expect(r.stdout).toContain('"label,prob_0,…,prob_{K-1}"');
+      expect(r.stdout).toContain('{"probabilities": [[');
       expect(r.stdout).toMatch(/holds all samples in memory/);
       expect(r.stdout).toMatch(/null in json/);
       for (const id of [...CONF_IDS, ...CLS_IDS]) expect(r.stdout).toContain(id);

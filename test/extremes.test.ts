@@ -449,7 +449,7 @@ describe('denormal and huge float32 values', () => {
 
   it('values beyond float32 round to ±Infinity and are rejected; those that round into range are accepted', () => {
     const m = new ecuas.ClassificationCrossEntropy({ normalize: false });
-    m.update([[1, 0]], [0]);
+    m.update([[2, 0]], [0]); // ([1, 0] would look like probabilities)
     const before = m.compute();
     expect(() => m.update([[1e39, 0]], [0])).toThrow(MetricInputError);
     expect(() => m.update([[0, -1e39]], [0])).toThrow(MetricInputError);

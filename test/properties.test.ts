@@ -39,9 +39,14 @@ const confArgs: fc.Arbitrary<Args> = fc
 
 /** Logits: float32 reals or small integers (ties for the argmax and for the top-1 confidence). */
 const logitValue = fc.oneof(fc.float({ min: -8, max: 8, noNaN: true }), fc.integer({ min: -2, max: 2 }));
+/** A row like [0, 1, 0] would look like probabilities and be refused by default (SPEC §4): no batch may hold only such rows. */
+const probabilityLike = (row: number[]): boolean => row.every((v) => v >= 0 && v <= 1) && Math.abs(row.reduce((a, b) => a + b, 0) - 1) <= 1e-6 * row.length;
 const clsArgs: fc.Arbitrary<Args> = fc.integer({ min: 2, max: 6 }).chain((k) =>
   fc
-    .array(fc.tuple(fc.array(logitValue, { minLength: k, maxLength: k }), fc.integer({ min: 0, max: k - 1 })), { minLength: 1, maxLength: 40 })
+    .array(fc.tuple(fc.array(logitValue, { minLength: k, maxLength: k }).filter((row) => !probabilityLike(row)), fc.integer({ min: 0, max: k - 1 })), {
+      minLength: 1,
+      maxLength: 40,
+    })
     .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[1])]),
 );
 

@@ -17,6 +17,8 @@ export interface ReportRow {
 export interface ReportMeta {
   readonly file: string;
   readonly kind: 'confidence' | 'classification';
+  /** Classification: the rows were probabilities, not logits. */
+  readonly probabilities?: boolean;
   readonly n: number;
   readonly k: number;
   readonly ci?: { readonly level: number; readonly resamples: number; readonly seed: number };
@@ -54,7 +56,7 @@ function interval(row: ReportRow): string {
 
 function describeData(meta: ReportMeta): string {
   return meta.kind === 'classification'
-    ? `${meta.n} samples, ${meta.k} classes (logits, labels)`
+    ? `${meta.n} samples, ${meta.k} classes (${meta.probabilities ? 'probabilities' : 'logits'}, labels)`
     : `${meta.n} samples (confidences, correctness)`;
 }
 

@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrap } from '../bootstrap';
 import { MetricInputError } from '../errors';
+import { looksLikeProbabilities } from '../math/topOne';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
 import { BackendError, ensureBackend } from './backend';
 import { FORMATS, formatReport, type Format, type ReportRow } from './format';
@@ -87,27 +88,37 @@ Computes metrics of the samples in FILE and prints them (stdout).
 FILE is CSV or JSON, told apart by the extension (.csv, .json), else by its first character:
   CSV    header "confidence,correct", then one row per sample, e.g. 0.93,1
          header "label,logit_0,…,logit_{K-1}" (K ≥ 2), then e.g. 2,0.1,-1.3,2.4
+         header "label,prob_0,…,prob_{K-1}" (K ≥ 2), then e.g. 2,0.1,0.2,0.7
          correct is 0/1 or true/false; a confidence may be NaN (read as 0.5)
   JSON   {"confidences": [0.93, …], "correctness": [1, …]}  (true/false also allowed)
          {"logits": [[0.1, -1.3, 2.4], …], "labels": [2, …]}
+         {"probabilities": [[0.1, 0.2, 0.7], …], "labels": [2, …]}
          other keys are ignored; NaN is accepted, as Python's json.dump writes it
+Probabilities (prob_* columns, the "probabilities" key, or --probabilities) must be
+finite, ≥ 0 and sum to 1 within 0.001 in every row; the cls_* metrics use them as they are
+instead of a softmax. Logits whose every row lies in [0, 1] and sums to 1 are refused as
+probabilities in disguise: name them as probabilities or pass --probabilities.
 Both are read as streams and fed to the metrics in batches of 10,000 rows, so files larger
-than memory work; a JSON file is read twice when its "labels" (or "correctness") come after
-its "logits" (or "confidences"). Ranking metrics (AUC, AURC, AUGRC, FPR95, …) still keep a few
-bytes per sample.
+than memory work; a JSON file is read twice when its "labels" (or "correctness") come
+after its rows. Ranking metrics (AUC, AURC, AUGRC, FPR95, …) still keep a few bytes per
+sample.
 
 Options:
   --metrics ID,ID,…   metrics to compute (ids below; parameterized forms such as
                       cls_norm_n-ecuas_n=2, conf_ece_nbins=15, conf_gamma-ecuas_gamma=0.3).
-                      Default: every cls_* id for logits, every conf_* id for confidences.
+                      Default: every cls_* id for logits or probabilities, every conf_* id
+                      for confidences.
+  --probabilities     the logit_* columns (or "logits" key) of FILE hold probabilities:
+                      read them as prob_* columns (or a "probabilities" key). Only for
+                      classification files; --ci and --plots use the probabilities too.
   --format FORMAT     table (default), json, csv or markdown.
                       json: {"<id>": value}, with --ci {"<id>": {"value", "low", "high"}};
                       NaN (an undefined value, e.g. AUC with one class) is null in json,
                       NaN in csv and in the tables.
   --ci LEVEL          add percentile bootstrap confidence intervals at this level, e.g. 0.95.
                       This holds all samples in memory (5 bytes per sample for confidences,
-                      4·K + 4 for logits, plus a working copy while resampling) and
-                      evaluates every metric --resamples times.
+                      4·K + 4 for logits or probabilities, plus a working copy while
+                      resampling) and evaluates every metric --resamples times.
   --resamples N       bootstrap resamples, an integer ≥ 1 (default 1000)
   --seed S            bootstrap seed, an integer (default 0): the same seed gives the same
                       intervals, and every metric sees the same resamples
@@ -117,7 +128,7 @@ Options:
 
 Metric ids for confidences (conf_*):
 ${wrapList(conf, '  ')}
-Metric ids for logits (cls_*):
+Metric ids for logits or probabilities (cls_*):
 ${wrapList(cls, '  ')}
 (The scod_* ids need OOD scores and are not available here.)
 
@@ -152,6 +163,8 @@ export function version(): string {
 interface ReportArgs {
   file: string;
   metrics?: string[];
+  /** `--probabilities`: a classification file's logits hold probabilities. */
+  probabilities: boolean;
   format: Format;
   plots?: string;
   ci?: number;
@@ -162,6 +175,7 @@ interface ReportArgs {
 type Command = { kind: 'help'; text: string } | { kind: 'version' } | { kind: 'report'; args: ReportArgs };
 
 const VALUE_OPTIONS = new Set(['--metrics', '--format', '--plots', '--ci', '--resamples', '--seed']);
+const FLAG_OPTIONS = new Set(['--probabilities']);
 const SEE = '(see `ecuas report --help`)';
 
 function parseArgs(argv: readonly string[]): Command {
@@ -174,6 +188,7 @@ function parseArgs(argv: readonly string[]): Command {
     usage(`unknown command "${cmd}": the command is \`ecuas report FILE\` (try \`ecuas --help\`)`);
   }
   const values = new Map<string, string>();
+  const flags = new Set<string>();
   const files: string[] = [];
   let onlyFiles = false;
   for (let i = 0; i < rest.length; i++) {
@@ -189,6 +204,11 @@ function parseArgs(argv: readonly string[]): Command {
     if (a === '-h' || a === '--help') return { kind: 'help', text: reportHelp() };
     const eq = a.indexOf('=');
     const name = eq > 0 ? a.slice(0, eq) : a;
+    if (FLAG_OPTIONS.has(name)) {
+      if (eq > 0) usage(`option ${name} takes no value, got "${a.slice(eq + 1)}" ${SEE}`);
+      flags.add(name);
+      continue;
+    }
     if (!VALUE_OPTIONS.has(name)) usage(`unknown option ${name} ${SEE}`);
     let value: string;
     if (eq > 0) value = a.slice(eq + 1);
@@ -238,7 +258,8 @@ function parseArgs(argv: readonly string[]): Command {
   }
   const plots = values.get('--plots');
   if (plots !== undefined && plots.trim() === '') usage('--plots needs a directory');
-  return { kind: 'report', args: { file: files[0], metrics, format: format as Format, plots, ci, resamples, seed } };
+  const probabilities = flags.has('--probabilities');
+  return { kind: 'report', args: { file: files[0], metrics, probabilities, format: format as Format, plots, ci, resamples, seed } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,17 +271,23 @@ interface ActiveMetric {
 }
 
 const PREFIX: Record<InputKind, string> = { confidence: 'conf_', classification: 'cls_' };
-const KIND_TEXT: Record<InputKind, string> = { confidence: 'confidences and correctness', classification: 'logits and labels' };
+const NEEDS_TEXT: Record<InputKind, string> = { confidence: 'confidences and correctness', classification: 'logits (or probabilities) and labels' };
 
-function resolveMetrics(ids: readonly string[] | undefined, kind: InputKind, file: string): ActiveMetric[] {
+function holdsText(kind: InputKind, probabilities: boolean): string {
+  return kind === 'confidence' ? 'confidences and correctness' : probabilities ? 'probabilities and labels' : 'logits and labels';
+}
+
+function resolveMetrics(ids: readonly string[] | undefined, kind: InputKind, probabilities: boolean, file: string): ActiveMetric[] {
   const wanted = ids ?? METRIC_IDS.filter((id) => id.startsWith(PREFIX[kind]));
   for (const id of wanted) {
     if (!id.startsWith(PREFIX[kind])) {
       const other: InputKind = kind === 'confidence' ? 'classification' : 'confidence';
-      usage(`--metrics: "${id}" needs ${KIND_TEXT[other]}, but ${file} holds ${KIND_TEXT[kind]}: use ${PREFIX[kind]}* ids`);
+      usage(`--metrics: "${id}" needs ${NEEDS_TEXT[other]}, but ${file} holds ${holdsText(kind, probabilities)}: use ${PREFIX[kind]}* ids`);
     }
   }
-  return wanted.map((id) => ({ id, entry: getMetricFromId(id) }));
+  // only cls_* ids get here with probabilities (a confidence file is refused earlier)
+  const extra = probabilities ? { probabilities: true } : undefined;
+  return wanted.map((id) => ({ id, entry: getMetricFromId(id, extra) }));
 }
 
 /** All samples of a file, kept for --ci and --plots. */
@@ -311,7 +338,20 @@ class SampleStore {
   }
 }
 
-function feed(metrics: readonly ActiveMetric[], batch: Batch, file: string): void {
+/**
+ * The metrics' own test for probabilities read as logits (SPEC §4), run first so the message
+ * speaks of the command line's ways out rather than the library's option.
+ */
+function refuseDisguisedProbabilities(batch: Batch, file: string): void {
+  if (!looksLikeProbabilities(batch.logits as Float32Array, batch.n, batch.k)) return;
+  throw new InputFileError(
+    `${file}: ${batch.where}: expected logits, but every row lies in [0, 1] and sums to 1: these look like probabilities (a softmax output). ` +
+      'Pass --probabilities to use them as probabilities, or name them as such (CSV columns prob_0,…,prob_{K-1}, JSON key "probabilities")',
+  );
+}
+
+function feed(metrics: readonly ActiveMetric[], batch: Batch, probabilities: boolean, file: string): void {
+  if (batch.kind === 'classification' && !probabilities) refuseDisguisedProbabilities(batch, file);
   let z: tf.Tensor | null = null;
   try {
     if (batch.kind === 'classification') z = tf.tensor2d(batch.logits as Float32Array, [batch.n, batch.k]);
@@ -349,23 +389,28 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
   const keep = args.ci !== undefined || args.plots !== undefined;
   const store = keep ? new SampleStore() : null;
   let metrics: ActiveMetric[] = [];
+  let probabilities = false;
 
   try {
     const summary = await readInputFile(
       args.file,
       {
-        onKind(kind) {
-          metrics = resolveMetrics(args.metrics, kind, args.file);
+        onKind(kind, asProbabilities) {
+          if (kind === 'confidence' && args.probabilities) {
+            usage(`--probabilities applies to files of logits and labels, but ${args.file} holds confidences and correctness: leave it out`);
+          }
+          probabilities = asProbabilities;
+          metrics = resolveMetrics(args.metrics, kind, probabilities, args.file);
         },
         onBatch(batch) {
-          feed(metrics, batch, args.file);
+          feed(metrics, batch, probabilities, args.file);
           store?.add(batch);
         },
         onProgress: showRead
           ? (p) => progress.update(`reading${p.pass > 1 ? ` (pass ${p.pass})` : ''}`, p.total ? p.bytes / p.total : 0, `${bytesText(p.bytes)} / ${bytesText(p.total)}`)
           : undefined,
       },
-      { batchSize: options.batchSize },
+      { batchSize: options.batchSize, probabilities: args.probabilities },
     );
     progress.clear();
 
@@ -389,6 +434,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
             resamples: args.resamples,
             level,
             seed: args.seed,
+            probabilities: summary.probabilities ? true : undefined,
             onProgress: showBoot ? (done, total) => progress.update(`bootstrap ${i + 1}/${rows.length}`, (i + done / total) / rows.length, row.id) : undefined,
           });
           rows[i] = { ...row, ci: { low: r.low, high: r.high, nanResamples: r.nanResamples } };
@@ -403,6 +449,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       formatReport(args.format, rows, {
         file: basename(args.file),
         kind: summary.kind,
+        probabilities: summary.probabilities,
         n: summary.n,
         k: summary.k,
         ci: args.ci !== undefined ? { level: args.ci, resamples: args.resamples, seed: args.seed } : undefined,
@@ -413,7 +460,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       const data: PlotData =
         summary.kind === 'confidence'
           ? { kind: 'confidence', confidences: store.first, correctness: store.second as Uint8Array }
-          : { kind: 'classification', n: summary.n, k: summary.k, logits: store.first, labels: store.second as Int32Array };
+          : { kind: 'classification', n: summary.n, k: summary.k, values: store.first, labels: store.second as Int32Array, probabilities: summary.probabilities };
       let written: string[];
       try {
         written = await writePlots(args.plots, data, { source: basename(args.file) });

@@ -5,7 +5,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { riskCoverageCurve } from '../metrics/selective';
+import { aurc, binaryOracleBlocks, excessAURC, expectedLossAt, tieBlocks, totalLoss, type TieBlocks } from '../math/ranking';
+import { topOneStats } from '../math/topOne';
+import type { RiskCoverageResult } from '../metrics/selective';
 import { costCurvePlot, reliabilityDiagram, reliabilityDiagramFromLogits, riskCoveragePlot } from '../plots/index';
 
 /** The samples of a report, held in memory for plotting. */
@@ -20,9 +22,11 @@ export type PlotData =
       readonly kind: 'classification';
       readonly n: number;
       readonly k: number;
-      /** Row-major [n, k]. */
-      readonly logits: Float32Array;
+      /** Row-major [n, k]: logits, or probabilities with `probabilities`. */
+      readonly values: Float32Array;
       readonly labels: Int32Array;
+      /** The rows hold probabilities (`cls_*` metrics built with `{ probabilities: true }`). */
+      readonly probabilities: boolean;
     };
 
 /** Options of {@link writePlots}. */
@@ -36,75 +40,97 @@ export function plotsAvailable(): boolean {
   return true;
 }
 
-/** Top-1 softmax probability and arg-max correctness per row, in the stable form of the metrics. */
-function topOne(logits: Float32Array, labels: Int32Array, n: number, k: number): { confidence: Float64Array; uncertainty: Float64Array; correct: Uint8Array } {
-  const confidence = new Float64Array(n);
-  const uncertainty = new Float64Array(n);
-  const correct = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    const off = i * k;
-    let arg = 0;
-    let m = logits[off];
-    for (let j = 1; j < k; j++) {
-      if (logits[off + j] > m) {
-        m = logits[off + j];
-        arg = j;
-      }
-    }
-    let s = 0;
-    for (let j = 0; j < k; j++) if (j !== arg) s += Math.exp(logits[off + j] - m);
-    confidence[i] = 1 / (1 + s);
-    uncertainty[i] = s / (1 + s); // keeps small uncertainties apart where 1 − q would round them together
-    correct[i] = arg === labels[i] ? 1 : 0;
+/** The per-sample reading every plot of a report shares. */
+export interface PlotSamples {
+  /**
+   * What ranks decisions, higher accepted first: the confidences as given (NaN read as 0.5) or,
+   * for classification, the float64 top-1 probability q = 1/(1+s) of {@link topOneStats} — the
+   * keys the ranking metrics (`*_aurc`, `*_eaurc`, …) keep.
+   */
+  readonly confidence: Float32Array | Float64Array;
+  readonly correct: Uint8Array;
+}
+
+/** Reads the plots' samples the way the report's metrics read them. */
+export function plotSamples(data: PlotData): PlotSamples {
+  if (data.kind === 'confidence') {
+    const confidence = Float32Array.from(data.confidences, (c) => (c === c ? c : 0.5));
+    return { confidence, correct: data.correctness };
   }
-  return { confidence, uncertainty, correct };
+  const { s, correct } = topOneStats(data.values, data.n, data.k, data.labels, {}, data.probabilities);
+  const confidence = new Float64Array(data.n);
+  for (let i = 0; i < data.n; i++) confidence[i] = 1 / (1 + s[i]);
+  return { confidence, correct };
+}
+
+/** Most points drawn per risk–coverage curve; up to this many samples, one point per sample. */
+const MAX_CURVE_POINTS = 1000;
+
+/** Selective risk E_k/k of the blocks at each accepted count k. */
+function riskAt(blocks: TieBlocks, kept: Float64Array): Float64Array {
+  const e = expectedLossAt(blocks, kept);
+  for (let j = 0; j < e.length; j++) e[j] /= kept[j];
+  return e;
+}
+
+/**
+ * The risk–coverage curve behind `risk-coverage.svg`: error rate of the accepted samples when
+ * accepting in descending confidence, ties averaged over their orders. Its AURC and E-AURC are
+ * the ranking metrics' own (`aurc`, `excessAURC` on the same tie blocks), so the legend shows
+ * the report's `*_aurc` and `*_eaurc` to the bit, and the drawn points are the ones those
+ * areas are taken over (every sample up to {@link MAX_CURVE_POINTS}, then a grid of them).
+ */
+export function riskCoverage(samples: PlotSamples): RiskCoverageResult {
+  const { confidence, correct } = samples;
+  const n = correct.length;
+  const errors = new Float64Array(n);
+  for (let i = 0; i < n; i++) errors[i] = 1 - correct[i];
+  const blocks = tieBlocks(confidence, errors, true);
+  const oracle = binaryOracleBlocks(n, totalLoss(blocks));
+  const p = Math.max(2, Math.min(n, MAX_CURVE_POINTS));
+  const kept = new Float64Array(p);
+  const coverage = new Float64Array(p);
+  for (let j = 0; j < p; j++) {
+    kept[j] = Math.round(1 + (j * (n - 1)) / (p - 1));
+    coverage[j] = kept[j] / n;
+  }
+  return { coverage, risk: riskAt(blocks, kept), aurc: aurc(blocks), oracleRisk: riskAt(oracle, kept), oracleAurc: aurc(oracle), eaurc: excessAURC(blocks) };
 }
 
 /**
  * Writes the report's plots as SVG files into `dir` (created if needed) and returns their paths:
  *
- * - `reliability.svg` — reliability diagram (from the logits for classification data);
+ * - `reliability.svg` — reliability diagram (from the rows for classification data);
  * - `risk-coverage.svg` — selective risk (error rate of the accepted samples) against coverage,
- *   accepting the most confident first, with the oracle and random baselines;
+ *   accepting the most confident first, with the oracle and random baselines (see {@link riskCoverage});
  * - `cost-curve.svg` — the γ-ECUAS cost curve with ECUAS_n reference lines.
  *
- * For classification data the confidence is the top-1 softmax probability and a sample is
- * correct when the arg-max class is its label.
+ * For classification data the confidence is the top-1 probability — of the softmax of the
+ * logits, or the largest of the given probabilities — and a sample is correct when the arg-max
+ * class is its label, all read by {@link topOneStats} as the `cls_*` metrics read them.
  */
 export async function writePlots(dir: string, data: PlotData, options: WritePlotsOptions = {}): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const suffix = options.source ? ` — ${options.source}` : '';
-  let confidences: ArrayLike<number>;
-  let uncertainty: Float64Array;
-  let correctness: Uint8Array;
+  const samples = plotSamples(data);
+  const { confidence, correct } = samples;
+  const title = `Reliability diagram${suffix}`;
   let reliability: string;
-  if (data.kind === 'confidence') {
-    const c = data.confidences;
-    uncertainty = new Float64Array(c.length);
-    for (let i = 0; i < c.length; i++) uncertainty[i] = c[i] === c[i] ? -c[i] : -0.5; // −c ranks exactly like c; NaN reads as 0.5
-    confidences = c;
-    correctness = data.correctness;
-    reliability = reliabilityDiagram(c, correctness, { title: `Reliability diagram${suffix}` });
-  } else {
-    const t = topOne(data.logits, data.labels, data.n, data.k);
-    confidences = t.confidence;
-    uncertainty = t.uncertainty;
-    correctness = t.correct;
-    const z = tf.tensor2d(data.logits, [data.n, data.k]);
+  if (data.kind === 'classification') {
+    // from the rows: the float64 top-1 confidences, binned exactly as cls_ece bins them
+    const z = tf.tensor2d(data.values, [data.n, data.k]);
     try {
-      reliability = reliabilityDiagramFromLogits(z, data.labels, { title: `Reliability diagram${suffix}` });
+      reliability = reliabilityDiagramFromLogits(z, data.labels, { title, probabilities: data.probabilities ? true : undefined });
     } finally {
       z.dispose();
     }
+  } else {
+    reliability = reliabilityDiagram(confidence, correct, { title });
   }
-  // Per-sample risk = error: squared error of (1 − correct) against 0.
-  const errors = new Float32Array(correctness.length);
-  for (let i = 0; i < errors.length; i++) errors[i] = 1 - correctness[i];
-  const curve = riskCoverageCurve(errors, new Float32Array(errors.length), uncertainty);
   const files: Array<[string, string]> = [
     ['reliability.svg', reliability],
-    ['risk-coverage.svg', riskCoveragePlot(curve, { title: `Risk–coverage (error rate of the accepted samples)${suffix}`, label: 'Confidence' })],
-    ['cost-curve.svg', costCurvePlot(Float32Array.from(confidences), correctness, { title: `γ-ECUAS cost curve${suffix}` })],
+    ['risk-coverage.svg', riskCoveragePlot(riskCoverage(samples), { title: `Risk–coverage (error rate of the accepted samples)${suffix}`, label: 'Confidence' })],
+    ['cost-curve.svg', costCurvePlot(Float32Array.from(confidence), correct, { title: `γ-ECUAS cost curve${suffix}` })],
   ];
   const written: string[] = [];
   for (const [name, svg] of files) {

@@ -6,10 +6,17 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { PROBABILITY_SUM_TOLERANCE, probabilityRowProblem } from '../math/topOne';
 import { JsonStreamParser, JsonSyntaxError, type JsonHandler, type JsonScalar } from './json';
 
-/** What a file holds: per-sample confidences and correctness, or logits and labels. */
+/** What a file holds: per-sample confidences and correctness, or class scores and labels. */
 export type InputKind = 'confidence' | 'classification';
+
+/**
+ * What a classification file's rows hold, by its own naming: logits (CSV `logit_*` columns,
+ * JSON key "logits") or probabilities (`prob_*`, "probabilities").
+ */
+export type ClassScores = 'logits' | 'probabilities';
 
 /** One batch of rows, already validated. Arrays are fresh: the receiver may keep them. */
 export interface Batch {
@@ -22,7 +29,7 @@ export interface Batch {
   readonly confidences?: Float32Array;
   /** Confidence kind: 0/1. */
   readonly correctness?: Uint8Array;
-  /** Classification kind: logits, row-major [n, k]. */
+  /** Classification kind: the rows, row-major [n, k]: logits, or probabilities when the read says so. */
   readonly logits?: Float32Array;
   /** Classification kind: labels in [0, k − 1]. */
   readonly labels?: Int32Array;
@@ -39,8 +46,12 @@ export interface ReadProgress {
 }
 
 export interface ReadCallbacks {
-  /** Called once, as soon as the kind of input is known and before the first batch. */
-  onKind(kind: InputKind): void;
+  /**
+   * Called once, as soon as the kind of input is known and before the first batch; for
+   * classification, `probabilities` tells whether the rows are read as probabilities (the file
+   * says so, or {@link ReadOptions.probabilities}).
+   */
+  onKind(kind: InputKind, probabilities: boolean): void;
   onBatch(batch: Batch): void;
   onProgress?(progress: ReadProgress): void;
 }
@@ -48,6 +59,11 @@ export interface ReadCallbacks {
 export interface ReadOptions {
   /** Rows per batch. Default 10,000. */
   batchSize?: number;
+  /**
+   * Read a classification file's rows as probabilities even where it names them logits
+   * (`ecuas report --probabilities`). Confidence files ignore it. Default false.
+   */
+  probabilities?: boolean;
 }
 
 export interface ReadSummary {
@@ -57,6 +73,8 @@ export interface ReadSummary {
   readonly n: number;
   /** Number of classes (classification), 0 otherwise. */
   readonly k: number;
+  /** Classification: whether the rows were read as probabilities (else logits). False for confidences. */
+  readonly probabilities: boolean;
   /** Passes over the file (JSON whose labels come after its logits takes two). */
   readonly passes: number;
 }
@@ -126,8 +144,9 @@ export async function detectFormat(file: string): Promise<{ format: 'csv' | 'jso
 /** Reads a CSV or JSON file of samples in batches. Throws {@link InputFileError} for malformed files. */
 export async function readInputFile(file: string, callbacks: ReadCallbacks, options: ReadOptions = {}): Promise<ReadSummary> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH;
+  const forced = options.probabilities === true;
   const { format, size } = await detectFormat(file);
-  return format === 'csv' ? readCsv(file, size, callbacks, batchSize) : readJson(file, size, callbacks, batchSize);
+  return format === 'csv' ? readCsv(file, size, callbacks, batchSize, forced) : readJson(file, size, callbacks, batchSize, forced);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -147,6 +166,9 @@ function fmt(v: number): string {
   return String(v);
 }
 
+/** What a value check adds when `--probabilities` makes a file's logits probabilities. */
+const FORCED_NOTE = ' (with --probabilities)';
+
 /** Problems with one value, phrased without a location; undefined when fine. */
 const check = {
   confidence(v: number): string | undefined {
@@ -157,11 +179,22 @@ const check = {
     const f = Math.fround(v);
     return f - f === 0 ? undefined : `expected a finite logit, got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
   },
+  /** `note` says why a logit column is read as probabilities. */
+  probability(v: number, note: string): string | undefined {
+    const f = Math.fround(v);
+    if (f - f !== 0) return `expected a finite probability${note}, got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
+    return f >= 0 ? undefined : `expected a probability ≥ 0${note}, got ${fmt(v)}`;
+  },
+  /** A row [k] of probabilities must sum to 1, by the library's own rule (SPEC §4). */
+  probabilityRow(row: Float32Array, k: number, note: string): string | undefined {
+    const bad = probabilityRowProblem(row, 1, k);
+    return bad ? `expected probabilities summing to 1 (within ${PROBABILITY_SUM_TOLERANCE})${note}, but the row ${bad.problem}` : undefined;
+  },
   labelInteger(v: number): string | undefined {
     return Number.isInteger(v) && v >= 0 ? undefined : `expected an integer label ≥ 0, got ${fmt(v)}`;
   },
-  labelRange(v: number, k: number): string | undefined {
-    return v < k ? undefined : `expected a label in [0, ${k - 1}] (the logits have K = ${k} classes), got ${fmt(v)}`;
+  labelRange(v: number, k: number, scores: ClassScores): string | undefined {
+    return v < k ? undefined : `expected a label in [0, ${k - 1}] (the ${scores} have K = ${k} classes), got ${fmt(v)}`;
   },
 };
 
@@ -175,26 +208,35 @@ function unquote(cell: string): string {
   return t.length >= 2 && t[0] === '"' && t[t.length - 1] === '"' ? t.slice(1, -1).trim() : t;
 }
 
-function parseHeader(file: string, line: number, cells: string[]): { kind: InputKind; k: number } {
+/** Column prefix of each kind of class score in a CSV header. */
+const SCORE_PREFIX: Record<ClassScores, string> = { logits: 'logit_', probabilities: 'prob_' };
+
+function parseHeader(file: string, line: number, cells: string[]): { kind: InputKind; k: number; scores: ClassScores } {
   const names = cells.map((c) => unquote(c).toLowerCase());
   const shown = cells.map(unquote).join(',');
-  const expected = 'expected the header "confidence,correct" or "label,logit_0,…,logit_{K-1}" with K ≥ 2';
-  if (names.length === 2 && names[0] === CONF_HEADER[0] && names[1] === CONF_HEADER[1]) return { kind: 'confidence', k: 0 };
+  const expected = 'expected the header "confidence,correct", "label,logit_0,…,logit_{K-1}" or "label,prob_0,…,prob_{K-1}" with K ≥ 2';
+  if (names.length === 2 && names[0] === CONF_HEADER[0] && names[1] === CONF_HEADER[1]) return { kind: 'confidence', k: 0, scores: 'logits' };
   if (names[0] === 'label' && names.length >= 2) {
-    for (let j = 1; j < names.length; j++) {
-      if (names[j] !== `logit_${j - 1}`) fileError(file, `line ${line}: ${expected}, but column ${j + 1} is ${JSON.stringify(cells[j].trim())} where "logit_${j - 1}" belongs`);
+    // the second column decides logits or probabilities; the others must follow it
+    const scores: ClassScores | undefined = names[1] === 'prob_0' ? 'probabilities' : names[1] === 'logit_0' ? 'logits' : undefined;
+    if (!scores) fileError(file, `line ${line}: ${expected}, but column 2 is ${JSON.stringify(cells[1].trim())} where "logit_0" or "prob_0" belongs`);
+    const prefix = SCORE_PREFIX[scores];
+    for (let j = 2; j < names.length; j++) {
+      if (names[j] !== `${prefix}${j - 1}`) fileError(file, `line ${line}: ${expected}, but column ${j + 1} is ${JSON.stringify(cells[j].trim())} where "${prefix}${j - 1}" belongs`);
     }
-    if (names.length < 3) fileError(file, `line ${line}: ${expected}, but it has only one logit column (K = 1)`);
-    return { kind: 'classification', k: names.length - 1 };
+    if (names.length < 3) fileError(file, `line ${line}: ${expected}, but it has only one ${scores === 'logits' ? 'logit' : 'probability'} column (K = 1)`);
+    return { kind: 'classification', k: names.length - 1, scores };
   }
   return fileError(file, `line ${line}: ${expected}, got ${JSON.stringify(shown.length > 60 ? shown.slice(0, 60) + '…' : shown)}`);
 }
 
-async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize: number): Promise<ReadSummary> {
+async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize: number, forced: boolean): Promise<ReadSummary> {
   const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: CHUNK });
   const rl = createInterface({ input: stream, crlfDelay: Infinity });
   let lineNo = 0;
-  let header: { kind: InputKind; k: number; names: string } | null = null;
+  let header: { kind: InputKind; k: number; scores: ClassScores; names: string } | null = null;
+  let asProbabilities = false;
+  let note = '';
   let width = 0;
   let n = 0;
   // current batch
@@ -239,7 +281,9 @@ async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize
         const h = parseHeader(file, lineNo, cells);
         header = { ...h, names: cells.map(unquote).join(',') };
         width = cells.length;
-        cb.onKind(h.kind);
+        asProbabilities = h.kind === 'classification' && (h.scores === 'probabilities' || forced);
+        note = asProbabilities && h.scores === 'logits' ? FORCED_NOTE : '';
+        cb.onKind(h.kind, asProbabilities);
         fresh();
         continue;
       }
@@ -269,16 +313,20 @@ async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize
       } else {
         const k = header.k;
         const label = num(0);
-        const bad = check.labelInteger(label) ?? check.labelRange(label, k);
+        const bad = check.labelInteger(label) ?? check.labelRange(label, k, header.scores);
         if (bad) at(0, bad);
         (labels as Int32Array)[b] = label;
         const z = logits as Float32Array;
         const off = b * k;
         for (let j = 1; j <= k; j++) {
           const v = num(j);
-          const badZ = check.logit(v);
+          const badZ = asProbabilities ? check.probability(v, note) : check.logit(v);
           if (badZ) at(j, badZ);
           z[off + j - 1] = v;
+        }
+        if (asProbabilities) {
+          const badRow = check.probabilityRow(z.subarray(off, off + k), k, note);
+          if (badRow) fileError(file, `line ${lineNo}: ${badRow}`);
         }
       }
       b++;
@@ -308,7 +356,7 @@ async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize
   }
   cb.onProgress?.({ bytes: total, total, pass: 1 });
   if (n === 0) fileError(file, 'no samples: the file has a header but no rows');
-  return { format: 'csv', kind: header.kind, n, k: header.k, passes: 1 };
+  return { format: 'csv', kind: header.kind, n, k: header.k, probabilities: asProbabilities, passes: 1 };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -321,16 +369,15 @@ interface KindKeys {
   readonly small: string;
 }
 
-const KEYS: Record<InputKind, KindKeys> = {
-  classification: { big: 'logits', small: 'labels' },
-  confidence: { big: 'confidences', small: 'correctness' },
-};
+const CONFIDENCE_KEYS: KindKeys = { big: 'confidences', small: 'correctness' };
 
 function kindOfKey(key: string): InputKind | undefined {
-  if (key === 'logits' || key === 'labels') return 'classification';
+  if (key === 'logits' || key === 'probabilities' || key === 'labels') return 'classification';
   if (key === 'confidences' || key === 'correctness') return 'confidence';
   return undefined;
 }
+
+const EXPECTED_KEYS = '"logits" (or "probabilities") and "labels", or "confidences" and "correctness"';
 
 function describeScalar(type: JsonScalar, text: string): string {
   if (type === 'string') return `the string ${JSON.stringify(text.length > 24 ? text.slice(0, 24) + '…' : text)}`;
@@ -365,6 +412,10 @@ class Grow<T extends Uint8Array | Float64Array> {
  */
 class JsonDocument {
   kind: InputKind | undefined;
+  /** Classification: the key the rows come under, once seen. */
+  scores: ClassScores | undefined;
+  /** onKind has been called. */
+  announced = false;
   seen = new Set<string>();
   allKeys: string[] = [];
   small: Grow<Uint8Array> | Grow<Float64Array> | undefined;
@@ -373,7 +424,26 @@ class JsonDocument {
   bigStreamed = false;
   bigRows = 0;
   k = 0;
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    /** `--probabilities`: read "logits" as probabilities. */
+    private readonly forced: boolean,
+  ) {}
+
+  /** Whether the rows are read as probabilities. */
+  get asProbabilities(): boolean {
+    return this.kind === 'classification' && (this.scores === 'probabilities' || this.forced);
+  }
+
+  /** Added to value checks when the flag, not the key, makes the rows probabilities. */
+  get note(): string {
+    return this.asProbabilities && this.scores === 'logits' ? FORCED_NOTE : '';
+  }
+
+  /** The keys of the file's kind; "logits" stands for the rows until their key is seen. */
+  keys(): KindKeys {
+    return this.kind === 'confidence' ? CONFIDENCE_KEYS : { big: this.scores ?? 'logits', small: 'labels' };
+  }
 }
 
 type Mode = 'skip' | 'small' | 'big';
@@ -422,11 +492,11 @@ class JsonPass implements JsonHandler {
   private open(what: string): void {
     const d = this.depth++;
     if (d === 0) {
-      if (what !== 'an object') fileError(this.doc.file, `expected a JSON object with the keys "logits" and "labels" or "confidences" and "correctness", got ${what} (${this.where()})`);
+      if (what !== 'an object') fileError(this.doc.file, `expected a JSON object with the keys ${EXPECTED_KEYS}, got ${what} (${this.where()})`);
       return;
     }
     if (this.mode === 'skip') return;
-    const keys = KEYS[this.doc.kind as InputKind];
+    const keys = this.doc.keys();
     const key = this.mode === 'big' ? keys.big : keys.small;
     if (d === 1) {
       if (what !== 'an array') this.fail(key, `: expected an array, got ${what}`);
@@ -435,7 +505,7 @@ class JsonPass implements JsonHandler {
       return;
     }
     if (d === 2 && this.mode === 'big' && this.doc.kind === 'classification') {
-      if (what !== 'an array') this.fail(key, `[${this.index}]: expected a row of logits (an array of numbers), got ${what}`);
+      if (what !== 'an array') this.fail(key, `[${this.index}]: expected a row of ${key} (an array of numbers), got ${what}`);
       this.inRow = true;
       this.rowLen = 0;
       if (this.doc.k === 0) this.firstRowValues = [];
@@ -453,7 +523,7 @@ class JsonPass implements JsonHandler {
   endArray(): void {
     const d = --this.depth;
     if (this.mode === 'skip') return;
-    const keys = KEYS[this.doc.kind as InputKind];
+    const keys = this.doc.keys();
     if (d === 1) {
       // end of the wanted array
       if (this.mode === 'small') this.doc.smallDone = true;
@@ -473,12 +543,17 @@ class JsonPass implements JsonHandler {
       this.inRow = false;
       if (this.doc.k === 0) {
         const k = this.rowLen;
-        if (k < 2) this.fail(keys.big, `[${this.index}]: expected rows of K ≥ 2 logits, got ${k}`);
+        if (k < 2) this.fail(keys.big, `[${this.index}]: expected rows of K ≥ 2 ${keys.big}, got ${k}`);
         this.doc.k = k;
         this.freshBatch();
         (this.logits as Float32Array).set(this.firstRowValues, 0);
       } else if (this.rowLen !== this.doc.k) {
-        this.fail(keys.big, `[${this.index}]: expected ${this.doc.k} logits like row 0, got ${this.rowLen} (ragged rows)`);
+        this.fail(keys.big, `[${this.index}]: expected ${this.doc.k} ${keys.big} like row 0, got ${this.rowLen} (ragged rows)`);
+      }
+      if (this.doc.asProbabilities) {
+        const k = this.doc.k;
+        const bad = check.probabilityRow((this.logits as Float32Array).subarray(this.b * k, (this.b + 1) * k), k, this.doc.note);
+        if (bad) this.fail(keys.big, `[${this.index}]: ${bad}`);
       }
       this.finishItem();
     }
@@ -496,17 +571,22 @@ class JsonPass implements JsonHandler {
       if (doc.allKeys.length < 20) doc.allKeys.push(name);
       if (kind !== undefined) {
         if (doc.seen.has(name)) fileError(doc.file, `key ${JSON.stringify(name)} appears twice (${this.where()})`);
+        const before = [...doc.seen].map((k) => JSON.stringify(k)).join('/');
         doc.seen.add(name);
-        if (doc.kind === undefined) {
-          doc.kind = kind;
-          this.cb.onKind(kind);
-        } else if (doc.kind !== kind) {
-          const other = KEYS[doc.kind];
-          fileError(doc.file, `key ${JSON.stringify(name)} cannot be combined with "${other.big}"/"${other.small}": give either "logits" and "labels" or "confidences" and "correctness" (${this.where()})`);
+        if (doc.kind === undefined) doc.kind = kind;
+        else if (doc.kind !== kind) fileError(doc.file, `key ${JSON.stringify(name)} cannot be combined with ${before}: give either ${EXPECTED_KEYS} (${this.where()})`);
+        if (kind === 'classification' && name !== 'labels') {
+          if (doc.scores !== undefined) fileError(doc.file, `key ${JSON.stringify(name)} cannot be combined with "${doc.scores}": give the rows once, as "logits" or as "probabilities" (${this.where()})`);
+          doc.scores = name as ClassScores;
+        }
+        // classification waits for the rows' key: it decides logits or probabilities
+        if (!doc.announced && (kind === 'confidence' || doc.scores !== undefined)) {
+          doc.announced = true;
+          this.cb.onKind(kind, doc.asProbabilities);
         }
       }
     }
-    const keys = doc.kind ? KEYS[doc.kind] : undefined;
+    const keys = doc.kind ? doc.keys() : undefined;
     if (keys && name === keys.small && this.pass === 1) {
       this.mode = 'small';
       // labels as float64: any JSON integer is kept exactly until it is checked against K
@@ -522,16 +602,16 @@ class JsonPass implements JsonHandler {
 
   scalar(type: JsonScalar, text: string): void {
     const d = this.depth;
-    if (d === 0) fileError(this.doc.file, `expected a JSON object with the keys "logits" and "labels" or "confidences" and "correctness", got ${describeScalar(type, text)} (${this.where()})`);
+    if (d === 0) fileError(this.doc.file, `expected a JSON object with the keys ${EXPECTED_KEYS}, got ${describeScalar(type, text)} (${this.where()})`);
     if (this.mode === 'skip' || d === 1) {
       if (d === 1 && this.mode !== 'skip') {
-        const keys = KEYS[this.doc.kind as InputKind];
+        const keys = this.doc.keys();
         this.fail(this.mode === 'big' ? keys.big : keys.small, `: expected an array, got ${describeScalar(type, text)}`);
       }
       return;
     }
     const doc = this.doc;
-    const keys = KEYS[doc.kind as InputKind];
+    const keys = doc.keys();
     if (this.mode === 'small') {
       const i = this.index;
       const small = doc.small as Grow<Uint8Array>;
@@ -562,11 +642,11 @@ class JsonPass implements JsonHandler {
       this.finishItem();
       return;
     }
-    if (!this.inRow) this.fail(keys.big, `[${this.index}]: expected a row of logits (an array of numbers), got ${text}`);
-    const bad = check.logit(v);
+    if (!this.inRow) this.fail(keys.big, `[${this.index}]: expected a row of ${keys.big} (an array of numbers), got ${text}`);
+    const bad = doc.asProbabilities ? check.probability(v, doc.note) : check.logit(v);
     if (bad) this.fail(keys.big, `[${this.index}][${this.rowLen}]: ${bad}`);
     if (doc.k === 0) this.firstRowValues.push(v);
-    else if (this.rowLen >= doc.k) this.fail(keys.big, `[${this.index}]: expected ${doc.k} logits like row 0, got more (ragged rows)`);
+    else if (this.rowLen >= doc.k) this.fail(keys.big, `[${this.index}]: expected ${doc.k} ${keys.big} like row 0, got more (ragged rows)`);
     else (this.logits as Float32Array)[this.b * doc.k + this.rowLen] = v;
     this.rowLen++;
   }
@@ -574,7 +654,7 @@ class JsonPass implements JsonHandler {
   /** A row of the big array is complete: pair it with the small array's entry. */
   private finishItem(): void {
     const doc = this.doc;
-    const keys = KEYS[doc.kind as InputKind];
+    const keys = doc.keys();
     const i = this.index;
     const small = doc.small as Grow<Uint8Array>;
     if (i >= small.length) {
@@ -582,7 +662,7 @@ class JsonPass implements JsonHandler {
     }
     const s = small.get(i);
     if (doc.kind === 'classification') {
-      const bad = check.labelRange(s, doc.k);
+      const bad = check.labelRange(s, doc.k, doc.scores as ClassScores);
       if (bad) fileError(doc.file, `key "${keys.small}"[${i}]: ${bad}`);
       (this.labels as Int32Array)[this.b] = s;
     } else {
@@ -608,7 +688,7 @@ class JsonPass implements JsonHandler {
   private flush(): void {
     const b = this.b;
     if (b === 0) return;
-    const keys = KEYS[this.doc.kind as InputKind];
+    const keys = this.doc.keys();
     const last = this.firstRow + b - 1;
     const where = `key "${keys.big}"${b === 1 ? `[${this.firstRow}]` : ` entries ${this.firstRow}–${last}`}`;
     if (this.doc.kind === 'confidence') {
@@ -648,16 +728,19 @@ async function jsonPass(doc: JsonDocument, pass: number, total: number, cb: Read
   }
 }
 
-async function readJson(file: string, total: number, cb: ReadCallbacks, batchSize: number): Promise<ReadSummary> {
-  const doc = new JsonDocument(file);
+async function readJson(file: string, total: number, cb: ReadCallbacks, batchSize: number, forced: boolean): Promise<ReadSummary> {
+  const doc = new JsonDocument(file, forced);
   await jsonPass(doc, 1, total, cb, batchSize);
   if (doc.kind === undefined) {
     const found = doc.allKeys.length ? `found ${doc.allKeys.map((k) => JSON.stringify(k)).join(', ')}` : 'the object is empty';
-    fileError(file, `missing keys: expected "logits" and "labels", or "confidences" and "correctness"; ${found}`);
+    fileError(file, `missing keys: expected ${EXPECTED_KEYS}; ${found}`);
   }
-  const keys = KEYS[doc.kind];
+  const keys = doc.keys();
   if (!doc.seen.has(keys.small)) fileError(file, `missing key "${keys.small}" (the file has "${keys.big}")`);
-  if (!doc.seen.has(keys.big)) fileError(file, `missing key "${keys.big}" (the file has "${keys.small}")`);
+  if (!doc.seen.has(keys.big)) {
+    const wanted = doc.kind === 'classification' ? '"logits" or "probabilities"' : `"${keys.big}"`;
+    fileError(file, `missing key ${wanted} (the file has "${keys.small}")`);
+  }
   let passes = 1;
   if (!doc.bigStreamed) {
     passes = 2;
@@ -665,5 +748,5 @@ async function readJson(file: string, total: number, cb: ReadCallbacks, batchSiz
   }
   const n = doc.bigRows;
   if (n === 0) fileError(file, `no samples: "${keys.big}" and "${keys.small}" are empty`);
-  return { format: 'json', kind: doc.kind, n, k: doc.k, passes };
+  return { format: 'json', kind: doc.kind, n, k: doc.k, probabilities: doc.asProbabilities, passes };
 }

@@ -1,3 +1,5 @@
+import { isCount } from './isCount';
+
 /**
  * The binning core of ECE (and of reliability diagrams): B equal-width confidence bins,
  * bin b = min(B − 1, ⌊c·B⌋), so the top bin is closed at 1.
@@ -37,4 +39,27 @@ export function eceFromBins(bins: Float64Array, nBins: number, n: number, offset
   let acc = 0;
   for (let b = 0; b < nBins; b++) acc += Math.abs(bins[offset + nBins + b] - bins[offset + 2 * nBins + b]);
   return acc / n;
+}
+
+/** The ECE state of one batch: [N, then the 3B bin sums]. O(N). */
+export function eceBatchSums(confidences: ArrayLike<number>, correct: ArrayLike<number>, nBins: number): Float64Array {
+  const out = new Float64Array(1 + 3 * nBins);
+  out[0] = confidences.length;
+  accumulateBins(confidences, correct, nBins, out, 1);
+  return out;
+}
+
+/** What makes an ECE state [N, 3B bin sums] impossible for `nBins` bins, or null. O(B). */
+export function eceSumsProblem(sums: Float64Array, nBins: number): string | null {
+  const b = nBins;
+  if (sums.length !== 1 + 3 * b) return `${sums.length} sums for ${b} bins`;
+  let total = 0;
+  for (let i = 1; i <= b; i++) {
+    const count = sums[i];
+    if (!isCount(count) || !(sums[i + b] >= 0 && sums[i + b] <= count) || !isCount(sums[i + 2 * b]) || sums[i + 2 * b] > count) {
+      return `bin ${i - 1}: count ${count}, Σconfidence ${sums[i + b]}, Σcorrect ${sums[i + 2 * b]}`;
+    }
+    total += count;
+  }
+  return total === sums[0] && total > 0 ? null : `bin counts summing to ${total}, not N = ${sums[0]}`;
 }

@@ -182,3 +182,18 @@ export function expectedLossAt(blocks: TieBlocks, ks: ArrayLike<number>): Float6
   }
   return out;
 }
+
+/** Excess AURC: AURC minus the AURC of the oracle that ranks every zero-loss sample first (binary losses). */
+export function excessAURC(blocks: TieBlocks): number {
+  return aurc(blocks) - aurc(binaryOracleBlocks(blocks.n, totalLoss(blocks)));
+}
+
+/** Excess AUGRC: AUGRC minus the oracle's AUGRC (binary losses). */
+export function excessAUGRC(blocks: TieBlocks): number {
+  return augrc(blocks) - augrc(binaryOracleBlocks(blocks.n, totalLoss(blocks)));
+}
+
+/** FPR at 95 % recall (SPEC §5). */
+export function fpr95(blocks: TieBlocks): number {
+  return fprAtRecall(blocks, 0.95);
+}

@@ -1,11 +1,29 @@
 import { CONFIDENCE_INPUTS, LOGIT_INPUTS, readConfidenceBatch, readLogitsAsConfidence, type ConfidenceBatch } from '../batch';
 import type { TensorLike } from '../input';
-import { binaryOracleBlocks, tieBlocks, totalLoss, type TieBlocks } from '../math/ranking';
+import { isCount } from '../math/isCount';
+import { tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
+import { probabilitiesOption, type OptionSchema } from '../options';
 import { FixedValueState, FlaggedKeyColumn, SumState } from '../state';
 
 /** No options. */
 export type NoOptions = Record<string, never>;
+
+/** The option every classification metric has (SPEC §4, "Probabilities"). */
+export interface ProbabilitiesOptions {
+  /**
+   * `true`: the [N, K] input holds probabilities (rows ≥ 0 summing to 1 within 1e-3), used as
+   * p_k = x_k/Σx. Unset (default): logits, and a batch that looks like probabilities (every row in
+   * [0, 1] summing to 1) is rejected — a softmax applied twice gives plausible but wrong numbers.
+   * `false`: logits, unchecked.
+   */
+  probabilities?: boolean;
+}
+
+/** `schema` plus the `probabilities` option of classification inputs. */
+export function withProbabilities<O>(schema: OptionSchema<O>): OptionSchema<O> {
+  return { ...schema, probabilities: probabilitiesOption } as OptionSchema<O>;
+}
 
 /**
  * Base of the metrics over (confidences, correctness). A subclass whose static `inputs` is
@@ -17,13 +35,20 @@ export abstract class ConfidenceMetric<O extends object> extends Metric<[TensorL
   /** K of the logits seen so far (classification variants), 0 before the first update. */
   private readonly numClasses = this.track('numClasses', new FixedValueState('K'));
 
+  /** A classification variant also takes the option `probabilities`. */
+  protected constructor(schema: OptionSchema<O>, options: O | undefined) {
+    super(new.target.inputs === LOGIT_INPUTS ? withProbabilities(schema) : schema, options);
+  }
+
   /** Whether this is a classification variant, reading (logits, labels). */
   private get fromLogits(): boolean {
     return (this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS;
   }
 
   protected ingest(args: [TensorLike, TensorLike]): void {
-    const batch = this.fromLogits ? readLogitsAsConfidence(this.metricName, args, this.numClasses.value) : readConfidenceBatch(this.metricName, args);
+    const batch = this.fromLogits
+      ? readLogitsAsConfidence(this.metricName, args, this.numClasses.value, (this.options as ProbabilitiesOptions).probabilities)
+      : readConfidenceBatch(this.metricName, args);
     if (batch.n === 0) return;
     this.accumulate(batch);
     if (batch.k) this.numClasses.value = batch.k;
@@ -81,26 +106,22 @@ export abstract class SumConfidenceMetric<O extends object> extends ConfidenceMe
   }
 }
 
-/** A whole number ≥ 0 (counts are exact in float64). */
-export function isCount(v: number): boolean {
-  return Number.isInteger(v) && v >= 0;
-}
 
 /**
  * A confidence metric over the ranking of decisions (AUC, AURC, FPR95, …). It keeps the
  * confidence with the correctness in its sign bit — 4 bytes a sample for float32 confidences,
  * 8 for the float64 top-1 confidence of logits — and computes on tie blocks.
  */
-export abstract class RankingConfidenceMetric extends ConfidenceMetric<NoOptions> {
+export abstract class RankingConfidenceMetric<O extends object = NoOptions> extends ConfidenceMetric<O> {
   // float32 confidences are kept as given; top-1 confidences from logits need float64
   private readonly samples = this.track(
     'samples',
     new FlaggedKeyColumn((this.constructor as typeof ConfidenceMetric).inputs === LOGIT_INPUTS ? 'float64' : 'float32'),
   );
 
-  /** Ranking metrics take no options; `{}` is accepted. */
-  constructor(options?: NoOptions) {
-    super({}, options);
+  /** Ranking metrics take no options (`{}` is accepted) but `probabilities` for classification inputs. */
+  constructor(options?: O) {
+    super({} as OptionSchema<O>, options);
   }
 
   get sampleCount(): number {
@@ -128,9 +149,4 @@ export abstract class RankingConfidenceMetric extends ConfidenceMetric<NoOptions
 
   /** The value from tie blocks in descending confidence, losses = errors (1 − correct). */
   protected abstract fromBlocks(blocks: TieBlocks): number;
-}
-
-/** Oracle ranking of the same errors: all correct decisions first. */
-export function oracleOf(blocks: TieBlocks): TieBlocks {
-  return binaryOracleBlocks(blocks.n, totalLoss(blocks));
 }

@@ -1,20 +1,15 @@
-import { LOGIT_INPUTS, readLogitBatch, type LogitBatch } from '../batch';
+import { LOGIT_INPUTS, readLogitBatch, type ConfidenceBatch, type LogitBatch } from '../batch';
 import type { TensorLike } from '../input';
 import { constantSystemCost, ecuasCost, gammaCost, normalizeBy } from '../math/costs';
 import type { SoftmaxWants } from '../math/softmax';
 import { Metric } from '../metric';
-import { epsilonOption, gammaOption, normalizeOption, nOption, type OptionSchema } from '../options';
+import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption, type OptionSchema } from '../options';
 import { SumState } from '../state';
-import { isCount } from './base';
-import {
-  ConfidenceAUCScore,
-  ConfidenceAUGRC,
-  ConfidenceAURC,
-  ConfidenceEAUGRC,
-  ConfidenceEAURC,
-  ExpectedCalibrationError,
-  FPR95,
-} from './confidence';
+import { isCount } from '../math/isCount';
+import { excessAUGRC, excessAURC, fpr95, mannWhitneyAUC, aurc, augrc, type TieBlocks } from '../math/ranking';
+import { eceBatchSums, eceFromBins, eceSumsProblem } from '../math/binning';
+import { RankingConfidenceMetric, SumConfidenceMetric, withProbabilities, type ProbabilitiesOptions } from './base';
+import type { ExpectedCalibrationErrorOptions } from './confidence';
 
 /** Class counts n_k over every accumulated sample, and what the prior baselines need of them. */
 export interface Priors {
@@ -33,9 +28,13 @@ export interface Priors {
  * by the cost of a system that only knows the class priors. State: [N, Σcost, n_0 … n_{K−1}],
  * a size that does not grow with N.
  */
-export abstract class PriorNormalizedMetric<O extends { normalize?: boolean }> extends Metric<[TensorLike, TensorLike], number, O> {
+export abstract class PriorNormalizedMetric<O extends { normalize?: boolean; probabilities?: boolean }> extends Metric<[TensorLike, TensorLike], number, O> {
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   private readonly sums = this.track('sums', new SumState());
+
+  protected constructor(schema: OptionSchema<Omit<O, 'probabilities'>>, options: O | undefined) {
+    super(withProbabilities(schema as OptionSchema<O>), options);
+  }
 
   /** The softmax statistics the cost needs beyond s and correctness. */
   protected abstract readonly wants: SoftmaxWants;
@@ -46,7 +45,7 @@ export abstract class PriorNormalizedMetric<O extends { normalize?: boolean }> e
 
   protected ingest(args: [TensorLike, TensorLike]): void {
     const k = this.sums.length > 0 ? this.sums.length - 2 : 0;
-    const batch = readLogitBatch(this.metricName, args, k, this.wants);
+    const batch = readLogitBatch(this.metricName, args, k, this.wants, this.options.probabilities);
     if (batch.n === 0) return;
     const delta = new Float64Array(2 + batch.k);
     delta[0] = batch.n;
@@ -94,12 +93,12 @@ export abstract class PriorNormalizedMetric<O extends { normalize?: boolean }> e
 }
 
 /** Options of the classification metrics with only `normalize`. */
-export interface NormalizeOptions {
+export interface NormalizeOptions extends ProbabilitiesOptions {
   /** Divide by the prior-only baseline. Default true. */
   normalize?: boolean;
 }
 
-const normalizeSchema: OptionSchema<NormalizeOptions> = { normalize: normalizeOption(true) };
+const normalizeSchema: OptionSchema<Omit<NormalizeOptions, 'probabilities'>> = { normalize: normalizeOption(true) };
 
 /** −Σ π_k log π_k of the class priors (0·log 0 = 0). */
 function priorEntropy({ n, counts }: Priors): number {
@@ -190,7 +189,7 @@ export class ClassificationBrierScore extends PriorNormalizedMetric<NormalizeOpt
 }
 
 /** Options of {@link ClassificationECUAS}. */
-export interface ClassificationECUASOptions {
+export interface ClassificationECUASOptions extends ProbabilitiesOptions {
   /** The order n ≥ 0 of ECUAS_n. Default 0. */
   n?: number;
   /** Smoothing of the log-uncertainty, log(u + q·(1 − e^−ε)). Default 1e-7. */
@@ -238,7 +237,7 @@ export class ClassificationECUAS extends PriorNormalizedMetric<ClassificationECU
 }
 
 /** Options of {@link ClassificationLogLog}. */
-export interface ClassificationLogLogOptions {
+export interface ClassificationLogLogOptions extends ProbabilitiesOptions {
   /** Floor of the entropy H. Default 1e-7. */
   epsilon?: number;
   /** Divide by the prior-only baseline. Default true. */
@@ -281,7 +280,7 @@ export class ClassificationLogLog extends PriorNormalizedMetric<ClassificationLo
 }
 
 /** Options of {@link ClassificationGammaECUAS}. */
-export interface ClassificationGammaECUASOptions {
+export interface ClassificationGammaECUASOptions extends ProbabilitiesOptions {
   /** The rejection cost γ ∈ [0, 1]. Default 0.5. */
   gamma?: number;
   /** Divide by the prior-only baseline. Default true. */
@@ -326,10 +325,16 @@ export class ClassificationGammaECUAS extends PriorNormalizedMetric<Classificati
  * new ClassificationAUC().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 1
  * ```
  */
-export class ClassificationAUC extends ConfidenceAUCScore {
+export class ClassificationAUC extends RankingConfidenceMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAUC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  protected fromBlocks(blocks: TieBlocks): number {
+    return mannWhitneyAUC(blocks);
+  }
 }
+
+/** Options of {@link ClassificationECE}. */
+export interface ClassificationECEOptions extends ExpectedCalibrationErrorOptions, ProbabilitiesOptions {}
 
 /**
  * ECE of the top-1 softmax confidence: {@link ExpectedCalibrationError} on (max softmax, correctness).
@@ -339,9 +344,21 @@ export class ClassificationAUC extends ConfidenceAUCScore {
  * new ClassificationECE({ nBins: 5 }).update([[2, 0.5, 0.1], [0.2, 1.5, 0.3]], [0, 1]).compute();
  * ```
  */
-export class ClassificationECE extends ExpectedCalibrationError {
+export class ClassificationECE extends SumConfidenceMetric<ClassificationECEOptions> {
   static override readonly metricName: string = 'ClassificationECE';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  constructor(options?: ClassificationECEOptions) {
+    super({ nBins: nBinsOption } as OptionSchema<ClassificationECEOptions>, options);
+  }
+  protected reduce(b: ConfidenceBatch): Float64Array {
+    return eceBatchSums(b.confidence, b.correct, this.options.nBins);
+  }
+  protected fromSums(sums: Float64Array): number {
+    return eceFromBins(sums, this.options.nBins, sums[0], 1);
+  }
+  protected override sumsProblem(sums: Float64Array): string | null {
+    return eceSumsProblem(sums, this.options.nBins);
+  }
 }
 
 /**
@@ -352,9 +369,12 @@ export class ClassificationECE extends ExpectedCalibrationError {
  * new ClassificationAURC().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute();
  * ```
  */
-export class ClassificationAURC extends ConfidenceAURC {
+export class ClassificationAURC extends RankingConfidenceMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAURC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  protected fromBlocks(blocks: TieBlocks): number {
+    return aurc(blocks);
+  }
 }
 
 /**
@@ -365,9 +385,12 @@ export class ClassificationAURC extends ConfidenceAURC {
  * new ClassificationAUGRC().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute();
  * ```
  */
-export class ClassificationAUGRC extends ConfidenceAUGRC {
+export class ClassificationAUGRC extends RankingConfidenceMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAUGRC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  protected fromBlocks(blocks: TieBlocks): number {
+    return augrc(blocks);
+  }
 }
 
 /**
@@ -378,9 +401,12 @@ export class ClassificationAUGRC extends ConfidenceAUGRC {
  * new ClassificationEAURC().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 0
  * ```
  */
-export class ClassificationEAURC extends ConfidenceEAURC {
+export class ClassificationEAURC extends RankingConfidenceMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationEAURC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  protected fromBlocks(blocks: TieBlocks): number {
+    return excessAURC(blocks);
+  }
 }
 
 /**
@@ -391,9 +417,12 @@ export class ClassificationEAURC extends ConfidenceEAURC {
  * new ClassificationEAUGRC().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 0
  * ```
  */
-export class ClassificationEAUGRC extends ConfidenceEAUGRC {
+export class ClassificationEAUGRC extends RankingConfidenceMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationEAUGRC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  protected fromBlocks(blocks: TieBlocks): number {
+    return excessAUGRC(blocks);
+  }
 }
 
 /**
@@ -404,7 +433,10 @@ export class ClassificationEAUGRC extends ConfidenceEAUGRC {
  * new ClassificationFPR95().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 0
  * ```
  */
-export class ClassificationFPR95 extends FPR95 {
+export class ClassificationFPR95 extends RankingConfidenceMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationFPR95';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  protected fromBlocks(blocks: TieBlocks): number {
+    return fpr95(blocks);
+  }
 }

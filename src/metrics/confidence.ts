@@ -1,5 +1,5 @@
 import type { ConfidenceBatch } from '../batch';
-import { accumulateBins, eceFromBins } from '../math/binning';
+import { eceBatchSums, eceFromBins, eceSumsProblem } from '../math/binning';
 import {
   binaryCrossEntropySum,
   brierSum,
@@ -10,9 +10,9 @@ import {
   gammaCostSum,
   normalizeByConstantSystem,
 } from '../math/costs';
-import { aurc, augrc, fprAtRecall, mannWhitneyAUC, type TieBlocks } from '../math/ranking';
+import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC, type TieBlocks } from '../math/ranking';
 import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption } from '../options';
-import { isCount, oracleOf, RankingConfidenceMetric, SumConfidenceMetric, type NoOptions } from './base';
+import { RankingConfidenceMetric, SumConfidenceMetric, type NoOptions } from './base';
 
 export type { NoOptions };
 
@@ -127,27 +127,13 @@ export class ExpectedCalibrationError extends SumConfidenceMetric<ExpectedCalibr
     super({ nBins: nBinsOption }, options);
   }
   protected reduce(b: ConfidenceBatch): Float64Array {
-    const out = new Float64Array(1 + 3 * this.options.nBins);
-    out[0] = b.n;
-    accumulateBins(b.confidence, b.correct, this.options.nBins, out, 1);
-    return out;
+    return eceBatchSums(b.confidence, b.correct, this.options.nBins);
   }
   protected fromSums(sums: Float64Array): number {
     return eceFromBins(sums, this.options.nBins, sums[0], 1);
   }
-
   protected override sumsProblem(sums: Float64Array): string | null {
-    const b = this.options.nBins;
-    if (sums.length !== 1 + 3 * b) return `${sums.length} sums for ${b} bins`;
-    let total = 0;
-    for (let i = 1; i <= b; i++) {
-      const count = sums[i];
-      if (!isCount(count) || !(sums[i + b] >= 0 && sums[i + b] <= count) || !isCount(sums[i + 2 * b]) || sums[i + 2 * b] > count) {
-        return `bin ${i - 1}: count ${count}, Σconfidence ${sums[i + b]}, Σcorrect ${sums[i + 2 * b]}`;
-      }
-      total += count;
-    }
-    return total === sums[0] && total > 0 ? null : `bin counts summing to ${total}, not N = ${sums[0]}`;
+    return eceSumsProblem(sums, this.options.nBins);
   }
 }
 
@@ -325,7 +311,7 @@ export class ConfidenceAUGRC extends RankingConfidenceMetric {
 export class ConfidenceEAURC extends RankingConfidenceMetric {
   static override readonly metricName: string = 'ConfidenceEAURC';
   protected fromBlocks(blocks: TieBlocks): number {
-    return aurc(blocks) - aurc(oracleOf(blocks));
+    return excessAURC(blocks);
   }
 }
 
@@ -340,7 +326,7 @@ export class ConfidenceEAURC extends RankingConfidenceMetric {
 export class ConfidenceEAUGRC extends RankingConfidenceMetric {
   static override readonly metricName: string = 'ConfidenceEAUGRC';
   protected fromBlocks(blocks: TieBlocks): number {
-    return augrc(blocks) - augrc(oracleOf(blocks));
+    return excessAUGRC(blocks);
   }
 }
 
@@ -357,6 +343,6 @@ export class ConfidenceEAUGRC extends RankingConfidenceMetric {
 export class FPR95 extends RankingConfidenceMetric {
   static override readonly metricName: string = 'FPR95';
   protected fromBlocks(blocks: TieBlocks): number {
-    return fprAtRecall(blocks, 0.95);
+    return fpr95(blocks);
   }
 }

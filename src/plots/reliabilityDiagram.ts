@@ -1,7 +1,8 @@
 import { LOGIT_INPUTS, readLogitsAsConfidence } from '../batch';
 import type { TensorLike } from '../input';
 import { accumulateBins, eceFromBins } from '../math/binning';
-import { resolveOptions } from '../options';
+import type { ProbabilitiesOptions } from '../metrics/base';
+import { probabilitiesOption, resolveOptions, type OptionSchema } from '../options';
 import {
   bottomMargin,
   clipRect,
@@ -48,12 +49,15 @@ export interface ReliabilityDiagramOptions extends PlotOptions {
 
 const TITLE = 'Reliability diagram';
 
+/** Options of {@link reliabilityDiagramFromLogits}. */
+export interface ReliabilityDiagramFromLogitsOptions extends ReliabilityDiagramOptions, ProbabilitiesOptions {}
+
+function schema(): OptionSchema<ReliabilityDiagramOptions> {
+  return { ...plotOptionSchema({ width: 560, height: 620, title: TITLE }, { width: 240, height: 240 }), nBins: integerOption(10, 1, 1000) };
+}
+
 function resolve(plot: string, options: ReliabilityDiagramOptions | undefined): Required<ReliabilityDiagramOptions> {
-  return resolveOptions(
-    plot,
-    { ...plotOptionSchema({ width: 560, height: 620, title: TITLE }, { width: 240, height: 240 }), nBins: integerOption(10, 1, 1000) },
-    options,
-  );
+  return resolveOptions(plot, schema(), options);
 }
 
 const BAR = PALETTE[0];
@@ -88,7 +92,8 @@ export function reliabilityDiagram(confidences: TensorLike, correctness: TensorL
 }
 
 /**
- * Reliability diagram of a classifier from raw logits [N, K] and integer labels [N]: the
+ * Reliability diagram of a classifier from raw logits [N, K] (or probabilities, with the option
+ * `probabilities: true`, SPEC §4) and integer labels [N]: the
  * confidence of each prediction is its top-1 softmax probability and it is correct when the
  * arg-max class is the label — the same reading as {@link ClassificationECE}. See
  * {@link reliabilityDiagram} for what the plot shows.
@@ -98,10 +103,11 @@ export function reliabilityDiagram(confidences: TensorLike, correctness: TensorL
  * const svg = reliabilityDiagramFromLogits([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]);
  * ```
  */
-export function reliabilityDiagramFromLogits(logits: TensorLike, labels: TensorLike, options?: ReliabilityDiagramOptions): string {
+export function reliabilityDiagramFromLogits(logits: TensorLike, labels: TensorLike, options?: ReliabilityDiagramFromLogitsOptions): string {
   const plot = 'reliabilityDiagramFromLogits';
-  const opts = resolve(plot, options);
-  const batch = readLogitsAsConfidence(plot, [logits, labels], 0);
+  const { probabilities, ...rest } = resolveOptions(plot, { ...schema(), probabilities: probabilitiesOption }, options);
+  const opts = rest as Required<ReliabilityDiagramOptions>;
+  const batch = readLogitsAsConfidence(plot, [logits, labels], 0, probabilities);
   requireSamples(plot, LOGIT_INPUTS[0], batch.n);
   return render(batch.confidence, batch.correct, opts, 'Confidence (top-1 softmax probability)');
 }
