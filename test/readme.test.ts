@@ -1,0 +1,192 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The README's TypeScript and JavaScript code blocks, run as written in a fresh ES-module project
+// that has `ecuas` (the built package: `npm test` builds dist/ first) and `@tensorflow/tfjs`
+// installed, as a reader's project would. Each block must exit with status 0, print nothing on
+// stderr (the blocks call `tf.enableProdMode()`), and every line it prints must appear, in order,
+// in the block's own `// …` comments, so the outputs the README shows are the real ones. The
+// TypeScript blocks also type-check with `tsc --strict`. A block that cannot run on its own (an
+// excerpt of an example script) is marked with `<!-- not-run: reason -->` on the line before it.
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const README = join(root, 'README.md');
+
+interface Snippet {
+  /** 1-based line of the opening fence in README.md. */
+  line: number;
+  lang: 'ts' | 'js';
+  code: string;
+  /** The reason given by a `<!-- not-run: … -->` marker, if the block has one. */
+  notRun?: string;
+}
+
+const LANGS: Record<string, 'ts' | 'js'> = { ts: 'ts', typescript: 'ts', js: 'js', javascript: 'js' };
+const NOT_RUN = /^<!--\s*not-run:\s*(.*?)\s*-->$/;
+
+/** Every fenced ts/js block of a Markdown text (also indented ones, e.g. inside a list item). */
+function extractSnippets(markdown: string): Snippet[] {
+  const lines = markdown.split(/\r?\n/);
+  const snippets: Snippet[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,})\s*([\w-]*)\s*$/.exec(lines[i]);
+    if (!open) continue;
+    const [, indent, fence, info] = open;
+    const body: string[] = [];
+    let j = i + 1;
+    while (j < lines.length && !new RegExp(`^\\s*${fence}\`*\\s*$`).test(lines[j])) {
+      body.push(lines[j].startsWith(indent) ? lines[j].slice(indent.length) : lines[j].trimStart());
+      j++;
+    }
+    const lang = LANGS[info.toLowerCase()];
+    if (lang) {
+      const marker = NOT_RUN.exec((lines[i - 1] ?? '').trim());
+      snippets.push({ line: i + 1, lang, code: `${body.join('\n')}\n`, ...(marker ? { notRun: marker[1] } : {}) });
+    }
+    i = j;
+  }
+  return snippets;
+}
+
+/** The text of the `// …` comments of a block, in order. */
+function comments(code: string): string[] {
+  const out: string[] = [];
+  for (const line of code.split('\n')) {
+    const m = /(?:^|\s)\/\/ ?(.*)$/.exec(line);
+    if (m) out.push(m[1].trim());
+  }
+  return out;
+}
+
+/** The printed lines that no later comment shows (a comment shows a line if it starts with it). */
+function undocumented(stdout: string, code: string): string[] {
+  const shown = comments(code);
+  const missing: string[] = [];
+  let at = 0;
+  for (const line of stdout.split('\n').map((l) => l.trim()).filter(Boolean)) {
+    const k = shown.findIndex((c, idx) => idx >= at && c.startsWith(line) && (c.length === line.length || /[\s:;,(]/.test(c[line.length])));
+    if (k < 0) missing.push(line);
+    else at = k + 1;
+  }
+  return missing;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+function run(file: string, args: string[], cwd: string): Promise<Run> {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS; // vitest's, not a reader's
+  for (const k of Object.keys(env)) if (k.startsWith('VITEST')) delete env[k];
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd, env, timeout: 90_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+      resolve({ code, stdout, stderr: err && code === null ? `${stderr}\n${err.message}` : stderr, ms: performance.now() - t0 });
+    });
+  });
+}
+
+/** Runs the jobs with at most `limit` at a time. */
+async function pool<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(jobs.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const k = next++;
+      results[k] = await jobs[k]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
+  return results;
+}
+
+const snippets = extractSnippets(readFileSync(README, 'utf8'));
+const runnable = snippets.filter((s) => s.notRun === undefined);
+const tsSnippets = runnable.filter((s) => s.lang === 'ts');
+const dirOf = (s: Snippet): string => `L${s.line}`;
+
+describe('README code blocks', () => {
+  let project = '';
+  const results = new Map<number, Run>();
+  let typecheck: Run | undefined;
+
+  beforeAll(async () => {
+    for (const f of ['dist/index.js', 'dist/index.d.ts']) {
+      if (!existsSync(join(root, f))) {
+        throw new Error(`${f} is missing: the README blocks run against the built package; run \`npm run build\` first (\`npm test\` does it in its pretest)`);
+      }
+    }
+    // a reader's project: type module, with ecuas and tfjs (and Node's types, for tsc) installed
+    project = mkdtempSync(join(tmpdir(), 'ecuas-readme-'));
+    writeFileSync(join(project, 'package.json'), '{ "name": "readme-snippets", "private": true, "type": "module" }\n');
+    mkdirSync(join(project, 'node_modules'));
+    symlinkSync(root, join(project, 'node_modules', 'ecuas'), 'junction'); // package.json `exports` → dist/
+    symlinkSync(join(root, 'node_modules', '@tensorflow'), join(project, 'node_modules', '@tensorflow'), 'junction');
+    symlinkSync(join(root, 'node_modules', '@types'), join(project, 'node_modules', '@types'), 'junction');
+    // TypeScript blocks: snippet.ts for tsc, and snippet.mjs, its types stripped, for node
+    for (const s of runnable) {
+      mkdirSync(join(project, dirOf(s)));
+      if (s.lang === 'ts') writeFileSync(join(project, dirOf(s), 'snippet.ts'), s.code);
+      const js = s.lang === 'ts' ? ts.transpileModule(s.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText : s.code;
+      writeFileSync(join(project, dirOf(s), 'snippet.mjs'), js);
+    }
+
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const t0 = performance.now();
+    const checking = tsSnippets.length
+      ? run(process.execPath, [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--types', 'node', ...tsSnippets.map((s) => join(dirOf(s), 'snippet.ts'))], project)
+      : undefined;
+    // one node process per block, a few at a time (2 on a 2-core machine: about 4 s in all)
+    const runs = await pool(
+      runnable.map((s) => () => run(process.execPath, ['snippet.mjs'], join(project, dirOf(s)))),
+      Math.min(4, Math.max(2, availableParallelism() - 1)),
+    );
+    runnable.forEach((s, k) => results.set(s.line, runs[k]));
+    typecheck = await checking;
+    const slowest = Math.max(...runs.map((r) => r.ms));
+    console.log(`README: ${runnable.length} blocks run (slowest ${(slowest / 1000).toFixed(1)} s), tsc ${((typecheck?.ms ?? 0) / 1000).toFixed(1)} s, ${((performance.now() - t0) / 1000).toFixed(1)} s in all`);
+  }, 240_000);
+
+  afterAll(() => {
+    if (project) rmSync(project, { recursive: true, force: true });
+  });
+
+  it('has code blocks, and every not-run marker gives a reason and precedes a block', () => {
+    expect(runnable.length).toBeGreaterThan(5);
+    const lines = readFileSync(README, 'utf8').split(/\r?\n/);
+    lines.forEach((l, k) => {
+      if (!/<!--\s*not-run/.test(l)) return;
+      const m = NOT_RUN.exec(l.trim());
+      expect(m?.[1], `README.md:${k + 1}: a not-run marker needs a reason`).toBeTruthy();
+      expect(snippets.some((s) => s.line === k + 2 && s.notRun !== undefined), `README.md:${k + 1}: a not-run marker must sit on the line before a ts/js fence`).toBe(true);
+    });
+  });
+
+  it.each(runnable.map((s) => [`README.md:${s.line} (${s.lang})`, s] as const))('%s runs as written', (where, s) => {
+    const r = results.get(s.line);
+    expect(r, `${where} did not run`).toBeDefined();
+    if (!r) return;
+    const out = `\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
+    expect(r.code, `${where} exited with ${r.code}${out}`).toBe(0);
+    expect(r.stderr.trim(), `${where} wrote to stderr${out}`).toBe('');
+    expect(undocumented(r.stdout, s.code), `${where} printed lines its comments do not show${out}`).toEqual([]);
+  });
+
+  it('type-checks every TypeScript block with tsc --strict', () => {
+    if (!typecheck) return;
+    // tsc reports e.g. "L673/snippet.ts(20,26): error TS2345: …": point at the README line instead
+    const report = `${typecheck.stdout}${typecheck.stderr}`.replace(/L(\d+)[\\/]snippet\.ts\((\d+),(\d+)\)/g, (_, fence, row, col) => `README.md:${Number(fence) + Number(row)}:${col}`);
+    expect(report.trim(), 'tsc --strict on the README blocks').toBe('');
+    expect(typecheck.code).toBe(0);
+  });
+});
