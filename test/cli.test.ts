@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../src/bootstrap';
 import { JsonStreamParser, type JsonHandler } from '../src/cli/json';
+import { Grow } from '../src/cli/grow';
 import { main, type MainOptions } from '../src/cli/main';
 import { plotSamples, riskCoverage, type PlotData } from '../src/cli/plots';
 import { readInputFile, type Batch } from '../src/cli/readers';
@@ -478,6 +479,20 @@ describe('ecuas: command line', () => {
     [['report', fixture('confidences.json'), '--metrics', 'cls_auc'], /^ecuas: --metrics: "cls_auc" needs logits \(or probabilities\) and labels, but .*confidences\.json holds confidences and correctness/],
     [['report', '-'], /^ecuas: reading from stdin is not supported/],
     [['report', 'a.csv', '--probabilities=yes'], /^ecuas: option --probabilities takes no value, got "yes"/],
+    // unknown options name the one meant: a typo, a missing letter, an abbreviation, one dash
+    [['report', 'a.csv', '--metric', 'cls_auc'], /^ecuas: unknown option --metric: did you mean --metrics\? \(see `ecuas report --help`\)$/m],
+    [['report', 'a.csv', '--resample=50'], /^ecuas: unknown option --resample: did you mean --resamples\?/],
+    [['report', 'a.csv', '--fromat', 'json'], /^ecuas: unknown option --fromat: did you mean --format\?/],
+    [['report', 'a.csv', '--prob'], /^ecuas: unknown option --prob: did you mean --probabilities\?/],
+    [['report', 'a.csv', '-metrics', 'cls_auc'], /^ecuas: unknown option -metrics: did you mean --metrics\?/],
+    [['report', 'a.csv', '-f', 'json'], /^ecuas: unknown option -f: did you mean --format\?/],
+    [['--verison'], /^ecuas: unknown option --verison: did you mean --version\? \(try `ecuas --help`\)$/m],
+    [['report', 'a.csv', '--what=1'], /^ecuas: unknown option --what \(see `ecuas report --help`\)$/m],
+    [['report', 'a.csv', '-x'], /^ecuas: unknown option -x \(see/],
+    [['report', 'a.csv', '--version'], /^ecuas: unknown option --version \(see/],
+    // an option where a value belongs is a forgotten value
+    [['report', 'a.csv', '--format', '--ci', '0.9'], /^ecuas: option --format needs a value/],
+    [['report', 'a.csv', '--help=1'], /^ecuas: option --help takes no value, got "1"/],
   ];
   for (const [argv, message] of usageCases) {
     it(`exit 2: ecuas ${argv.join(' ')}`, async () => {
@@ -506,6 +521,28 @@ describe('ecuas: command line', () => {
     }
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     expect((await run(['--version'])).stdout).toBe(`${pkg.version}\n`);
+  });
+
+  it('accepts --flag value, --flag=value, -h, -V, -v, repeats and --', async () => {
+    const argv = ['report', fixture('confidences.csv'), '--metrics', 'conf_auc,conf_brier', '--ci', '0.9', '--resamples', '30', '--format', 'csv'];
+    // a negative seed as its own argument is a value, not an option
+    const negative = await run([...argv, '--seed', '-3']);
+    expect(negative.code, negative.stderr).toBe(0);
+    expect(negative.stdout).toBe((await run([...argv, '--seed=-3'])).stdout);
+    expect(negative.stdout).not.toBe((await run([...argv, '--seed=3'])).stdout);
+    // the last of a repeated option counts
+    expect((await run([...argv, '--format', 'json', '--seed', '1', '--seed', '-3', '--format', 'csv'])).stdout).toBe(negative.stdout);
+    // after -- everything is a FILE
+    expect((await run(['report', '--', fixture('confidences.csv'), '--metrics'])).stderr).toMatch(/^ecuas: expected one FILE, got 2: .*"--metrics"/);
+    expect((await run(['report', '--metrics', 'conf_auc', '--format', 'csv', '--', fixture('confidences.csv')])).stdout).toMatch(/^id,value\nconf_auc,/);
+    // help or version before a mistake wins; a mistake before help does not
+    for (const argv of [['report', '-h', '--bogus'], ['report', '--format', 'xml', '--help']]) expect((await run(argv)).stdout).toMatch(/^Usage: ecuas report FILE/);
+    const late = await run(['report', '--bogus', '-h']);
+    expect([late.code, late.stdout]).toEqual([2, '']);
+    expect((await run(['--help', '--bogus'])).stdout).toMatch(/^ecuas — /);
+    expect((await run(['-h', 'report'])).stdout).toMatch(/^Usage: ecuas report FILE/);
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    for (const argv of [['-V'], ['-v'], ['--version', '--help'], ['--version', '--bogus']]) expect((await run(argv)).stdout, argv.join(' ')).toBe(`${pkg.version}\n`);
   });
 
   it('draws a progress bar on stderr only for a terminal', async () => {
@@ -573,6 +610,36 @@ describe('streaming readers', () => {
       expect(whole.length).toBeGreaterThan(5);
       for (const size of [1, 2, 3, 7, 64]) expect(events(size)).toEqual(whole);
     }
+  });
+});
+
+describe('Grow', () => {
+  it('keeps pushed and appended values in order across growth', () => {
+    const g = new Grow((n) => new Int32Array(n), 4);
+    const expected: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      if (i % 3 === 0) {
+        const chunk = Array.from({ length: i }, (_, j) => i * 100 + j);
+        g.append(chunk);
+        expected.push(...chunk);
+      } else {
+        g.push(-i);
+        expected.push(-i);
+      }
+    }
+    expect(g.length).toBe(expected.length);
+    expect(Array.from(g.view)).toEqual(expected);
+    expect(g.get(7)).toBe(expected[7]);
+  });
+
+  it('--ci over many small batches sees every sample', async () => {
+    const n = 3000;
+    const c = Array.from({ length: n }, (_, i) => ((i * 37) % 101) / 100);
+    const y = c.map((v, i) => (v > 0.4 || i % 7 === 0 ? 1 : 0));
+    const file = tmpFile('many.csv', `confidence,correct\n${c.map((v, i) => `${v},${y[i]}`).join('\n')}\n`);
+    const out = (await runJson(['report', file, '--metrics', 'conf_auc', '--ci', '0.9', '--resamples', '20'], { batchSize: 7 })) as Record<string, { low: number; high: number }>;
+    const b = bootstrap('conf_auc', [c, y], { resamples: 20, level: 0.9, seed: 0 });
+    expect([out.conf_auc.low, out.conf_auc.high]).toEqual([b.low, b.high]);
   });
 });
 

@@ -7,12 +7,14 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { bootstrap } from '../bootstrap';
 import { MetricInputError } from '../errors';
 import { looksLikeProbabilities } from '../math/topOne';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
 import { BackendError, ensureBackend } from './backend';
 import { FORMATS, formatReport, type Format, type ReportRow } from './format';
+import { Grow } from './grow';
 import { plotsAvailable, writePlots, type PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
 import { InputFileError, readInputFile, type Batch, type InputKind } from './readers';
@@ -174,76 +176,171 @@ interface ReportArgs {
 
 type Command = { kind: 'help'; text: string } | { kind: 'version' } | { kind: 'report'; args: ReportArgs };
 
-const VALUE_OPTIONS = new Set(['--metrics', '--format', '--plots', '--ci', '--resamples', '--seed']);
-const FLAG_OPTIONS = new Set(['--probabilities']);
-const SEE = '(see `ecuas report --help`)';
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
-function parseArgs(argv: readonly string[]): Command {
+const SEE = '(see `ecuas report --help`)';
+const TRY = '(try `ecuas --help`)';
+
+/** Before the command: `ecuas --help [report]`, `ecuas --version`. */
+const TOP_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+} as const satisfies ParseArgsOptionsConfig;
+
+/** `ecuas report FILE [options]`; numbers are strings here and checked below. */
+const REPORT_OPTIONS = {
+  metrics: { type: 'string' },
+  probabilities: { type: 'boolean' },
+  format: { type: 'string' },
+  ci: { type: 'string' },
+  resamples: { type: 'string' },
+  seed: { type: 'string' },
+  plots: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsOptionsConfig;
+
+type Parsed<O extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true; tokens: true }>>;
+
+/** Either parsed options, or `stop`: the first help/version option, which makes the rest moot. */
+type Outcome<O extends ParseArgsOptionsConfig> = (Parsed<O> & { stop?: undefined }) | { stop: string; positionals: string[] };
+
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+
+/**
+ * Strict parseArgs calls `--seed -3` ambiguous (a forgotten value?); a value that starts with
+ * one dash is attached as `--seed=-3` so that negative numbers keep working.
+ */
+function attachDashValues(args: readonly string[], options: ParseArgsOptionsConfig): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') return out.concat(args.slice(i));
+    const name = a.slice(2);
+    const next = args[i + 1];
+    if (a.startsWith('--') && hasOwn(options, name) && options[name].type === 'string' && next !== undefined && /^-[^-]/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
+/** `argv` against `options` with strict parseArgs; `stops` (help, version) end the parse when they come first. */
+function parseOptions<O extends ParseArgsOptionsConfig>(argv: readonly string[], options: O, stops: readonly string[], hint: string): Outcome<O> {
+  const args = attachDashValues(argv, options);
+  let parsed: Parsed<O>;
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true, tokens: true }) as Parsed<O>;
+  } catch (e) {
+    return explainParseError(args, options, stops, hint, e);
+  }
+  const stop = parsed.tokens.find((t) => t.kind === 'option' && stops.includes(t.name));
+  return stop?.kind === 'option' ? { stop: stop.name, positionals: parsed.positionals } : parsed;
+}
+
+/**
+ * Turns a parseArgs error into a usage error in our words, found by walking the tokens of a
+ * lenient parse; a help or version option before the mistake still wins.
+ */
+function explainParseError(args: string[], options: ParseArgsOptionsConfig, stops: readonly string[], hint: string, error: unknown): { stop: string; positionals: string[] } {
+  const { tokens, positionals } = parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true });
+  let stop: { name: string; index: number } | undefined;
+  for (const t of tokens) {
+    if (t.kind !== 'option') continue;
+    let problem: string | undefined;
+    if (!hasOwn(options, t.name)) problem = unknownOption(t.rawName.startsWith('--') ? t.rawName : args[t.index], options);
+    else if (options[t.name].type === 'boolean') {
+      if (t.inlineValue) problem = `option ${t.rawName} takes no value, got "${t.value}"`;
+    } else if (t.value === undefined || (!t.inlineValue && t.value.length > 1 && t.value.startsWith('-'))) {
+      problem = `option ${t.rawName} needs a value`;
+    }
+    if (problem === undefined) {
+      if (!stop && stops.includes(t.name)) stop = { name: t.name, index: t.index };
+      continue;
+    }
+    if (stop && stop.index < t.index) return { stop: stop.name, positionals };
+    usage(`${problem} ${hint}`);
+  }
+  // a check of parseArgs this walk does not know: pass on its words
+  return usage(`${((error as Error)?.message ?? String(error)).split('\n')[0]} ${hint}`);
+}
+
+/** `written` is the whole argument for short options: `-metrics` is one mistake, not seven. */
+function unknownOption(written: string, options: ParseArgsOptionsConfig): string {
+  const name = written.replace(/=.*$/s, '');
+  const near = nearestOption(name.replace(/^-+/, ''), options);
+  return `unknown option ${name}${near ? `: did you mean --${near}?` : ''}`;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/** The option meant by a mistyped name: the only one it abbreviates, else one a typo or two away. */
+function nearestOption(typed: string, options: ParseArgsOptionsConfig): string | undefined {
+  const name = typed.toLowerCase();
+  const names = Object.keys(options);
+  const extending = names.filter((o) => name !== '' && o.startsWith(name));
+  if (extending.length === 1) return extending[0];
+  let best: string | undefined;
+  let bestD = Math.max(1, Math.floor(name.length / 3)) + 1;
+  for (const o of names) {
+    const d = editDistance(name, o);
+    if (d < bestD) [best, bestD] = [o, d];
+  }
+  return best;
+}
+
+function parseCommand(argv: readonly string[]): Command {
   if (argv.length === 0) usage(`missing command: expected \`ecuas report FILE\` ${SEE}`);
   const [cmd, ...rest] = argv;
-  if (cmd === '-h' || cmd === '--help' || cmd === 'help') return { kind: 'help', text: rest[0] === 'report' ? reportHelp() : MAIN_HELP };
-  if (cmd === '-V' || cmd === '-v' || cmd === '--version') return { kind: 'version' };
-  if (cmd !== 'report') {
-    if (cmd.startsWith('-')) usage(`unknown option ${cmd} (try \`ecuas --help\`)`);
-    usage(`unknown command "${cmd}": the command is \`ecuas report FILE\` (try \`ecuas --help\`)`);
-  }
-  const values = new Map<string, string>();
-  const flags = new Set<string>();
-  const files: string[] = [];
-  let onlyFiles = false;
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i];
-    if (onlyFiles || a === '-' || !a.startsWith('-')) {
-      files.push(a);
-      continue;
-    }
-    if (a === '--') {
-      onlyFiles = true;
-      continue;
-    }
-    if (a === '-h' || a === '--help') return { kind: 'help', text: reportHelp() };
-    const eq = a.indexOf('=');
-    const name = eq > 0 ? a.slice(0, eq) : a;
-    if (FLAG_OPTIONS.has(name)) {
-      if (eq > 0) usage(`option ${name} takes no value, got "${a.slice(eq + 1)}" ${SEE}`);
-      flags.add(name);
-      continue;
-    }
-    if (!VALUE_OPTIONS.has(name)) usage(`unknown option ${name} ${SEE}`);
-    let value: string;
-    if (eq > 0) value = a.slice(eq + 1);
-    else {
-      if (i + 1 >= rest.length) usage(`option ${name} needs a value ${SEE}`);
-      value = rest[++i];
-    }
-    values.set(name, value);
-  }
+  if (cmd === 'report') return parseReport(rest);
+  if (cmd === 'help') return { kind: 'help', text: rest[0] === 'report' ? reportHelp() : MAIN_HELP };
+  // the old lower-case spelling; parseArgs gives an option one short name
+  if (cmd === '-v') return { kind: 'version' };
+  if (!cmd.startsWith('-')) usage(`unknown command "${cmd}": the command is \`ecuas report FILE\` ${TRY}`);
+  // only the first option counts, as in `ecuas --version --help`
+  const parsed = parseOptions(argv, TOP_OPTIONS, ['help', 'version'], TRY);
+  if (parsed.stop === 'help') return { kind: 'help', text: parsed.positionals[0] === 'report' ? reportHelp() : MAIN_HELP };
+  if (parsed.stop !== undefined) return { kind: 'version' };
+  return usage(`unknown option ${cmd} ${TRY}`); // `--` or `-`
+}
+
+function parseReport(argv: readonly string[]): Command {
+  const parsed = parseOptions(argv, REPORT_OPTIONS, ['help'], SEE);
+  if (parsed.stop !== undefined) return { kind: 'help', text: reportHelp() };
+  const { values, positionals: files } = parsed;
   if (files.length === 0) usage(`missing FILE: expected \`ecuas report FILE [options]\` ${SEE}`);
   if (files.length > 1) usage(`expected one FILE, got ${files.length}: ${files.map((f) => JSON.stringify(f)).join(', ')} ${SEE}`);
   if (files[0] === '-') usage('reading from stdin is not supported: give a file name');
 
-  const format = (values.get('--format') ?? 'table').toLowerCase();
-  if (!(FORMATS as readonly string[]).includes(format)) usage(`--format must be one of ${FORMATS.join(', ')}, got "${values.get('--format')}"`);
+  const format = (values.format ?? 'table').toLowerCase();
+  if (!(FORMATS as readonly string[]).includes(format)) usage(`--format must be one of ${FORMATS.join(', ')}, got "${values.format}"`);
 
   let ci: number | undefined;
-  if (values.has('--ci')) {
-    const text = values.get('--ci') as string;
+  if (values.ci !== undefined) {
+    const text = values.ci;
     ci = /^\s*[0-9.eE+-]+\s*$/.test(text) ? Number(text) : NaN;
     if (!(ci > 0 && ci < 1)) usage(`--ci must be a level in (0, 1), e.g. 0.95, got "${text}"${ci >= 1 && ci < 100 ? ` (for ${ci} % write ${ci / 100})` : ''}`);
   }
-  const integer = (name: string, dflt: number, min: number): number => {
-    const text = values.get(name);
+  const integer = (name: string, text: string | undefined, dflt: number, min: number): number => {
     if (text === undefined) return dflt;
     const v = /^\s*[+-]?[0-9]+\s*$/.test(text) ? Number(text) : NaN;
     if (!Number.isSafeInteger(v) || v < min) usage(`${name} must be an integer${min > -Infinity ? ` ≥ ${min}` : ''}, got "${text}"`);
     return v;
   };
-  const resamples = integer('--resamples', 1000, 1);
-  const seed = integer('--seed', 0, -Infinity);
+  const resamples = integer('--resamples', values.resamples, 1000, 1);
+  const seed = integer('--seed', values.seed, 0, -Infinity);
 
   let metrics: string[] | undefined;
-  if (values.has('--metrics')) {
-    const ids = (values.get('--metrics') as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (values.metrics !== undefined) {
+    const ids = values.metrics.split(',').map((s) => s.trim()).filter((s) => s !== '');
     if (ids.length === 0) usage(`--metrics needs at least one metric id ${SEE}`);
     metrics = [...new Set(ids)];
     for (const id of metrics) {
@@ -256,9 +353,9 @@ function parseArgs(argv: readonly string[]): Command {
       if (id.startsWith('scod_')) usage(`--metrics: "${id}" needs OOD scores, which report files do not have; use conf_* or cls_* ids`);
     }
   }
-  const plots = values.get('--plots');
+  const plots = values.plots;
   if (plots !== undefined && plots.trim() === '') usage('--plots needs a directory');
-  const probabilities = flags.has('--probabilities');
+  const probabilities = values.probabilities === true;
   return { kind: 'report', args: { file: files[0], metrics, probabilities, format: format as Format, plots, ci, resamples, seed } };
 }
 
@@ -292,49 +389,34 @@ function resolveMetrics(ids: readonly string[] | undefined, kind: InputKind, pro
 
 /** All samples of a file, kept for --ci and --plots. */
 class SampleStore {
-  n = 0;
   k = 0;
-  private a: Float32Array = new Float32Array(1024);
-  private b: Uint8Array | Int32Array = new Uint8Array(0);
+  /** Confidences, or row-major logits. */
+  private readonly a = new Grow((n) => new Float32Array(n));
+  /** Correctness or labels, typed by the first batch. */
+  private b: Grow<Uint8Array> | Grow<Int32Array> | null = null;
 
   add(batch: Batch): void {
-    if (this.n === 0) {
+    if (this.b === null) {
       this.k = batch.k;
-      this.b = batch.kind === 'confidence' ? new Uint8Array(1024) : new Int32Array(1024);
-    }
-    const width = Math.max(1, this.k);
-    const need = this.n + batch.n;
-    if (need > this.b.length) {
-      const cap = Math.max(need, this.b.length * 2);
-      const a = new Float32Array(cap * width);
-      a.set(this.a.subarray(0, this.n * width));
-      this.a = a;
-      const b = batch.kind === 'confidence' ? new Uint8Array(cap) : new Int32Array(cap);
-      b.set(this.b.subarray(0, this.n));
-      this.b = b;
-    } else if (this.a.length < need * width) {
-      const a = new Float32Array(this.b.length * width);
-      a.set(this.a.subarray(0, this.n * width));
-      this.a = a;
+      this.b = batch.kind === 'confidence' ? new Grow((n) => new Uint8Array(n)) : new Grow((n) => new Int32Array(n));
     }
     if (batch.kind === 'confidence') {
-      this.a.set(batch.confidences as Float32Array, this.n);
-      this.b.set(batch.correctness as Uint8Array, this.n);
+      this.a.append((batch.confidences as Float32Array).subarray(0, batch.n));
+      this.b.append((batch.correctness as Uint8Array).subarray(0, batch.n));
     } else {
-      this.a.set(batch.logits as Float32Array, this.n * width);
-      this.b.set(batch.labels as Int32Array, this.n);
+      this.a.append((batch.logits as Float32Array).subarray(0, batch.n * batch.k));
+      this.b.append((batch.labels as Int32Array).subarray(0, batch.n));
     }
-    this.n = need;
   }
 
   /** First array: confidences or row-major logits. */
   get first(): Float32Array {
-    return this.a.subarray(0, this.n * Math.max(1, this.k));
+    return this.a.view;
   }
 
   /** Second array: correctness or labels. */
   get second(): Uint8Array | Int32Array {
-    return this.b.subarray(0, this.n);
+    return this.b?.view ?? new Uint8Array(0);
   }
 }
 
@@ -484,7 +566,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
  */
 export async function main(argv: readonly string[], io: CliIO, options: MainOptions = {}): Promise<number> {
   try {
-    const cmd = parseArgs(argv);
+    const cmd = parseCommand(argv);
     if (cmd.kind === 'help') {
       io.stdout(cmd.text);
       return 0;

@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { PROBABILITY_SUM_TOLERANCE, probabilityRowProblem } from '../math/topOne';
+import { Grow } from './grow';
 import { JsonStreamParser, JsonSyntaxError, type JsonHandler, type JsonScalar } from './json';
 
 /** What a file holds: per-sample confidences and correctness, or class scores and labels. */
@@ -385,26 +386,6 @@ function describeScalar(type: JsonScalar, text: string): string {
   return type;
 }
 
-/** Growable typed array. */
-class Grow<T extends Uint8Array | Float64Array> {
-  length = 0;
-  constructor(
-    private data: T,
-    private readonly make: (n: number) => T,
-  ) {}
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      const next = this.make(Math.max(16, this.data.length * 2));
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.length++] = v;
-  }
-  get(i: number): number {
-    return this.data[i];
-  }
-}
-
 /**
  * State shared by the passes over one JSON file. Pass 1 collects the small array (labels or
  * correctness) and, if it came first, already streams the big one (logits or confidences);
@@ -590,7 +571,7 @@ class JsonPass implements JsonHandler {
     if (keys && name === keys.small && this.pass === 1) {
       this.mode = 'small';
       // labels as float64: any JSON integer is kept exactly until it is checked against K
-      doc.small = doc.kind === 'classification' ? new Grow(new Float64Array(1024), (n) => new Float64Array(n)) : new Grow(new Uint8Array(1024), (n) => new Uint8Array(n));
+      doc.small = doc.kind === 'classification' ? new Grow((n) => new Float64Array(n)) : new Grow((n) => new Uint8Array(n));
     } else if (keys && name === keys.big) {
       doc.bigSeen = true;
       // stream it now if the small array is complete, else in the second pass
