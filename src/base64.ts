@@ -36,7 +36,7 @@ export function toBase64(bytes: Uint8Array): string {
 }
 
 /** Decodes standard base64; returns null for anything that is not valid base64. O(N). */
-export function fromBase64(text: string): Uint8Array | null {
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> | null {
   if (text.length % 4 !== 0 || !VALID.test(text)) return null;
   if (NodeBuffer) {
     const b = NodeBuffer.from(text, 'base64');

@@ -2,6 +2,15 @@ import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail } from './errors';
 import { readRaw } from './input';
 import type { Metric } from './metric';
+import {
+  functionOption,
+  levelOption,
+  positiveIntegerOption,
+  probabilitiesOption,
+  resolveOptions,
+  safeIntegerOption,
+  type OptionSchema,
+} from './options';
 import { getMetricFromId } from './registry';
 
 const NAME = 'bootstrap';
@@ -43,8 +52,6 @@ export interface BootstrapResult {
 /** A metric to bootstrap: an id for {@link getMetricFromId}, or a factory of fresh metric instances. */
 export type BootstrapMetric = string | (() => Metric<any, number, any>);
 
-const OPTION_NAMES = new Set(['resamples', 'level', 'seed', 'onProgress', 'probabilities']);
-
 interface Resolved {
   resamples: number;
   level: number;
@@ -53,37 +60,13 @@ interface Resolved {
   probabilities: boolean | undefined;
 }
 
-function resolve(options: unknown): Resolved {
-  if (options === undefined) return { resamples: 1000, level: 0.95, seed: 0, onProgress: undefined, probabilities: undefined };
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    fail(NAME, 'options', `expected ${ARG} to be an options object, but got ${Array.isArray(options) ? 'an array' : String(options)}`);
-  }
-  const o = options as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    if (!OPTION_NAMES.has(key)) fail(NAME, key, `unknown option ${ARG} (expected one of ${[...OPTION_NAMES].join(', ')})`);
-  }
-  const resamples = o.resamples === undefined ? 1000 : o.resamples;
-  const level = o.level === undefined ? 0.95 : o.level;
-  const seed = o.seed === undefined ? 0 : o.seed;
-  const onProgress = o.onProgress;
-  if (typeof resamples !== 'number' || !Number.isSafeInteger(resamples) || resamples < 1) {
-    fail(NAME, 'resamples', `expected option ${ARG} to be an integer ≥ 1, but got ${String(resamples)}`);
-  }
-  if (typeof level !== 'number' || !(level > 0 && level < 1)) {
-    fail(NAME, 'level', `expected option ${ARG} to be a number in (0, 1), but got ${String(level)}`);
-  }
-  if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) {
-    fail(NAME, 'seed', `expected option ${ARG} to be a safe integer, but got ${String(seed)}`);
-  }
-  if (onProgress !== undefined && typeof onProgress !== 'function') {
-    fail(NAME, 'onProgress', `expected option ${ARG} to be a function, but got ${typeof onProgress}`);
-  }
-  const probabilities = o.probabilities;
-  if (probabilities !== undefined && typeof probabilities !== 'boolean') {
-    fail(NAME, 'probabilities', `expected option ${ARG} to be a boolean, but got ${String(probabilities)}`);
-  }
-  return { resamples, level, seed, onProgress: onProgress as Resolved['onProgress'], probabilities };
-}
+const SCHEMA: OptionSchema<Resolved> = {
+  resamples: positiveIntegerOption(1000),
+  level: levelOption(0.95),
+  seed: safeIntegerOption(0),
+  onProgress: functionOption(),
+  probabilities: probabilitiesOption,
+};
 
 /** mulberry32: a small, fast 32-bit PRNG; returns uint32 values. */
 function mulberry32(seed: number): () => number {
@@ -237,7 +220,7 @@ function quantile(sorted: Float64Array, p: number): number {
  * ```
  */
 export function bootstrap(metric: BootstrapMetric, inputs: readonly unknown[], options?: BootstrapOptions): BootstrapResult {
-  const { resamples, level, seed, onProgress, probabilities } = resolve(options);
+  const { resamples, level, seed, onProgress, probabilities } = resolveOptions(NAME, SCHEMA, options);
   const evaluate = evaluator(metric, probabilities);
   if (!Array.isArray(inputs)) fail(NAME, 'inputs', `expected ${ARG} to be an array of the metric's inputs, but got ${inputs === null ? 'null' : typeof inputs}`);
   if (inputs.length === 0) fail(NAME, 'inputs', `expected ${ARG} to hold at least one input, but it is empty`);

@@ -8,9 +8,19 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail, MetricInputError } from './errors';
-import { readRaw, type TensorLike } from './input';
+import { isTensor, readRaw, type TensorLike } from './input';
+import {
+  functionOption,
+  oneOfOption,
+  positiveIntegerOption,
+  probabilitiesOption,
+  requiredOption,
+  resolveOptions,
+  stringOption,
+  type OptionSchema,
+} from './options';
 import { getMetricFromId, type MetricEntry } from './registry';
-import { checkProbabilities } from './batch';
+import { checkProbabilities } from './inputs/logits';
 import { PROBABILITY_SUM_TOLERANCE, topOneStats } from './math/topOne';
 
 const NAME = 'ecuasCallback';
@@ -88,7 +98,44 @@ export interface EcuasCallback {
   readonly keys: readonly string[];
 }
 
-const OPTION_NAMES = new Set(['model', 'metrics', 'validationData', 'probabilities', 'outputs', 'batchSize', 'every', 'prefix', 'onMetrics', 'tf']);
+/** The options as given, checked for their types. */
+interface Settings {
+  model: PredictingModel;
+  metrics: readonly string[];
+  validationData: readonly [unknown, unknown];
+  probabilities: boolean | undefined;
+  outputs: 'logits' | 'probabilities' | undefined;
+  batchSize: number;
+  every: number;
+  prefix: string;
+  onMetrics: EcuasCallbackOptions['onMetrics'];
+  tf: EcuasCallbackOptions['tf'];
+}
+
+const SCHEMA: OptionSchema<Settings> = {
+  model: requiredOption(
+    (v): v is PredictingModel => typeof v === 'object' && v !== null && typeof (v as PredictingModel).predict === 'function',
+    'the model being trained (an object with a predict method)',
+  ),
+  metrics: requiredOption(
+    (v): v is readonly string[] => Array.isArray(v) && v.length > 0 && v.every((id) => typeof id === 'string'),
+    'a non-empty array of metric id strings',
+  ),
+  validationData: requiredOption((v): v is readonly [unknown, unknown] => Array.isArray(v) && v.length === 2, 'a pair [x, labels]'),
+  probabilities: probabilitiesOption,
+  outputs: oneOfOption(['logits', 'probabilities'], '(does the model end in a softmax?)'),
+  batchSize: positiveIntegerOption(256),
+  every: positiveIntegerOption(1),
+  prefix: stringOption('val_'),
+  onMetrics: functionOption(),
+  tf: {
+    default: undefined,
+    check: (v) =>
+      typeof (v as { Callback?: unknown } | null)?.Callback === 'function'
+        ? null
+        : "your tfjs namespace, with a `Callback` class (e.g. `import * as tf from '@tensorflow/tfjs'`)",
+  },
+};
 
 interface Resolved {
   model: PredictingModel;
@@ -104,16 +151,7 @@ interface Resolved {
   every: number;
   prefix: string;
   onMetrics: EcuasCallbackOptions['onMetrics'];
-}
-
-function isTensor(x: unknown): x is tf.Tensor {
-  return typeof x === 'object' && x !== null && typeof (x as tf.Tensor).dataSync === 'function' && Array.isArray((x as tf.Tensor).shape);
-}
-
-function positiveInt(name: string, v: unknown, dflt: number): number {
-  if (v === undefined) return dflt;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) fail(NAME, name, `expected option ${ARG} to be an integer ≥ 1, but got ${String(v)}`);
-  return v;
+  tf: EcuasCallbackOptions['tf'];
 }
 
 /** Labels as integers [N]: from [N], [N, 1] or one-hot [N, K]. */
@@ -152,34 +190,14 @@ function readLabelColumn(x: unknown): Int32Array {
 }
 
 function resolve(options: unknown): Resolved {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    fail(NAME, 'options', `expected ${ARG} to be an options object, but got ${Array.isArray(options) ? 'an array' : String(options)}`);
-  }
-  const o = options as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    if (!OPTION_NAMES.has(key)) fail(NAME, key, `unknown option ${ARG} (expected one of ${[...OPTION_NAMES].join(', ')})`);
-  }
-
-  const model = o.model as PredictingModel;
-  if (typeof model !== 'object' || model === null || typeof model.predict !== 'function') {
-    fail(NAME, 'model', `expected option ${ARG} to be the model being trained (an object with a predict method)`);
-  }
-
-  const metrics = o.metrics;
-  if (!Array.isArray(metrics) || metrics.length === 0) fail(NAME, 'metrics', `expected option ${ARG} to be a non-empty array of metric ids`);
-  const ids: string[] = [];
-  for (const id of metrics as unknown[]) {
-    if (typeof id !== 'string') fail(NAME, 'metrics', `expected option ${ARG} to hold metric id strings, but got ${typeof id}`);
-    if (ids.includes(id)) fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} is listed twice in option ${ARG}`);
+  const o = resolveOptions(NAME, SCHEMA, options);
+  const ids = [...o.metrics]; // the caller may reuse the array
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    if (ids.indexOf(id) !== i) fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} is listed twice in option ${ARG}`);
     if (id.startsWith('scod_')) fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} needs OOD scores, which a classifier's outputs do not give: use cls_* or conf_* ids`);
-    ids.push(id);
   }
-  const outputs = o.outputs;
-  if (outputs !== undefined && outputs !== 'logits' && outputs !== 'probabilities') {
-    fail(NAME, 'outputs', `expected option ${ARG} to be 'logits' or 'probabilities' (does the model end in a softmax?), but got ${JSON.stringify(outputs) ?? String(outputs)}`);
-  }
-  const given = o.probabilities;
-  if (given !== undefined && typeof given !== 'boolean') fail(NAME, 'probabilities', `expected option ${ARG} to be a boolean, but got ${String(given)}`);
+  const { outputs, probabilities: given } = o;
   if (given !== undefined && outputs !== undefined && given !== (outputs === 'probabilities')) {
     fail(NAME, 'probabilities', `option ${ARG} is ${given}, but option \`outputs\` is '${outputs}': give one of them`);
   }
@@ -197,19 +215,7 @@ function resolve(options: unknown): Resolved {
   }
 
   try {
-    const batchSize = positiveInt('batchSize', o.batchSize, 256);
-    const every = positiveInt('every', o.every, 1);
-    const prefix = o.prefix === undefined ? 'val_' : o.prefix;
-    if (typeof prefix !== 'string') fail(NAME, 'prefix', `expected option ${ARG} to be a string, but got ${typeof prefix}`);
-    const onMetrics = o.onMetrics;
-    if (onMetrics !== undefined && typeof onMetrics !== 'function') fail(NAME, 'onMetrics', `expected option ${ARG} to be a function, but got ${typeof onMetrics}`);
-    if (o.tf !== undefined && typeof (o.tf as { Callback?: unknown } | null)?.Callback !== 'function') {
-      fail(NAME, 'tf', `expected option ${ARG} to be your tfjs namespace, with a \`Callback\` class (e.g. \`import * as tf from '@tensorflow/tfjs'\`)`);
-    }
-
-    const vd = o.validationData;
-    if (!Array.isArray(vd) || vd.length !== 2) fail(NAME, 'validationData', `expected option ${ARG} to be a pair [x, labels]`);
-    const [x, y] = vd as [unknown, unknown];
+    const [x, y] = o.validationData;
     const multiInput = Array.isArray(x);
     const xs = (multiInput ? x : [x]) as unknown[];
     if (xs.length === 0 || !xs.every(isTensor)) fail(NAME, 'validationData[0]', `expected ${ARG} to be a tf.Tensor (or an array of tensors for a multi-input model)`);
@@ -227,7 +233,7 @@ function resolve(options: unknown): Resolved {
     if (n === 0) fail(NAME, 'validationData', 'expected at least one validation sample, but got N = 0');
 
     return {
-      model,
+      model: o.model,
       ids,
       entries,
       xs: tensors,
@@ -235,10 +241,11 @@ function resolve(options: unknown): Resolved {
       labels,
       n,
       probabilities,
-      batchSize,
-      every,
-      prefix,
-      onMetrics: onMetrics as Resolved['onMetrics'],
+      batchSize: o.batchSize,
+      every: o.every,
+      prefix: o.prefix,
+      onMetrics: o.onMetrics,
+      tf: o.tf,
     };
   } catch (e) {
     for (const m of entries) m.obj.dispose();
@@ -428,7 +435,7 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
     },
   };
 
-  const Base = (options as { tf?: { Callback: abstract new () => object } }).tf?.Callback;
+  const Base = r.tf?.Callback;
   if (!Base) return core;
   // A subclass of the caller's tf.Callback: tfjs then calls these methods itself (and setModel,
   // setParams and the other hooks inherited from tf.Callback).

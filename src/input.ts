@@ -25,7 +25,7 @@ export interface RawArray {
   readonly shape: readonly number[];
 }
 
-function isTensor(x: unknown): x is Tensor {
+export function isTensor(x: unknown): x is Tensor {
   // Duck-typed so tensors from another copy of tfjs-core (e.g. tfjs-node's) are accepted too.
   return (
     typeof x === 'object' &&

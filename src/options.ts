@@ -1,22 +1,53 @@
-import { ARG, fail } from './errors';
+import { ARG, fail, MetricInputError } from './errors';
 
-/** One option: its default and a check that returns what is wrong with a value, or null. */
+/**
+ * One option: its default and a check that returns what is wrong with a value, or null. A
+ * `required` option has no default: leaving it out is reported like a wrong value.
+ */
 export interface OptionSpec<T> {
   readonly default: T;
   readonly check: (value: unknown) => string | null;
+  readonly required?: boolean;
 }
 
 export type OptionSchema<O> = { readonly [K in keyof O]-?: OptionSpec<O[K]> };
 
-/** Merges `given` over the defaults, rejecting unknown names and invalid values. */
-export function resolveOptions<O extends object>(metric: string, schema: OptionSchema<O>, given: unknown): Required<O> {
-  if (given === undefined || given === null) given = {};
-  if (typeof given !== 'object' || Array.isArray(given)) {
-    fail(metric, 'options', `expected ${ARG} to be an object, but got ${Array.isArray(given) ? 'an array' : typeof given}`);
+/** A plain object (not null, not an array): an options object, or a record read from JSON. */
+export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The options object `given` with only its own enumerable properties (inherited ones are no
+ * options); undefined and null stand for no options.
+ */
+export function ownOptions(where: string, given: unknown): Record<string, unknown> {
+  // no prototype: an own "__proto__" key stays a plain (unknown) option name, and a name
+  // looked up but not given (`toString`) is absent
+  const own = Object.create(null) as Record<string, unknown>;
+  if (given === undefined || given === null) return own;
+  if (!isRecord(given)) {
+    fail(where, 'options', `expected ${ARG} to be an options object, but got ${Array.isArray(given) ? 'an array' : typeof given}`);
   }
+  for (const key of Object.keys(given)) own[key] = given[key];
+  return own;
+}
+
+/** What a schema rejected, by the error thrown: lets a caller restate it in its own terms. */
+const rejections = new WeakMap<object, { readonly option: string; readonly expected: string }>();
+
+/**
+ * The option and what it must be (e.g. `nBins`, "an integer ≥ 1 (at most 1e7)") if `error` is
+ * the one {@link resolveOptions} threw for a bad value; undefined for any other error.
+ */
+export function rejectedOption(error: unknown): { readonly option: string; readonly expected: string } | undefined {
+  return typeof error === 'object' && error !== null ? rejections.get(error) : undefined;
+}
+
+/** Merges `given` over the defaults, rejecting unknown names and invalid values. Reads own properties only. */
+export function resolveOptions<O extends object>(metric: string, schema: OptionSchema<O>, given: unknown): Required<O> {
+  const own = ownOptions(metric, given);
   const out: Record<string, unknown> = {};
   const names = Object.keys(schema);
-  for (const key of Object.keys(given as object)) {
+  for (const key of Object.keys(own)) {
     if (!Object.prototype.hasOwnProperty.call(schema, key)) {
       const valid = names.length ? names.map((n) => `\`${n}\``).join(', ') : 'none';
       fail(metric, key, `unknown option ${ARG} (valid options: ${valid})`);
@@ -24,20 +55,34 @@ export function resolveOptions<O extends object>(metric: string, schema: OptionS
   }
   for (const key of names) {
     const spec = (schema as Record<string, OptionSpec<unknown>>)[key];
-    const value = (given as Record<string, unknown>)[key];
-    if (value === undefined) {
+    const value = own[key];
+    if (value === undefined && !spec.required) {
       out[key] = spec.default;
       continue;
     }
     const problem = spec.check(value);
-    if (problem !== null) fail(metric, key, `expected option ${ARG} to be ${problem}, but got ${show(value)}`);
+    if (problem !== null) {
+      const error = new MetricInputError(metric, key, `expected option ${ARG} to be ${problem}, but got ${show(value)}`);
+      rejections.set(error, { option: key, expected: problem });
+      throw error;
+    }
     out[key] = value;
   }
   return out as Required<O>;
 }
 
 function show(v: unknown): string {
-  return typeof v === 'string' ? JSON.stringify(v) : typeof v === 'object' ? JSON.stringify(v) ?? String(v) : String(v);
+  if (typeof v === 'function') return 'a function';
+  if (typeof v !== 'object' || v === null) return typeof v === 'string' ? JSON.stringify(v) : String(v);
+  let text: string;
+  try {
+    text = JSON.stringify(v) ?? String(v);
+  } catch {
+    // circular, or holding a BigInt
+    text = String(v);
+  }
+  // a wrong object may be large (a whole namespace, a model): its start identifies it
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -78,8 +123,54 @@ export const unitOption = (dflt: number): OptionSpec<number> => ({
   check: (v) => (isNum(v) && v >= 0 && v <= 1 ? null : 'a number in [0, 1]'),
 });
 
-/** `probabilities` of classification inputs: a boolean, unset by default (SPEC §4). */
-export const probabilitiesOption: OptionSpec<boolean | undefined> = {
+/** A boolean that may stay unset (undefined by default). */
+export const optionalBooleanOption: OptionSpec<boolean | undefined> = {
   default: undefined,
   check: (v) => (typeof v === 'boolean' ? null : 'a boolean'),
 };
+
+/** `probabilities` of classification inputs: a boolean, unset by default (SPEC §4). */
+export const probabilitiesOption: OptionSpec<boolean | undefined> = optionalBooleanOption;
+
+/** A count such as a number of resamples or a batch size: an integer ≥ 1. */
+export const positiveIntegerOption = (dflt: number): OptionSpec<number> => ({
+  default: dflt,
+  check: (v) => (Number.isSafeInteger(v) && (v as number) >= 1 ? null : 'an integer ≥ 1'),
+});
+
+/** A confidence level, in (0, 1). */
+export const levelOption = (dflt: number): OptionSpec<number> => ({
+  default: dflt,
+  check: (v) => (isNum(v) && v > 0 && v < 1 ? null : 'a number in (0, 1)'),
+});
+
+/** A seed: any safe integer. */
+export const safeIntegerOption = (dflt: number): OptionSpec<number> => ({
+  default: dflt,
+  check: (v) => (Number.isSafeInteger(v) ? null : 'a safe integer'),
+});
+
+/** A string. */
+export const stringOption = (dflt: string): OptionSpec<string> => ({
+  default: dflt,
+  check: (v) => (typeof v === 'string' ? null : 'a string'),
+});
+
+/** A callback, unset by default. */
+export function functionOption<F extends (...args: never[]) => unknown>(): OptionSpec<F | undefined> {
+  return { default: undefined, check: (v) => (typeof v === 'function' ? null : 'a function') };
+}
+
+/** One of a few strings, unset by default; `note` follows the list of values in the message. */
+export function oneOfOption<T extends string>(values: readonly T[], note?: string): OptionSpec<T | undefined> {
+  const quoted = values.map((v) => `'${v}'`);
+  const list = quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}` : quoted.join('');
+  const expected = note ? `${list} ${note}` : list;
+  return { default: undefined, check: (v) => ((values as readonly unknown[]).includes(v) ? null : expected) };
+}
+
+/** An option that must be given; `expected` says what it must be. */
+export function requiredOption<T>(isValid: (v: unknown) => v is T, expected: string): OptionSpec<T> {
+  // never read: resolveOptions checks a required option even when it is missing
+  return { default: undefined as T, required: true, check: (v) => (isValid(v) ? null : expected) };
+}

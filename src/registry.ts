@@ -1,5 +1,6 @@
 import { ARG, fail } from './errors';
 import type { Metric } from './metric';
+import { ownOptions, rejectedOption } from './options';
 import {
   ClassificationAUC,
   ClassificationAUGRC,
@@ -50,24 +51,23 @@ type MetricClass = (new (options?: any) => Metric<any, number, any>) & {
   createShortcutFunction(defaults?: object): (...args: any[]) => number;
 };
 
-/** A parameter an id may carry as `_<name>=<value>`. */
+/**
+ * A parameter an id may carry as `_<name>=<value>`: the option it sets and the text its value
+ * must match. The bounds of the value are the metric class's own (its option schema).
+ */
 interface Param {
   readonly name: string;
   readonly option: string;
   readonly pattern: RegExp;
-  readonly parse: (text: string) => number;
-  readonly valid: (v: number) => boolean;
-  readonly expect: string;
-  readonly default: number;
 }
 
 const INT = /^[1-9][0-9]*$/;
 const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
-const nParam: Param = { name: 'n', option: 'n', pattern: DECIMAL, parse: Number, valid: Number.isFinite, expect: 'a number ≥ 0', default: 0 };
-const gammaParam: Param = { name: 'gamma', option: 'gamma', pattern: DECIMAL, parse: Number, valid: (v) => v >= 0 && v <= 1, expect: 'a number in [0, 1]', default: 0.5 };
-const nBinsParam: Param = { name: 'nbins', option: 'nBins', pattern: INT, parse: Number, valid: (v) => v <= 1e7, expect: 'an integer ≥ 1', default: 10 };
-const costParam: Param = { name: 'cost', option: 'oodCost', pattern: DECIMAL, parse: Number, valid: (v) => v >= 0 && v <= 1, expect: 'a number in [0, 1]', default: 0.5 };
+const nParam: Param = { name: 'n', option: 'n', pattern: DECIMAL };
+const gammaParam: Param = { name: 'gamma', option: 'gamma', pattern: DECIMAL };
+const nBinsParam: Param = { name: 'nbins', option: 'nBins', pattern: INT };
+const costParam: Param = { name: 'cost', option: 'oodCost', pattern: DECIMAL };
 
 interface Entry {
   readonly cls: MetricClass;
@@ -139,12 +139,38 @@ function editDistance(a: string, b: string): number {
   return prev[b.length];
 }
 
+/** What `options` for `entry`'s class get wrong about `option`, in the class's words; null if nothing. */
+function optionProblem(entry: Entry, options: object, option: string): string | null {
+  try {
+    new entry.cls(options).dispose();
+    return null;
+  } catch (e) {
+    const rejected = rejectedOption(e);
+    if (rejected?.option === option) return rejected.expected;
+    throw e;
+  }
+}
+
+const defaults = new Map<Entry, number>();
+
+/** The class's default of the entry's parameter, e.g. 10 for `nbins`. */
+function paramDefault(entry: Entry, param: Param): number {
+  let value = defaults.get(entry);
+  if (value === undefined) {
+    const obj = new entry.cls(entry.options);
+    value = (obj.options as Record<string, number>)[param.option];
+    obj.dispose();
+    defaults.set(entry, value);
+  }
+  return value;
+}
+
 function nearestId(id: string): string {
   let best = METRIC_IDS[0];
   let bestD = Infinity;
   for (const candidate of METRIC_IDS) {
     const entry = REGISTRY.get(candidate) as Entry;
-    const shown = entry.param ? `${candidate}_${entry.param.name}=${entry.param.default}` : candidate;
+    const shown = entry.param ? `${candidate}_${entry.param.name}=${formatNumber(paramDefault(entry, entry.param))}` : candidate;
     for (const form of entry.param ? [candidate, shown] : [candidate]) {
       const d = editDistance(id, form);
       if (d < bestD) {
@@ -180,9 +206,7 @@ function formatNumber(v: number): string {
  */
 export function getMetricFromId(id: string, extra?: Record<string, unknown>): MetricEntry {
   if (typeof id !== 'string') fail('getMetricFromId', 'id', `expected ${ARG} to be a string, but got ${typeof id}`);
-  if (extra !== undefined && (typeof extra !== 'object' || extra === null || Array.isArray(extra))) {
-    fail('getMetricFromId', 'options', `expected ${ARG} to be an options object, but got ${Array.isArray(extra) ? 'an array' : String(extra)}`);
-  }
+  const given = ownOptions('getMetricFromId', extra);
   const bad = (why: string): never => fail('getMetricFromId', 'id', `unknown metric id ${JSON.stringify(id)}: ${why} (did you mean "${nearestId(id)}"?)`);
   let base = id;
   let paramName: string | undefined;
@@ -204,15 +228,17 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
     if (!p) return bad(`${base} takes no parameter`);
     if (paramName !== p.name) return bad(`${base} takes the parameter \`${p.name}\`, not \`${paramName}\``);
     const text = paramText as string;
-    const value = p.pattern.test(text) ? p.parse(text) : NaN;
-    if (!p.valid(value)) return bad(`${p.name} must be ${p.expect}, got ${JSON.stringify(text)}`);
+    // Text of another form becomes NaN, which the class rejects too: one wording for both.
+    const value = p.pattern.test(text) ? Number(text) : NaN;
     options = { ...options, [p.option]: value };
+    const problem = optionProblem(entry, options, p.option) ?? (value === value ? null : 'a plain number');
+    if (problem !== null) return bad(`${p.name} must be ${problem}, got ${JSON.stringify(text)}`);
     suffix = `${p.name}=${formatNumber(value)}`;
   } else if (entry.param) {
-    suffix = `${entry.param.name}=${formatNumber(entry.param.default)}`;
+    suffix = `${entry.param.name}=${formatNumber(paramDefault(entry, entry.param))}`;
   }
   const Cls = entry.cls;
-  const frozen = Object.freeze({ ...options, ...(extra ?? {}) });
+  const frozen = Object.freeze({ ...options, ...given });
   return {
     function: Cls.createShortcutFunction(frozen) as (...inputs: unknown[]) => number,
     obj: new Cls(frozen),

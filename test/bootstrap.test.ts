@@ -192,6 +192,11 @@ describe('bootstrap', () => {
     }
   });
 
+  it('reads options as own properties only', () => {
+    const inherited = Object.create({ resamples: 0, seed: 0.5 }) as object;
+    expect(bootstrap('conf_brier', [conf.c, conf.y], inherited)).toEqual(bootstrap('conf_brier', [conf.c, conf.y]));
+  });
+
   it('leaks no tensors and leaves the caller’s tensors alone', () => {
     const zt = tf.tensor2d(cls.z);
     const lt = tf.tensor1d(cls.labels, 'int32');

@@ -200,6 +200,9 @@ describe('ecuasCallback', () => {
     expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], validationData: [xVal, val.y.slice(1)] })).toThrow(/same N/);
     expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], validationData: [xVal, [[0.5, 0.5]]] })).toThrow(/one-hot/);
     expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], extra: 1 } as never)).toThrow(/unknown option `extra`/);
+    // an option only inherited is not given
+    expect(() => ecuasCallback(Object.assign(Object.create({ model }), { metrics: ['cls_ece'], validationData: base.validationData }))).toThrow(/option `model`/);
+    expect(() => ecuasCallback({ ...base, metrics: [1] as never })).toThrow(/`metrics` to be a non-empty array of metric id strings, but got \[1\]/);
     expect(tf.memory().numTensors).toBe(start);
     xVal.dispose();
     model.dispose();

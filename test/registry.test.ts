@@ -105,6 +105,20 @@ describe('getMetricFromId', () => {
     },
   );
 
+  it("bounds an id's value by the class's own option check", () => {
+    expect(getMetricFromId('conf_ece_nbins=10000000').obj.options).toMatchObject({ nBins: 1e7 });
+    expect(() => getMetricFromId('conf_ece_nbins=10000001')).toThrow(/unknown metric id "conf_ece_nbins=10000001": nbins must be an integer ≥ 1 \(at most 1e7\).*did you mean/);
+    expect(() => getMetricFromId('cls_gamma-ecuas_gamma=1.5')).toThrow(/gamma must be a number in \[0, 1\], got "1\.5"/);
+    // the id's value is checked even when the extra options set the same option
+    expect(() => getMetricFromId('conf_ece_nbins=0', { nBins: 5 })).toThrow(/unknown metric id "conf_ece_nbins=0"/);
+  });
+
+  it('reads extra options as own properties only', () => {
+    const inherited = Object.create({ probabilities: 'yes' }) as Record<string, unknown>;
+    expect(getMetricFromId('cls_ece', inherited).obj.options).toMatchObject({ probabilities: undefined });
+    expect(() => getMetricFromId('cls_ece', JSON.parse('{"__proto__": {"nBins": 3}}'))).toThrow(/unknown option `__proto__`/);
+  });
+
   it('suggests the nearest id', () => {
     expect(() => getMetricFromId('conf_ecee')).toThrow(/did you mean "conf_ece"/);
     expect(() => getMetricFromId('cls_norm_ecuas_n=2')).toThrow(/cls_norm_n-ecuas/);

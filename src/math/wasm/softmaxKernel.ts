@@ -9,6 +9,7 @@
  * The module is compiled synchronously at first use and cached; each kernel is checked against
  * this engine's Math.exp / Math.log then, and one that differs is not used (callers use JS).
  */
+import { fromBase64 } from '../../base64';
 import { orderFreeSum } from '../orderFreeSum';
 import { SOFTMAX_KERNEL_WASM_BASE64 } from './softmaxKernelBytes';
 
@@ -69,20 +70,15 @@ let loaded: Loaded | null | undefined;
 /** logInPlace's view of the kernel memory (recreated when a grow replaces the buffer). */
 let logView: Float64Array | null = null;
 
-function decodeBase64(b64: string): Uint8Array<ArrayBuffer> {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
 function instantiate(): Loaded | null {
   try {
     if (typeof WebAssembly !== 'object' || WebAssembly === null) return null;
     if (typeof WebAssembly.Module !== 'function' || typeof WebAssembly.Instance !== 'function') return null;
     // Typed-array views below assume wasm's byte order.
     if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) return null;
-    const module = new WebAssembly.Module(decodeBase64(SOFTMAX_KERNEL_WASM_BASE64));
+    const bytes = fromBase64(SOFTMAX_KERNEL_WASM_BASE64);
+    if (bytes === null) return null;
+    const module = new WebAssembly.Module(bytes);
     const exports = new WebAssembly.Instance(module, {}).exports as unknown as KernelExports;
     if (!(exports.memory instanceof WebAssembly.Memory) || typeof exports.rows !== 'function' || typeof exports.log !== 'function') return null;
     const rows = selfCheck(exports);
