@@ -1,19 +1,7 @@
 import { ARG, fail } from './errors';
 import { STATE_FORMAT_VERSION, type Metric, type MetricJSON } from './metric';
-import * as classification from './metrics/classification';
-import * as confidence from './metrics/confidence';
-import * as selective from './metrics/selective';
-
-type MetricClass = (new (options?: object) => Metric<any, any, any>) & { readonly metricName: string };
-
-/** Every concrete metric class by its name. A Map, so `__proto__` and friends are just unknown names. */
-const CLASSES: ReadonlyMap<string, MetricClass> = new Map(
-  ([...Object.values(confidence), ...Object.values(classification), ...Object.values(selective)] as unknown[])
-    .filter((v): v is MetricClass => typeof v === 'function' && typeof (v as MetricClass).metricName === 'string' && (v as MetricClass).metricName !== 'Metric')
-    .map((C): [string, MetricClass] => [C.metricName, C]),
-);
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { METRIC_CLASSES as CLASSES, type MetricClass } from './metrics/index';
+import { isRecord } from './options';
 
 /**
  * Rebuilds a metric from {@link Metric.toJSON}'s output — in another worker, process or

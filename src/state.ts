@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { fromBase64, toBase64 } from './base64';
+import { isRecord } from './options';
 
 /**
  * One piece of a metric's state with its merge rule, so that `reset`, `merge` and
@@ -17,8 +18,6 @@ export interface MetricState {
   /** Replaces the contents with a snapshot; returns what is wrong with it, or null. */
   load(snapshot: unknown): string | null;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Float64 values kept losslessly in an int32 tensor of their raw bits (two int32 per value):
@@ -39,10 +38,17 @@ function decodeFloat64(t: tf.Tensor): Float64Array {
 /** A fixed-size vector of float64 sums (counts, running totals, bins) held as a tensor. Merges by addition. */
 export class SumState implements MetricState {
   private tensor: tf.Tensor | null = null;
+  /** Entry 0 (the sample count of every sum metric), kept beside the tensor so reading it decodes nothing. */
+  private entry0 = 0;
 
   /** Number of entries, or 0 before the first update. */
   get length(): number {
     return this.tensor ? this.tensor.shape[0] / 2 : 0;
+  }
+
+  /** Entry 0 (0 before the first update), without reading the tensor. */
+  get first(): number {
+    return this.entry0;
   }
 
   /** The current sums (a fresh array), or null before the first update. */
@@ -57,11 +63,13 @@ export class SumState implements MetricState {
     const next = encodeFloat64(delta);
     this.tensor?.dispose();
     this.tensor = next;
+    this.entry0 = delta[0];
   }
 
   clear(): void {
     this.tensor?.dispose();
     this.tensor = null;
+    this.entry0 = 0;
   }
 
   incompatibility(other: SumState): string | null {

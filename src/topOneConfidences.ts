@@ -1,6 +1,5 @@
-import { readLogitBatch } from './batch';
 import type { TensorLike } from './input';
-import type { ProbabilitiesOptions } from './metrics/base';
+import { readClassifierRows, rowStats, type ProbabilitiesOptions } from './inputs/logits';
 import { probabilitiesOption, resolveOptions } from './options';
 
 /** What {@link topOneConfidences} returns, one entry per sample. */
@@ -28,7 +27,9 @@ export interface TopOneConfidences {
 export function topOneConfidences(logits: TensorLike, labels: TensorLike, options?: ProbabilitiesOptions): TopOneConfidences {
   const name = 'topOneConfidences';
   const { probabilities } = resolveOptions(name, { probabilities: probabilitiesOption }, options);
-  const { n, stats } = readLogitBatch(name, [logits, labels], 0, {}, probabilities);
+  const rows = readClassifierRows(name, [logits, labels], 0, probabilities);
+  const n = rows.n;
+  const stats = rowStats(rows);
   const confidence = new Float64Array(n);
   const uncertainty = new Float64Array(n);
   for (let i = 0; i < n; i++) {

@@ -1,96 +1,35 @@
-import { LOGIT_INPUTS, readLogitBatch, type ConfidenceBatch, type LogitBatch } from '../batch';
-import type { TensorLike } from '../input';
-import { constantSystemCost, ecuasCost, gammaCost, normalizeBy } from '../math/costs';
-import type { SoftmaxWants } from '../math/softmax';
-import { Metric } from '../metric';
-import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption, type OptionSchema } from '../options';
-import { SumState } from '../state';
-import { isCount } from '../math/isCount';
-import { excessAUGRC, excessAURC, fpr95, mannWhitneyAUC, aurc, augrc, type TieBlocks } from '../math/ranking';
-import { eceBatchSums, eceFromBins, eceSumsProblem } from '../math/binning';
-import { RankingConfidenceMetric, SumConfidenceMetric, withProbabilities, type ProbabilitiesOptions } from './base';
+import {
+  classificationBrierCompute,
+  classificationBrierUpdate,
+  classificationCrossEntropyCompute,
+  classificationCrossEntropyUpdate,
+  classificationEcuasCompute,
+  classificationEcuasUpdate,
+  classificationErrorRateCompute,
+  classificationErrorRateUpdate,
+  classificationGammaEcuasCompute,
+  classificationGammaEcuasUpdate,
+  classificationLogLogCompute,
+  classificationLogLogUpdate,
+  priorSumsProblem,
+} from '../functional/classification';
+import { eceCompute, eceUpdate } from '../functional/confidence';
+import { decisionsOf, LOGIT_INPUTS, LOGITS, type ClassifierRows, type ProbabilitiesOptions } from '../inputs/logits';
+import { eceSumsProblem } from '../math/binning';
+import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
+import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption } from '../options';
+import { RankingMetric, SumMetric } from './base';
 import type { ExpectedCalibrationErrorOptions } from './confidence';
 
-/** Class counts n_k over every accumulated sample, and what the prior baselines need of them. */
-export interface Priors {
-  /** Number of samples N. */
-  readonly n: number;
-  /** Number of classes K. */
-  readonly k: number;
-  /** Count of each label. */
-  readonly counts: Float64Array;
-  /** Largest count, n_{k*} (k* the first most frequent class). */
-  readonly maxCount: number;
-}
+// Each class declares its input (classifier rows), its options and the pure function pair that
+// does its math (../functional/); the base class holds the state. The metrics that are means of
+// a per-sample cost keep [N, Σ cost, class counts], so K lives in their sums; the others are
+// the confidence math on the rows' decisions (top-1 probability, first argmax = label).
 
-/**
- * Base of the classification metrics that are means of a per-sample cost and may be divided
- * by the cost of a system that only knows the class priors. State: [N, Σcost, n_0 … n_{K−1}],
- * a size that does not grow with N.
- */
-export abstract class PriorNormalizedMetric<O extends { normalize?: boolean; probabilities?: boolean }> extends Metric<[TensorLike, TensorLike], number, O> {
-  static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  private readonly sums = this.track('sums', new SumState());
+export type { ProbabilitiesOptions };
 
-  protected constructor(schema: OptionSchema<Omit<O, 'probabilities'>>, options: O | undefined) {
-    super(withProbabilities(schema as OptionSchema<O>), options);
-  }
-
-  /** The softmax statistics the cost needs beyond s and correctness. */
-  protected abstract readonly wants: SoftmaxWants;
-
-  get sampleCount(): number {
-    return this.sums.read()?.[0] ?? 0;
-  }
-
-  protected ingest(args: [TensorLike, TensorLike]): void {
-    const k = this.sums.length > 0 ? this.sums.length - 2 : 0;
-    const batch = readLogitBatch(this.metricName, args, k, this.wants, this.options.probabilities);
-    if (batch.n === 0) return;
-    const delta = new Float64Array(2 + batch.k);
-    delta[0] = batch.n;
-    delta[1] = this.costSum(batch);
-    for (let i = 0; i < batch.n; i++) delta[2 + batch.labels[i]] += 1;
-    this.sums.add(delta);
-  }
-
-  /** Σ of the per-sample cost over the batch. */
-  protected abstract costSum(batch: LogitBatch): number;
-
-  protected stateProblem(): string | null {
-    const sums = this.sums.read();
-    if (!sums) return null;
-    const n = sums[0];
-    if (sums.length < 4) return `${sums.length - 2} classes`;
-    if (!isCount(n) || n === 0) return `N = ${n}`;
-    if (!(sums[1] >= 0 && sums[1] < Infinity) || (this.costIsCount && (!isCount(sums[1]) || sums[1] > n))) return `a cost sum of ${sums[1]}`;
-    let total = 0;
-    for (let j = 2; j < sums.length; j++) {
-      if (!isCount(sums[j])) return `a count of ${sums[j]} for class ${j - 2}`;
-      total += sums[j];
-    }
-    return total === n ? null : `class counts summing to ${total}, not N = ${n}`;
-  }
-
-  /** Whether the cost is a count (the error rate's), so its sum must be a whole number ≤ N. */
-  protected readonly costIsCount: boolean = false;
-
-  /** Mean cost of the prior-only system over the accumulated samples. */
-  protected abstract baseline(priors: Priors): number;
-
-  protected computeValue(): number {
-    const sums = this.sums.read() as Float64Array;
-    const value = sums[1] / sums[0];
-    if (!this.options.normalize) return value;
-    const counts = sums.subarray(2);
-    let maxCount = 0;
-    for (let j = 0; j < counts.length; j++) if (counts[j] > maxCount) maxCount = counts[j];
-    // A single class present: the prior-only system is perfect (its cost 0 but for ε), so the
-    // ratio means nothing.
-    if (maxCount === sums[0]) return NaN;
-    return normalizeBy(value, this.baseline({ n: sums[0], k: counts.length, counts, maxCount }));
-  }
-}
+/** K of prior-normalized sums [N, Σ cost, n_0 … n_{K−1}]. */
+const classesInSums = (sums: Float64Array): number => sums.length - 2;
 
 /** Options of the classification metrics with only `normalize`. */
 export interface NormalizeOptions extends ProbabilitiesOptions {
@@ -98,14 +37,6 @@ export interface NormalizeOptions extends ProbabilitiesOptions {
   normalize?: boolean;
 }
 
-const normalizeSchema: OptionSchema<Omit<NormalizeOptions, 'probabilities'>> = { normalize: normalizeOption(true) };
-
-/** −Σ π_k log π_k of the class priors (0·log 0 = 0). */
-function priorEntropy({ n, counts }: Priors): number {
-  let h = 0;
-  for (let j = 0; j < counts.length; j++) if (counts[j] > 0) h += (counts[j] / n) * Math.log(n / counts[j]);
-  return h;
-}
 
 /**
  * Top-1 error rate; normalized (the default), divided by 1 − π_max, the error of always
@@ -117,20 +48,11 @@ function priorEntropy({ n, counts }: Priors): number {
  *   .update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 1/3
  * ```
  */
-export class ClassificationErrorRate extends PriorNormalizedMetric<NormalizeOptions> {
+export class ClassificationErrorRate extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationErrorRate';
-  protected readonly wants = { s: false }; // the argmax is all it needs
-  protected override readonly costIsCount = true;
+  static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: NormalizeOptions) {
-    super(normalizeSchema, options);
-  }
-  protected costSum({ n, stats }: LogitBatch): number {
-    let errors = 0;
-    for (let i = 0; i < n; i++) errors += 1 - stats.correct[i];
-    return errors;
-  }
-  protected baseline({ n, maxCount }: Priors): number {
-    return (n - maxCount) / n;
+    super({ input: LOGITS, options: { normalize: normalizeOption(true) }, update: classificationErrorRateUpdate, compute: classificationErrorRateCompute, check: (sums) => priorSumsProblem(sums, true), classesInSums }, options);
   }
 }
 
@@ -143,20 +65,11 @@ export class ClassificationErrorRate extends PriorNormalizedMetric<NormalizeOpti
  * new ClassificationCrossEntropy({ normalize: false }).update([[2, 0.5, 0.1]], [0]).compute(); // 0.3168…
  * ```
  */
-export class ClassificationCrossEntropy extends PriorNormalizedMetric<NormalizeOptions> {
+export class ClassificationCrossEntropy extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationCrossEntropy';
-  protected readonly wants = { logPLabel: true };
+  static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: NormalizeOptions) {
-    super(normalizeSchema, options);
-  }
-  protected costSum({ n, stats }: LogitBatch): number {
-    const lp = stats.logPLabel as Float64Array;
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum -= lp[i];
-    return sum;
-  }
-  protected baseline(priors: Priors): number {
-    return priorEntropy(priors);
+    super({ input: LOGITS, options: { normalize: normalizeOption(true) }, update: classificationCrossEntropyUpdate, compute: classificationCrossEntropyCompute, check: (sums) => priorSumsProblem(sums), classesInSums }, options);
   }
 }
 
@@ -169,22 +82,11 @@ export class ClassificationCrossEntropy extends PriorNormalizedMetric<NormalizeO
  * new ClassificationBrierScore({ normalize: false }).update([[0, 0]], [0]).compute(); // 0.5
  * ```
  */
-export class ClassificationBrierScore extends PriorNormalizedMetric<NormalizeOptions> {
+export class ClassificationBrierScore extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationBrierScore';
-  protected readonly wants = { brier: true };
+  static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: NormalizeOptions) {
-    super(normalizeSchema, options);
-  }
-  protected costSum({ n, stats }: LogitBatch): number {
-    const b = stats.brier as Float64Array;
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += b[i];
-    return sum;
-  }
-  protected baseline({ n, counts }: Priors): number {
-    let acc = 0; // 1 − Σ π² written as Σ π(1 − π) to avoid cancellation
-    for (let j = 0; j < counts.length; j++) acc += counts[j] * (n - counts[j]);
-    return acc / (n * n);
+    super({ input: LOGITS, options: { normalize: normalizeOption(true) }, update: classificationBrierUpdate, compute: classificationBrierCompute, check: (sums) => priorSumsProblem(sums), classesInSums }, options);
   }
 }
 
@@ -209,30 +111,11 @@ export interface ClassificationECUASOptions extends ProbabilitiesOptions {
  *   .update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 0.7801…
  * ```
  */
-export class ClassificationECUAS extends PriorNormalizedMetric<ClassificationECUASOptions> {
+export class ClassificationECUAS extends SumMetric<ClassificationECUASOptions> {
   static override readonly metricName: string = 'ClassificationECUAS';
-  protected readonly wants = {};
+  static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: ClassificationECUASOptions) {
-    super({ n: nOption, epsilon: epsilonOption, normalize: normalizeOption(true) }, options);
-  }
-  /** Cost of a decision with confidence q and uncertainty u = 1 − q, among k classes. */
-  private cost(q: number, u: number, correct: boolean, k: number): number {
-    const uM = (k - 1) / k;
-    const logU = Math.log(u + q * -Math.expm1(-this.options.epsilon));
-    return ecuasCost(u / uM, logU, correct, this.options.n, uM, Math.log(uM));
-  }
-  protected costSum({ n, k, stats }: LogitBatch): number {
-    let sum = 0;
-    for (let i = 0; i < n; i++) {
-      const z = 1 + stats.s[i];
-      sum += this.cost(1 / z, stats.s[i] / z, stats.correct[i] === 1, k);
-    }
-    return sum;
-  }
-  protected baseline({ n, k, maxCount }: Priors): number {
-    const q = maxCount / n;
-    const u = (n - maxCount) / n;
-    return constantSystemCost(maxCount, n, this.cost(q, u, true, k), this.cost(q, u, false, k));
+    super({ input: LOGITS, options: { n: nOption, epsilon: epsilonOption, normalize: normalizeOption(true) }, update: classificationEcuasUpdate, compute: classificationEcuasCompute, check: (sums) => priorSumsProblem(sums), classesInSums }, options);
   }
 }
 
@@ -253,29 +136,11 @@ export interface ClassificationLogLogOptions extends ProbabilitiesOptions {
  * new ClassificationLogLog({ normalize: false }).update([[0, 0]], [0]).compute(); // log 2
  * ```
  */
-export class ClassificationLogLog extends PriorNormalizedMetric<ClassificationLogLogOptions> {
+export class ClassificationLogLog extends SumMetric<ClassificationLogLogOptions> {
   static override readonly metricName: string = 'ClassificationLogLog';
-  protected readonly wants = { logPLabel: true, entropy: true };
+  static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: ClassificationLogLogOptions) {
-    super({ epsilon: epsilonOption, normalize: normalizeOption(true) }, options);
-  }
-  protected costSum({ n, k, stats }: LogitBatch): number {
-    const eps = this.options.epsilon;
-    const logK = Math.log(k);
-    const h = stats.entropy as Float64Array;
-    const lp = stats.logPLabel as Float64Array;
-    let sum = 0;
-    for (let i = 0; i < n; i++) {
-      const hf = Math.max(h[i], eps);
-      sum += hf - lp[i] * Math.log(logK / hf);
-    }
-    return sum;
-  }
-  protected baseline(priors: Priors): number {
-    const h = priorEntropy(priors);
-    const hf = Math.max(h, this.options.epsilon);
-    // mean over samples of −log π_label is the prior entropy itself
-    return hf + h * Math.log(Math.log(priors.k) / hf);
+    super({ input: LOGITS, options: { epsilon: epsilonOption, normalize: normalizeOption(true) }, update: classificationLogLogUpdate, compute: classificationLogLogCompute, check: (sums) => priorSumsProblem(sums), classesInSums }, options);
   }
 }
 
@@ -297,22 +162,11 @@ export interface ClassificationGammaECUASOptions extends ProbabilitiesOptions {
  *   .update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 0.2
  * ```
  */
-export class ClassificationGammaECUAS extends PriorNormalizedMetric<ClassificationGammaECUASOptions> {
+export class ClassificationGammaECUAS extends SumMetric<ClassificationGammaECUASOptions> {
   static override readonly metricName: string = 'ClassificationGammaECUAS';
-  protected readonly wants = {};
+  static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: ClassificationGammaECUASOptions) {
-    super({ gamma: gammaOption, normalize: normalizeOption(true) }, options);
-  }
-  protected costSum({ n, stats }: LogitBatch): number {
-    const g = this.options.gamma;
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += gammaCost(stats.s[i] / (1 + stats.s[i]), stats.correct[i] === 1, g);
-    return sum;
-  }
-  protected baseline({ n, maxCount }: Priors): number {
-    const g = this.options.gamma;
-    const u = (n - maxCount) / n;
-    return constantSystemCost(maxCount, n, gammaCost(u, true, g), gammaCost(u, false, g));
+    super({ input: LOGITS, options: { gamma: gammaOption, normalize: normalizeOption(true) }, update: classificationGammaEcuasUpdate, compute: classificationGammaEcuasCompute, check: (sums) => priorSumsProblem(sums), classesInSums }, options);
   }
 }
 
@@ -325,11 +179,11 @@ export class ClassificationGammaECUAS extends PriorNormalizedMetric<Classificati
  * new ClassificationAUC().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 1
  * ```
  */
-export class ClassificationAUC extends RankingConfidenceMetric<ProbabilitiesOptions> {
+export class ClassificationAUC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAUC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  protected fromBlocks(blocks: TieBlocks): number {
-    return mannWhitneyAUC(blocks);
+  constructor(options?: ProbabilitiesOptions) {
+    super({ input: LOGITS, compute: mannWhitneyAUC }, options);
   }
 }
 
@@ -344,20 +198,20 @@ export interface ClassificationECEOptions extends ExpectedCalibrationErrorOption
  * new ClassificationECE({ nBins: 5 }).update([[2, 0.5, 0.1], [0.2, 1.5, 0.3]], [0, 1]).compute();
  * ```
  */
-export class ClassificationECE extends SumConfidenceMetric<ClassificationECEOptions> {
+export class ClassificationECE extends SumMetric<ClassificationECEOptions> {
   static override readonly metricName: string = 'ClassificationECE';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: ClassificationECEOptions) {
-    super({ nBins: nBinsOption } as OptionSchema<ClassificationECEOptions>, options);
-  }
-  protected reduce(b: ConfidenceBatch): Float64Array {
-    return eceBatchSums(b.confidence, b.correct, this.options.nBins);
-  }
-  protected fromSums(sums: Float64Array): number {
-    return eceFromBins(sums, this.options.nBins, sums[0], 1);
-  }
-  protected override sumsProblem(sums: Float64Array): string | null {
-    return eceSumsProblem(sums, this.options.nBins);
+    super(
+      {
+        input: LOGITS,
+        options: { nBins: nBinsOption },
+        update: (rows: ClassifierRows, o: Required<ClassificationECEOptions>) => eceUpdate(decisionsOf(rows), o),
+        compute: eceCompute,
+        check: (sums: Float64Array, o: Required<ClassificationECEOptions>) => eceSumsProblem(sums, o.nBins),
+      },
+      options,
+    );
   }
 }
 
@@ -369,11 +223,11 @@ export class ClassificationECE extends SumConfidenceMetric<ClassificationECEOpti
  * new ClassificationAURC().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute();
  * ```
  */
-export class ClassificationAURC extends RankingConfidenceMetric<ProbabilitiesOptions> {
+export class ClassificationAURC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAURC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  protected fromBlocks(blocks: TieBlocks): number {
-    return aurc(blocks);
+  constructor(options?: ProbabilitiesOptions) {
+    super({ input: LOGITS, compute: aurc }, options);
   }
 }
 
@@ -385,11 +239,11 @@ export class ClassificationAURC extends RankingConfidenceMetric<ProbabilitiesOpt
  * new ClassificationAUGRC().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute();
  * ```
  */
-export class ClassificationAUGRC extends RankingConfidenceMetric<ProbabilitiesOptions> {
+export class ClassificationAUGRC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAUGRC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  protected fromBlocks(blocks: TieBlocks): number {
-    return augrc(blocks);
+  constructor(options?: ProbabilitiesOptions) {
+    super({ input: LOGITS, compute: augrc }, options);
   }
 }
 
@@ -401,11 +255,11 @@ export class ClassificationAUGRC extends RankingConfidenceMetric<ProbabilitiesOp
  * new ClassificationEAURC().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 0
  * ```
  */
-export class ClassificationEAURC extends RankingConfidenceMetric<ProbabilitiesOptions> {
+export class ClassificationEAURC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationEAURC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  protected fromBlocks(blocks: TieBlocks): number {
-    return excessAURC(blocks);
+  constructor(options?: ProbabilitiesOptions) {
+    super({ input: LOGITS, compute: excessAURC }, options);
   }
 }
 
@@ -417,11 +271,11 @@ export class ClassificationEAURC extends RankingConfidenceMetric<ProbabilitiesOp
  * new ClassificationEAUGRC().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 0
  * ```
  */
-export class ClassificationEAUGRC extends RankingConfidenceMetric<ProbabilitiesOptions> {
+export class ClassificationEAUGRC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationEAUGRC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  protected fromBlocks(blocks: TieBlocks): number {
-    return excessAUGRC(blocks);
+  constructor(options?: ProbabilitiesOptions) {
+    super({ input: LOGITS, compute: excessAUGRC }, options);
   }
 }
 
@@ -433,10 +287,10 @@ export class ClassificationEAUGRC extends RankingConfidenceMetric<ProbabilitiesO
  * new ClassificationFPR95().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 0
  * ```
  */
-export class ClassificationFPR95 extends RankingConfidenceMetric<ProbabilitiesOptions> {
+export class ClassificationFPR95 extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationFPR95';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  protected fromBlocks(blocks: TieBlocks): number {
-    return fpr95(blocks);
+  constructor(options?: ProbabilitiesOptions) {
+    super({ input: LOGITS, compute: fpr95 }, options);
   }
 }

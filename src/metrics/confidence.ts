@@ -1,18 +1,26 @@
-import type { ConfidenceBatch } from '../batch';
-import { eceBatchSums, eceFromBins, eceSumsProblem } from '../math/binning';
+import { CONFIDENCES, CONFIDENCE_INPUTS, type ConfidenceBatch } from '../inputs/confidences';
 import {
-  binaryCrossEntropySum,
-  brierSum,
-  confidenceEcuasSum,
-  constantSystemCost,
-  ecuasCost,
-  gammaCost,
-  gammaCostSum,
-  normalizeByConstantSystem,
-} from '../math/costs';
-import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC, type TieBlocks } from '../math/ranking';
+  brierCompute,
+  brierUpdate,
+  crossEntropyCompute,
+  crossEntropyUpdate,
+  decisionSumsProblem,
+  eceCompute,
+  eceUpdate,
+  ecuasCompute,
+  ecuasUpdate,
+  errorRateCompute,
+  errorRateUpdate,
+  gammaEcuasCompute,
+  gammaEcuasUpdate,
+} from '../functional/confidence';
+import { eceSumsProblem } from '../math/binning';
+import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
 import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption } from '../options';
-import { RankingConfidenceMetric, SumConfidenceMetric, type NoOptions } from './base';
+import { RankingMetric, SumMetric, type NoOptions } from './base';
+
+// Each class declares its input, its options and the pure function pair of
+// ../functional/confidence.ts that does its math; the base class holds the state.
 
 export type { NoOptions };
 
@@ -24,17 +32,11 @@ export type { NoOptions };
  * new ConfidenceErrorRate().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.5
  * ```
  */
-export class ConfidenceErrorRate extends SumConfidenceMetric<NoOptions> {
+export class ConfidenceErrorRate extends SumMetric<NoOptions> {
   static override readonly metricName: string = 'ConfidenceErrorRate';
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   constructor(options?: NoOptions) {
-    super({}, options);
-  }
-  protected reduce(b: ConfidenceBatch): Float64Array {
-    return Float64Array.of(b.n, b.nCorrect);
-  }
-  protected fromSums(sums: Float64Array): number {
-    const [n, nCorrect] = sums;
-    return (n - nCorrect) / n;
+    super({ input: CONFIDENCES, options: {}, update: errorRateUpdate, compute: errorRateCompute, check: decisionSumsProblem }, options);
   }
 }
 
@@ -53,18 +55,11 @@ export interface ConfidenceBrierScoreOptions {
  * new ConfidenceBrierScore().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.255
  * ```
  */
-export class ConfidenceBrierScore extends SumConfidenceMetric<ConfidenceBrierScoreOptions> {
+export class ConfidenceBrierScore extends SumMetric<ConfidenceBrierScoreOptions> {
   static override readonly metricName: string = 'ConfidenceBrierScore';
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   constructor(options?: ConfidenceBrierScoreOptions) {
-    super({ normalize: normalizeOption(false) }, options);
-  }
-  protected reduce(b: ConfidenceBatch): Float64Array {
-    return Float64Array.of(b.n, b.nCorrect, brierSum(b.confidence, b.correct));
-  }
-  protected fromSums(sums: Float64Array): number {
-    const [n, nCorrect, sum] = sums;
-    const value = sum / n;
-    return this.options.normalize ? normalizeByConstantSystem(value, nCorrect, n, () => (nCorrect * (n - nCorrect)) / (n * n)) : value;
+    super({ input: CONFIDENCES, options: { normalize: normalizeOption(false) }, update: brierUpdate, compute: brierCompute, check: decisionSumsProblem }, options);
   }
 }
 
@@ -85,24 +80,20 @@ export interface ConfidenceCrossEntropyOptions {
  * new ConfidenceCrossEntropy().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.7854…
  * ```
  */
-export class ConfidenceCrossEntropy extends SumConfidenceMetric<ConfidenceCrossEntropyOptions> {
+export class ConfidenceCrossEntropy extends SumMetric<ConfidenceCrossEntropyOptions> {
   static override readonly metricName: string = 'ConfidenceCrossEntropy';
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   constructor(options?: ConfidenceCrossEntropyOptions) {
-    super({ epsilon: epsilonOption, normalize: normalizeOption(false) }, options);
-  }
-  protected reduce(b: ConfidenceBatch): Float64Array {
-    return Float64Array.of(b.n, b.nCorrect, binaryCrossEntropySum(b.confidence, b.correct, this.options.epsilon));
-  }
-  protected fromSums(sums: Float64Array): number {
-    const [n, nCorrect, sum] = sums;
-    const value = sum / n;
-    if (!this.options.normalize) return value;
-    const eps = this.options.epsilon;
-    const a = nCorrect / n;
-    const b = (n - nCorrect) / n; // 1 − a without cancellation
-    // a' = clamp(a, ε, 1 − ε), and 1 − a' = clamp(1 − a, ε, 1 − ε) without cancellation
-    const clamp = (x: number): number => Math.min(Math.max(x, eps), 1 - eps);
-    return normalizeByConstantSystem(value, nCorrect, n, () => -(a * Math.log(clamp(a)) + b * Math.log(clamp(b))));
+    super(
+      {
+        input: CONFIDENCES,
+        options: { epsilon: epsilonOption, normalize: normalizeOption(false) },
+        update: crossEntropyUpdate,
+        compute: crossEntropyCompute,
+        check: decisionSumsProblem,
+      },
+      options,
+    );
   }
 }
 
@@ -121,19 +112,11 @@ export interface ExpectedCalibrationErrorOptions {
  * new ExpectedCalibrationError({ nBins: 10 }).update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.25
  * ```
  */
-export class ExpectedCalibrationError extends SumConfidenceMetric<ExpectedCalibrationErrorOptions> {
+export class ExpectedCalibrationError extends SumMetric<ExpectedCalibrationErrorOptions> {
   static override readonly metricName: string = 'ExpectedCalibrationError';
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   constructor(options?: ExpectedCalibrationErrorOptions) {
-    super({ nBins: nBinsOption }, options);
-  }
-  protected reduce(b: ConfidenceBatch): Float64Array {
-    return eceBatchSums(b.confidence, b.correct, this.options.nBins);
-  }
-  protected fromSums(sums: Float64Array): number {
-    return eceFromBins(sums, this.options.nBins, sums[0], 1);
-  }
-  protected override sumsProblem(sums: Float64Array): string | null {
-    return eceSumsProblem(sums, this.options.nBins);
+    super({ input: CONFIDENCES, options: { nBins: nBinsOption }, update: eceUpdate, compute: eceCompute, check: (s, o) => eceSumsProblem(s, o.nBins) }, options);
   }
 }
 
@@ -147,33 +130,6 @@ export interface ConfidenceECUASOptions {
   normalize?: boolean;
 }
 
-/** ECUAS_n on confidences, for {@link ConfidenceECUAS} and {@link CCAS}. */
-abstract class ConfidenceECUASBase<O extends { epsilon?: number; normalize?: boolean }> extends SumConfidenceMetric<O> {
-  protected abstract get order(): number;
-
-  /** Cost of a decision with uncertainty `u` (= 1 − c, clamped here to [ε, 1 − ε]); for the baseline. */
-  private cost(u: number, correct: boolean, eps: number): number {
-    const uc = Math.min(Math.max(u, eps), 1 - eps);
-    return ecuasCost(uc, Math.log(uc), correct, this.order, 1, 0);
-  }
-
-  protected reduce(b: ConfidenceBatch): Float64Array {
-    const sum = confidenceEcuasSum(b.confidence, b.correct, this.order, this.options.epsilon as number);
-    return Float64Array.of(b.n, b.nCorrect, sum);
-  }
-
-  protected fromSums(sums: Float64Array): number {
-    const [n, nCorrect, sum] = sums;
-    const value = sum / n;
-    if (!this.options.normalize) return value;
-    const eps = this.options.epsilon as number;
-    const u = (n - nCorrect) / n; // 1 − a without cancellation
-    return normalizeByConstantSystem(value, nCorrect, n, () =>
-      constantSystemCost(nCorrect, n, this.cost(u, true, eps), this.cost(u, false, eps)),
-    );
-  }
-}
-
 /**
  * ECUAS_n: the expected cost of accepting or rejecting each decision by its uncertainty
  * u = 1 − c, averaged over rejection costs γ with weight ∝ γ^(n−1). With u' = clamp(u, ε, 1 − ε):
@@ -185,13 +141,20 @@ abstract class ConfidenceECUASBase<O extends { epsilon?: number; normalize?: boo
  * new ConfidenceECUAS({ n: 0 }).update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.9533…
  * ```
  */
-export class ConfidenceECUAS extends ConfidenceECUASBase<ConfidenceECUASOptions> {
+export class ConfidenceECUAS extends SumMetric<ConfidenceECUASOptions> {
   static override readonly metricName: string = 'ConfidenceECUAS';
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   constructor(options?: ConfidenceECUASOptions) {
-    super({ n: nOption, epsilon: epsilonOption, normalize: normalizeOption(false) }, options);
-  }
-  protected get order(): number {
-    return this.options.n;
+    super(
+      {
+        input: CONFIDENCES,
+        options: { n: nOption, epsilon: epsilonOption, normalize: normalizeOption(false) },
+        update: ecuasUpdate,
+        compute: ecuasCompute,
+        check: decisionSumsProblem,
+      },
+      options,
+    );
   }
 }
 
@@ -206,13 +169,20 @@ export type CCASOptions = Omit<ConfidenceECUASOptions, 'n'>;
  * new CCAS().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.9533…
  * ```
  */
-export class CCAS extends ConfidenceECUASBase<CCASOptions> {
+export class CCAS extends SumMetric<CCASOptions> {
   static override readonly metricName: string = 'CCAS';
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   constructor(options?: CCASOptions) {
-    super({ epsilon: epsilonOption, normalize: normalizeOption(false) }, options);
-  }
-  protected get order(): number {
-    return 0;
+    super(
+      {
+        input: CONFIDENCES,
+        options: { epsilon: epsilonOption, normalize: normalizeOption(false) },
+        update: (b: ConfidenceBatch, o: Required<CCASOptions>) => ecuasUpdate(b, { ...o, n: 0 }),
+        compute: (sums: Float64Array, o: Required<CCASOptions>) => ecuasCompute(sums, { ...o, n: 0 }),
+        check: decisionSumsProblem,
+      },
+      options,
+    );
   }
 }
 
@@ -233,21 +203,14 @@ export interface ConfidenceGammaECUASOptions {
  * new ConfidenceGammaECUAS({ gamma: 0.3 }).update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.325
  * ```
  */
-export class ConfidenceGammaECUAS extends SumConfidenceMetric<ConfidenceGammaECUASOptions> {
+export class ConfidenceGammaECUAS extends SumMetric<ConfidenceGammaECUASOptions> {
   static override readonly metricName: string = 'ConfidenceGammaECUAS';
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   constructor(options?: ConfidenceGammaECUASOptions) {
-    super({ gamma: gammaOption, normalize: normalizeOption(false) }, options);
-  }
-  protected reduce(b: ConfidenceBatch): Float64Array {
-    return Float64Array.of(b.n, b.nCorrect, gammaCostSum(b.confidence, b.correct, this.options.gamma));
-  }
-  protected fromSums(sums: Float64Array): number {
-    const [n, nCorrect, sum] = sums;
-    const value = sum / n;
-    if (!this.options.normalize) return value;
-    const g = this.options.gamma;
-    const u = (n - nCorrect) / n; // 1 − a
-    return normalizeByConstantSystem(value, nCorrect, n, () => constantSystemCost(nCorrect, n, gammaCost(u, true, g), gammaCost(u, false, g)));
+    super(
+      { input: CONFIDENCES, options: { gamma: gammaOption, normalize: normalizeOption(false) }, update: gammaEcuasUpdate, compute: gammaEcuasCompute, check: decisionSumsProblem },
+      options,
+    );
   }
 }
 
@@ -260,10 +223,11 @@ export class ConfidenceGammaECUAS extends SumConfidenceMetric<ConfidenceGammaECU
  * new ConfidenceAUCScore().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.625
  * ```
  */
-export class ConfidenceAUCScore extends RankingConfidenceMetric {
+export class ConfidenceAUCScore extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceAUCScore';
-  protected fromBlocks(blocks: TieBlocks): number {
-    return mannWhitneyAUC(blocks);
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  constructor(options?: NoOptions) {
+    super({ input: CONFIDENCES, compute: mannWhitneyAUC }, options);
   }
 }
 
@@ -276,10 +240,11 @@ export class ConfidenceAUCScore extends RankingConfidenceMetric {
  * new ConfidenceAURC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
  * ```
  */
-export class ConfidenceAURC extends RankingConfidenceMetric {
+export class ConfidenceAURC extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceAURC';
-  protected fromBlocks(blocks: TieBlocks): number {
-    return aurc(blocks);
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  constructor(options?: NoOptions) {
+    super({ input: CONFIDENCES, compute: aurc }, options);
   }
 }
 
@@ -292,10 +257,11 @@ export class ConfidenceAURC extends RankingConfidenceMetric {
  * new ConfidenceAUGRC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
  * ```
  */
-export class ConfidenceAUGRC extends RankingConfidenceMetric {
+export class ConfidenceAUGRC extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceAUGRC';
-  protected fromBlocks(blocks: TieBlocks): number {
-    return augrc(blocks);
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  constructor(options?: NoOptions) {
+    super({ input: CONFIDENCES, compute: augrc }, options);
   }
 }
 
@@ -308,10 +274,11 @@ export class ConfidenceAUGRC extends RankingConfidenceMetric {
  * new ConfidenceEAURC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
  * ```
  */
-export class ConfidenceEAURC extends RankingConfidenceMetric {
+export class ConfidenceEAURC extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceEAURC';
-  protected fromBlocks(blocks: TieBlocks): number {
-    return excessAURC(blocks);
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  constructor(options?: NoOptions) {
+    super({ input: CONFIDENCES, compute: excessAURC }, options);
   }
 }
 
@@ -323,10 +290,11 @@ export class ConfidenceEAURC extends RankingConfidenceMetric {
  * new ConfidenceEAUGRC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
  * ```
  */
-export class ConfidenceEAUGRC extends RankingConfidenceMetric {
+export class ConfidenceEAUGRC extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceEAUGRC';
-  protected fromBlocks(blocks: TieBlocks): number {
-    return excessAUGRC(blocks);
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  constructor(options?: NoOptions) {
+    super({ input: CONFIDENCES, compute: excessAUGRC }, options);
   }
 }
 
@@ -340,9 +308,10 @@ export class ConfidenceEAUGRC extends RankingConfidenceMetric {
  * new FPR95().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.5
  * ```
  */
-export class FPR95 extends RankingConfidenceMetric {
+export class FPR95 extends RankingMetric {
   static override readonly metricName: string = 'FPR95';
-  protected fromBlocks(blocks: TieBlocks): number {
-    return fpr95(blocks);
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  constructor(options?: NoOptions) {
+    super({ input: CONFIDENCES, compute: fpr95 }, options);
   }
 }

@@ -1,10 +1,13 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail } from '../errors';
 import { readFiniteArray, readFiniteVector, readFlags, requireSameN, type TensorLike } from '../input';
-import { aurc, augrc, expectedLossAt, oracleBlocks, tieBlocks, type TieBlocks } from '../math/ranking';
+import { rejectAbove, rejectFraction, riskCoverage, scodLosses, type RejectionResult, type RiskCoverageResult } from '../functional/selective';
+import { aurc, augrc, tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { unitOption, type OptionSpec } from '../options';
 import { float32Column, float64Column, flagColumn } from '../state';
+
+export type { RejectionResult, RiskCoverageResult };
 
 const SCOD_INPUTS = Object.freeze(['oodScores', 'classificationErrors', 'isOod'] as const);
 const RISK_INPUTS = Object.freeze(['yPred', 'yTrue', 'uncertainty'] as const);
@@ -46,11 +49,7 @@ abstract class SCODMetric extends Metric<[TensorLike, TensorLike, TensorLike], n
   }
 
   protected computeValue(): number {
-    const c = this.options.oodCost;
-    const errors = this.errors.read();
-    const ood = this.ood.read();
-    const losses = new Float64Array(errors.length);
-    for (let i = 0; i < losses.length; i++) losses[i] = ood[i] ? c : (1 - c) * errors[i];
+    const losses = scodLosses(this.errors.read(), this.ood.read(), this.options.oodCost);
     return this.fromBlocks(tieBlocks(this.scores.read(), losses, false));
   }
 
@@ -200,31 +199,10 @@ export interface RiskCoverageCurveOptions {
   nPoints?: number | 'all';
 }
 
-/** A risk–coverage curve with its model and oracle areas. */
-export interface RiskCoverageResult {
-  /** Coverage levels c_j, ascending in (0, 1]. */
-  readonly coverage: Float64Array;
-  /** Mean risk of the n_j least uncertain samples (ties averaged over their orders). */
-  readonly risk: Float64Array;
-  /** Trapezoid area of risk over coverage. */
-  readonly aurc: number;
-  /** The same curve when samples are accepted in ascending true risk. */
-  readonly oracleRisk: Float64Array;
-  readonly oracleAurc: number;
-  /** aurc − oracleAurc, ≥ 0. */
-  readonly eaurc: number;
-}
-
 const nPointsOption: OptionSpec<number | 'all'> = {
   default: 100,
   check: (v) => (v === 'all' || (Number.isInteger(v) && (v as number) >= 2) ? null : "an integer ≥ 2 or 'all'"),
 };
-
-function trapezoid(x: Float64Array, y: Float64Array): number {
-  let a = 0;
-  for (let j = 1; j < x.length; j++) a += ((x[j] - x[j - 1]) * (y[j] + y[j - 1])) / 2;
-  return a;
-}
 
 /**
  * Risk–coverage curve: accepts samples in ascending uncertainty and reports the mean risk of
@@ -245,26 +223,9 @@ export class RiskCoverageCurve extends RiskMetric<RiskCoverageResult, RiskCovera
   }
 
   protected fromSamples(uncertainty: Float32Array, risk: Float64Array): RiskCoverageResult {
-    const n = risk.length;
-    const p = this.options.nPoints === 'all' ? n : this.options.nPoints;
-    const coverage = new Float64Array(p);
-    const kept = new Float64Array(p);
-    for (let j = 0; j < p; j++) {
-      // the last point is exactly 1 (the formula can round to 1 + 2^−52 there)
-      coverage[j] = j === p - 1 ? 1 : 1 / n + j * ((1 - 1 / n) / (p - 1));
-      kept[j] = Math.max(1, Math.round(coverage[j] * n));
-    }
-    const curve = (blocks: TieBlocks): Float64Array => {
-      const e = expectedLossAt(blocks, kept);
-      for (let j = 0; j < p; j++) e[j] /= kept[j];
-      return e;
-    };
-    const riskCurve = curve(tieBlocks(uncertainty, risk, false));
-    const oracleRisk = curve(oracleBlocks(risk));
-    const area = trapezoid(coverage, riskCurve);
-    const oracleAurc = trapezoid(coverage, oracleRisk);
-    return { coverage, risk: riskCurve, aurc: area, oracleRisk, oracleAurc, eaurc: area - oracleAurc };
+    return riskCoverage(uncertainty, risk, this.options.nPoints === 'all' ? risk.length : this.options.nPoints);
   }
+
 }
 
 /**
@@ -292,16 +253,6 @@ export interface RejectionPolicyOptions {
   threshold?: number | null;
   /** Per-sample risk; default squared error. */
   riskFn?: RiskFn | null;
-}
-
-/** The result of a {@link RejectionPolicy}. */
-export interface RejectionResult {
-  /** Mean risk of the kept samples (NaN if none is kept). */
-  readonly meanRisk: number;
-  /** Share of samples kept. */
-  readonly coverage: number;
-  /** Number of samples rejected. */
-  readonly nRejected: number;
 }
 
 /**
@@ -333,23 +284,10 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
   }
 
   protected fromSamples(uncertainty: Float32Array, risk: Float64Array): RejectionResult {
-    const n = risk.length;
     const { fraction, threshold } = this.options;
-    if (fraction !== null) {
-      const kept = Math.max(1, Math.round((1 - fraction) * n));
-      const [sum] = expectedLossAt(tieBlocks(uncertainty, risk, false), [kept]);
-      return { meanRisk: sum / kept, coverage: kept / n, nRejected: n - kept };
-    }
-    let kept = 0;
-    let sum = 0;
-    for (let i = 0; i < n; i++) {
-      if (uncertainty[i] <= (threshold as number)) {
-        kept++;
-        sum += risk[i];
-      }
-    }
-    return { meanRisk: kept === 0 ? NaN : sum / kept, coverage: kept / n, nRejected: n - kept };
+    return fraction !== null ? rejectFraction(uncertainty, risk, fraction) : rejectAbove(uncertainty, risk, threshold as number);
   }
+
 }
 
 /**

@@ -1,7 +1,7 @@
-import { LOGIT_INPUTS, readLogitsAsConfidence } from '../batch';
+import { decisionsOf, LOGIT_INPUTS, readClassifierRows } from '../inputs/logits';
 import type { TensorLike } from '../input';
 import { accumulateBins, eceFromBins } from '../math/binning';
-import type { ProbabilitiesOptions } from '../metrics/base';
+import type { ProbabilitiesOptions } from '../inputs/logits';
 import { probabilitiesOption, resolveOptions, type OptionSchema } from '../options';
 import {
   bottomMargin,
@@ -107,7 +107,7 @@ export function reliabilityDiagramFromLogits(logits: TensorLike, labels: TensorL
   const plot = 'reliabilityDiagramFromLogits';
   const { probabilities, ...rest } = resolveOptions(plot, { ...schema(), probabilities: probabilitiesOption }, options);
   const opts = rest as Required<ReliabilityDiagramOptions>;
-  const batch = readLogitsAsConfidence(plot, [logits, labels], 0, probabilities);
+  const batch = decisionsOf(readClassifierRows(plot, [logits, labels], 0, probabilities));
   requireSamples(plot, LOGIT_INPUTS[0], batch.n);
   return render(batch.confidence, batch.correct, opts, 'Confidence (top-1 softmax probability)');
 }

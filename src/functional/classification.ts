@@ -1,0 +1,192 @@
+/**
+ * The classification metrics whose value is a mean per-sample cost (SPEC §4) as pure
+ * functions over classifier rows: `xUpdate(rows, options)` → sums [N, Σ cost, n_0 … n_{K−1}]
+ * (the class counts give the priors of the normalization), `xCompute(sums, options)` → value.
+ * The other classification metrics are the confidence math on the rows' decisions (top-1
+ * probability, first argmax = label): see `decisionsOf`.
+ */
+import type { ClassifierRows } from '../inputs/logits';
+import { rowStats } from '../inputs/logits';
+import { constantSystemCost, ecuasCost, gammaCost, normalizeBy } from '../math/costs';
+import { isCount } from '../math/isCount';
+import type { SoftmaxStats, SoftmaxWants } from '../math/softmax';
+
+/** Class counts over every accumulated sample, and what the prior baselines need of them. */
+export interface Priors {
+  /** Number of samples N. */
+  readonly n: number;
+  /** Number of classes K. */
+  readonly k: number;
+  /** Count of each label. */
+  readonly counts: Float64Array;
+  /** Largest count, n_{k*} (k* the first most frequent class). */
+  readonly maxCount: number;
+}
+
+/** Sums [N, Σ cost, n_0 … n_{K−1}] of a batch whose per-sample statistics are `stats`. O(N). */
+function priorSums(rows: ClassifierRows, costSum: number): Float64Array {
+  const out = new Float64Array(2 + rows.k);
+  out[0] = rows.n;
+  out[1] = costSum;
+  for (let i = 0; i < rows.n; i++) out[2 + rows.labels[i]] += 1;
+  return out;
+}
+
+/** The mean cost from sums, or normalized (÷ the prior-only system's cost; NaN with one class present). */
+function priorCompute(sums: Float64Array, normalize: boolean, baseline: (p: Priors) => number): number {
+  const value = sums[1] / sums[0];
+  if (!normalize) return value;
+  const counts = sums.subarray(2);
+  let maxCount = 0;
+  for (let j = 0; j < counts.length; j++) if (counts[j] > maxCount) maxCount = counts[j];
+  // one class present: the prior-only system is perfect (its cost 0 but for ε), the ratio means nothing
+  if (maxCount === sums[0]) return NaN;
+  return normalizeBy(value, baseline({ n: sums[0], k: counts.length, counts, maxCount }));
+}
+
+/** −Σ π_k log π_k of the class priors (0·log 0 = 0). */
+function priorEntropy({ n, counts }: Priors): number {
+  let h = 0;
+  for (let j = 0; j < counts.length; j++) if (counts[j] > 0) h += (counts[j] / n) * Math.log(n / counts[j]);
+  return h;
+}
+
+const stats = (rows: ClassifierRows, wants: SoftmaxWants): SoftmaxStats => rowStats(rows, wants);
+
+/** Options of the normalized classification metrics. */
+export interface PriorNormalizeOption {
+  readonly normalize: boolean;
+}
+
+/** Top-1 errors: sums [N, number wrong, class counts]. O(N·K). */
+export function classificationErrorRateUpdate(rows: ClassifierRows): Float64Array {
+  const { correct } = stats(rows, { s: false }); // the argmax is all it needs
+  let errors = 0;
+  for (let i = 0; i < rows.n; i++) errors += 1 - correct[i];
+  return priorSums(rows, errors);
+}
+
+/** Error rate; normalized, ÷ 1 − π_max. */
+export function classificationErrorRateCompute(sums: Float64Array, o: PriorNormalizeOption): number {
+  return priorCompute(sums, o.normalize, ({ n, maxCount }) => (n - maxCount) / n);
+}
+
+/** Cross-entropy: sums [N, Σ −log p_label, class counts]. O(N·K). */
+export function classificationCrossEntropyUpdate(rows: ClassifierRows): Float64Array {
+  const lp = stats(rows, { logPLabel: true }).logPLabel as Float64Array;
+  let sum = 0;
+  for (let i = 0; i < rows.n; i++) sum -= lp[i];
+  return priorSums(rows, sum);
+}
+
+/** Mean −log p_label; normalized, ÷ the entropy of the priors. */
+export function classificationCrossEntropyCompute(sums: Float64Array, o: PriorNormalizeOption): number {
+  return priorCompute(sums, o.normalize, priorEntropy);
+}
+
+/** Multi-class Brier score: sums [N, Σ Σ_k (p_k − [label = k])², class counts]. O(N·K). */
+export function classificationBrierUpdate(rows: ClassifierRows): Float64Array {
+  const b = stats(rows, { brier: true }).brier as Float64Array;
+  let sum = 0;
+  for (let i = 0; i < rows.n; i++) sum += b[i];
+  return priorSums(rows, sum);
+}
+
+/** Mean Brier score; normalized, ÷ 1 − Σ π_k² (written Σ π(1 − π), no cancellation). */
+export function classificationBrierCompute(sums: Float64Array, o: PriorNormalizeOption): number {
+  return priorCompute(sums, o.normalize, ({ n, counts }) => {
+    let acc = 0;
+    for (let j = 0; j < counts.length; j++) acc += counts[j] * (n - counts[j]);
+    return acc / (n * n);
+  });
+}
+
+/** Options of classification ECUAS_n. */
+export interface ClassificationEcuasOptions {
+  readonly n: number;
+  readonly epsilon: number;
+}
+
+/** Cost of a decision with confidence q and uncertainty u = 1 − q among k classes (SPEC §4). */
+function classificationEcuasCost(q: number, u: number, correct: boolean, k: number, o: ClassificationEcuasOptions): number {
+  const uM = (k - 1) / k;
+  const logU = Math.log(u + q * -Math.expm1(-o.epsilon));
+  return ecuasCost(u / uM, logU, correct, o.n, uM, Math.log(uM));
+}
+
+/** Classification ECUAS_n: sums [N, Σ cost, class counts]. O(N·K). */
+export function classificationEcuasUpdate(rows: ClassifierRows, o: ClassificationEcuasOptions): Float64Array {
+  const { s, correct } = stats(rows, {});
+  let sum = 0;
+  for (let i = 0; i < rows.n; i++) {
+    const z = 1 + s[i];
+    sum += classificationEcuasCost(1 / z, s[i] / z, correct[i] === 1, rows.k, o);
+  }
+  return priorSums(rows, sum);
+}
+
+/** Mean ECUAS_n cost; normalized, ÷ the cost of answering k* with confidence π_max everywhere. */
+export function classificationEcuasCompute(sums: Float64Array, o: ClassificationEcuasOptions & PriorNormalizeOption): number {
+  return priorCompute(sums, o.normalize, ({ n, k, maxCount }) => {
+    const q = maxCount / n;
+    const u = (n - maxCount) / n;
+    return constantSystemCost(maxCount, n, classificationEcuasCost(q, u, true, k, o), classificationEcuasCost(q, u, false, k, o));
+  });
+}
+
+/** LogLog: sums [N, Σ H' − log p_label · log(log K / H'), class counts], H' = max(H, ε). O(N·K). */
+export function classificationLogLogUpdate(rows: ClassifierRows, o: { readonly epsilon: number }): Float64Array {
+  const st = stats(rows, { logPLabel: true, entropy: true });
+  const h = st.entropy as Float64Array;
+  const lp = st.logPLabel as Float64Array;
+  const logK = Math.log(rows.k);
+  let sum = 0;
+  for (let i = 0; i < rows.n; i++) {
+    const hf = Math.max(h[i], o.epsilon);
+    sum += hf - lp[i] * Math.log(logK / hf);
+  }
+  return priorSums(rows, sum);
+}
+
+/** Mean LogLog; normalized, ÷ the same for the priors as the prediction. */
+export function classificationLogLogCompute(sums: Float64Array, o: PriorNormalizeOption & { readonly epsilon: number }): number {
+  return priorCompute(sums, o.normalize, (priors) => {
+    const h = priorEntropy(priors);
+    const hf = Math.max(h, o.epsilon);
+    // the mean over samples of −log π_label is the prior entropy itself
+    return hf + h * Math.log(Math.log(priors.k) / hf);
+  });
+}
+
+/** Classification γ-ECUAS: sums [N, Σ γ cost of (u = s/(1+s), correct), class counts]. O(N·K). */
+export function classificationGammaEcuasUpdate(rows: ClassifierRows, o: { readonly gamma: number }): Float64Array {
+  const { s, correct } = stats(rows, {});
+  let sum = 0;
+  for (let i = 0; i < rows.n; i++) sum += gammaCost(s[i] / (1 + s[i]), correct[i] === 1, o.gamma);
+  return priorSums(rows, sum);
+}
+
+/** Mean γ cost; normalized, ÷ the prior-only system's γ cost. */
+export function classificationGammaEcuasCompute(sums: Float64Array, o: PriorNormalizeOption & { readonly gamma: number }): number {
+  return priorCompute(sums, o.normalize, ({ n, maxCount }) => {
+    const u = (n - maxCount) / n;
+    return constantSystemCost(maxCount, n, gammaCost(u, true, o.gamma), gammaCost(u, false, o.gamma));
+  });
+}
+
+/**
+ * What makes sums [N, Σ cost, class counts] impossible, or null. `costIsCount`: the cost is a
+ * count (the error rate's), so its sum must be a whole number ≤ N.
+ */
+export function priorSumsProblem(sums: Float64Array, costIsCount = false): string | null {
+  const n = sums[0];
+  if (sums.length < 4) return `${sums.length - 2} classes`;
+  if (!isCount(n) || n === 0) return `N = ${n}`;
+  if (!(sums[1] >= 0 && sums[1] < Infinity) || (costIsCount && (!isCount(sums[1]) || sums[1] > n))) return `a cost sum of ${sums[1]}`;
+  let total = 0;
+  for (let j = 2; j < sums.length; j++) {
+    if (!isCount(sums[j])) return `a count of ${sums[j]} for class ${j - 2}`;
+    total += sums[j];
+  }
+  return total === n ? null : `class counts summing to ${total}, not N = ${n}`;
+}

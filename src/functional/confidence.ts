@@ -1,0 +1,142 @@
+/**
+ * The confidence metrics (SPEC §3) as pure functions over decisions (confidence, correctness):
+ * `xUpdate(decisions, options)` reduces a batch to its sufficient statistics — sums that add
+ * up across batches — and `xCompute(sums, options)` turns them into the value. The metric
+ * classes hold the sums as state and call exactly these.
+ */
+import type { ConfidenceBatch } from '../inputs/confidences';
+import { eceBatchSums, eceFromBins } from '../math/binning';
+import {
+  binaryCrossEntropySum,
+  brierSum,
+  confidenceEcuasSum,
+  constantSystemCost,
+  ecuasCost,
+  gammaCost,
+  gammaCostSum,
+  normalizeByConstantSystem,
+} from '../math/costs';
+import { isCount } from '../math/isCount';
+
+/** Decisions as the functions here read them: confidence, 0/1 correctness, and the count of ones. */
+export type Decisions = Pick<ConfidenceBatch, 'n' | 'confidence' | 'correct' | 'nCorrect'>;
+
+/**
+ * Decisions from plain arrays: float confidences in [0, 1] and 0/1 correctness (not validated:
+ * the metric classes validate; these functions trust their input). O(N).
+ *
+ * @example
+ * ```ts
+ * const d = decisions(new Float32Array([0.9, 0.8, 0.4, 0.9]), new Uint8Array([1, 1, 0, 0]));
+ * brierCompute(brierUpdate(d), { normalize: false }); // 0.255
+ * ```
+ */
+export function decisions(confidence: ArrayLike<number>, correct: Uint8Array): Decisions {
+  let nCorrect = 0;
+  for (let i = 0; i < correct.length; i++) nCorrect += correct[i];
+  return { n: correct.length, confidence, correct, nCorrect };
+}
+
+/** Options of the normalized confidence metrics. */
+export interface NormalizeOption {
+  readonly normalize: boolean;
+}
+
+/** Error rate: sums [N, number correct]. O(N) (the count is already known: O(1)). */
+export function errorRateUpdate(d: Decisions): Float64Array {
+  return Float64Array.of(d.n, d.nCorrect);
+}
+
+/** 1 − accuracy from [N, number correct]. */
+export function errorRateCompute(sums: Float64Array): number {
+  const [n, nCorrect] = sums;
+  return (n - nCorrect) / n;
+}
+
+/** Brier score: sums [N, number correct, Σ(c − y)²]. O(N). */
+export function brierUpdate(d: Decisions): Float64Array {
+  return Float64Array.of(d.n, d.nCorrect, brierSum(d.confidence, d.correct));
+}
+
+/** mean (c − y)²; normalized, ÷ a(1 − a) (NaN when a ∈ {0, 1}). */
+export function brierCompute(sums: Float64Array, o: NormalizeOption): number {
+  const [n, nCorrect, sum] = sums;
+  const value = sum / n;
+  return o.normalize ? normalizeByConstantSystem(value, nCorrect, n, () => (nCorrect * (n - nCorrect)) / (n * n)) : value;
+}
+
+/** Binary cross-entropy: sums [N, number correct, Σ −log clamp(p of what happened)]. O(N). */
+export function crossEntropyUpdate(d: Decisions, o: { readonly epsilon: number }): Float64Array {
+  return Float64Array.of(d.n, d.nCorrect, binaryCrossEntropySum(d.confidence, d.correct, o.epsilon));
+}
+
+/** Mean cross-entropy; normalized, ÷ −[a log a' + (1 − a) log(1 − a')], a' = clamp(a, ε, 1 − ε). */
+export function crossEntropyCompute(sums: Float64Array, o: NormalizeOption & { readonly epsilon: number }): number {
+  const [n, nCorrect, sum] = sums;
+  const value = sum / n;
+  if (!o.normalize) return value;
+  const eps = o.epsilon;
+  const a = nCorrect / n;
+  const b = (n - nCorrect) / n; // 1 − a without cancellation
+  // 1 − a' = clamp(1 − a, ε, 1 − ε), again without cancellation
+  const clamp = (x: number): number => Math.min(Math.max(x, eps), 1 - eps);
+  return normalizeByConstantSystem(value, nCorrect, n, () => -(a * Math.log(clamp(a)) + b * Math.log(clamp(b))));
+}
+
+/** ECE: sums [N, then count, Σconfidence, Σcorrect per equal-width bin]. O(N). */
+export function eceUpdate(d: Decisions, o: { readonly nBins: number }): Float64Array {
+  return eceBatchSums(d.confidence, d.correct, o.nBins);
+}
+
+/** Σ_b (n_b/N)·|mean confidence − accuracy| from the bin sums. O(B). */
+export function eceCompute(sums: Float64Array, o: { readonly nBins: number }): number {
+  return eceFromBins(sums, o.nBins, sums[0], 1);
+}
+
+/** Options of ECUAS_n on decisions. */
+export interface EcuasOptions {
+  readonly n: number;
+  readonly epsilon: number;
+}
+
+/** ECUAS_n: sums [N, number correct, Σ cost with u' = clamp(1 − c, ε, 1 − ε)]. O(N). */
+export function ecuasUpdate(d: Decisions, o: EcuasOptions): Float64Array {
+  return Float64Array.of(d.n, d.nCorrect, confidenceEcuasSum(d.confidence, d.correct, o.n, o.epsilon));
+}
+
+/** Mean ECUAS_n cost; normalized, ÷ the cost of answering the accuracy a everywhere. */
+export function ecuasCompute(sums: Float64Array, o: EcuasOptions & NormalizeOption): number {
+  const [n, nCorrect, sum] = sums;
+  const value = sum / n;
+  if (!o.normalize) return value;
+  const u = Math.min(Math.max((n - nCorrect) / n, o.epsilon), 1 - o.epsilon); // 1 − a, clamped
+  const cost = (correct: boolean): number => ecuasCost(u, Math.log(u), correct, o.n, 1, 0);
+  return normalizeByConstantSystem(value, nCorrect, n, () => constantSystemCost(nCorrect, n, cost(true), cost(false)));
+}
+
+/** γ-ECUAS: sums [N, number correct, Σ γ cost with u = 1 − c]. O(N). */
+export function gammaEcuasUpdate(d: Decisions, o: { readonly gamma: number }): Float64Array {
+  return Float64Array.of(d.n, d.nCorrect, gammaCostSum(d.confidence, d.correct, o.gamma));
+}
+
+/** Mean γ cost; normalized, ÷ the γ cost of answering the accuracy a everywhere. */
+export function gammaEcuasCompute(sums: Float64Array, o: NormalizeOption & { readonly gamma: number }): number {
+  const [n, nCorrect, sum] = sums;
+  const value = sum / n;
+  if (!o.normalize) return value;
+  const u = (n - nCorrect) / n; // 1 − a
+  return normalizeByConstantSystem(value, nCorrect, n, () => constantSystemCost(nCorrect, n, gammaCost(u, true, o.gamma), gammaCost(u, false, o.gamma)));
+}
+
+/**
+ * What makes sums of the usual layout [N, number correct] or [N, number correct, Σ cost ≥ 0]
+ * impossible (a loaded state that no updates could have produced), or null.
+ */
+export function decisionSumsProblem(sums: Float64Array): string | null {
+  const [n, nCorrect] = sums;
+  if (sums.length < 2 || sums.length > 3) return `${sums.length} sums`;
+  if (!isCount(n) || n === 0) return `N = ${n}`;
+  if (!isCount(nCorrect) || nCorrect > n) return `${nCorrect} correct of ${n}`;
+  if (sums.length === 3 && !(sums[2] >= 0 && sums[2] < Infinity)) return `a cost sum of ${sums[2]}`;
+  return null;
+}

@@ -1,0 +1,42 @@
+import { readConfidences, readFlagsCounted, requireSameN } from '../input';
+import type { InputAdapter } from './adapter';
+
+/** Argument names of confidence metrics. */
+export const CONFIDENCE_INPUTS = Object.freeze(['confidences', 'correctness'] as const);
+
+/**
+ * One validated batch of decisions: the confidence of each, a key that ranks them (higher =
+ * accepted first) and whether each was correct. Confidence metrics read it from
+ * (confidences, correctness); classification metrics derive it from their rows (top-1
+ * probability, first argmax = label), so the confidence math serves both.
+ */
+export interface ConfidenceBatch {
+  readonly n: number;
+  /** Confidence values (float32 inputs, or float64 top-1 probabilities). Read only: may be the caller's data. */
+  readonly confidence: ArrayLike<number>;
+  /** Ranking key, higher = accepted first. Read only. */
+  readonly rankKey: Float32Array | Float64Array;
+  /** 0/1 correctness. */
+  readonly correct: Uint8Array;
+  /** Number of correct decisions (the ones in `correct`). */
+  readonly nCorrect: number;
+}
+
+/** Reads (confidences, correctness): float32 confidences in [0, 1] (NaN → 0.5), 0/1 correctness. */
+export function readConfidenceBatch(metric: string, args: readonly unknown[]): ConfidenceBatch {
+  const confidence = readConfidences(metric, CONFIDENCE_INPUTS[0], args[0]);
+  const { flags: correct, ones } = readFlagsCounted(metric, CONFIDENCE_INPUTS[1], args[1]);
+  requireSameN(metric, CONFIDENCE_INPUTS, [confidence.length, correct.length]);
+  return { n: confidence.length, confidence, rankKey: confidence, correct, nCorrect: ones };
+}
+
+/** The input of confidence metrics: (confidences, correctness), float32 ranking keys. */
+export const CONFIDENCES: InputAdapter<ConfidenceBatch, Record<string, never>> = Object.freeze({
+  names: CONFIDENCE_INPUTS,
+  options: {},
+  keyPrecision: 'float32',
+  read: (metric: string, args: readonly unknown[]) => readConfidenceBatch(metric, args),
+  count: (b: ConfidenceBatch) => b.n,
+  classes: () => 0,
+  decisions: (b: ConfidenceBatch) => b,
+});

@@ -1,0 +1,106 @@
+import { ARG, fail } from '../errors';
+import { readLabels, readLogits, requireSameN } from '../input';
+import type { SoftmaxStats, SoftmaxWants } from '../math/softmax';
+import { looksLikeProbabilities, probabilityRowProblem, topOneStats } from '../math/topOne';
+import { probabilitiesOption } from '../options';
+import type { InputAdapter } from './adapter';
+import type { ConfidenceBatch } from './confidences';
+
+/** Argument names of classification metrics. */
+export const LOGIT_INPUTS = Object.freeze(['logits', 'labels'] as const);
+
+/** The option every classification metric has (SPEC §4, "Probabilities"). */
+export interface ProbabilitiesOptions {
+  /**
+   * `true`: the [N, K] input holds probabilities (rows ≥ 0 summing to 1 within 1e-3), used as
+   * p_k = x_k/Σx. Unset (default): logits, and a batch that looks like probabilities (every row in
+   * [0, 1] summing to 1) is rejected — a softmax applied twice gives plausible but wrong numbers.
+   * `false`: logits, unchecked.
+   */
+  probabilities?: boolean;
+}
+
+/**
+ * How classifier rows are read (SPEC §4, "Probabilities"): `true`, probabilities; `false`,
+ * logits, unchecked; `undefined` (the default), logits, rejecting a batch that looks like
+ * probabilities — a softmax applied twice gives plausible but wrong numbers.
+ */
+export type ProbabilitiesMode = boolean | undefined;
+
+/** One validated batch of classifier rows [n, k] (logits, or probabilities) with their labels. */
+export interface ClassifierRows {
+  readonly n: number;
+  readonly k: number;
+  /** Row-major float32 values. Read only: may be the caller's data. */
+  readonly values: Float32Array;
+  readonly labels: Int32Array;
+  /** Whether `values` hold probabilities (the option `probabilities: true`). */
+  readonly probabilities: boolean;
+}
+
+/**
+ * Checks [n, k] rows against the `probabilities` mode: with `true`, every row must be a
+ * probability row; by default, the batch must not look like one. Throws a MetricInputError.
+ */
+export function checkProbabilities(metric: string, arg: string, values: Float32Array, n: number, k: number, probabilities: ProbabilitiesMode): void {
+  if (probabilities === true) {
+    const bad = probabilityRowProblem(values, n, k);
+    if (bad) {
+      fail(metric, arg, `with \`probabilities: true\` expected every row of ${ARG} to hold probabilities (≥ 0, summing to 1 within 1e-3), but row ${bad.row} ${bad.problem}`);
+    }
+  } else if (probabilities === undefined && looksLikeProbabilities(values, n, k)) {
+    fail(
+      metric,
+      arg,
+      `expected ${ARG} to hold logits, but every row lies in [0, 1] and sums to 1: these look like probabilities (a softmax output). ` +
+        'Pass the option `probabilities: true` to use them as probabilities, or `probabilities: false` if they really are logits',
+    );
+  }
+}
+
+/**
+ * Reads (logits, labels) — or (probabilities, labels) with `probabilities: true` — and checks
+ * K against the K of earlier updates (`expectedK`, 0 for none).
+ */
+export function readClassifierRows(metric: string, args: readonly unknown[], expectedK: number, probabilities: ProbabilitiesMode): ClassifierRows {
+  const logits = readLogits(metric, LOGIT_INPUTS[0], args[0]);
+  const labels = readLabels(metric, LOGIT_INPUTS[1], args[1], logits.k);
+  requireSameN(metric, LOGIT_INPUTS, [logits.n, labels.length]);
+  if (logits.n > 0 && expectedK > 0 && logits.k !== expectedK) {
+    fail(metric, LOGIT_INPUTS[0], `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${logits.k}`);
+  }
+  checkProbabilities(metric, LOGIT_INPUTS[0], logits.values, logits.n, logits.k, probabilities);
+  return { n: logits.n, k: logits.k, values: logits.values, labels, probabilities: probabilities === true };
+}
+
+/** Per-sample top-1 statistics of classifier rows (the one path: {@link topOneStats}). */
+export function rowStats(rows: ClassifierRows, wants: SoftmaxWants = {}): SoftmaxStats {
+  return topOneStats(rows.values, rows.n, rows.k, rows.labels, wants, rows.probabilities);
+}
+
+/**
+ * Classifier rows as decisions: the float64 top-1 probability q = 1/(1+s) is both the
+ * confidence and the ranking key (float32 would merge the many near-1 confidences).
+ */
+export function decisionsOf(rows: ClassifierRows): ConfidenceBatch {
+  const { s, correct } = rowStats(rows);
+  const q = new Float64Array(rows.n);
+  let nCorrect = 0;
+  for (let i = 0; i < rows.n; i++) {
+    q[i] = 1 / (1 + s[i]);
+    nCorrect += correct[i];
+  }
+  return { n: rows.n, confidence: q, rankKey: q, correct, nCorrect };
+}
+
+/** The input of classification metrics: (logits, labels) or probabilities, float64 ranking keys, K kept. */
+export const LOGITS: InputAdapter<ClassifierRows, ProbabilitiesOptions> = Object.freeze({
+  names: LOGIT_INPUTS,
+  options: { probabilities: probabilitiesOption },
+  keyPrecision: 'float64',
+  read: (metric: string, args: readonly unknown[], options: Readonly<Required<ProbabilitiesOptions>>, k: number) =>
+    readClassifierRows(metric, args, k, options.probabilities),
+  count: (b: ClassifierRows) => b.n,
+  classes: (b: ClassifierRows) => b.k,
+  decisions: decisionsOf,
+});

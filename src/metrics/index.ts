@@ -1,0 +1,28 @@
+import type { Metric } from '../metric';
+import * as classification from './classification';
+import * as confidence from './confidence';
+import * as selective from './selective';
+
+export * from './confidence';
+export * from './classification';
+export * from './selective';
+
+/** A concrete metric class: constructible with options, with its name and `update` argument names. */
+export type MetricClass = (new (options?: any) => Metric<any, any, any>) & { readonly metricName: string; readonly inputs: readonly string[] };
+
+/**
+ * Every metric class by its name (`metricName`), gathered from the metric modules themselves,
+ * so a new class is listed by being exported. A Map, so `__proto__` and friends are just
+ * unknown names.
+ *
+ * @example
+ * ```ts
+ * METRIC_CLASSES.get('ConfidenceAURC') === ConfidenceAURC; // true
+ * [...METRIC_CLASSES.keys()].length;                        // every metric class
+ * ```
+ */
+export const METRIC_CLASSES: ReadonlyMap<string, MetricClass> = new Map(
+  ([...Object.values(confidence), ...Object.values(classification), ...Object.values(selective)] as unknown[])
+    .filter((v): v is MetricClass => typeof v === 'function' && typeof (v as MetricClass).metricName === 'string' && Array.isArray((v as MetricClass).inputs))
+    .map((C): [string, MetricClass] => [C.metricName, C]),
+);
