@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail } from './errors';
-import { readRaw } from './input';
+import { readRaw } from './inputs/read';
 import type { Metric } from './metric';
 import {
   functionOption,

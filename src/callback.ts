@@ -8,7 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail, MetricInputError } from './errors';
-import { isTensor, readRaw, type TensorLike } from './input';
+import { isTensor, readRaw, type TensorLike } from './inputs/read';
 import {
   functionOption,
   oneOfOption,

@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 export { MetricInputError } from './errors';
-export type { NestedArray, TensorLike, TypedArray } from './input';
+export type { NestedArray, TensorLike, TypedArray } from './inputs/read';
 export { Metric, STATE_FORMAT_VERSION, type MetricJSON, type ShortcutFunction } from './metric';
 export { metricFromJSON } from './serialization';
 export * from './metrics/index';

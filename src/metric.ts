@@ -1,8 +1,8 @@
 import { engine } from '@tensorflow/tfjs-core';
 import { ARG, fail } from './errors';
-import type { TensorLike } from './input';
+import type { TensorLike } from './inputs/read';
 import { resolveOptions, type OptionSchema } from './options';
-import type { MetricState } from './state';
+import type { MetricState } from './reducers/state';
 
 /** Version of the format written by {@link Metric.toJSON}. */
 export const STATE_FORMAT_VERSION = 1;

@@ -1,4 +1,4 @@
-import type { TensorLike } from './input';
+import type { TensorLike } from './inputs/read';
 import { readClassifierRows, rowStats, type ProbabilitiesOptions } from './inputs/logits';
 import { probabilitiesOption, resolveOptions } from './options';
 

@@ -1,4 +1,4 @@
-import { readConfidences, readFlagsCounted, requireSameN } from '../input';
+import { readConfidences, readFlagsCounted, requireSameN } from './read';
 import type { InputAdapter } from './adapter';
 
 /** Argument names of confidence metrics. */

@@ -1,5 +1,5 @@
 import { ARG, fail } from '../errors';
-import { readLabels, readLogits, requireSameN } from '../input';
+import { readLabels, readLogits, requireSameN } from './read';
 import type { SoftmaxStats, SoftmaxWants } from '../math/softmax';
 import { looksLikeProbabilities, probabilityRowProblem, topOneStats } from '../math/topOne';
 import { probabilitiesOption } from '../options';

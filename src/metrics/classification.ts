@@ -18,7 +18,7 @@ import { decisionsOf, LOGIT_INPUTS, LOGITS, type ClassifierRows, type Probabilit
 import { eceSumsProblem } from '../math/binning';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
 import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption } from '../options';
-import { RankingMetric, SumMetric } from './base';
+import { RankingMetric, SumMetric } from '../reducers/metricBases';
 import type { ExpectedCalibrationErrorOptions } from './confidence';
 
 // Each class declares its input (classifier rows), its options and the pure function pair that

@@ -17,7 +17,7 @@ import {
 import { eceSumsProblem } from '../math/binning';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
 import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption } from '../options';
-import { RankingMetric, SumMetric, type NoOptions } from './base';
+import { RankingMetric, SumMetric, type NoOptions } from '../reducers/metricBases';
 
 // Each class declares its input, its options and the pure function pair of
 // ../functional/confidence.ts that does its math; the base class holds the state.

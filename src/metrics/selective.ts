@@ -1,11 +1,11 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail } from '../errors';
-import { readFiniteArray, readFiniteVector, readFlags, requireSameN, type TensorLike } from '../input';
+import { readFiniteArray, readFiniteVector, readFlags, requireSameN, type TensorLike } from '../inputs/read';
 import { rejectAbove, rejectFraction, riskCoverage, scodLosses, type RejectionResult, type RiskCoverageResult } from '../functional/selective';
 import { aurc, augrc, tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { unitOption, type OptionSpec } from '../options';
-import { float32Column, float64Column, flagColumn } from '../state';
+import { float32Column, float64Column, flagColumn } from '../reducers/state';
 
 export type { RejectionResult, RiskCoverageResult };
 

@@ -1,4 +1,4 @@
-import type { TensorLike } from '../input';
+import type { TensorLike } from '../inputs/read';
 import { constantSystemCost, gammaCost } from '../math/costs';
 import { ConfidenceECUAS } from '../metrics/confidence';
 import { resolveOptions, type OptionSpec } from '../options';

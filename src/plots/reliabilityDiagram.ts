@@ -1,5 +1,5 @@
 import { decisionsOf, LOGIT_INPUTS, readClassifierRows } from '../inputs/logits';
-import type { TensorLike } from '../input';
+import type { TensorLike } from '../inputs/read';
 import { accumulateBins, eceFromBins } from '../math/binning';
 import type { ProbabilitiesOptions } from '../inputs/logits';
 import { probabilitiesOption, resolveOptions, type OptionSchema } from '../options';

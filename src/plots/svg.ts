@@ -7,7 +7,7 @@
  * the same inputs give the same bytes (ids inside a document are derived from a hash of it).
  */
 import { ARG, fail } from '../errors';
-import { readConfidences, readFlags, requireSameN, type TensorLike } from '../input';
+import { readConfidences, readFlags, requireSameN, type TensorLike } from '../inputs/read';
 import type { OptionSpec } from '../options';
 
 // ---------------------------------------------------------------------------------------------

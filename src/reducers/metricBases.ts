@@ -1,9 +1,9 @@
 import type { InputAdapter } from '../inputs/adapter';
-import type { TensorLike } from '../input';
+import type { TensorLike } from '../inputs/read';
 import { tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import type { OptionSchema } from '../options';
-import { FixedValueState, FlaggedKeyColumn, SumState } from '../state';
+import { FixedValueState, FlaggedKeyColumn, SumState } from './state';
 
 /** No options. */
 export type NoOptions = Record<string, never>;

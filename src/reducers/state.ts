@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { fromBase64, toBase64 } from './base64';
-import { isRecord } from './options';
+import { fromBase64, toBase64 } from '../base64';
+import { isRecord } from '../options';
 
 /**
  * One piece of a metric's state with its merge rule, so that `reset`, `merge` and

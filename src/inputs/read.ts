@@ -1,5 +1,5 @@
 import type { Tensor } from '@tensorflow/tfjs-core';
-import { ARG, fail } from './errors';
+import { ARG, fail } from '../errors';
 
 /** Any of the JavaScript typed arrays a 1-D argument may be given as. */
 export type TypedArray =
