@@ -3,17 +3,14 @@ import type { ConfidenceBatch } from './confidences';
 
 /**
  * An input adapter: everything about what a metric's `update` takes, apart from the math —
- * the argument names, how one batch is read and validated (into the batch type `B`), the
- * options that reading needs (e.g. `probabilities` for classifier rows), the precision of the
- * ranking keys it yields, and whether it keeps the number of classes K as state.
+ * the argument names, how one batch is read and validated (into the batch type `B`), and the
+ * options that reading needs (e.g. `probabilities` for classifier rows).
  */
 export interface InputAdapter<B, O extends object = object> {
   /** `update`'s argument names, in order (error messages name them). */
   readonly names: readonly string[];
   /** Options the reading takes; every metric over this input accepts them. */
   readonly options: OptionSchema<O>;
-  /** Precision of the ranking key of each sample: what a ranking metric keeps. */
-  readonly keyPrecision: 'float32' | 'float64';
   /**
    * Reads and validates one batch (throws MetricInputError, changes nothing). `k` is the
    * number of classes of earlier updates (0: none yet), which classifier rows must keep.
@@ -21,6 +18,16 @@ export interface InputAdapter<B, O extends object = object> {
   read(metric: string, args: readonly unknown[], options: Readonly<Required<O>>, k: number): B;
   /** Number of samples in a batch. */
   count(batch: B): number;
+}
+
+/**
+ * An input whose samples are decisions — accepted or not, right or wrong — so the confidence
+ * math and the ranking core apply: it also says how precise the ranking keys are and whether
+ * the samples carry a number of classes K that later updates must keep.
+ */
+export interface DecisionInput<B, O extends object = object> extends InputAdapter<B, O> {
+  /** Precision of the ranking key of each sample: what a ranking metric keeps. */
+  readonly keyPrecision: 'float32' | 'float64';
   /** Number of classes of a batch (0 for inputs without classes). */
   classes(batch: B): number;
   /** The batch as decisions (confidence, ranking key, correctness): what the confidence math reads. */

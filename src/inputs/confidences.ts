@@ -1,5 +1,5 @@
 import { readConfidences, readFlagsCounted, requireSameN } from './read';
-import type { InputAdapter } from './adapter';
+import type { DecisionInput } from './adapter';
 
 /** Argument names of confidence metrics. */
 export const CONFIDENCE_INPUTS = Object.freeze(['confidences', 'correctness'] as const);
@@ -31,7 +31,7 @@ export function readConfidenceBatch(metric: string, args: readonly unknown[]): C
 }
 
 /** The input of confidence metrics: (confidences, correctness), float32 ranking keys. */
-export const CONFIDENCES: InputAdapter<ConfidenceBatch, Record<string, never>> = Object.freeze({
+export const CONFIDENCES: DecisionInput<ConfidenceBatch, Record<string, never>> = Object.freeze({
   names: CONFIDENCE_INPUTS,
   options: {},
   keyPrecision: 'float32',

@@ -3,7 +3,7 @@ import { readLabels, readLogits, requireSameN } from './read';
 import type { SoftmaxStats, SoftmaxWants } from '../math/softmax';
 import { looksLikeProbabilities, probabilityRowProblem, topOneStats } from '../math/topOne';
 import { probabilitiesOption } from '../options';
-import type { InputAdapter } from './adapter';
+import type { DecisionInput } from './adapter';
 import type { ConfidenceBatch } from './confidences';
 
 /** Argument names of classification metrics. */
@@ -94,7 +94,7 @@ export function decisionsOf(rows: ClassifierRows): ConfidenceBatch {
 }
 
 /** The input of classification metrics: (logits, labels) or probabilities, float64 ranking keys, K kept. */
-export const LOGITS: InputAdapter<ClassifierRows, ProbabilitiesOptions> = Object.freeze({
+export const LOGITS: DecisionInput<ClassifierRows, ProbabilitiesOptions> = Object.freeze({
   names: LOGIT_INPUTS,
   options: { probabilities: probabilitiesOption },
   keyPrecision: 'float64',

@@ -1,6 +1,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail } from '../errors';
-import { readFiniteArray, readFiniteVector, readFlags, requireSameN, type TensorLike } from '../inputs/read';
+import type { TensorLike } from '../inputs/read';
+import { RISK_TRIPLES } from '../inputs/regression';
+import { SCOD } from '../inputs/scod';
 import { rejectAbove, rejectFraction, riskCoverage, scodLosses, type RejectionResult, type RiskCoverageResult } from '../functional/selective';
 import { aurc, augrc, tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
@@ -9,8 +11,6 @@ import { float32Column, float64Column, flagColumn } from '../reducers/state';
 
 export type { RejectionResult, RiskCoverageResult };
 
-const SCOD_INPUTS = Object.freeze(['oodScores', 'classificationErrors', 'isOod'] as const);
-const RISK_INPUTS = Object.freeze(['yPred', 'yTrue', 'uncertainty'] as const);
 
 /** Options of {@link SCODAURC} and {@link SCODAUGRC}. */
 export interface SCODOptions {
@@ -24,7 +24,7 @@ export interface SCODOptions {
  * in-distribution sample 1 − c, a correct one 0. Keeps 6 bytes per sample.
  */
 abstract class SCODMetric extends Metric<[TensorLike, TensorLike, TensorLike], number, SCODOptions> {
-  static override readonly inputs: readonly string[] = SCOD_INPUTS;
+  static override readonly inputs: readonly string[] = SCOD.names;
   private readonly scores = this.track('scores', float32Column());
   private readonly errors = this.track('errors', flagColumn());
   private readonly ood = this.track('ood', flagColumn());
@@ -37,16 +37,13 @@ abstract class SCODMetric extends Metric<[TensorLike, TensorLike, TensorLike], n
     return this.scores.size;
   }
 
-  protected ingest([s, e, o]: [TensorLike, TensorLike, TensorLike]): void {
-    const name = this.metricName;
-    const scores = readFiniteVector(name, SCOD_INPUTS[0], s);
-    const errors = readFlags(name, SCOD_INPUTS[1], e);
-    const ood = readFlags(name, SCOD_INPUTS[2], o);
-    requireSameN(name, SCOD_INPUTS, [scores.length, errors.length, ood.length]);
+  protected ingest(args: [TensorLike, TensorLike, TensorLike]): void {
+    const { scores, errors, ood } = SCOD.read(this.metricName, args, {}, 0);
     this.scores.push(scores);
     this.errors.push(errors);
     this.ood.push(ood);
   }
+
 
   protected computeValue(): number {
     const losses = scodLosses(this.errors.read(), this.ood.read(), this.options.oodCost);
@@ -118,7 +115,7 @@ function rowMeans(values: ArrayLike<number>, n: number): Float64Array {
  * sample; predictions are not kept.
  */
 abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metric<[TensorLike, TensorLike, TensorLike], R, O> {
-  static override readonly inputs: readonly string[] = RISK_INPUTS;
+  static override readonly inputs: readonly string[] = RISK_TRIPLES.names;
   private readonly uncertainty = this.track('uncertainty', float32Column());
   private readonly risk = this.track('risk', float64Column());
 
@@ -126,21 +123,14 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     return this.uncertainty.size;
   }
 
-  protected ingest([p, t, u]: [TensorLike, TensorLike, TensorLike]): void {
-    const name = this.metricName;
-    const yPred = readFiniteArray(name, RISK_INPUTS[0], p);
-    const yTrue = readFiniteArray(name, RISK_INPUTS[1], t);
-    const unc = readFiniteVector(name, RISK_INPUTS[2], u);
-    if (yPred.shape.length !== yTrue.shape.length || yPred.shape.some((d, i) => d !== yTrue.shape[i])) {
-      fail(name, RISK_INPUTS[1], `expected argument ${ARG} to have the shape of \`yPred\` [${yPred.shape.join(', ')}], but got [${yTrue.shape.join(', ')}]`);
-    }
-    const n = yPred.shape[0];
-    requireSameN(name, RISK_INPUTS, [n, n, unc.length]);
-    if (n === 0) return;
-    const risk = this.perSampleRisk(p, t, yPred.values, yTrue.values, yPred.shape);
-    this.uncertainty.push(unc);
+  protected ingest(args: [TensorLike, TensorLike, TensorLike]): void {
+    const batch = RISK_TRIPLES.read(this.metricName, args, {}, 0);
+    if (batch.n === 0) return;
+    const risk = this.perSampleRisk(batch.given[0], batch.given[1], batch.yPred, batch.yTrue, batch.shape);
+    this.uncertainty.push(batch.perSample);
     this.risk.push(risk);
   }
+
 
   /** ρ_i = riskFn(yPred, yTrue), mean-reduced over trailing axes; default squared error in float64. */
   private perSampleRisk(p: unknown, t: unknown, pred: Float32Array, target: Float32Array, shape: readonly number[]): Float64Array {

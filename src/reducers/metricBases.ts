@@ -1,4 +1,4 @@
-import type { InputAdapter } from '../inputs/adapter';
+import type { DecisionInput } from '../inputs/adapter';
 import type { TensorLike } from '../inputs/read';
 import { tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
@@ -14,7 +14,7 @@ export type NoOptions = Record<string, never>;
  * options)` → the value — plus `check(sums, options)`, what makes loaded sums impossible.
  */
 export interface SumDeclaration<B, O extends object> {
-  readonly input: InputAdapter<B, any>;
+  readonly input: DecisionInput<B, any>;
   readonly options: OptionSchema<any>;
   readonly update: (batch: B, options: Readonly<Required<O>>) => Float64Array;
   readonly compute: (sums: Float64Array, options: Readonly<Required<O>>) => number;
@@ -27,7 +27,7 @@ export interface SumDeclaration<B, O extends object> {
 }
 
 /** The schema of a declaration's own options plus those of its input. */
-function schemaOf(input: InputAdapter<unknown, any>, own: OptionSchema<any>): OptionSchema<any> {
+function schemaOf(input: DecisionInput<unknown, any>, own: OptionSchema<any>): OptionSchema<any> {
   return { ...own, ...input.options };
 }
 
@@ -72,7 +72,7 @@ export abstract class SumMetric<O extends object> extends Metric<[TensorLike, Te
 }
 
 /** The number of classes a loaded state claims: K ≥ 2 for classifier rows, none for confidences. */
-function classesProblem(input: InputAdapter<unknown, any>, k: number, n: number): string | null {
+function classesProblem(input: DecisionInput<unknown, any>, k: number, n: number): string | null {
   if (n === 0) return k === 0 ? null : `K = ${k} classes but no samples`;
   if (input.keyPrecision === 'float64') return k >= 2 ? null : `K = ${k} classes`;
   return k === 0 ? null : `K = ${k} classes for confidence inputs`;
@@ -80,7 +80,7 @@ function classesProblem(input: InputAdapter<unknown, any>, k: number, n: number)
 
 /** What a ranking metric is: an input adapter and the value of tie blocks of its decisions. */
 export interface RankingDeclaration {
-  readonly input: InputAdapter<any, any>;
+  readonly input: DecisionInput<any, any>;
   /** The value from tie blocks in descending confidence, losses = errors (1 − correct). */
   readonly compute: (blocks: TieBlocks) => number;
 }
