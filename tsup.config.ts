@@ -4,7 +4,7 @@ import { defineConfig } from 'tsup';
 // self-contained (no shared chunks of types that users' editors and the docs check would have
 // to follow); functional.js holds a copy of the pure math it needs.
 const library = {
-  format: ['esm', 'cjs'] as ('esm' | 'cjs')[],
+  format: ['esm', 'cjs'] as Array<'esm' | 'cjs'>,
   dts: true,
   sourcemap: true,
   target: 'es2020',

@@ -25,6 +25,7 @@
  * Both sides of every row call the library code (its JS path and its kernel) and are checked to agree
  * bit for bit.
  */
+import assert from 'node:assert';
 import { binaryCrossEntropySum, confidenceEcuasSum } from '../src/math/costs';
 import { rowSoftmaxStatsJS } from '../src/math/softmax';
 import { logInPlace, rowSoftmaxStats, rowSoftmaxSums } from '../src/math/wasm/softmaxKernel';
@@ -71,33 +72,48 @@ function sameArrays(a: Float64Array, b: Float64Array): boolean {
 }
 
 function softmaxSuites() {
-const suites = [
-  { n: 50_000, k: 1000 },
-  { n: 500_000, k: 10 },
-];
-console.log('| logits | statistic | JS ms | wasm ms | speedup | ns/element (wasm) | identical |');
-console.log('| --- | --- | ---: | ---: | ---: | ---: | --- |');
-const row = (n: number, k: number, what: string, tJs: number, tWasm: number, same: boolean) =>
-  console.log(
-    `| ${n.toLocaleString('en-US')}×${k} | ${what} | ${tJs.toFixed(1)} | ${tWasm.toFixed(1)} | ${(tJs / tWasm).toFixed(2)}× | ` +
-      `${((tWasm * 1e6) / (n * k)).toFixed(2)} | ${same ? 'yes' : 'NO'} |`,
-  );
-for (const { n, k } of suites) {
-  const logits = seededNormal(n * k, 20240601 + k, 3);
-  // the row statistics, JS twin against the kernel (the per-row arithmetic after them is shared)
-  const a = rowSoftmaxStatsJS(logits, n, k, null, false, false);
-  const b = rowSoftmaxSums(logits, n, k);
-  if (b === null) throw new Error('wasm kernel unavailable');
-  let same = sameArrays(a.s, b.s) && sameArrays(a.m, b.m);
-  for (let i = 0; i < n; i++) if (a.top[i] !== b.top[i]) same = false;
-  row(n, k, 's', best(() => rowSoftmaxStatsJS(logits, n, k, null, false, false)), best(() => rowSoftmaxSums(logits, n, k)), same);
+  const suites = [
+    { n: 50_000, k: 1000 },
+    { n: 500_000, k: 10 },
+  ];
+  console.log('| logits | statistic | JS ms | wasm ms | speedup | ns/element (wasm) | identical |');
+  console.log('| --- | --- | ---: | ---: | ---: | ---: | --- |');
+  const row = (n: number, k: number, what: string, tJs: number, tWasm: number, same: boolean) =>
+    console.log(
+      `| ${n.toLocaleString('en-US')}×${k} | ${what} | ${tJs.toFixed(1)} | ${tWasm.toFixed(1)} | ${(tJs / tWasm).toFixed(2)}× | ` +
+        `${((tWasm * 1e6) / (n * k)).toFixed(2)} | ${same ? 'yes' : 'NO'} |`,
+    );
+  for (const { n, k } of suites) {
+    const logits = seededNormal(n * k, 20240601 + k, 3);
+    // the row statistics, JS twin against the kernel (the per-row arithmetic after them is shared)
+    const a = rowSoftmaxStatsJS(logits, n, k, null, false, false);
+    const b = rowSoftmaxSums(logits, n, k);
+    if (b === null) throw new Error('wasm kernel unavailable');
+    let same = sameArrays(a.s, b.s) && sameArrays(a.m, b.m);
+    for (let i = 0; i < n; i++) if (a.top[i] !== b.top[i]) same = false;
+    row(
+      n,
+      k,
+      's',
+      best(() => rowSoftmaxStatsJS(logits, n, k, null, false, false)),
+      best(() => rowSoftmaxSums(logits, n, k)),
+      same,
+    );
 
-  const labels = seededLabels(a.top, k, 7 + k);
-  const c = rowSoftmaxStatsJS(logits, n, k, labels, true, true);
-  const d = rowSoftmaxStats(logits, n, k, labels, true, true)!;
-  same = sameArrays(c.s, d.s) && sameArrays(c.weighted!, d.weighted!) && sameArrays(c.sq!, d.sq!);
-  row(n, k, 'with entropy + Brier sums', best(() => rowSoftmaxStatsJS(logits, n, k, labels, true, true)), best(() => rowSoftmaxStats(logits, n, k, labels, true, true)), same);
-}
+    const labels = seededLabels(a.top, k, 7 + k);
+    const c = rowSoftmaxStatsJS(logits, n, k, labels, true, true);
+    const d = rowSoftmaxStats(logits, n, k, labels, true, true);
+    assert.ok(d && c.weighted && d.weighted && c.sq && d.sq, 'the kernel and both sums asked for');
+    same = sameArrays(c.s, d.s) && sameArrays(c.weighted, d.weighted) && sameArrays(c.sq, d.sq);
+    row(
+      n,
+      k,
+      'with entropy + Brier sums',
+      best(() => rowSoftmaxStatsJS(logits, n, k, labels, true, true)),
+      best(() => rowSoftmaxStats(logits, n, k, labels, true, true)),
+      same,
+    );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,7 +225,9 @@ function ecuas0Wasm(c: Float32Array, y: Uint8Array): number {
 }
 
 function logSuites() {
-  console.log(`| ${LOG_N.toLocaleString('en-US')} values / confidences | JS ms | wasm ms | speedup | ns/value (JS) | ns/value (wasm) | identical |`);
+  console.log(
+    `| ${LOG_N.toLocaleString('en-US')} values / confidences | JS ms | wasm ms | speedup | ns/value (JS) | ns/value (wasm) | identical |`,
+  );
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
   const row = (what: string, tJs: number, tWasm: number, same: boolean) =>
     console.log(
@@ -217,7 +235,7 @@ function logSuites() {
         `${((tWasm * 1e6) / LOG_N).toFixed(2)} | ${same ? 'yes' : 'NO'} |`,
     );
   const u = seededUnit(20240602);
-  const inputs: [string, Float64Array][] = [
+  const inputs: Array<[string, Float64Array]> = [
     ['log, uniform in [1e-7, 1]', Float64Array.from({ length: LOG_N }, () => 1e-7 + u() * (1 - 1e-7))],
     ['log, log-uniform in [1e-7, 1]', Float64Array.from({ length: LOG_N }, () => 1e-7 ** u())],
   ];
@@ -225,7 +243,12 @@ function logSuites() {
   const b = new Float64Array(LOG_N);
   for (const [what, x] of inputs) {
     const same = sameArrays(mathLog(x, a), kernelLog(x, b));
-    row(what, best(() => mathLog(x, a)), best(() => kernelLog(x, b)), same);
+    row(
+      what,
+      best(() => mathLog(x, a)),
+      best(() => kernelLog(x, b)),
+      same,
+    );
   }
 
   const c = new Float32Array(LOG_N);
@@ -234,14 +257,20 @@ function logSuites() {
     c[i] = u();
     y[i] = u() < c[i] * 0.9 + 0.05 ? 1 : 0;
   }
-  const loops: [string, (c: Float32Array, y: Uint8Array) => number, (c: Float32Array, y: Uint8Array) => number][] = [
+  type Loop = (c: Float32Array, y: Uint8Array) => number;
+  const loops: Array<[string, Loop, Loop]> = [
     ['CE-like −Σ log(y ? c′ : 1 − c′)', ceLikeJs, ceLikeWasm],
     ['cross-entropy sum (binaryCrossEntropySum)', (c, y) => binaryCrossEntropySum(c, y, EPS), crossEntropyWasm],
     ['ECUAS_0 sum (confidenceEcuasSum, n = 0)', (c, y) => confidenceEcuasSum(c, y, 0, EPS), ecuas0Wasm],
   ];
   for (const [what, js, wasm] of loops) {
     const same = Object.is(js(c, y), wasm(c, y));
-    row(what, best(() => js(c, y)), best(() => wasm(c, y)), same);
+    row(
+      what,
+      best(() => js(c, y)),
+      best(() => wasm(c, y)),
+      same,
+    );
   }
 }
 

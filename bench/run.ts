@@ -21,7 +21,22 @@ import * as ecuas from '../src/index';
 import { rng } from '../test/helpers/data';
 import { CONFIDENCE_METRICS, CLASSIFICATION_METRICS } from '../test/helpers/metricNames';
 
-type MetricClass = new (options?: object) => ecuas.Metric<unknown[], number>;
+/** What `node examples/sharded.mjs --json` prints. */
+interface ShardedRun {
+  n: number;
+  k: number;
+  workers: number;
+  metrics: number;
+  singleMs: number;
+  shardedMs: number;
+  speedup: number;
+  loadMs: number;
+  evalMs: number;
+  mergeMs: number;
+  maxRelDiff: number;
+}
+
+type MetricClass = new (options?: object) => ecuas.Metric<unknown[]>;
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {
@@ -96,7 +111,10 @@ function toBatches(s: Suite, d: Data): Array<[tf.Tensor, tf.Tensor]> {
   const out: Array<[tf.Tensor, tf.Tensor]> = [];
   for (let i = 0; i < s.n; i += BATCH) {
     const m = Math.min(BATCH, s.n - i);
-    const a = s.kind === 'confidence' ? tf.tensor1d(d.a.slice(i, i + m)) : tf.tensor2d(d.a.slice(i * s.k, (i + m) * s.k), [m, s.k]);
+    const a =
+      s.kind === 'confidence'
+        ? tf.tensor1d(d.a.slice(i, i + m))
+        : tf.tensor2d(d.a.slice(i * s.k, (i + m) * s.k), [m, s.k]);
     out.push([a, tf.tensor1d(d.b.slice(i, i + m), 'int32')]);
   }
   return out;
@@ -134,7 +152,11 @@ interface Row {
   relDiff: number;
 }
 
-async function runBackend(backend: string, data: Map<string, Data>, numpy: Record<string, { ms: number; value: number }>): Promise<Row[]> {
+async function runBackend(
+  backend: string,
+  data: Map<string, Data>,
+  numpy: Record<string, { ms: number; value: number }>,
+): Promise<Row[]> {
   await tf.setBackend(backend);
   await tf.ready();
   const rows: Row[] = [];
@@ -154,9 +176,14 @@ async function runBackend(backend: string, data: Map<string, Data>, numpy: Recor
 }
 
 function table(rows: Row[]): string {
-  const lines = ['| suite | metric | ecuas ms | samples/s | numpy ms | ratio | rel. diff |', '|---|---|---:|---:|---:|---:|---:|'];
+  const lines = [
+    '| suite | metric | ecuas ms | samples/s | numpy ms | ratio | rel. diff |',
+    '|---|---|---:|---:|---:|---:|---:|',
+  ];
   for (const r of rows) {
-    lines.push(`| ${r.suite} | ${r.metric} | ${fmtMs(r.ms)} | ${fmtRate(r.n, r.ms)} | ${fmtMs(r.numpyMs)} | ${(r.ms / r.numpyMs).toFixed(2)} | ${r.relDiff.toExponential(1)} |`);
+    lines.push(
+      `| ${r.suite} | ${r.metric} | ${fmtMs(r.ms)} | ${fmtRate(r.n, r.ms)} | ${fmtMs(r.numpyMs)} | ${(r.ms / r.numpyMs).toFixed(2)} | ${r.relDiff.toExponential(1)} |`,
+    );
   }
   const ours = rows.reduce((a, r) => a + r.ms, 0);
   const theirs = rows.reduce((a, r) => a + r.numpyMs, 0);
@@ -223,7 +250,10 @@ function scaling(): string {
     const [a, b] = [times[0], times[times.length - 1]];
     return (Math.log(b[i] / a[i]) / Math.log(b[0] / a[0])).toFixed(2);
   };
-  lines.push('', `Growth exponent (log time / log N, first to last): ECUAS ${slope(1)}, AURC ${slope(2)} (1.00 = linear).`);
+  lines.push(
+    '',
+    `Growth exponent (log time / log N, first to last): ECUAS ${slope(1)}, AURC ${slope(2)} (1.00 = linear).`,
+  );
   return lines.join('\n');
 }
 
@@ -241,10 +271,15 @@ async function main(): Promise<void> {
     });
     writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ suites: SUITES }));
     process.stderr.write('numpy baseline…\n');
-    const py = spawnSync('python3', [path.join(root, 'bench/baseline.py'), dir, String(REPEATS)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const py = spawnSync('python3', [path.join(root, 'bench/baseline.py'), dir, String(REPEATS)], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    });
     if (py.status !== 0) throw new Error(`bench/baseline.py failed: ${py.stderr}`);
-    const numpy = JSON.parse(py.stdout);
-    const npVersion = spawnSync('python3', ['-c', 'import numpy; print(numpy.__version__)'], { encoding: 'utf8' }).stdout.trim();
+    const numpy = JSON.parse(py.stdout) as Record<string, { ms: number; value: number }>;
+    const npVersion = spawnSync('python3', ['-c', 'import numpy; print(numpy.__version__)'], {
+      encoding: 'utf8',
+    }).stdout.trim();
 
     const sections: string[] = [];
     for (const backend of BACKENDS) {
@@ -262,15 +297,23 @@ async function main(): Promise<void> {
     console.log(`\nPeak RSS of the whole run: ${peak.toFixed(0)} MB`);
 
     // Separate processes, so their memory and threads do not mix with the runs above.
-    const soak = QUICK ? '' : spawnSync('npx', ['tsx', path.join(root, 'bench/soak.ts')], { encoding: 'utf8', cwd: root, maxBuffer: 1 << 24 });
+    const soak = QUICK
+      ? ''
+      : spawnSync('npx', ['tsx', path.join(root, 'bench/soak.ts')], {
+          encoding: 'utf8',
+          cwd: root,
+          maxBuffer: 1 << 24,
+        });
     const soakText = soak ? soak.stdout.trim() : '';
     if (soak && soak.status !== 0) throw new Error(`bench/soak.ts failed: ${soak.stderr}`);
     if (soakText) console.log(`\n${soakText}`);
     let shardText = '';
     if (!QUICK) {
       spawnSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
-      const runs = [0, 1, 2].map(() => spawnSync('node', [path.join(root, 'examples/sharded.mjs'), '--json'], { encoding: 'utf8', cwd: root }));
-      const results = runs.map((r) => JSON.parse(r.stdout.trim().split('\n').pop() as string));
+      const runs = [0, 1, 2].map(() =>
+        spawnSync('node', [path.join(root, 'examples/sharded.mjs'), '--json'], { encoding: 'utf8', cwd: root }),
+      );
+      const results = runs.map((r) => JSON.parse(r.stdout.trim().split('\n').pop() as string) as ShardedRun);
       const best = results.reduce((a, b) => (b.speedup > a.speedup ? b : a));
       shardText = [
         `\`node examples/sharded.mjs\` on ${best.n.toLocaleString('en-US')} × ${best.k} logits, ${best.metrics} metrics: one thread ${fmtMs(best.singleMs)} ms,`,

@@ -31,11 +31,24 @@ function pool(kind: 'confidence' | 'logits' | 'scod' | 'regression'): tf.Tensor[
     } else if (kind === 'logits') {
       const k = 10;
       const y = Int32Array.from({ length: BATCH }, () => Math.floor(r() * k));
-      const z = Float32Array.from({ length: BATCH * k }, (_, i) => 2 * r() + (i % k === y[Math.floor(i / k)] ? 2 * r() : 0));
+      const z = Float32Array.from(
+        { length: BATCH * k },
+        (_, i) => 2 * r() + (i % k === y[Math.floor(i / k)] ? 2 * r() : 0),
+      );
       out.push([tf.tensor2d(z, [BATCH, k]), tf.tensor1d(y, 'int32')]);
     } else if (kind === 'scod') {
       const s = Float32Array.from({ length: BATCH }, () => r());
-      out.push([tf.tensor1d(s), tf.tensor1d(Int32Array.from(s, () => (r() < 0.2 ? 1 : 0)), 'int32'), tf.tensor1d(Int32Array.from(s, (v) => (r() < v * 0.4 ? 1 : 0)), 'int32')]);
+      out.push([
+        tf.tensor1d(s),
+        tf.tensor1d(
+          Int32Array.from(s, () => (r() < 0.2 ? 1 : 0)),
+          'int32',
+        ),
+        tf.tensor1d(
+          Int32Array.from(s, (v) => (r() < v * 0.4 ? 1 : 0)),
+          'int32',
+        ),
+      ]);
     } else {
       const p = Float32Array.from({ length: BATCH }, () => r());
       const t = Float32Array.from(p, (v) => v + (r() - 0.5) * 0.2);
@@ -83,14 +96,20 @@ function main(): void {
     m.dispose();
     const left = tf.memory().numTensors - baseTensors;
     worstLeft = Math.max(worstLeft, left);
-    rows.push(`| ${name} | ${ms.toFixed(0)} | ${most} | ${(stateBytes / TOTAL).toFixed(stateBytes / TOTAL < 0.01 ? 6 : 2)} | ${left} |`);
+    rows.push(
+      `| ${name} | ${ms.toFixed(0)} | ${most} | ${(stateBytes / TOTAL).toFixed(stateBytes / TOTAL < 0.01 ? 6 : 2)} | ${left} |`,
+    );
     process.stderr.write(`  ${name}: ${ms.toFixed(0)} ms\n`);
   }
   for (const p of pools.values()) for (const b of p) tf.dispose(b);
   const rss = process.resourceUsage().maxRSS / 1024;
-  console.log(`Soak: ${TOTAL.toLocaleString('en-US')} samples per metric in batches of ${BATCH.toLocaleString('en-US')} (cpu backend).\n`);
+  console.log(
+    `Soak: ${TOTAL.toLocaleString('en-US')} samples per metric in batches of ${BATCH.toLocaleString('en-US')} (cpu backend).\n`,
+  );
   console.log(rows.join('\n'));
-  console.log(`\nPeak RSS of the soak run: ${rss.toFixed(0)} MB. Tensors left after dispose, worst metric: ${worstLeft}.`);
+  console.log(
+    `\nPeak RSS of the soak run: ${rss.toFixed(0)} MB. Tensors left after dispose, worst metric: ${worstLeft}.`,
+  );
   if (worstLeft !== 0) process.exitCode = 1;
 }
 

@@ -68,9 +68,7 @@ const correctness = tf.equal(predicted, labels); // bool [N]
 // SCOD: score = 1 − max softmax; ID samples err when misclassified, OOD samples always "err".
 const oodConf = tf.tidy(() => tf.max(tf.softmax(tf.tensor2d(oodLogitsArr, [N_OOD, K])), 1));
 const oodScores = tf.tidy(() => tf.sub(1, tf.concat([confidences, oodConf])));
-const classificationErrors = tf.tidy(() =>
-  tf.concat([tf.logicalNot(correctness), tf.ones([N_OOD], 'bool')]),
-);
+const classificationErrors = tf.tidy(() => tf.concat([tf.logicalNot(correctness), tf.ones([N_OOD], 'bool')]));
 const isOod = tf.tidy(() => tf.concat([tf.zeros([N], 'bool'), tf.ones([N_OOD], 'bool')]));
 
 function inputsFor(id: string): unknown[] {
@@ -88,11 +86,21 @@ const fmt = (v: number): string => (Number.isNaN(v) ? 'NaN' : Number(v.toPrecisi
 function table(headers: string[], rows: string[][], alignRight: boolean[] = []): string {
   const widths = headers.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   const line = (cells: string[]): string =>
-    cells.map((s, c) => (alignRight[c] ? s.padStart(widths[c]) : s.padEnd(widths[c]))).join('  ').trimEnd();
+    cells
+      .map((s, c) => (alignRight[c] ? s.padStart(widths[c]) : s.padEnd(widths[c])))
+      .join('  ')
+      .trimEnd();
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-const ids = [...METRIC_IDS, 'cls_norm_n-ecuas_n=2', 'conf_n-ecuas_n=1', 'conf_ece_nbins=15', 'cls_gamma-ecuas_gamma=0.3', 'scod_aurc_cost=0.3'];
+const ids = [
+  ...METRIC_IDS,
+  'cls_norm_n-ecuas_n=2',
+  'conf_n-ecuas_n=1',
+  'conf_ece_nbins=15',
+  'cls_gamma-ecuas_gamma=0.3',
+  'scod_aurc_cost=0.3',
+];
 const rows = ids.map((id) => {
   const entry = getMetricFromId(id);
   const value = entry.function(...inputsFor(id));
@@ -115,9 +123,13 @@ for (let start = 0; start < N; start += 50) {
     necuas.update(tf.slice(logits, [start, 0], [size, K]), tf.slice(labels, [start], [size]));
     aurcMetric.update(tf.slice(confidences, [start], [size]), tf.slice(correctness, [start], [size]));
   });
-  console.log(`  after ${String(start + size).padStart(3)} samples: normalized ECUAS_0 = ${fmt(necuas.compute())}, AURC = ${fmt(aurcMetric.compute())}`);
+  console.log(
+    `  after ${String(start + size).padStart(3)} samples: normalized ECUAS_0 = ${fmt(necuas.compute())}, AURC = ${fmt(aurcMetric.compute())}`,
+  );
 }
-console.log(`  one-shot cls_norm_n-ecuas_n=0 on all ${N}: ${fmt(getMetricFromId('cls_norm_n-ecuas_n=0').function(logits, labels))}`);
+console.log(
+  `  one-shot cls_norm_n-ecuas_n=0 on all ${N}: ${fmt(getMetricFromId('cls_norm_n-ecuas_n=0').function(logits, labels))}`,
+);
 necuas.dispose();
 aurcMetric.dispose();
 
@@ -148,7 +160,9 @@ const fine = new RiskCoverageCurve({ nPoints: 'all', riskFn: zeroOne });
 fine.update(probs, oneHot, uncertainty);
 const full = fine.compute();
 fine.dispose();
-console.log(`  risk at 90 % coverage: ${fmt(riskAtCoverage(full, 0.9))}; largest coverage with risk ≤ 0.1: ${fmt(coverageAtRisk(full, 0.1))}`);
+console.log(
+  `  risk at 90 % coverage: ${fmt(riskAtCoverage(full, 0.9))}; largest coverage with risk ≤ 0.1: ${fmt(coverageAtRisk(full, 0.1))}`,
+);
 
 console.log('\nRejection policies:');
 const policies: Array<[string, ConstructorParameters<typeof RejectionPolicy>[0]]> = [
@@ -173,5 +187,18 @@ console.log(
 // ---------------------------------------------------------------------------------------------
 // The library never disposes our tensors; we do, and the tensor count is back where it was.
 
-tf.dispose([logits, labels, probs, confidences, predicted, correctness, oodConf, oodScores, classificationErrors, isOod, oneHot, uncertainty]);
+tf.dispose([
+  logits,
+  labels,
+  probs,
+  confidences,
+  predicted,
+  correctness,
+  oodConf,
+  oodScores,
+  classificationErrors,
+  isOod,
+  oneHot,
+  uncertainty,
+]);
 console.log(`\ntfjs tensors left over: ${tf.memory().numTensors - before}`);

@@ -50,7 +50,6 @@ function loadPenguins(): Penguin[] {
   return JSON.parse(readFileSync(file, 'utf8')) as Penguin[];
 }
 
-
 interface Split {
   xTrain: number[][];
   yTrain: number[];
@@ -61,7 +60,10 @@ interface Split {
 
 /** Drops penguins with a missing measurement, shuffles with a fixed seed, splits 60/40, standardizes with the training statistics. */
 function prepare(all: Penguin[]): Split {
-  const rows = all.filter((p) => MEASUREMENTS.every((f) => typeof p[f] === 'number') && SPECIES.includes(p.Species as (typeof SPECIES)[number]));
+  const rows = all.filter(
+    (p) =>
+      MEASUREMENTS.every((f) => typeof p[f] === 'number') && SPECIES.includes(p.Species as (typeof SPECIES)[number]),
+  );
   const rand = mulberry32(7);
   const order = rows.map((_, i) => i);
   for (let i = order.length - 1; i > 0; i--) {
@@ -72,9 +74,17 @@ function prepare(all: Penguin[]): Split {
   const y = order.map((i) => SPECIES.indexOf(rows[i].Species as (typeof SPECIES)[number]));
   const nTrain = Math.round(0.6 * x.length);
   const mean = FEATURES.map((_, j) => x.slice(0, nTrain).reduce((s, r) => s + r[j], 0) / nTrain);
-  const sd = FEATURES.map((_, j) => Math.sqrt(x.slice(0, nTrain).reduce((s, r) => s + (r[j] - mean[j]) ** 2, 0) / nTrain));
+  const sd = FEATURES.map((_, j) =>
+    Math.sqrt(x.slice(0, nTrain).reduce((s, r) => s + (r[j] - mean[j]) ** 2, 0) / nTrain),
+  );
   const z = x.map((r) => r.map((v, j) => (v - mean[j]) / sd[j]));
-  return { xTrain: z.slice(0, nTrain), yTrain: y.slice(0, nTrain), xVal: z.slice(nTrain), yVal: y.slice(nTrain), dropped: all.length - rows.length };
+  return {
+    xTrain: z.slice(0, nTrain),
+    yTrain: y.slice(0, nTrain),
+    xVal: z.slice(nTrain),
+    yVal: y.slice(nTrain),
+    dropped: all.length - rows.length,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -104,8 +114,21 @@ async function main(): Promise<void> {
   const yValT = tf.tidy(() => tf.oneHot(tf.tensor1d(yVal, 'int32'), SPECIES.length));
 
   const model = tf.sequential();
-  model.add(tf.layers.dense({ inputShape: [FEATURES.length], units: 8, activation: 'relu', kernelInitializer: tf.initializers.glorotUniform({ seed: 1 }) }));
-  model.add(tf.layers.dense({ units: SPECIES.length, activation: 'softmax', kernelInitializer: tf.initializers.glorotUniform({ seed: 2 }) }));
+  model.add(
+    tf.layers.dense({
+      inputShape: [FEATURES.length],
+      units: 8,
+      activation: 'relu',
+      kernelInitializer: tf.initializers.glorotUniform({ seed: 1 }),
+    }),
+  );
+  model.add(
+    tf.layers.dense({
+      units: SPECIES.length,
+      activation: 'softmax',
+      kernelInitializer: tf.initializers.glorotUniform({ seed: 2 }),
+    }),
+  );
   model.compile({ optimizer: tf.train.adam(0.02), loss: 'categoricalCrossentropy' });
 
   // Metrics followed during training: logged as val_<id> next to tfjs's own loss and val_loss.
@@ -139,20 +162,37 @@ async function main(): Promise<void> {
   const { confidence, uncertainty, correct } = topOneConfidences(probs, yVal, { probabilities: true });
 
   const last = (id: string): number => (history.history[`val_${id}`] as number[])[EPOCHS - 1];
-  const FINAL = ['cls_error_rate', 'cls_norm_n-ecuas_n=0', 'cls_norm_n-ecuas_n=2', 'cls_nce', 'cls_nbs', 'cls_ece', 'cls_auc', 'cls_aurc', 'cls_eaurc'];
-  console.log(`\nAfter ${EPOCHS} epochs, on the ${yVal.length} validation penguins (95 % bootstrap intervals, 1000 resamples):`);
+  const FINAL = [
+    'cls_error_rate',
+    'cls_norm_n-ecuas_n=0',
+    'cls_norm_n-ecuas_n=2',
+    'cls_nce',
+    'cls_nbs',
+    'cls_ece',
+    'cls_auc',
+    'cls_aurc',
+    'cls_eaurc',
+  ];
+  console.log(
+    `\nAfter ${EPOCHS} epochs, on the ${yVal.length} validation penguins (95 % bootstrap intervals, 1000 resamples):`,
+  );
   console.log(`${'metric'.padEnd(24)} ${'name'.padEnd(42)} ${pad('value', 6)}  interval`);
   for (const id of FINAL) {
     const ci = bootstrap(id, [probs, yVal], { resamples: 1000, seed: 1, probabilities: true });
     const { fullName, higherIsBetter } = getMetricFromId(id);
     const arrow = higherIsBetter ? '↑' : '↓';
-    console.log(`${id.padEnd(24)} ${`${fullName} ${arrow}`.padEnd(42)} ${ci.value.toFixed(4)}  [${ci.low.toFixed(4)}, ${ci.high.toFixed(4)}]`);
-    if (TRACKED.includes(id) && Math.abs(ci.value - last(id)) > 1e-9) throw new Error(`${id}: the callback logged ${last(id)}, the final model gives ${ci.value}`);
+    console.log(
+      `${id.padEnd(24)} ${`${fullName} ${arrow}`.padEnd(42)} ${ci.value.toFixed(4)}  [${ci.low.toFixed(4)}, ${ci.high.toFixed(4)}]`,
+    );
+    if (TRACKED.includes(id) && Math.abs(ci.value - last(id)) > 1e-9)
+      throw new Error(`${id}: the callback logged ${last(id)}, the final model gives ${ci.value}`);
   }
   const wrong = correct.reduce((s, c) => s + (1 - c), 0);
   const sure = Array.from(confidence).filter((c) => c >= 0.95).length;
   const wrongSure = Array.from(confidence).filter((c, i) => c >= 0.95 && !correct[i]).length;
-  console.log(`${wrong} of ${yVal.length} penguins misclassified; ${sure} predicted with confidence ≥ 0.95, ${wrongSure} of them wrong.`);
+  console.log(
+    `${wrong} of ${yVal.length} penguins misclassified; ${sure} predicted with confidence ≥ 0.95, ${wrongSure} of them wrong.`,
+  );
 
   // ---- plots
   const outDir = fileURLToPath(new URL('./out/', import.meta.url));
@@ -160,8 +200,20 @@ async function main(): Promise<void> {
   const errors = Float32Array.from(correct, (c) => 1 - c); // per-sample risk: 1 when wrong
   const curve = riskCoverageCurve(errors, new Float32Array(errors.length), uncertainty, { nPoints: 'all' });
   const files: Array<[string, string]> = [
-    ['reliability.svg', reliabilityDiagramFromLogits(probs, yVal, { title: 'Palmer penguins — reliability diagram', probabilities: true })],
-    ['risk-coverage.svg', riskCoveragePlot(curve, { title: 'Palmer penguins — error rate of the accepted predictions', label: 'MLP confidence' })],
+    [
+      'reliability.svg',
+      reliabilityDiagramFromLogits(probs, yVal, {
+        title: 'Palmer penguins — reliability diagram',
+        probabilities: true,
+      }),
+    ],
+    [
+      'risk-coverage.svg',
+      riskCoveragePlot(curve, {
+        title: 'Palmer penguins — error rate of the accepted predictions',
+        label: 'MLP confidence',
+      }),
+    ],
     ['cost-curve.svg', costCurvePlot(confidence, correct, { title: 'Palmer penguins — γ-ECUAS cost curve' })],
   ];
   for (const [name, svg] of files) writeFileSync(join(outDir, name), svg);

@@ -30,7 +30,7 @@ const testY = testX.map(sample);
 /** Least-squares polynomial of the given degree (normal equations, Gaussian elimination). */
 function polyfit(x: number[], y: number[], degree: number): number[] {
   const d = degree + 1;
-  const a = Array.from({ length: d }, () => new Array(d + 1).fill(0));
+  const a = Array.from({ length: d }, () => new Array<number>(d + 1).fill(0));
   x.forEach((xi, i) => {
     const pow = Array.from({ length: d }, (_, k) => xi ** k);
     for (let r = 0; r < d; r++) {
@@ -55,7 +55,11 @@ const evalPoly = (coef: number[], x: number): number => coef.reduce((acc, c, k) 
 // 1. The ensemble: cubic fits on bootstrap resamples.
 const members = Array.from({ length: 8 }, () => {
   const idx = trainX.map(() => Math.floor(rand() * trainX.length));
-  return polyfit(idx.map((i) => trainX[i]), idx.map((i) => trainY[i]), 3);
+  return polyfit(
+    idx.map((i) => trainX[i]),
+    idx.map((i) => trainY[i]),
+    3,
+  );
 });
 const memberPreds = testX.map((x) => members.map((m) => evalPoly(m, x)));
 const mean = memberPreds.map((p) => p.reduce((a, b) => a + b, 0) / p.length);
@@ -96,7 +100,9 @@ for (const fraction of [0.05, 0.2]) {
   const policy = new RejectionPolicy({ fraction });
   policy.update(yPred, yTrue, total);
   const { meanRisk, coverage, nRejected } = policy.compute();
-  console.log(`defer ${fraction * 100}%: mean squared error ${meanRisk.toFixed(4)} on ${(coverage * 100).toFixed(1)}% kept (${nRejected} deferred)`);
+  console.log(
+    `defer ${fraction * 100}%: mean squared error ${meanRisk.toFixed(4)} on ${(coverage * 100).toFixed(1)}% kept (${nRejected} deferred)`,
+  );
   policy.dispose();
 }
 

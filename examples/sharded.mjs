@@ -40,7 +40,11 @@ if (!isMainThread) {
   const loaded = Date.now(); // the thread has started and loaded tfjs and ecuas
   const metrics = evaluate(workerData);
   const evaluated = Date.now();
-  parentPort?.postMessage({ states: metrics.map((m) => m.toJSON()), loadMs: loaded - workerData.spawnedAt, evalMs: evaluated - loaded });
+  parentPort?.postMessage({
+    states: metrics.map((m) => m.toJSON()),
+    loadMs: loaded - workerData.spawnedAt,
+    evalMs: evaluated - loaded,
+  });
   for (const m of metrics) m.dispose();
 } else {
   void main();
@@ -90,7 +94,9 @@ async function main() {
   // Workers: each evaluates a contiguous shard and sends its states back as JSON.
   t0 = performance.now();
   const bounds = Array.from({ length: workers + 1 }, (_, w) => Math.round((w * n) / workers));
-  const replies = await Promise.all(bounds.slice(0, -1).map((start, w) => runWorker({ logits, labels, k, start, end: bounds[w + 1] })));
+  const replies = await Promise.all(
+    bounds.slice(0, -1).map((start, w) => runWorker({ logits, labels, k, start, end: bounds[w + 1] })),
+  );
   const tMerge = performance.now();
   const merged = IDS.map((_, i) => replies.map((r) => metricFromJSON(r.states[i])).reduce((a, b) => a.merge(b)));
   const mergedValues = merged.map((m) => m.compute());
@@ -100,15 +106,37 @@ async function main() {
   const evalMs = Math.max(...replies.map((r) => r.evalMs));
   merged.forEach((m) => m.dispose());
 
-  const maxRelDiff = Math.max(...singleValues.map((v, i) => Math.abs(v - mergedValues[i]) / Math.max(Math.abs(v), 1e-300)));
+  const maxRelDiff = Math.max(
+    ...singleValues.map((v, i) => Math.abs(v - mergedValues[i]) / Math.max(Math.abs(v), 1e-300)),
+  );
   if (json) {
-    console.log(JSON.stringify({ n, k, workers, metrics: IDS.length, singleMs, shardedMs, speedup: singleMs / shardedMs, loadMs, evalMs, mergeMs, maxRelDiff }));
+    console.log(
+      JSON.stringify({
+        n,
+        k,
+        workers,
+        metrics: IDS.length,
+        singleMs,
+        shardedMs,
+        speedup: singleMs / shardedMs,
+        loadMs,
+        evalMs,
+        mergeMs,
+        maxRelDiff,
+      }),
+    );
     return;
   }
   console.log(`${n.toLocaleString('en-US')} × ${k} logits, ${IDS.length} metrics, ${workers} workers\n`);
   console.log('id'.padEnd(24), 'one thread'.padStart(12), 'merged shards'.padStart(14));
-  IDS.forEach((id, i) => console.log(id.padEnd(24), singleValues[i].toFixed(8).padStart(12), mergedValues[i].toFixed(8).padStart(14)));
-  console.log(`\none thread ${singleMs.toFixed(0)} ms; ${workers} workers ${shardedMs.toFixed(0)} ms: speedup ${(singleMs / shardedMs).toFixed(2)}×`);
-  console.log(`(in the workers: loading tfjs and ecuas ${loadMs.toFixed(0)} ms, evaluating ${evalMs.toFixed(0)} ms; merging the JSON states and computing ${mergeMs.toFixed(0)} ms)`);
+  IDS.forEach((id, i) =>
+    console.log(id.padEnd(24), singleValues[i].toFixed(8).padStart(12), mergedValues[i].toFixed(8).padStart(14)),
+  );
+  console.log(
+    `\none thread ${singleMs.toFixed(0)} ms; ${workers} workers ${shardedMs.toFixed(0)} ms: speedup ${(singleMs / shardedMs).toFixed(2)}×`,
+  );
+  console.log(
+    `(in the workers: loading tfjs and ecuas ${loadMs.toFixed(0)} ms, evaluating ${evalMs.toFixed(0)} ms; merging the JSON states and computing ${mergeMs.toFixed(0)} ms)`,
+  );
   console.log(`largest relative difference between the two: ${maxRelDiff.toExponential(1)}`);
 }

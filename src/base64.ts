@@ -6,14 +6,18 @@ for (let i = 0; i < ALPHABET.length; i++) LOOKUP[ALPHABET.charCodeAt(i)] = i;
 const VALID = /^[A-Za-z0-9+/]*={0,2}$/;
 
 interface NodeBuffer {
-  from(data: ArrayBufferLike | ArrayBufferView | string, encodingOrOffset?: string | number, length?: number): Uint8Array & { toString(encoding: string): string };
+  from(
+    data: ArrayBufferLike | ArrayBufferView | string,
+    encodingOrOffset?: string | number,
+    length?: number,
+  ): Uint8Array & { toString(encoding: string): string };
 }
 // Node's Buffer when present (fast, native); the loops below elsewhere.
 const NodeBuffer = (globalThis as { Buffer?: NodeBuffer }).Buffer;
 
 /** Encodes bytes as standard base64 (with padding). O(N). */
 export function toBase64(bytes: Uint8Array): string {
-  if (NodeBuffer) return NodeBuffer.from(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  if (NodeBuffer) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
   const parts: string[] = [];
   const CHUNK = 3 * 4096;
   for (let start = 0; start < bytes.length; start += CHUNK) {

@@ -50,6 +50,7 @@ export interface BootstrapResult {
 }
 
 /** A metric to bootstrap: an id for {@link getMetricFromId}, or a factory of fresh metric instances. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any metric class's instances (inputs, options)
 export type BootstrapMetric = string | (() => Metric<any, number, any>);
 
 interface Resolved {
@@ -97,7 +98,8 @@ interface Column {
 function readColumn(x: unknown, position: number): Column {
   const arg = `inputs[${position}]`;
   const raw = readRaw(NAME, arg, x);
-  if (raw.shape.length === 0) fail(NAME, arg, `expected ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
+  if (raw.shape.length === 0)
+    fail(NAME, arg, `expected ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
   const n = raw.shape[0];
   if (raw.shape.length === 1) {
     // Float64 holds every accepted value exactly (float32, int32, 0/1); the metric rounds as usual.
@@ -120,7 +122,8 @@ function readColumn(x: unknown, position: number): Column {
     n,
     pick(idx, made) {
       const out = new Float32Array(idx.length * rowSize);
-      for (let j = 0; j < idx.length; j++) out.set(flat.subarray(idx[j] * rowSize, (idx[j] + 1) * rowSize), j * rowSize);
+      for (let j = 0; j < idx.length; j++)
+        out.set(flat.subarray(idx[j] * rowSize, (idx[j] + 1) * rowSize), j * rowSize);
       const t = tf.tensor(out, [idx.length, ...sub], 'float32');
       made.push(t);
       return t;
@@ -142,11 +145,15 @@ function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluat
     return (inputs) => entry.function(...inputs, over);
   }
   if (probabilities !== undefined) {
-    fail(NAME, 'probabilities', `with a metric factory, give option ${ARG} to the metric the factory builds, not to bootstrap`);
+    fail(
+      NAME,
+      'probabilities',
+      `with a metric factory, give option ${ARG} to the metric the factory builds, not to bootstrap`,
+    );
   }
   if (typeof metric === 'function') {
     return (inputs) => {
-      const m = (metric as () => unknown)() as Metric<unknown[], unknown, object>;
+      const m = (metric as () => unknown)() as Metric<unknown[], unknown> | null;
       if (typeof m !== 'object' || m === null || typeof m.update !== 'function' || typeof m.compute !== 'function') {
         fail(NAME, 'metric', `expected the ${ARG} factory to return a metric instance (with update/compute/dispose)`);
       }
@@ -154,7 +161,11 @@ function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluat
         m.update(...inputs);
         const value = m.compute();
         if (typeof value !== 'number') {
-          fail(NAME, 'metric', `expected ${ARG} to compute a number, but it returned ${value === null ? 'null' : typeof value}`);
+          fail(
+            NAME,
+            'metric',
+            `expected ${ARG} to compute a number, but it returned ${value === null ? 'null' : typeof value}`,
+          );
         }
         return value;
       } finally {
@@ -162,7 +173,11 @@ function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluat
       }
     };
   }
-  return fail(NAME, 'metric', `expected ${ARG} to be a metric id or a function returning a fresh metric, but got ${metric === null ? 'null' : typeof metric}`);
+  return fail(
+    NAME,
+    'metric',
+    `expected ${ARG} to be a metric id or a function returning a fresh metric, but got ${metric === null ? 'null' : typeof metric}`,
+  );
 }
 
 /** Linear-interpolation quantile (NumPy's default) of sorted values. */
@@ -219,15 +234,29 @@ function quantile(sorted: Float64Array, p: number): number {
  * // (16 resamples held only right or only wrong answers: no AUC there)
  * ```
  */
-export function bootstrap(metric: BootstrapMetric, inputs: readonly unknown[], options?: BootstrapOptions): BootstrapResult {
+export function bootstrap(
+  metric: BootstrapMetric,
+  inputs: readonly unknown[],
+  options?: BootstrapOptions,
+): BootstrapResult {
   const { resamples, level, seed, onProgress, probabilities } = resolveOptions(NAME, SCHEMA, options);
   const evaluate = evaluator(metric, probabilities);
-  if (!Array.isArray(inputs)) fail(NAME, 'inputs', `expected ${ARG} to be an array of the metric's inputs, but got ${inputs === null ? 'null' : typeof inputs}`);
+  if (!Array.isArray(inputs))
+    fail(
+      NAME,
+      'inputs',
+      `expected ${ARG} to be an array of the metric's inputs, but got ${(inputs as unknown) === null ? 'null' : typeof inputs}`,
+    );
   if (inputs.length === 0) fail(NAME, 'inputs', `expected ${ARG} to hold at least one input, but it is empty`);
   const columns = inputs.map((x, i) => readColumn(x, i));
   const n = columns[0].n;
   for (let i = 1; i < columns.length; i++) {
-    if (columns[i].n !== n) fail(NAME, `inputs[${i}]`, `expected ${ARG} to have N = ${n} samples like \`inputs[0]\`, but got ${columns[i].n}`);
+    if (columns[i].n !== n)
+      fail(
+        NAME,
+        `inputs[${i}]`,
+        `expected ${ARG} to have N = ${n} samples like \`inputs[0]\`, but got ${columns[i].n}`,
+      );
   }
   if (n === 0) fail(NAME, 'inputs', 'cannot bootstrap with no samples');
 

@@ -114,14 +114,18 @@ interface Settings {
 
 const SCHEMA: OptionSchema<Settings> = {
   model: requiredOption(
-    (v): v is PredictingModel => typeof v === 'object' && v !== null && typeof (v as PredictingModel).predict === 'function',
+    (v): v is PredictingModel =>
+      typeof v === 'object' && v !== null && typeof (v as PredictingModel).predict === 'function',
     'the model being trained (an object with a predict method)',
   ),
   metrics: requiredOption(
     (v): v is readonly string[] => Array.isArray(v) && v.length > 0 && v.every((id) => typeof id === 'string'),
     'a non-empty array of metric id strings',
   ),
-  validationData: requiredOption((v): v is readonly [unknown, unknown] => Array.isArray(v) && v.length === 2, 'a pair [x, labels]'),
+  validationData: requiredOption(
+    (v): v is readonly [unknown, unknown] => Array.isArray(v) && v.length === 2,
+    'a pair [x, labels]',
+  ),
   probabilities: probabilitiesOption,
   outputs: oneOfOption(['logits', 'probabilities'], '(does the model end in a softmax?)'),
   batchSize: positiveIntegerOption(256),
@@ -164,7 +168,8 @@ function readLabelColumn(x: unknown): Int32Array {
     const out = new Int32Array(shape[0]);
     for (let i = 0; i < out.length; i++) {
       const l = v[i];
-      if (!(Number.isInteger(l) && l >= 0)) fail(NAME, arg, `expected ${ARG} to hold integer labels ≥ 0, but got ${l} at index ${i}`);
+      if (!(Number.isInteger(l) && l >= 0))
+        fail(NAME, arg, `expected ${ARG} to hold integer labels ≥ 0, but got ${l} at index ${i}`);
       out[i] = l;
     }
     return out;
@@ -178,15 +183,28 @@ function readLabelColumn(x: unknown): Int32Array {
         const b = v[i * k + j];
         if (b === 1 && hot < 0) hot = j;
         else if (b !== 0) {
-          fail(NAME, arg, `expected ${ARG} of shape [${n}, ${k}] to be one-hot (one 1 per row, zeros elsewhere), but row ${i} is not`);
+          fail(
+            NAME,
+            arg,
+            `expected ${ARG} of shape [${n}, ${k}] to be one-hot (one 1 per row, zeros elsewhere), but row ${i} is not`,
+          );
         }
       }
-      if (hot < 0) fail(NAME, arg, `expected ${ARG} of shape [${n}, ${k}] to be one-hot (one 1 per row, zeros elsewhere), but row ${i} has no 1`);
+      if (hot < 0)
+        fail(
+          NAME,
+          arg,
+          `expected ${ARG} of shape [${n}, ${k}] to be one-hot (one 1 per row, zeros elsewhere), but row ${i} has no 1`,
+        );
       out[i] = hot;
     }
     return out;
   }
-  return fail(NAME, arg, `expected ${ARG} to be integer labels [N], [N, 1] or one-hot [N, K], but got shape [${shape.join(', ')}]`);
+  return fail(
+    NAME,
+    arg,
+    `expected ${ARG} to be integer labels [N], [N, 1] or one-hot [N, K], but got shape [${shape.join(', ')}]`,
+  );
 }
 
 function resolve(options: unknown): Resolved {
@@ -194,8 +212,14 @@ function resolve(options: unknown): Resolved {
   const ids = [...o.metrics]; // the caller may reuse the array
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
-    if (ids.indexOf(id) !== i) fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} is listed twice in option ${ARG}`);
-    if (id.startsWith('scod_')) fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} needs OOD scores, which a classifier's outputs do not give: use cls_* or conf_* ids`);
+    if (ids.indexOf(id) !== i)
+      fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} is listed twice in option ${ARG}`);
+    if (id.startsWith('scod_'))
+      fail(
+        NAME,
+        'metrics',
+        `metric id ${JSON.stringify(id)} needs OOD scores, which a classifier's outputs do not give: use cls_* or conf_* ids`,
+      );
   }
   const { outputs, probabilities: given } = o;
   if (given !== undefined && outputs !== undefined && given !== (outputs === 'probabilities')) {
@@ -207,7 +231,10 @@ function resolve(options: unknown): Resolved {
   // metrics what the rows hold.
   const entries: MetricEntry[] = [];
   try {
-    for (const id of ids) entries.push(id.startsWith('cls_') ? getMetricFromId(id, { probabilities: probabilities === true }) : getMetricFromId(id)); // throws for unknown ids, naming the nearest
+    for (const id of ids)
+      entries.push(
+        id.startsWith('cls_') ? getMetricFromId(id, { probabilities: probabilities === true }) : getMetricFromId(id),
+      ); // throws for unknown ids, naming the nearest
   } catch (e) {
     for (const m of entries) m.obj.dispose();
     if (e instanceof MetricInputError) fail(NAME, 'metrics', e.message.replace(/^getMetricFromId: /, ''));
@@ -218,18 +245,34 @@ function resolve(options: unknown): Resolved {
     const [x, y] = o.validationData;
     const multiInput = Array.isArray(x);
     const xs = (multiInput ? x : [x]) as unknown[];
-    if (xs.length === 0 || !xs.every(isTensor)) fail(NAME, 'validationData[0]', `expected ${ARG} to be a tf.Tensor (or an array of tensors for a multi-input model)`);
-    const tensors = xs as tf.Tensor[];
+    if (xs.length === 0 || !xs.every(isTensor))
+      fail(
+        NAME,
+        'validationData[0]',
+        `expected ${ARG} to be a tf.Tensor (or an array of tensors for a multi-input model)`,
+      );
+    const tensors = xs;
     for (const t of tensors) {
       if (t.isDisposed) fail(NAME, 'validationData[0]', `expected ${ARG} to be a live tensor, but it was disposed`);
-      if (t.rank === 0) fail(NAME, 'validationData[0]', `expected ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
+      if (t.rank === 0)
+        fail(NAME, 'validationData[0]', `expected ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
     }
     const n = tensors[0].shape[0];
     for (const t of tensors) {
-      if (t.shape[0] !== n) fail(NAME, 'validationData[0]', `expected every input tensor in ${ARG} to have the same N, but got ${n} and ${t.shape[0]}`);
+      if (t.shape[0] !== n)
+        fail(
+          NAME,
+          'validationData[0]',
+          `expected every input tensor in ${ARG} to have the same N, but got ${n} and ${t.shape[0]}`,
+        );
     }
     const labels = readLabelColumn(y);
-    if (labels.length !== n) fail(NAME, 'validationData', `expected x and labels to have the same N, but x has ${n} rows and the labels ${labels.length}`);
+    if (labels.length !== n)
+      fail(
+        NAME,
+        'validationData',
+        `expected x and labels to have the same N, but x has ${n} rows and the labels ${labels.length}`,
+      );
     if (n === 0) fail(NAME, 'validationData', 'expected at least one validation sample, but got N = 0');
 
     return {
@@ -258,7 +301,13 @@ function resolve(options: unknown): Resolved {
  * `probabilities` probability rows; [b, 2] for a single column. Returns null if the output holds
  * a non-finite value (a diverged model: the epoch logs NaN).
  */
-function toRows(values: Float32Array, b: number, k: number, probabilities: boolean | undefined, row0: number): Float32Array | null {
+function toRows(
+  values: Float32Array,
+  b: number,
+  k: number,
+  probabilities: boolean | undefined,
+  row0: number,
+): Float32Array | null {
   for (let i = 0; i < values.length; i++) if (values[i] - values[i] !== 0) return null;
   if (probabilities !== true) {
     if (k > 1) {
@@ -269,10 +318,12 @@ function toRows(values: Float32Array, b: number, k: number, probabilities: boole
     for (let i = 0; i < b; i++) z[2 * i + 1] = values[i];
     return z;
   }
-  const hint = 'with probabilities: true the model must end in a softmax (or, for one output column, a sigmoid); leave the option unset for logits';
+  const hint =
+    'with probabilities: true the model must end in a softmax (or, for one output column, a sigmoid); leave the option unset for logits';
   for (let i = 0; i < values.length; i++) {
     const p = values[i];
-    if (!(p >= 0 && p <= 1)) fail(NAME, 'probabilities', `model output ${p} at row ${row0 + Math.floor(i / k)} is not a probability: ${hint}`);
+    if (!(p >= 0 && p <= 1))
+      fail(NAME, 'probabilities', `model output ${p} at row ${row0 + Math.floor(i / k)} is not a probability: ${hint}`);
   }
   if (k === 1) {
     const x = new Float32Array(2 * b);
@@ -285,7 +336,8 @@ function toRows(values: Float32Array, b: number, k: number, probabilities: boole
   for (let i = 0; i < b; i++) {
     let sum = 0;
     for (let j = 0; j < k; j++) sum += values[i * k + j];
-    if (!(Math.abs(sum - 1) <= PROBABILITY_SUM_TOLERANCE)) fail(NAME, 'probabilities', `the model's output row ${row0 + i} sums to ${sum}, not 1: ${hint}`);
+    if (!(Math.abs(sum - 1) <= PROBABILITY_SUM_TOLERANCE))
+      fail(NAME, 'probabilities', `the model's output row ${row0 + i} sums to ${sum}, not 1: ${hint}`);
   }
   return values;
 }
@@ -294,7 +346,13 @@ function toRows(values: Float32Array, b: number, k: number, probabilities: boole
  * Top-1 softmax probability and whether the first argmax is the label — the very statistics the
  * classification metrics use (one function for both, so the same bits and the same ties).
  */
-function confidenceAndCorrectness(z: Float32Array, b: number, k: number, labels: Int32Array, probabilities: boolean): [Float64Array, Uint8Array] {
+function confidenceAndCorrectness(
+  z: Float32Array,
+  b: number,
+  k: number,
+  labels: Int32Array,
+  probabilities: boolean,
+): [Float64Array, Uint8Array] {
   const { s, correct } = topOneStats(z, b, k, labels, {}, probabilities);
   const conf = new Float64Array(b);
   for (let i = 0; i < b; i++) conf[i] = 1 / (1 + s[i]);
@@ -353,7 +411,9 @@ function confidenceAndCorrectness(z: Float32Array, b: number, k: number, labels:
  * });
  * ```
  */
-export function ecuasCallback<C extends object>(options: EcuasCallbackOptions & { tf: { Callback: abstract new () => C } }): C & EcuasCallback;
+export function ecuasCallback<C extends object>(
+  options: EcuasCallbackOptions & { tf: { Callback: abstract new () => C } },
+): C & EcuasCallback;
 /**
  * Without the `tf` option: a plain callback object (tfjs's `CustomCallbackArgs`) for `model.fit`.
  *
@@ -382,9 +442,11 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
       const ok = tf.tidy(() => {
         const xb = r.xs.map((t) => t.slice(start, b));
         const out = r.model.predict(r.multiInput ? xb : xb[0]);
-        if (Array.isArray(out)) fail(NAME, 'model', `expected the model to have one output, but predict returned ${out.length}`);
-        const y = out as tf.Tensor;
-        if (y.rank !== 2 || y.shape[0] !== b) fail(NAME, 'model', `expected the model's output to have shape [N, K], but got [${y.shape.join(', ')}]`);
+        if (Array.isArray(out))
+          fail(NAME, 'model', `expected the model to have one output, but predict returned ${out.length}`);
+        const y = out;
+        if (y.rank !== 2 || y.shape[0] !== b)
+          fail(NAME, 'model', `expected the model's output to have shape [N, K], but got [${y.shape.join(', ')}]`);
         const k = y.shape[1] as number;
         if (k < 1) fail(NAME, 'model', "expected the model's output to have at least one column");
         const raw = y.dataSync() as Float32Array;
@@ -394,12 +456,18 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
         const labels = r.labels.subarray(start, start + b);
         for (let i = 0; i < b; i++) {
           if (labels[i] >= kk) {
-            fail(NAME, 'validationData[1]', `label ${labels[i]} at index ${start + i} is not a class of the model, which has ${kk} (labels 0 to ${kk - 1})`);
+            fail(
+              NAME,
+              'validationData[1]',
+              `label ${labels[i]} at index ${start + i} is not a class of the model, which has ${kk} (labels 0 to ${kk - 1})`,
+            );
           }
         }
         // k > 1 rows come back unchanged: feed the model's own output tensor
         const logits = z === raw ? y : tf.tensor2d(z, [b, kk]);
-        const [conf, correct] = wantsConf ? confidenceAndCorrectness(z, b, kk, labels, r.probabilities === true) : [null, null];
+        const [conf, correct] = wantsConf
+          ? confidenceAndCorrectness(z, b, kk, labels, r.probabilities === true)
+          : [null, null];
         for (let i = 0; i < r.ids.length; i++) {
           const obj = r.entries[i].obj;
           if (r.ids[i].startsWith('conf_')) obj.update(conf, correct);
@@ -414,6 +482,7 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
 
   const core: EcuasCallback = {
     keys,
+    // eslint-disable-next-line @typescript-eslint/require-await -- async so that a throw rejects, as tfjs expects
     async onTrainBegin(): Promise<void> {
       resetAll();
     },
@@ -448,5 +517,5 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
       await core.onEpochEnd(epoch, logs);
     }
   };
-  return new Sub() as unknown as EcuasCallback;
+  return new Sub();
 }

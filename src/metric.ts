@@ -81,7 +81,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
       fail(
         this.metricName,
         'backend',
-        'no TensorFlow.js backend is registered: import one before using metrics, e.g. `import \'@tensorflow/tfjs\'` ' +
+        "no TensorFlow.js backend is registered: import one before using metrics, e.g. `import '@tensorflow/tfjs'` " +
           '(or `@tensorflow/tfjs-backend-cpu`, `@tensorflow/tfjs-backend-wasm`, `@tensorflow/tfjs-node`)',
       );
     }
@@ -121,7 +121,11 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
   merge(other: this): this {
     const name = this.metricName;
     if (!(other instanceof Metric) || other.constructor !== this.constructor) {
-      fail(name, 'other', `expected ${ARG} to be a ${name}, but got ${other instanceof Metric ? other.metricName : typeof other}`);
+      fail(
+        name,
+        'other',
+        `expected ${ARG} to be a ${name}, but got ${other instanceof Metric ? other.metricName : typeof other}`,
+      );
     }
     const diff = optionDifference(this.options, other.options);
     if (diff) fail(name, 'other', `expected ${ARG} to have the same options, but ${diff}`);
@@ -166,7 +170,11 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     const keys = [...this.states.keys()];
     const extra = Object.keys(state).filter((k) => !this.states.has(k));
     if (extra.length || keys.some((k) => !(k in state))) {
-      fail(name, 'state', `expected ${ARG} to have the entries ${keys.join(', ')}, but got ${Object.keys(state).join(', ') || 'none'}`);
+      fail(
+        name,
+        'state',
+        `expected ${ARG} to have the entries ${keys.join(', ')}, but got ${Object.keys(state).join(', ') || 'none'}`,
+      );
     }
     const backup = this.toJSON().state;
     const restore = (): void => this.states.forEach((t, k) => t.load(backup[k])); // all or nothing
@@ -212,20 +220,28 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     this: (new (options?: O) => Metric<A, R, O>) & { readonly inputs: readonly string[]; readonly metricName: string },
     defaults?: O,
   ): ShortcutFunction<A, R, O> {
-    const Ctor = this;
-    const arity = Ctor.inputs.length;
+    const arity = this.inputs.length;
     const base = { ...(defaults ?? {}) } as O;
-    new Ctor(base).dispose(); // bad defaults fail here, not at the first call
+    new this(base).dispose(); // bad defaults fail here, not at the first call
     return (...args: unknown[]): R => {
       if (args.length < arity || args.length > arity + 1) {
-        fail(Ctor.metricName, 'arguments', `expected ${arity} inputs (${Ctor.inputs.join(', ')}) and optional overrides, but got ${args.length} arguments`);
+        fail(
+          this.metricName,
+          'arguments',
+          `expected ${arity} inputs (${this.inputs.join(', ')}) and optional overrides, but got ${args.length} arguments`,
+        );
       }
       const over = args.length > arity ? args[arity] : undefined;
       if (over !== undefined && (typeof over !== 'object' || over === null || Array.isArray(over))) {
-        fail(Ctor.metricName, 'options', `expected the overrides after the inputs to be an options object, but got ${Array.isArray(over) ? 'an array' : String(over)}`);
+        fail(
+          this.metricName,
+          'options',
+          // eslint-disable-next-line @typescript-eslint/no-base-to-string -- not an object here: a primitive or a function
+          `expected the overrides after the inputs to be an options object, but got ${Array.isArray(over) ? 'an array' : String(over)}`,
+        );
       }
-      const options = over === undefined ? base : ({ ...base, ...(over as object) } as O);
-      const metric = new Ctor(options);
+      const options = over === undefined ? base : { ...base, ...over };
+      const metric = new this(options);
       try {
         metric.update(...(args.slice(0, arity) as A));
         return metric.compute();
@@ -240,7 +256,8 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
 function optionDifference(a: object, b: object): string | null {
   for (const [k, v] of Object.entries(a)) {
     const w = (b as Record<string, unknown>)[k];
-    if (!Object.is(v, w)) return `\`${k}\` is ${typeof w === 'function' ? 'another function' : String(w)}, not ${typeof v === 'function' ? 'this function' : String(v)}`;
+    if (!Object.is(v, w))
+      return `\`${k}\` is ${typeof w === 'function' ? 'another function' : String(w)}, not ${typeof v === 'function' ? 'this function' : String(v)}`;
   }
   return null;
 }

@@ -13,7 +13,8 @@ export interface OptionSpec<T> {
 export type OptionSchema<O> = { readonly [K in keyof O]-?: OptionSpec<O[K]> };
 
 /** A plain object (not null, not an array): an options object, or a record read from JSON. */
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The options object `given` with only its own enumerable properties (inherited ones are no
@@ -25,7 +26,11 @@ export function ownOptions(where: string, given: unknown): Record<string, unknow
   const own = Object.create(null) as Record<string, unknown>;
   if (given === undefined || given === null) return own;
   if (!isRecord(given)) {
-    fail(where, 'options', `expected ${ARG} to be an options object, but got ${Array.isArray(given) ? 'an array' : typeof given}`);
+    fail(
+      where,
+      'options',
+      `expected ${ARG} to be an options object, but got ${Array.isArray(given) ? 'an array' : typeof given}`,
+    );
   }
   for (const key of Object.keys(given)) own[key] = given[key];
   return own;
@@ -62,7 +67,11 @@ export function resolveOptions<O extends object>(metric: string, schema: OptionS
     }
     const problem = spec.check(value);
     if (problem !== null) {
-      const error = new MetricInputError(metric, key, `expected option ${ARG} to be ${problem}, but got ${show(value)}`);
+      const error = new MetricInputError(
+        metric,
+        key,
+        `expected option ${ARG} to be ${problem}, but got ${show(value)}`,
+      );
       rejections.set(error, { option: key, expected: problem });
       throw error;
     }
@@ -74,13 +83,14 @@ export function resolveOptions<O extends object>(metric: string, schema: OptionS
 function show(v: unknown): string {
   if (typeof v === 'function') return 'a function';
   if (typeof v !== 'object' || v === null) return typeof v === 'string' ? JSON.stringify(v) : String(v);
-  let text: string;
+  let text: string | undefined;
   try {
-    text = JSON.stringify(v) ?? String(v);
+    text = JSON.stringify(v); // undefined when toJSON returns undefined
   } catch {
     // circular, or holding a BigInt
-    text = String(v);
   }
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the last resort for what JSON cannot show
+  text ??= String(v);
   // a wrong object may be large (a whole namespace, a model): its start identifies it
   return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
@@ -114,7 +124,8 @@ export const gammaOption: OptionSpec<number> = {
 /** `nBins` of ECE: an integer ≥ 1. */
 export const nBinsOption: OptionSpec<number> = {
   default: 10,
-  check: (v) => (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1e7 ? null : 'an integer ≥ 1 (at most 1e7)'),
+  check: (v) =>
+    Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1e7 ? null : 'an integer ≥ 1 (at most 1e7)',
 };
 
 /** A cost in [0, 1] (e.g. SCOD's `oodCost`). */
@@ -164,7 +175,8 @@ export function functionOption<F extends (...args: never[]) => unknown>(): Optio
 /** One of a few strings, unset by default; `note` follows the list of values in the message. */
 export function oneOfOption<T extends string>(values: readonly T[], note?: string): OptionSpec<T | undefined> {
   const quoted = values.map((v) => `'${v}'`);
-  const list = quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}` : quoted.join('');
+  const list =
+    quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}` : quoted.join('');
   const expected = note ? `${list} ${note}` : list;
   return { default: undefined, check: (v) => ((values as readonly unknown[]).includes(v) ? null : expected) };
 }

@@ -38,6 +38,7 @@ export interface MetricEntry {
   /** One-shot function: `function(...inputs)` → number. */
   readonly function: (...inputs: unknown[]) => number;
   /** A fresh metric instance for update/compute. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the class, so its inputs and options, depend on the id
   readonly obj: Metric<any, number, any>;
   /** Long name for tables, e.g. "Normalized Classification ECUAS_n (n=2)". */
   readonly fullName: string;
@@ -47,8 +48,9 @@ export interface MetricEntry {
   readonly higherIsBetter: boolean;
 }
 
-type MetricClass = (new (options?: any) => Metric<any, number, any>) & {
-  createShortcutFunction(defaults?: object): (...args: any[]) => number;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each class takes its own options type
+type MetricClass = (new (options?: any) => Metric<unknown[]>) & {
+  createShortcutFunction(defaults?: object): (...args: never[]) => number;
 };
 
 /**
@@ -85,14 +87,41 @@ const RAW = { normalize: false };
 /** Every id without its parameter → how to build it. A Map, so `__proto__` and friends are just unknown ids. */
 const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
   ['conf_error_rate', { cls: ConfidenceErrorRate, options: {}, fullName: 'Confidence Error Rate', display: 'ER' }],
-  ['conf_auc', { cls: ConfidenceAUCScore, options: {}, fullName: 'Confidence AUC', display: 'AUC', higherIsBetter: true }],
+  [
+    'conf_auc',
+    { cls: ConfidenceAUCScore, options: {}, fullName: 'Confidence AUC', display: 'AUC', higherIsBetter: true },
+  ],
   ['conf_brier', { cls: ConfidenceBrierScore, options: RAW, fullName: 'Confidence Brier Score', display: 'BS' }],
-  ['conf_norm_brier', { cls: ConfidenceBrierScore, options: N, fullName: 'Normalized Confidence Brier Score', display: 'NBS' }],
-  ['conf_cross_entropy', { cls: ConfidenceCrossEntropy, options: RAW, fullName: 'Confidence Cross-Entropy', display: 'CE' }],
-  ['conf_norm_cross_entropy', { cls: ConfidenceCrossEntropy, options: N, fullName: 'Normalized Confidence Cross-Entropy', display: 'NCE' }],
-  ['conf_ece', { cls: ExpectedCalibrationError, options: {}, fullName: 'Expected Calibration Error', display: 'ECE', param: nBinsParam }],
-  ['conf_n-ecuas', { cls: ConfidenceECUAS, options: RAW, fullName: 'Confidence ECUAS_n', display: 'ECUAS', param: nParam }],
-  ['conf_gamma-ecuas', { cls: ConfidenceGammaECUAS, options: RAW, fullName: 'Confidence γ-ECUAS', display: 'γ-ECUAS', param: gammaParam }],
+  [
+    'conf_norm_brier',
+    { cls: ConfidenceBrierScore, options: N, fullName: 'Normalized Confidence Brier Score', display: 'NBS' },
+  ],
+  [
+    'conf_cross_entropy',
+    { cls: ConfidenceCrossEntropy, options: RAW, fullName: 'Confidence Cross-Entropy', display: 'CE' },
+  ],
+  [
+    'conf_norm_cross_entropy',
+    { cls: ConfidenceCrossEntropy, options: N, fullName: 'Normalized Confidence Cross-Entropy', display: 'NCE' },
+  ],
+  [
+    'conf_ece',
+    {
+      cls: ExpectedCalibrationError,
+      options: {},
+      fullName: 'Expected Calibration Error',
+      display: 'ECE',
+      param: nBinsParam,
+    },
+  ],
+  [
+    'conf_n-ecuas',
+    { cls: ConfidenceECUAS, options: RAW, fullName: 'Confidence ECUAS_n', display: 'ECUAS', param: nParam },
+  ],
+  [
+    'conf_gamma-ecuas',
+    { cls: ConfidenceGammaECUAS, options: RAW, fullName: 'Confidence γ-ECUAS', display: 'γ-ECUAS', param: gammaParam },
+  ],
   ['conf_ccas', { cls: CCAS, options: RAW, fullName: 'CCAS', display: 'CCAS' }],
   ['conf_aurc', { cls: ConfidenceAURC, options: {}, fullName: 'Confidence AURC', display: 'AURC' }],
   ['conf_augrc', { cls: ConfidenceAUGRC, options: {}, fullName: 'Confidence AUGRC', display: 'AUGRC' }],
@@ -100,25 +129,87 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
   ['conf_eaugrc', { cls: ConfidenceEAUGRC, options: {}, fullName: 'Confidence E-AUGRC', display: 'E-AUGRC' }],
   ['conf_fpr95', { cls: FPR95, options: {}, fullName: 'Confidence FPR at 95% recall', display: 'FPR95' }],
 
-  ['cls_error_rate', { cls: ClassificationErrorRate, options: RAW, fullName: 'Classification Error Rate', display: 'ER' }],
-  ['cls_ner', { cls: ClassificationErrorRate, options: N, fullName: 'Normalized Classification Error Rate', display: 'NER' }],
-  ['cls_auc', { cls: ClassificationAUC, options: {}, fullName: 'Classification AUC', display: 'AUC', higherIsBetter: true }],
+  [
+    'cls_error_rate',
+    { cls: ClassificationErrorRate, options: RAW, fullName: 'Classification Error Rate', display: 'ER' },
+  ],
+  [
+    'cls_ner',
+    { cls: ClassificationErrorRate, options: N, fullName: 'Normalized Classification Error Rate', display: 'NER' },
+  ],
+  [
+    'cls_auc',
+    { cls: ClassificationAUC, options: {}, fullName: 'Classification AUC', display: 'AUC', higherIsBetter: true },
+  ],
   ['cls_brier', { cls: ClassificationBrierScore, options: RAW, fullName: 'Classification Brier Score', display: 'BS' }],
-  ['cls_nbs', { cls: ClassificationBrierScore, options: N, fullName: 'Normalized Classification Brier Score', display: 'NBS' }],
-  ['cls_cross_entropy', { cls: ClassificationCrossEntropy, options: RAW, fullName: 'Classification Cross-Entropy', display: 'CE' }],
-  ['cls_nce', { cls: ClassificationCrossEntropy, options: N, fullName: 'Normalized Classification Cross-Entropy', display: 'NCE' }],
+  [
+    'cls_nbs',
+    { cls: ClassificationBrierScore, options: N, fullName: 'Normalized Classification Brier Score', display: 'NBS' },
+  ],
+  [
+    'cls_cross_entropy',
+    { cls: ClassificationCrossEntropy, options: RAW, fullName: 'Classification Cross-Entropy', display: 'CE' },
+  ],
+  [
+    'cls_nce',
+    {
+      cls: ClassificationCrossEntropy,
+      options: N,
+      fullName: 'Normalized Classification Cross-Entropy',
+      display: 'NCE',
+    },
+  ],
   ['cls_loglog', { cls: ClassificationLogLog, options: RAW, fullName: 'Classification LogLog', display: 'LogLog' }],
-  ['cls_norm_loglog', { cls: ClassificationLogLog, options: N, fullName: 'Normalized Classification LogLog', display: 'NLogLog' }],
-  ['cls_ece', { cls: ClassificationECE, options: {}, fullName: 'Classification ECE', display: 'ECE', param: nBinsParam }],
-  ['cls_n-ecuas', { cls: ClassificationECUAS, options: RAW, fullName: 'Classification ECUAS_n', display: 'ECUAS', param: nParam }],
-  ['cls_norm_n-ecuas', { cls: ClassificationECUAS, options: N, fullName: 'Normalized Classification ECUAS_n', display: 'NECUAS', param: nParam }],
-  ['cls_gamma-ecuas', { cls: ClassificationGammaECUAS, options: RAW, fullName: 'Classification γ-ECUAS', display: 'γ-ECUAS', param: gammaParam }],
-  ['cls_norm_gamma-ecuas', { cls: ClassificationGammaECUAS, options: N, fullName: 'Normalized Classification γ-ECUAS', display: 'γ-NECUAS', param: gammaParam }],
+  [
+    'cls_norm_loglog',
+    { cls: ClassificationLogLog, options: N, fullName: 'Normalized Classification LogLog', display: 'NLogLog' },
+  ],
+  [
+    'cls_ece',
+    { cls: ClassificationECE, options: {}, fullName: 'Classification ECE', display: 'ECE', param: nBinsParam },
+  ],
+  [
+    'cls_n-ecuas',
+    { cls: ClassificationECUAS, options: RAW, fullName: 'Classification ECUAS_n', display: 'ECUAS', param: nParam },
+  ],
+  [
+    'cls_norm_n-ecuas',
+    {
+      cls: ClassificationECUAS,
+      options: N,
+      fullName: 'Normalized Classification ECUAS_n',
+      display: 'NECUAS',
+      param: nParam,
+    },
+  ],
+  [
+    'cls_gamma-ecuas',
+    {
+      cls: ClassificationGammaECUAS,
+      options: RAW,
+      fullName: 'Classification γ-ECUAS',
+      display: 'γ-ECUAS',
+      param: gammaParam,
+    },
+  ],
+  [
+    'cls_norm_gamma-ecuas',
+    {
+      cls: ClassificationGammaECUAS,
+      options: N,
+      fullName: 'Normalized Classification γ-ECUAS',
+      display: 'γ-NECUAS',
+      param: gammaParam,
+    },
+  ],
   ['cls_aurc', { cls: ClassificationAURC, options: {}, fullName: 'Classification AURC', display: 'AURC' }],
   ['cls_augrc', { cls: ClassificationAUGRC, options: {}, fullName: 'Classification AUGRC', display: 'AUGRC' }],
   ['cls_eaurc', { cls: ClassificationEAURC, options: {}, fullName: 'Classification E-AURC', display: 'E-AURC' }],
   ['cls_eaugrc', { cls: ClassificationEAUGRC, options: {}, fullName: 'Classification E-AUGRC', display: 'E-AUGRC' }],
-  ['cls_fpr95', { cls: ClassificationFPR95, options: {}, fullName: 'Classification FPR at 95% recall', display: 'FPR95' }],
+  [
+    'cls_fpr95',
+    { cls: ClassificationFPR95, options: {}, fullName: 'Classification FPR at 95% recall', display: 'FPR95' },
+  ],
 
   ['scod_aurc', { cls: SCODAURC, options: {}, fullName: 'SCOD AURC', display: 'SCOD-AURC', param: costParam }],
   ['scod_augrc', { cls: SCODAUGRC, options: {}, fullName: 'SCOD AUGRC', display: 'SCOD-AUGRC', param: costParam }],
@@ -170,7 +261,9 @@ function nearestId(id: string): string {
   let bestD = Infinity;
   for (const candidate of METRIC_IDS) {
     const entry = REGISTRY.get(candidate) as Entry;
-    const shown = entry.param ? `${candidate}_${entry.param.name}=${formatNumber(paramDefault(entry, entry.param))}` : candidate;
+    const shown = entry.param
+      ? `${candidate}_${entry.param.name}=${formatNumber(paramDefault(entry, entry.param))}`
+      : candidate;
     for (const form of entry.param ? [candidate, shown] : [candidate]) {
       const d = editDistance(id, form);
       if (d < bestD) {
@@ -207,7 +300,8 @@ function formatNumber(v: number): string {
 export function getMetricFromId(id: string, extra?: Record<string, unknown>): MetricEntry {
   if (typeof id !== 'string') fail('getMetricFromId', 'id', `expected ${ARG} to be a string, but got ${typeof id}`);
   const given = ownOptions('getMetricFromId', extra);
-  const bad = (why: string): never => fail('getMetricFromId', 'id', `unknown metric id ${JSON.stringify(id)}: ${why} (did you mean "${nearestId(id)}"?)`);
+  const bad = (why: string): never =>
+    fail('getMetricFromId', 'id', `unknown metric id ${JSON.stringify(id)}: ${why} (did you mean "${nearestId(id)}"?)`);
   let base = id;
   let paramName: string | undefined;
   let paramText: string | undefined;

@@ -18,6 +18,7 @@ import { isRecord } from './options';
  * const total = other.merge(back).compute();
  * ```
  */
+/* eslint-disable @typescript-eslint/no-explicit-any -- a metric of any class, and any class's constructor */
 export function metricFromJSON<M extends Metric<any, any, any>>(
   json: unknown,
   expected: abstract new (...args: any[]) => M,
@@ -26,15 +27,23 @@ export function metricFromJSON<M extends Metric<any, any, any>>(
 /** Without an expected class: any metric class the JSON names. */
 export function metricFromJSON(json: unknown, functions?: Record<string, unknown>): Metric<any, any, any>;
 export function metricFromJSON(json: unknown, second?: unknown, third?: unknown): Metric<any, any, any> {
+  /* eslint-enable @typescript-eslint/no-explicit-any */
   const where = 'metricFromJSON';
   const expected = typeof second === 'function' ? (second as MetricClass) : undefined;
-  const functions = (expected ? third : second) ?? {};
-  if (!isRecord(functions)) fail(where, 'functions', `expected ${ARG} to be an object of function options, but got ${String(functions)}`);
-  if (!isRecord(json) || json.format !== 'ecuas-metric') fail(where, 'json', `expected ${ARG} to be an object written by Metric.toJSON() (format "ecuas-metric")`);
+  const functions: unknown = (expected ? third : second) ?? {};
+  if (!isRecord(functions))
+    fail(where, 'functions', `expected ${ARG} to be an object of function options, but got ${String(functions)}`);
+  if (!isRecord(json) || json.format !== 'ecuas-metric')
+    fail(where, 'json', `expected ${ARG} to be an object written by Metric.toJSON() (format "ecuas-metric")`);
   const { version, metric, options, state } = json as unknown as MetricJSON;
-  if (!Number.isInteger(version) || version < 1) fail(where, 'json', `expected ${ARG}.version to be an integer ≥ 1, but got ${String(version)}`);
+  if (!Number.isInteger(version) || version < 1)
+    fail(where, 'json', `expected ${ARG}.version to be an integer ≥ 1, but got ${String(version)}`);
   if (version > STATE_FORMAT_VERSION) {
-    fail(where, 'json', `${ARG} was written by a newer ecuas (state format ${version}; this version reads up to ${STATE_FORMAT_VERSION}): upgrade ecuas`);
+    fail(
+      where,
+      'json',
+      `${ARG} was written by a newer ecuas (state format ${version}; this version reads up to ${STATE_FORMAT_VERSION}): upgrade ecuas`,
+    );
   }
   const Cls = typeof metric === 'string' ? CLASSES.get(metric) : undefined;
   if (!Cls) fail(where, 'json', `expected ${ARG}.metric to name a metric class, but got ${JSON.stringify(metric)}`);
@@ -42,11 +51,13 @@ export function metricFromJSON(json: unknown, second?: unknown, third?: unknown)
     const name = typeof expected.metricName === 'string' ? expected.metricName : expected.name;
     fail(where, 'json', `expected ${ARG} to hold a ${name}, but it holds a ${Cls.metricName}`);
   }
-  if (!isRecord(options) || !isRecord(state)) fail(where, 'json', `expected ${ARG}.options and ${ARG}.state to be objects`);
+  if (!isRecord(options) || !isRecord(state))
+    fail(where, 'json', `expected ${ARG}.options and ${ARG}.state to be objects`);
   const opts: Record<string, unknown> = { ...options };
   for (const [k, v] of Object.entries(opts)) {
     if (v !== 'function') continue;
-    if (typeof functions[k] !== 'function') fail(where, k, `the metric was built with a custom ${ARG}: pass it again, metricFromJSON(json, { ${k} })`);
+    if (typeof functions[k] !== 'function')
+      fail(where, k, `the metric was built with a custom ${ARG}: pass it again, metricFromJSON(json, { ${k} })`);
     opts[k] = functions[k];
   }
   return new Cls(opts).loadState(state);

@@ -24,7 +24,11 @@ export interface TopOneConfidences {
  * // confidence ≈ [0.6897, 0.6118], correct = [1, 0]
  * ```
  */
-export function topOneConfidences(logits: TensorLike, labels: TensorLike, options?: ProbabilitiesOptions): TopOneConfidences {
+export function topOneConfidences(
+  logits: TensorLike,
+  labels: TensorLike,
+  options?: ProbabilitiesOptions,
+): TopOneConfidences {
   const name = 'topOneConfidences';
   const { probabilities } = resolveOptions(name, { probabilities: probabilitiesOption }, options);
   const rows = readClassifierRows(name, [logits, labels], 0, probabilities);

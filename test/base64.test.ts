@@ -15,7 +15,9 @@ async function plain(): Promise<typeof import('../src/base64')> {
 
 describe('base64', () => {
   const r = rng(5);
-  const samples = [0, 1, 2, 3, 4, 5, 100, 12288, 12289, 40000].map((n) => Uint8Array.from({ length: n }, () => Math.floor(r() * 256)));
+  const samples = [0, 1, 2, 3, 4, 5, 100, 12288, 12289, 40000].map((n) =>
+    Uint8Array.from({ length: n }, () => Math.floor(r() * 256)),
+  );
 
   it('the plain loops and Node agree, and round-trip every length', async () => {
     const p = await plain();

@@ -4,7 +4,16 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
-import { bootstrap, ClassificationECUAS, ConfidenceAUCScore, ConfidenceECUAS, getMetricFromId, MetricInputError, RiskCoverageCurve } from '../src/index';
+import {
+  bootstrap,
+  type BootstrapMetric,
+  ClassificationECUAS,
+  ConfidenceAUCScore,
+  ConfidenceECUAS,
+  getMetricFromId,
+  MetricInputError,
+  RiskCoverageCurve,
+} from '../src/index';
 import { confidenceData, logitData, rng } from './helpers/data';
 
 const conf = confidenceData(400, 11);
@@ -103,14 +112,26 @@ describe('bootstrap', () => {
 
   it('works for conf_*, cls_*, scod_* ids and factories, with the one-shot value', () => {
     const s = scodData(200, 21);
-    const cases: Array<[string | (() => any), unknown[], number]> = [
+    const cases: Array<[BootstrapMetric, unknown[], number]> = [
       ['conf_auc', [conf.c, conf.y], getMetricFromId('conf_auc').function(conf.c, conf.y)],
-      ['conf_gamma-ecuas_gamma=0.3', [conf.c, conf.y], getMetricFromId('conf_gamma-ecuas_gamma=0.3').function(conf.c, conf.y)],
+      [
+        'conf_gamma-ecuas_gamma=0.3',
+        [conf.c, conf.y],
+        getMetricFromId('conf_gamma-ecuas_gamma=0.3').function(conf.c, conf.y),
+      ],
       ['cls_nce', [cls.z, cls.labels], getMetricFromId('cls_nce').function(cls.z, cls.labels)],
       ['cls_aurc', [cls.z, cls.labels], getMetricFromId('cls_aurc').function(cls.z, cls.labels)],
-      ['scod_aurc_cost=0.3', [s.ood, s.err, s.isOod], getMetricFromId('scod_aurc_cost=0.3').function(s.ood, s.err, s.isOod)],
+      [
+        'scod_aurc_cost=0.3',
+        [s.ood, s.err, s.isOod],
+        getMetricFromId('scod_aurc_cost=0.3').function(s.ood, s.err, s.isOod),
+      ],
       ['scod_augrc', [s.ood, s.err, s.isOod], getMetricFromId('scod_augrc').function(s.ood, s.err, s.isOod)],
-      [() => new ClassificationECUAS({ n: 1, normalize: false }), [cls.z, cls.labels], ClassificationECUAS.createShortcutFunction({ n: 1, normalize: false })(cls.z, cls.labels)],
+      [
+        () => new ClassificationECUAS({ n: 1, normalize: false }),
+        [cls.z, cls.labels],
+        ClassificationECUAS.createShortcutFunction({ n: 1, normalize: false })(cls.z, cls.labels),
+      ],
       [() => new ConfidenceAUCScore(), [conf.c, conf.y], ConfidenceAUCScore.createShortcutFunction()(conf.c, conf.y)],
     ];
     for (const [metric, inputs, value] of cases) {
@@ -125,7 +146,14 @@ describe('bootstrap', () => {
 
   it('leaves NaN resamples out and counts them', () => {
     // with 3 samples, a resample has one class only with probability 1/3: no AUC there
-    const r = bootstrap('conf_auc', [[0.9, 0.8, 0.3], [1, 0, 0]], { resamples: 600, seed: 1 });
+    const r = bootstrap(
+      'conf_auc',
+      [
+        [0.9, 0.8, 0.3],
+        [1, 0, 0],
+      ],
+      { resamples: 600, seed: 1 },
+    );
     expect(r.nanResamples).toBeGreaterThan(120);
     expect(r.nanResamples).toBeLessThan(280);
     expect(Number.isFinite(r.low) && Number.isFinite(r.high)).toBe(true);
@@ -134,7 +162,14 @@ describe('bootstrap', () => {
   });
 
   it('gives NaN bounds when every resample is NaN', () => {
-    const r = bootstrap('conf_auc', [[0.9, 0.8, 0.3], [1, 1, 1]], { resamples: 50 });
+    const r = bootstrap(
+      'conf_auc',
+      [
+        [0.9, 0.8, 0.3],
+        [1, 1, 1],
+      ],
+      { resamples: 50 },
+    );
     expect(r.value).toBeNaN();
     expect(r.low).toBeNaN();
     expect(r.high).toBeNaN();
@@ -148,7 +183,10 @@ describe('bootstrap', () => {
 
   it('reports progress', () => {
     const seen: number[] = [];
-    bootstrap('conf_brier', [conf.c, conf.y], { resamples: 7, onProgress: (done, total) => seen.push(done * 100 + total) });
+    bootstrap('conf_brier', [conf.c, conf.y], {
+      resamples: 7,
+      onProgress: (done, total) => seen.push(done * 100 + total),
+    });
     expect(seen).toEqual([107, 207, 307, 407, 507, 607, 707]);
   });
 
@@ -172,13 +210,31 @@ describe('bootstrap', () => {
       [() => bootstrap('conf_nope', inputs), /unknown metric id "conf_nope"/],
       [() => bootstrap(7 as never, inputs), /metric id or a function/],
       [() => bootstrap((() => 5) as never, inputs), /factory to return a metric/],
-      [() => bootstrap(() => new RiskCoverageCurve() as never, [[1, 2], [1, 2], [0.1, 0.2]]), /compute a number, but it returned object/],
+      [
+        () =>
+          bootstrap(
+            () => new RiskCoverageCurve() as never,
+            [
+              [1, 2],
+              [1, 2],
+              [0.1, 0.2],
+            ],
+          ),
+        /compute a number, but it returned object/,
+      ],
       [() => bootstrap('conf_brier', []), /at least one input/],
       [() => bootstrap('conf_brier', 'abc' as never), /array of the metric's inputs/],
       [() => bootstrap('conf_brier', [[0.5, 0.6], [1]]), /inputs\[1\].*N = 2.*got 1/],
       [() => bootstrap('conf_brier', [[], []]), /no samples/],
       [() => bootstrap('conf_brier', [5, [1]]), /inputs\[0\]/],
-      [() => bootstrap('conf_brier', [[0.5, 1.5], [1, 0]]), /ConfidenceBrierScore.*1\.5/],
+      [
+        () =>
+          bootstrap('conf_brier', [
+            [0.5, 1.5],
+            [1, 0],
+          ]),
+        /ConfidenceBrierScore.*1\.5/,
+      ],
     ];
     for (const [f, message] of bad) {
       let error: unknown;

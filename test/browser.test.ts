@@ -39,7 +39,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
 const inCI = !!process.env.CI && !['0', 'false'].includes(process.env.CI.toLowerCase());
 const haveChromium = existsSync(CHROMIUM);
-const skipReason = haveChromium || inCI ? '' : `${CHROMIUM} not found and CI is not set (install it with: apt-get install -y chromium)`;
+const skipReason =
+  haveChromium || inCI ? '' : `${CHROMIUM} not found and CI is not set (install it with: apt-get install -y chromium)`;
 if (skipReason) console.warn(`[browser.test] skipping the browser tests: ${skipReason}`);
 
 const REL_TOL = 1e-12;
@@ -140,6 +141,12 @@ async function compute(tf, ecuas, backend) {
 `;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+/** What the test pages set on `window`: `__run` once the build has loaded, else `__loadError`. */
+interface TestPage {
+  __run?: (backend: string) => Promise<Result>;
+  __loadError?: string;
+}
+
 interface Result {
   unavailable?: string;
   backend: string;
@@ -152,8 +159,11 @@ async function nodeResult(): Promise<Result> {
   const script = `import * as tf from '@tensorflow/tfjs'; import * as ecuas from 'ecuas';
     ${COMPUTE}
     process.stdout.write('\\n' + JSON.stringify(await compute(tf, ecuas, 'cpu')));`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: root, maxBuffer: 64 << 20 });
-  return JSON.parse(stdout.trim().split('\n').pop() as string);
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    maxBuffer: 64 << 20,
+  });
+  return JSON.parse(stdout.trim().split('\n').pop() as string) as Result;
 }
 
 interface Stats {
@@ -191,11 +201,16 @@ function differences(a: Json, b: Json, path: string, out: string[], stats: Stats
     }
     return;
   }
-  if (!Object.is(a, b)) out.push(`${path}: browser ${JSON.stringify(a)?.slice(0, 80)} vs node ${JSON.stringify(b)?.slice(0, 80)}`);
+  if (!Object.is(a, b))
+    out.push(
+      `${path}: browser ${(JSON.stringify(a) as string | undefined)?.slice(0, 80)} vs node ${(JSON.stringify(b) as string | undefined)?.slice(0, 80)}`,
+    );
 }
 
 function shimSource(): string {
-  const names = Object.keys(createRequire(import.meta.url)('@tensorflow/tfjs')).filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n));
+  const names = Object.keys(createRequire(import.meta.url)('@tensorflow/tfjs') as object).filter(
+    (n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n),
+  );
   return `const tf = globalThis.tf;
 if (!tf || typeof tf.tensor !== 'function') throw new Error('tf.min.js did not define globalThis.tf');
 export default tf;
@@ -236,9 +251,15 @@ function startServer(): Promise<{ server: Server; origin: string }> {
       res.end(body);
     };
     const text = generated.get(pathname);
-    if (text !== undefined) return send(200, text, types[extname(pathname)]);
+    if (text !== undefined) {
+      send(200, text, types[extname(pathname)]);
+      return;
+    }
     const file = normalize(join(root, pathname));
-    if (!allowed.some((dir) => file.startsWith(dir))) return send(404, 'not found');
+    if (!allowed.some((dir) => file.startsWith(dir))) {
+      send(404, 'not found');
+      return;
+    }
     readFile(file).then(
       (body) => send(200, body, types[extname(file)] ?? 'application/octet-stream'),
       () => send(404, 'not found'),
@@ -246,7 +267,9 @@ function startServer(): Promise<{ server: Server; origin: string }> {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    );
   });
 }
 
@@ -256,14 +279,16 @@ describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equa
   let origin = '';
   let expected: Promise<Result>;
 
-  let setupError: unknown;
+  let setupError: Error | undefined;
 
   beforeAll(async () => {
     try {
-      if (!haveChromium) throw new Error(`${CHROMIUM} not found, and CI is set: .ci/run installs Debian's chromium when it is missing`);
-      if (!existsSync(join(root, 'dist', 'index.js'))) throw new Error('dist/index.js not found: run `npm run build` (npm test does it first)');
+      if (!haveChromium)
+        throw new Error(`${CHROMIUM} not found, and CI is set: .ci/run installs Debian's chromium when it is missing`);
+      if (!existsSync(join(root, 'dist', 'index.js')))
+        throw new Error('dist/index.js not found: run `npm run build` (npm test does it first)');
       expected = nodeResult();
-      expected.catch(() => {}); // awaited in each test
+      expected.catch(() => undefined); // awaited in each test
       const { chromium } = await import('playwright-core');
       [browser, { server, origin }] = await Promise.all([
         chromium.launch({
@@ -275,7 +300,8 @@ describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equa
       ]);
       console.log(`[browser.test] Chromium ${browser.version()}, pages served from ${origin}`);
     } catch (e) {
-      setupError = e; // each test fails with it (a failing beforeAll would only mark them skipped)
+      // each test fails with it (a failing beforeAll would only mark them skipped)
+      setupError = e instanceof Error ? e : new Error(String(e));
     }
   }, 30_000);
 
@@ -298,20 +324,29 @@ describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equa
         try {
           const started = Date.now();
           await page.goto(`${origin}/${loader}.html`, { waitUntil: 'load' });
-          await page.waitForFunction(() => (window as any).__run || (window as any).__loadError, undefined, { timeout: 15_000 });
-          const loadError = await page.evaluate(() => (window as any).__loadError as string | undefined);
+          await page.waitForFunction(() => (window as TestPage).__run ?? (window as TestPage).__loadError, undefined, {
+            timeout: 15_000,
+          });
+          const loadError = await page.evaluate(() => (window as TestPage).__loadError);
           expect(loadError, problems.join('\n')).toBeUndefined();
-          const got = (await page.evaluate((b) => (window as any).__run(b), backend)) as Result;
+          const got = await page.evaluate((b) => (window as unknown as Required<TestPage>).__run(b), backend);
           if (got.unavailable) {
-            if (backend === 'cpu') throw new Error(`cpu backend unavailable in Chromium: ${got.unavailable}\n${problems.join('\n')}`);
-            console.warn(`[browser.test] ${loader}: skipping webgl: ${got.unavailable} (Chromium runs with --disable-gpu)`);
+            if (backend === 'cpu')
+              throw new Error(`cpu backend unavailable in Chromium: ${got.unavailable}\n${problems.join('\n')}`);
+            console.warn(
+              `[browser.test] ${loader}: skipping webgl: ${got.unavailable} (Chromium runs with --disable-gpu)`,
+            );
             ctx.skip(`webgl unavailable in headless Chromium: ${got.unavailable}`);
           }
           if (backend === 'webgl') {
             const renderer = await page.evaluate(() => {
-              const gl = document.createElement('canvas').getContext('webgl2') ?? document.createElement('canvas').getContext('webgl');
+              const gl =
+                document.createElement('canvas').getContext('webgl2') ??
+                document.createElement('canvas').getContext('webgl');
               const info = gl?.getExtension('WEBGL_debug_renderer_info');
-              return gl ? String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER)) : 'none';
+              return gl
+                ? String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER))
+                : 'none';
             });
             console.log(`[browser.test] ${loader}: webgl renderer: ${renderer}`);
           }
@@ -323,7 +358,10 @@ describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equa
           const { backend: _b, svg: svgGot, ...restGot } = got;
           const { backend: _n, svg: svgWant, ...restWant } = want;
           differences(restGot as Json, restWant as Json, '', diffs, stats);
-          expect(diffs, `browser (${loader}, ${backend}) vs node (cpu): ${diffs.length} differences\n${diffs.slice(0, 40).join('\n')}`).toEqual([]);
+          expect(
+            diffs,
+            `browser (${loader}, ${backend}) vs node (cpu): ${diffs.length} differences\n${diffs.slice(0, 40).join('\n')}`,
+          ).toEqual([]);
           expect(stats.compared).toBeGreaterThan(1000);
           const svgs = svgWant as Record<string, string>;
           const same = Object.keys(svgs).filter((k) => (svgGot as Record<string, string>)[k] === svgs[k]);

@@ -38,11 +38,19 @@ const val = blobs(60, 2);
 const oneHot = (labels: number[]): tf.Tensor => tf.tidy(() => tf.oneHot(tf.tensor1d(labels, 'int32'), 3));
 
 /** Softmax cross-entropy on logits (tf.losses.softmaxCrossEntropy trips tfjs's leak check in test mode). */
-const crossEntropyOnLogits = (yTrue: tf.Tensor, yPred: tf.Tensor): tf.Tensor => tf.neg(tf.mean(tf.sum(tf.mul(yTrue, tf.logSoftmax(yPred)), -1)));
+const crossEntropyOnLogits = (yTrue: tf.Tensor, yPred: tf.Tensor): tf.Tensor =>
+  tf.neg(tf.mean(tf.sum(tf.mul(yTrue, tf.logSoftmax(yPred)), -1)));
 
 function makeModel(activation: 'linear' | 'softmax', units = 3): tf.Sequential {
   const model = tf.sequential();
-  model.add(tf.layers.dense({ inputShape: [2], units: 8, activation: 'relu', kernelInitializer: tf.initializers.glorotUniform({ seed: 1 }) }));
+  model.add(
+    tf.layers.dense({
+      inputShape: [2],
+      units: 8,
+      activation: 'relu',
+      kernelInitializer: tf.initializers.glorotUniform({ seed: 1 }),
+    }),
+  );
   model.add(tf.layers.dense({ units, activation, kernelInitializer: tf.initializers.glorotUniform({ seed: 2 }) }));
   if (activation === 'softmax') model.compile({ optimizer: tf.train.adam(0.05), loss: 'categoricalCrossentropy' });
   else model.compile({ optimizer: tf.train.adam(0.05), loss: crossEntropyOnLogits });
@@ -52,7 +60,13 @@ function makeModel(activation: 'linear' | 'softmax', units = 3): tf.Sequential {
 const IDS = ['cls_norm_n-ecuas_n=0', 'cls_ece', 'cls_aurc', 'cls_error_rate', 'conf_n-ecuas_n=1', 'conf_auc'];
 
 /** The metric computed in one shot on the model's current predictions (for conf_*, on derived confidences). */
-function direct(model: tf.LayersModel, xVal: tf.Tensor, labels: number[], id: string, outputs: 'logits' | 'probabilities'): number {
+function direct(
+  model: tf.LayersModel,
+  xVal: tf.Tensor,
+  labels: number[],
+  id: string,
+  outputs: 'logits' | 'probabilities',
+): number {
   return tf.tidy(() => {
     const out = model.predict(xVal) as tf.Tensor;
     const logits = outputs === 'logits' ? out : tf.log(out);
@@ -83,12 +97,21 @@ describe('ecuasCallback', () => {
       verbose: 0,
       validationData: [xVal, yValOneHot],
       callbacks: [
-        ecuasCallback({ model, outputs: 'logits', metrics: IDS, validationData: [xVal, val.y], batchSize: 16, onMetrics: (e, m) => void seen.push([e, { ...m }]) }),
+        ecuasCallback({
+          model,
+          outputs: 'logits',
+          metrics: IDS,
+          validationData: [xVal, val.y],
+          batchSize: 16,
+          onMetrics: (e, m) => void seen.push([e, { ...m }]),
+        }),
         { onEpochEnd: (_e: number, logs?: Record<string, number>) => void laterLogs.push({ ...logs }) },
       ],
     });
     expect(history.epoch).toEqual([0, 1, 2]);
-    expect(Object.keys(history.history)).toEqual(expect.arrayContaining(['loss', 'val_loss', ...IDS.map((id) => `val_${id}`)]));
+    expect(Object.keys(history.history)).toEqual(
+      expect.arrayContaining(['loss', 'val_loss', ...IDS.map((id) => `val_${id}`)]),
+    );
     for (const id of IDS) {
       const values = history.history[`val_${id}`] as number[];
       expect(values).toHaveLength(3);
@@ -114,7 +137,12 @@ describe('ecuasCallback', () => {
     const yTrain = oneHot(train.y);
     const xVal = tf.tensor2d(val.x);
     const yValOneHot = oneHot(val.y);
-    const cb = ecuasCallback({ model, outputs: 'probabilities', metrics: ['cls_nce', 'conf_ece'], validationData: [xVal, yValOneHot] });
+    const cb = ecuasCallback({
+      model,
+      outputs: 'probabilities',
+      metrics: ['cls_nce', 'conf_ece'],
+      validationData: [xVal, yValOneHot],
+    });
     expect(cb.keys).toEqual(['val_cls_nce', 'val_conf_ece']);
     const history = await model.fit(xTrain, yTrain, { epochs: 3, verbose: 0, shuffle: false, callbacks: cb });
     for (const id of ['cls_nce', 'conf_ece']) {
@@ -127,7 +155,14 @@ describe('ecuasCallback', () => {
 
   it('reads a single sigmoid column as a binary classifier', async () => {
     const binModel = tf.sequential();
-    binModel.add(tf.layers.dense({ inputShape: [2], units: 1, activation: 'sigmoid', kernelInitializer: tf.initializers.glorotUniform({ seed: 3 }) }));
+    binModel.add(
+      tf.layers.dense({
+        inputShape: [2],
+        units: 1,
+        activation: 'sigmoid',
+        kernelInitializer: tf.initializers.glorotUniform({ seed: 3 }),
+      }),
+    );
     binModel.compile({ optimizer: tf.train.adam(0.05), loss: 'binaryCrossentropy' });
     const yBin = val.y.map((c) => (c === 0 ? 0 : 1));
     const xVal = tf.tensor2d(val.x);
@@ -136,7 +171,12 @@ describe('ecuasCallback', () => {
     const history = await binModel.fit(xTrain, yTrain, {
       epochs: 2,
       verbose: 0,
-      callbacks: ecuasCallback({ model: binModel, outputs: 'probabilities', metrics: ['cls_error_rate'], validationData: [xVal, yBin] }),
+      callbacks: ecuasCallback({
+        model: binModel,
+        outputs: 'probabilities',
+        metrics: ['cls_error_rate'],
+        validationData: [xVal, yBin],
+      }),
     });
     const p = Array.from((binModel.predict(xVal) as tf.Tensor).dataSync());
     const wrong = p.filter((pi, i) => (pi > 0.5 ? 1 : 0) !== yBin[i]).length;
@@ -154,7 +194,15 @@ describe('ecuasCallback', () => {
     const history = await model.fit(xTrain, yTrain, {
       epochs: 5,
       verbose: 0,
-      callbacks: ecuasCallback({ model, outputs: 'logits', metrics: ['cls_ece_nbins=5'], validationData: [xVal, val.y], every: 2, prefix: 'ecuas/', onMetrics: (e) => void epochs.push(e) }),
+      callbacks: ecuasCallback({
+        model,
+        outputs: 'logits',
+        metrics: ['cls_ece_nbins=5'],
+        validationData: [xVal, val.y],
+        every: 2,
+        prefix: 'ecuas/',
+        onMetrics: (e) => void epochs.push(e),
+      }),
     });
     const v = history.history['ecuas/cls_ece_nbins=5'] as number[];
     expect(v).toHaveLength(5);
@@ -169,7 +217,13 @@ describe('ecuasCallback', () => {
     const xTrain = tf.tensor2d(train.x);
     const yTrain = oneHot(train.y);
     const xVal = tf.tensor2d(val.x);
-    const cb = ecuasCallback({ tf, model, outputs: 'logits', metrics: ['cls_norm_n-ecuas_n=0'], validationData: [xVal, val.y] });
+    const cb = ecuasCallback({
+      tf,
+      model,
+      outputs: 'logits',
+      metrics: ['cls_norm_n-ecuas_n=0'],
+      validationData: [xVal, val.y],
+    });
     expect(cb).toBeInstanceOf(tf.Callback);
     // a huge minDelta: no epoch counts as an improvement, so training stops after 1 + patience epochs
     const history = await model.fit(xTrain, yTrain, {
@@ -189,20 +243,41 @@ describe('ecuasCallback', () => {
     const base = { model, outputs: 'logits' as const, validationData: [xVal, val.y] as const };
     const start = tf.memory().numTensors;
     expect(() => ecuasCallback({ ...base, metrics: ['cls_norm_n-ecuas_n=0', 'cls_ecuas'] })).toThrow(MetricInputError);
-    expect(() => ecuasCallback({ ...base, metrics: ['cls_ece_nbins=0'] })).toThrow(/nbins must be an integer ≥ 1.*did you mean/);
+    expect(() => ecuasCallback({ ...base, metrics: ['cls_ece_nbins=0'] })).toThrow(
+      /nbins must be an integer ≥ 1.*did you mean/,
+    );
     expect(() => ecuasCallback({ ...base, metrics: ['scod_aurc'] })).toThrow(/OOD scores/);
     expect(() => ecuasCallback({ ...base, metrics: ['cls_ece', 'cls_ece'] })).toThrow(/twice/);
     expect(() => ecuasCallback({ ...base, metrics: [] })).toThrow(/non-empty/);
-    expect(() => ecuasCallback({ ...base, outputs: 'softmax' as never, metrics: ['cls_ece'] })).toThrow(/'logits' or 'probabilities'/);
-    expect(() => ecuasCallback({ ...base, probabilities: true, metrics: ['cls_ece'] })).toThrow(/option `probabilities` is true, but option `outputs` is 'logits'/);
-    expect(() => ecuasCallback({ ...base, probabilities: 1 as never, metrics: ['cls_ece'] })).toThrow(/`probabilities` to be a boolean/);
+    expect(() => ecuasCallback({ ...base, outputs: 'softmax' as never, metrics: ['cls_ece'] })).toThrow(
+      /'logits' or 'probabilities'/,
+    );
+    expect(() => ecuasCallback({ ...base, probabilities: true, metrics: ['cls_ece'] })).toThrow(
+      /option `probabilities` is true, but option `outputs` is 'logits'/,
+    );
+    expect(() => ecuasCallback({ ...base, probabilities: 1 as never, metrics: ['cls_ece'] })).toThrow(
+      /`probabilities` to be a boolean/,
+    );
     expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], every: 0 })).toThrow(/every/);
-    expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], validationData: [xVal, val.y.slice(1)] })).toThrow(/same N/);
-    expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], validationData: [xVal, [[0.5, 0.5]]] })).toThrow(/one-hot/);
+    expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], validationData: [xVal, val.y.slice(1)] })).toThrow(
+      /same N/,
+    );
+    expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], validationData: [xVal, [[0.5, 0.5]]] })).toThrow(
+      /one-hot/,
+    );
     expect(() => ecuasCallback({ ...base, metrics: ['cls_ece'], extra: 1 } as never)).toThrow(/unknown option `extra`/);
     // an option only inherited is not given
-    expect(() => ecuasCallback(Object.assign(Object.create({ model }), { metrics: ['cls_ece'], validationData: base.validationData }))).toThrow(/option `model`/);
-    expect(() => ecuasCallback({ ...base, metrics: [1] as never })).toThrow(/`metrics` to be a non-empty array of metric id strings, but got \[1\]/);
+    expect(() =>
+      ecuasCallback(
+        Object.assign(Object.create({ model }) as object, {
+          metrics: ['cls_ece'],
+          validationData: base.validationData,
+        }) as never,
+      ),
+    ).toThrow(/option `model`/);
+    expect(() => ecuasCallback({ ...base, metrics: [1] as never })).toThrow(
+      /`metrics` to be a non-empty array of metric id strings, but got \[1\]/,
+    );
     expect(tf.memory().numTensors).toBe(start);
     xVal.dispose();
     model.dispose();
@@ -215,10 +290,24 @@ describe('ecuasCallback', () => {
     const xVal = tf.tensor2d(val.x);
     await model.fit(xTrain, yTrain, { epochs: 1, verbose: 0 }); // creates the optimizer's slots
     const start = tf.memory().numTensors;
-    const wrong = ecuasCallback({ model, outputs: 'probabilities', metrics: ['cls_ece'], validationData: [xVal, val.y] });
-    await expect(model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: wrong })).rejects.toThrow(/not a probability|sums to/);
-    const badLabel = ecuasCallback({ model, outputs: 'logits', metrics: ['cls_ece'], validationData: [xVal, val.y.map((c) => c + 1)] });
-    await expect(model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: badLabel })).rejects.toThrow(/label 3 at index 2 is not a class/);
+    const wrong = ecuasCallback({
+      model,
+      outputs: 'probabilities',
+      metrics: ['cls_ece'],
+      validationData: [xVal, val.y],
+    });
+    await expect(model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: wrong })).rejects.toThrow(
+      /not a probability|sums to/,
+    );
+    const badLabel = ecuasCallback({
+      model,
+      outputs: 'logits',
+      metrics: ['cls_ece'],
+      validationData: [xVal, val.y.map((c) => c + 1)],
+    });
+    await expect(model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: badLabel })).rejects.toThrow(
+      /label 3 at index 2 is not a class/,
+    );
     // the same callback object can be used again after a failed fit
     const ok = ecuasCallback({ model, outputs: 'logits', metrics: ['cls_ece'], validationData: [xVal, val.y] });
     await model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: ok });
@@ -235,17 +324,27 @@ describe('ecuasCallback', () => {
     await model.fit(xTrain, yTrain, { epochs: 2, verbose: 0 });
     const start = tf.memory().numTensors;
     const unset = ecuasCallback({ model, metrics: ['cls_ece'], validationData: [xVal, val.y] });
-    await expect(model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: unset })).rejects.toThrow(/look like probabilities.*`probabilities: true`/);
+    await expect(model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: unset })).rejects.toThrow(
+      /look like probabilities.*`probabilities: true`/,
+    );
     expect(tf.memory().numTensors).toBe(start);
     let got: Record<string, number> = {};
-    const cb = ecuasCallback({ model, probabilities: true, metrics: IDS, validationData: [xVal, val.y], onMetrics: (_, m) => void (got = { ...m }) });
+    const cb = ecuasCallback({
+      model,
+      probabilities: true,
+      metrics: IDS,
+      validationData: [xVal, val.y],
+      onMetrics: (_, m) => void (got = { ...m }),
+    });
     // the model does not change between onEpochEnd and the check: evaluate with learning rate 0
     const frozen = model.optimizer;
     model.compile({ optimizer: tf.train.sgd(0), loss: 'categoricalCrossentropy' });
     await model.fit(xTrain, yTrain, { epochs: 1, verbose: 0, callbacks: cb });
     for (const id of IDS) {
       const want = direct(model, xVal, val.y, id, 'probabilities'); // on the logits log p
-      expect(Math.abs(got[id] - want), `${id}: ${got[id]} vs ${want}`).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(want)));
+      expect(Math.abs(got[id] - want), `${id}: ${got[id]} vs ${want}`).toBeLessThanOrEqual(
+        1e-6 * Math.max(1, Math.abs(want)),
+      );
     }
     frozen.dispose();
     tf.dispose([xTrain, yTrain, xVal]);
@@ -262,7 +361,14 @@ describe('ecuasCallback', () => {
     // a first fit without the callback creates the optimizer's slots
     await model.fit(xTrain, yTrain, { epochs: 1, verbose: 0 });
     const start = tf.memory().numTensors;
-    const cb = ecuasCallback({ model, outputs: 'logits', metrics: IDS, validationData: [xVal, yVal], batchSize: 7, onMetrics: () => void counts.push(tf.memory().numTensors) });
+    const cb = ecuasCallback({
+      model,
+      outputs: 'logits',
+      metrics: IDS,
+      validationData: [xVal, yVal],
+      batchSize: 7,
+      onMetrics: () => void counts.push(tf.memory().numTensors),
+    });
     await model.fit(xTrain, yTrain, { epochs: 3, verbose: 0, callbacks: cb });
     expect(tf.memory().numTensors).toBe(start);
     await model.fit(xTrain, yTrain, { epochs: 3, verbose: 0, callbacks: cb });

@@ -20,6 +20,7 @@ import {
   ConfidenceEAURC,
   ExpectedCalibrationError,
   FPR95,
+  type Metric,
 } from '../src/index';
 import { logitData, top1 } from './helpers/data';
 import { close } from './helpers/golden';
@@ -113,9 +114,9 @@ describe('classification metrics on the seed example', () => {
 describe('a system that knows only the priors scores 1 under every normalized metric', () => {
   // uniform logits with balanced labels: the prediction is the prior, the first class on ties
   const K = 4;
-  const z = Array.from({ length: 12 }, () => new Array(K).fill(0)); // (0.25s would look like probabilities)
+  const z = Array.from({ length: 12 }, () => new Array<number>(K).fill(0)); // (0.25s would look like probabilities)
   const labels = Array.from({ length: 12 }, (_, i) => i % K);
-  it.each([
+  it.each<[string, () => Metric]>([
     ['ClassificationErrorRate', () => new ClassificationErrorRate()],
     ['ClassificationCrossEntropy', () => new ClassificationCrossEntropy()],
     ['ClassificationBrierScore', () => new ClassificationBrierScore()],
@@ -156,7 +157,12 @@ describe('classification extremes', () => {
       [0, 0, 1e4],
     ];
     const y = [0, 1, 0];
-    for (const m of [new ClassificationLogLog(), new ClassificationCrossEntropy(), new ClassificationECUAS(), new ClassificationBrierScore()]) {
+    for (const m of [
+      new ClassificationLogLog(),
+      new ClassificationCrossEntropy(),
+      new ClassificationECUAS(),
+      new ClassificationBrierScore(),
+    ]) {
       const v = m.update(z, y).compute();
       expect(Number.isFinite(v), m.metricName).toBe(true);
     }
@@ -166,7 +172,11 @@ describe('classification extremes', () => {
   });
 
   it('one class only: every normalized metric is NaN (the prior-only system is perfect)', () => {
-    const z = [[1, 0, 0.5], [0, 1, 0.2], [0.3, 0.1, 2]];
+    const z = [
+      [1, 0, 0.5],
+      [0, 1, 0.2],
+      [0.3, 0.1, 2],
+    ];
     for (const m of [
       new ClassificationErrorRate(),
       new ClassificationCrossEntropy(),

@@ -41,7 +41,11 @@ interface Run {
 async function run(argv: string[], options: MainOptions & { tty?: boolean } = {}): Promise<Run> {
   let stdout = '';
   let stderr = '';
-  const code = await main(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), stderrIsTTY: options.tty ?? false }, options);
+  const code = await main(
+    argv,
+    { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), stderrIsTTY: options.tty ?? false },
+    options,
+  );
   return { code, stdout, stderr };
 }
 
@@ -93,7 +97,9 @@ describe('ecuas report: values', () => {
       const out = await runJson(['report', fixture(name)], { batchSize: 7 });
       for (const id of ids) {
         const expected = oneShot(id, inputs);
-        expect(Math.abs((out[id] as number) - expected), id).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(expected)));
+        expect(Math.abs((out[id] as number) - expected), id).toBeLessThanOrEqual(
+          1e-12 * Math.max(1, Math.abs(expected)),
+        );
       }
     });
   }
@@ -110,9 +116,22 @@ describe('ecuas report: values', () => {
   it('reads CRLF, blank lines, quoted headers, true/false and NaN confidences', async () => {
     const file = tmpFile('odd.csv', '\uFEFF"confidence" , "correct"\r\n0.9,true\r\n\r\nNaN,FALSE\r\n0.25 , 1\r\n\r\n');
     const out = await runJson(['report', file, '--metrics', 'conf_brier,conf_auc']);
-    expect(out.conf_brier).toBe(oneShot('conf_brier', [[0.9, NaN, 0.25], [1, 0, 1]]));
-    expect(out.conf_auc).toBe(oneShot('conf_auc', [[0.9, NaN, 0.25], [1, 0, 1]]));
-    const json = tmpFile('nan.json', '{"correctness": [true, 0, 1], "confidences": [0.9, NaN, 0.25], "meta": {"a": [1, "x", null]}}');
+    expect(out.conf_brier).toBe(
+      oneShot('conf_brier', [
+        [0.9, NaN, 0.25],
+        [1, 0, 1],
+      ]),
+    );
+    expect(out.conf_auc).toBe(
+      oneShot('conf_auc', [
+        [0.9, NaN, 0.25],
+        [1, 0, 1],
+      ]),
+    );
+    const json = tmpFile(
+      'nan.json',
+      '{"correctness": [true, 0, 1], "confidences": [0.9, NaN, 0.25], "meta": {"a": [1, "x", null]}}',
+    );
     expect(await runJson(['report', json, '--metrics', 'conf_brier,conf_auc'])).toEqual(out);
   });
 
@@ -127,7 +146,16 @@ describe('ecuas report: values', () => {
     const before = tf.memory().numTensors;
     await run(['report', fixture('logits.csv'), '--ci', '0.9', '--resamples', '20']);
     await run(['report', fixture('confidences.json'), '--ci', '0.9', '--resamples', '20']);
-    await run(['report', fixture('probabilities.json'), '--ci', '0.9', '--resamples', '20', '--plots', join(tmp, 'leak-plots')]);
+    await run([
+      'report',
+      fixture('probabilities.json'),
+      '--ci',
+      '0.9',
+      '--resamples',
+      '20',
+      '--plots',
+      join(tmp, 'leak-plots'),
+    ]);
     await run(['report', tmpFile('bad.csv', 'label,logit_0,logit_1\n0,1,2\n0,1\n')]);
     expect(tf.memory().numTensors).toBe(before);
   });
@@ -143,13 +171,22 @@ describe('ecuas report: formats', () => {
     const auc = oneShot('cls_auc', [CLS.z, CLS.labels]).toFixed(4);
     const necuas = oneShot('cls_norm_n-ecuas_n=2', [CLS.z, CLS.labels]).toFixed(4);
     expect(lines[4]).toMatch(new RegExp(`^cls_auc\\s+Classification AUC\\s+${auc}\\s+↑$`));
-    expect(lines[5]).toMatch(new RegExp(`^cls_norm_n-ecuas_n=2\\s+Normalized Classification ECUAS_n \\(n=2\\)\\s+${necuas}\\s+↓$`));
+    expect(lines[5]).toMatch(
+      new RegExp(`^cls_norm_n-ecuas_n=2\\s+Normalized Classification ECUAS_n \\(n=2\\)\\s+${necuas}\\s+↓$`),
+    );
     // the value column is right-aligned
     expect(lines[4].indexOf(auc) + auc.length).toBe(lines[5].indexOf(necuas) + necuas.length);
   });
 
   it('markdown', async () => {
-    const r = await run(['report', fixture('confidences.csv'), '--metrics', 'conf_auc,conf_brier', '--format', 'markdown']);
+    const r = await run([
+      'report',
+      fixture('confidences.csv'),
+      '--metrics',
+      'conf_auc,conf_brier',
+      '--format',
+      'markdown',
+    ]);
     const lines = r.stdout.split('\n');
     expect(lines.slice(0, 4)).toEqual([
       '| id | metric | value | dir |',
@@ -162,13 +199,21 @@ describe('ecuas report: formats', () => {
 
   it('csv: full precision', async () => {
     const r = await run(['report', fixture('confidences.json'), '--metrics', 'conf_auc,conf_ece', '--format', 'csv']);
-    expect(r.stdout).toBe(`id,value\nconf_auc,${oneShot('conf_auc', [CONF.c, CONF.y])}\nconf_ece,${oneShot('conf_ece', [CONF.c, CONF.y])}\n`);
+    expect(r.stdout).toBe(
+      `id,value\nconf_auc,${oneShot('conf_auc', [CONF.c, CONF.y])}\nconf_ece,${oneShot('conf_ece', [CONF.c, CONF.y])}\n`,
+    );
   });
 
   it('NaN is null in json and NaN in csv, table and markdown', async () => {
     const file = tmpFile('all-right.csv', 'confidence,correct\n0.9,1\n0.6,1\n');
     const argv = ['report', file, '--metrics', 'conf_auc,conf_brier'];
-    expect(await runJson(argv)).toEqual({ conf_auc: null, conf_brier: oneShot('conf_brier', [[0.9, 0.6], [1, 1]]) });
+    expect(await runJson(argv)).toEqual({
+      conf_auc: null,
+      conf_brier: oneShot('conf_brier', [
+        [0.9, 0.6],
+        [1, 1],
+      ]),
+    });
     expect((await run([...argv, '--format', 'csv'])).stdout).toMatch(/^conf_auc,NaN$/m);
     expect((await run(argv)).stdout).toMatch(/^conf_auc\s+Confidence AUC\s+NaN\s+↑$/m);
     expect((await run([...argv, '--format', 'markdown'])).stdout).toMatch(/\| NaN \|/);
@@ -180,7 +225,10 @@ describe('ecuas report --ci', () => {
   const argv = ['report', fixture('logits.csv'), '--metrics', ids.join(','), '--ci', '0.9', '--resamples', '200'];
 
   it('json gives value, low, high from bootstrap with the seed', async () => {
-    const out = (await runJson([...argv, '--seed', '7'])) as Record<string, { value: number; low: number; high: number }>;
+    const out = (await runJson([...argv, '--seed', '7'])) as Record<
+      string,
+      { value: number; low: number; high: number }
+    >;
     expect(Object.keys(out)).toEqual(ids);
     for (const id of ids) {
       const b = bootstrap(id, [CLS.z, CLS.labels], { resamples: 200, level: 0.9, seed: 7 });
@@ -197,7 +245,9 @@ describe('ecuas report --ci', () => {
     expect(a.stdout).toBe(b.stdout);
     expect(a.stdout).not.toBe(c.stdout);
     expect(a.stdout.split('\n')[0]).toBe('id,value,low,high');
-    expect((await run([...argv, '--format', 'csv'])).stdout).toBe((await run([...argv, '--seed', '0', '--format', 'csv'])).stdout);
+    expect((await run([...argv, '--format', 'csv'])).stdout).toBe(
+      (await run([...argv, '--seed', '0', '--format', 'csv'])).stdout,
+    );
   });
 
   it('CSV and JSON inputs give the same intervals', async () => {
@@ -223,7 +273,14 @@ describe('ecuas report --plots', () => {
   for (const name of ['confidences.csv', 'logits.json']) {
     it(`writes the SVG plots for ${name}`, async () => {
       const dir = join(tmp, `plots-${name}`, 'nested');
-      const r = await run(['report', fixture(name), '--plots', dir, '--metrics', name.startsWith('conf') ? 'conf_ece' : 'cls_ece']);
+      const r = await run([
+        'report',
+        fixture(name),
+        '--plots',
+        dir,
+        '--metrics',
+        name.startsWith('conf') ? 'conf_ece' : 'cls_ece',
+      ]);
       expect(r.code, r.stderr).toBe(0);
       expect(readdirSync(dir).sort()).toEqual(['cost-curve.svg', 'reliability.svg', 'risk-coverage.svg']);
       for (const f of readdirSync(dir)) expect(readFileSync(join(dir, f), 'utf8')).toMatch(/<svg[\s\S]*<\/svg>\s*$/);
@@ -236,19 +293,62 @@ describe('ecuas report --plots', () => {
 
   // [file, flags, metric prefix, plot data of the file]
   const agreement: Array<[string, string[], 'cls' | 'conf', () => PlotData]> = [
-    ['logits.csv', [], 'cls', () => ({ kind: 'classification', n: 30, k: 3, values: Float32Array.from(CLS.z.flat()), labels: Int32Array.from(CLS.labels), probabilities: false })],
-    ['probabilities.json', [], 'cls', () => ({ kind: 'classification', n: 30, k: 3, values: Float32Array.from(PROB.p.flat()), labels: Int32Array.from(PROB.labels), probabilities: true })],
-    ['confidences.csv', [], 'conf', () => ({ kind: 'confidence', confidences: Float32Array.from(CONF.c), correctness: Uint8Array.from(CONF.y) })],
+    [
+      'logits.csv',
+      [],
+      'cls',
+      () => ({
+        kind: 'classification',
+        n: 30,
+        k: 3,
+        values: Float32Array.from(CLS.z.flat()),
+        labels: Int32Array.from(CLS.labels),
+        probabilities: false,
+      }),
+    ],
+    [
+      'probabilities.json',
+      [],
+      'cls',
+      () => ({
+        kind: 'classification',
+        n: 30,
+        k: 3,
+        values: Float32Array.from(PROB.p.flat()),
+        labels: Int32Array.from(PROB.labels),
+        probabilities: true,
+      }),
+    ],
+    [
+      'confidences.csv',
+      [],
+      'conf',
+      () => ({ kind: 'confidence', confidences: Float32Array.from(CONF.c), correctness: Uint8Array.from(CONF.y) }),
+    ],
   ];
   for (const [name, flags, prefix, data] of agreement) {
     it(`${name}: the plots show the table's AURC, E-AURC and ECE`, async () => {
       const dir = join(tmp, `agree-${name}`);
-      const r = await run(['report', fixture(name), ...flags, '--plots', dir, '--format', 'json', '--metrics', `${prefix}_aurc,${prefix}_eaurc,${prefix}_ece`]);
+      const r = await run([
+        'report',
+        fixture(name),
+        ...flags,
+        '--plots',
+        dir,
+        '--format',
+        'json',
+        '--metrics',
+        `${prefix}_aurc,${prefix}_eaurc,${prefix}_ece`,
+      ]);
       expect(r.code, r.stderr).toBe(0);
       const table = JSON.parse(r.stdout) as Record<string, number>;
       const rc = readFileSync(join(dir, 'risk-coverage.svg'), 'utf8');
-      expect(rc).toContain(`Confidence  (AURC ${formatNumber(table[`${prefix}_aurc`])}, E-AURC ${formatNumber(table[`${prefix}_eaurc`])})`);
-      expect(readFileSync(join(dir, 'reliability.svg'), 'utf8')).toContain(`ECE = ${formatNumber(table[`${prefix}_ece`])} `);
+      expect(rc).toContain(
+        `Confidence  (AURC ${formatNumber(table[`${prefix}_aurc`])}, E-AURC ${formatNumber(table[`${prefix}_eaurc`])})`,
+      );
+      expect(readFileSync(join(dir, 'reliability.svg'), 'utf8')).toContain(
+        `ECE = ${formatNumber(table[`${prefix}_ece`])} `,
+      );
       // the numbers behind the legend, to the bit
       const curve = riskCoverage(plotSamples(data()));
       expect(curve.aurc).toBe(table[`${prefix}_aurc`]);
@@ -258,7 +358,14 @@ describe('ecuas report --plots', () => {
   }
 
   it('the plots read the top-1 confidence as the metrics do', () => {
-    const data: PlotData = { kind: 'classification', n: 30, k: 3, values: Float32Array.from(CLS.z.flat()), labels: Int32Array.from(CLS.labels), probabilities: false };
+    const data: PlotData = {
+      kind: 'classification',
+      n: 30,
+      k: 3,
+      values: Float32Array.from(CLS.z.flat()),
+      labels: Int32Array.from(CLS.labels),
+      probabilities: false,
+    };
     const { confidence, correct } = plotSamples(data);
     // the error rate, and the AUC of the same confidences (no float32 ties here), agree
     expect((30 - correct.reduce((a, b) => a + b, 0)) / 30).toBe(oneShot('cls_error_rate', [CLS.z, CLS.labels]));
@@ -278,8 +385,13 @@ describe('ecuas report: probabilities', () => {
   const asCsv = (header: string, rows: number[][], labels: number[]): string =>
     `label,${rows[0].map((_, j) => `${header}${j}`).join(',')}\n${rows.map((r, i) => `${labels[i]},${r.join(',')}`).join('\n')}\n`;
   // the same probabilities under logit_* columns / the "logits" key
-  const disguisedCsv = (): string => tmpFile('disguised.csv', readFileSync(fixture('probabilities.csv'), 'utf8').replace(/prob_/g, 'logit_'));
-  const disguisedJson = (): string => tmpFile('disguised.json', readFileSync(fixture('probabilities.json'), 'utf8').replace('"probabilities"', '"logits"'));
+  const disguisedCsv = (): string =>
+    tmpFile('disguised.csv', readFileSync(fixture('probabilities.csv'), 'utf8').replace(/prob_/g, 'logit_'));
+  const disguisedJson = (): string =>
+    tmpFile(
+      'disguised.json',
+      readFileSync(fixture('probabilities.json'), 'utf8').replace('"probabilities"', '"logits"'),
+    );
 
   for (const name of ['probabilities.csv', 'probabilities.json']) {
     it(`${name} is read as probabilities: the library's values with { probabilities: true }`, async () => {
@@ -324,7 +436,11 @@ describe('ecuas report: probabilities', () => {
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr.split('\n')).toHaveLength(2);
-      expect(r.stderr).toMatch(new RegExp(`^ecuas: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${where}: expected logits, but .*look like probabilities.*Pass --probabilities`));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^ecuas: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${where}: expected logits, but .*look like probabilities.*Pass --probabilities`,
+        ),
+      );
     }
   });
 
@@ -333,16 +449,29 @@ describe('ecuas report: probabilities', () => {
       const r = await run(['report', fixture(name), '--probabilities']);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(new RegExp(`^ecuas: --probabilities applies to files of logits and labels, but .*${name.replace('.', '\\.')} holds confidences and correctness`));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^ecuas: --probabilities applies to files of logits and labels, but .*${name.replace('.', '\\.')} holds confidences and correctness`,
+        ),
+      );
     }
   });
 
   it('--ci bootstraps the probabilities as probabilities', async () => {
     const ids = ['cls_auc', 'cls_nbs', 'cls_cross_entropy'];
-    const out = (await runJson(['report', disguisedJson(), '--probabilities', '--metrics', ids.join(','), '--ci', '0.9', '--resamples', '100', '--seed', '3'])) as Record<
-      string,
-      { value: number; low: number; high: number }
-    >;
+    const out = (await runJson([
+      'report',
+      disguisedJson(),
+      '--probabilities',
+      '--metrics',
+      ids.join(','),
+      '--ci',
+      '0.9',
+      '--resamples',
+      '100',
+      '--seed',
+      '3',
+    ])) as Record<string, { value: number; low: number; high: number }>;
     for (const id of ids) {
       const b = bootstrap(id, [PROB.p, PROB.labels], { resamples: 100, level: 0.9, seed: 3, probabilities: true });
       expect(out[id]).toEqual({ value: oneShotP(id), low: b.low, high: b.high });
@@ -351,20 +480,85 @@ describe('ecuas report: probabilities', () => {
 
   it('rows that are not probabilities name their line or entry', async () => {
     const cases: Array<[string, string, string[], RegExp]> = [
-      ['sum.csv', 'label,prob_0,prob_1\n0,0.5,0.5\n1,0.5,0.6\n', [], /sum\.csv: line 3: expected probabilities summing to 1 \(within 0\.001\), but the row sums to 1\.1\d*$/],
-      ['neg.csv', 'label,prob_0,prob_1\n0,-0.5,1.5\n', [], /line 2, column "prob_0": expected a probability ≥ 0, got -0\.5$/],
-      ['nan.csv', 'label,prob_0,prob_1\n0,nan,1\n', [], /line 2, column "prob_0": expected a finite probability, got NaN$/],
-      ['forced.csv', 'label,logit_0,logit_1\n0,2.5,-1\n', ['--probabilities'], /line 2, column "logit_1": expected a probability ≥ 0 \(with --probabilities\), got -1$/],
-      ['forced-sum.csv', 'label,logit_0,logit_1\n0,2.5,1\n', ['--probabilities'], /line 2: expected probabilities summing to 1 \(within 0\.001\) \(with --probabilities\), but the row sums to 3\.5$/],
-      ['mixed-header.csv', 'label,prob_0,logit_1\n0,0.5,0.5\n', [], /line 1: .*column 3 is "logit_1" where "prob_1" belongs$/],
-      ['odd-header.csv', 'label,p0,p1\n0,0.5,0.5\n', [], /line 1: .*column 2 is "p0" where "logit_0" or "prob_0" belongs$/],
+      [
+        'sum.csv',
+        'label,prob_0,prob_1\n0,0.5,0.5\n1,0.5,0.6\n',
+        [],
+        /sum\.csv: line 3: expected probabilities summing to 1 \(within 0\.001\), but the row sums to 1\.1\d*$/,
+      ],
+      [
+        'neg.csv',
+        'label,prob_0,prob_1\n0,-0.5,1.5\n',
+        [],
+        /line 2, column "prob_0": expected a probability ≥ 0, got -0\.5$/,
+      ],
+      [
+        'nan.csv',
+        'label,prob_0,prob_1\n0,nan,1\n',
+        [],
+        /line 2, column "prob_0": expected a finite probability, got NaN$/,
+      ],
+      [
+        'forced.csv',
+        'label,logit_0,logit_1\n0,2.5,-1\n',
+        ['--probabilities'],
+        /line 2, column "logit_1": expected a probability ≥ 0 \(with --probabilities\), got -1$/,
+      ],
+      [
+        'forced-sum.csv',
+        'label,logit_0,logit_1\n0,2.5,1\n',
+        ['--probabilities'],
+        /line 2: expected probabilities summing to 1 \(within 0\.001\) \(with --probabilities\), but the row sums to 3\.5$/,
+      ],
+      [
+        'mixed-header.csv',
+        'label,prob_0,logit_1\n0,0.5,0.5\n',
+        [],
+        /line 1: .*column 3 is "logit_1" where "prob_1" belongs$/,
+      ],
+      [
+        'odd-header.csv',
+        'label,p0,p1\n0,0.5,0.5\n',
+        [],
+        /line 1: .*column 2 is "p0" where "logit_0" or "prob_0" belongs$/,
+      ],
       ['one.csv', 'label,prob_0\n0,1\n', [], /line 1: .*only one probability column \(K = 1\)$/],
-      ['sum.json', '{"labels": [0, 1], "probabilities": [[0.5, 0.5], [0.2, 0.2]]}', [], /key "probabilities"\[1\]: expected probabilities summing to 1 \(within 0\.001\), but the row sums to 0\.4\d* \(line 1\)$/],
-      ['neg.json', '{"probabilities": [[1.5, -0.5]], "labels": [0]}', [], /key "probabilities"\[0\]\[1\]: expected a probability ≥ 0, got -0\.5/],
-      ['both.json', '{"labels": [0], "logits": [[1, 2]], "probabilities": [[0.5, 0.5]]}', [], /key "probabilities" cannot be combined with "logits": give the rows once/],
-      ['labels-only.json', '{"labels": [0, 1]}', [], /missing key "logits" or "probabilities" \(the file has "labels"\)$/],
-      ['ragged.json', '{"labels": [0, 1], "probabilities": [[0.5, 0.5], [1]]}', [], /key "probabilities"\[1\]: expected 2 probabilities like row 0, got 1 \(ragged rows\)/],
-      ['label.json', '{"labels": [2], "probabilities": [[0.5, 0.5]]}', [], /key "labels"\[0\]: expected a label in \[0, 1\] \(the probabilities have K = 2 classes\), got 2$/],
+      [
+        'sum.json',
+        '{"labels": [0, 1], "probabilities": [[0.5, 0.5], [0.2, 0.2]]}',
+        [],
+        /key "probabilities"\[1\]: expected probabilities summing to 1 \(within 0\.001\), but the row sums to 0\.4\d* \(line 1\)$/,
+      ],
+      [
+        'neg.json',
+        '{"probabilities": [[1.5, -0.5]], "labels": [0]}',
+        [],
+        /key "probabilities"\[0\]\[1\]: expected a probability ≥ 0, got -0\.5/,
+      ],
+      [
+        'both.json',
+        '{"labels": [0], "logits": [[1, 2]], "probabilities": [[0.5, 0.5]]}',
+        [],
+        /key "probabilities" cannot be combined with "logits": give the rows once/,
+      ],
+      [
+        'labels-only.json',
+        '{"labels": [0, 1]}',
+        [],
+        /missing key "logits" or "probabilities" \(the file has "labels"\)$/,
+      ],
+      [
+        'ragged.json',
+        '{"labels": [0, 1], "probabilities": [[0.5, 0.5], [1]]}',
+        [],
+        /key "probabilities"\[1\]: expected 2 probabilities like row 0, got 1 \(ragged rows\)/,
+      ],
+      [
+        'label.json',
+        '{"labels": [2], "probabilities": [[0.5, 0.5]]}',
+        [],
+        /key "labels"\[0\]: expected a label in \[0, 1\] \(the probabilities have K = 2 classes\), got 2$/,
+      ],
     ];
     for (const [name, content, flags, message] of cases) {
       const file = tmpFile(name, content);
@@ -386,48 +580,140 @@ describe('ecuas report: probabilities', () => {
 describe('ecuas report: malformed input', () => {
   // [file name, content, message]; every one exits 1 with one line on stderr naming the file
   const cases: Array<[string, string, RegExp]> = [
-    ['ragged.csv', 'confidence,correct\n0.5,1\n0.7\n', /ragged\.csv: line 3: expected 2 comma-separated cells \(confidence,correct\), got 1$/],
-    ['ragged-logits.csv', 'label,logit_0,logit_1\n0,1,2\n1,1,2,3\n', /line 3: expected 3 comma-separated cells \(label,logit_0,logit_1\), got 4$/],
-    ['text.csv', 'confidence,correct\n0.5,1\nabc,0\n', /text\.csv: line 3, column "confidence": expected a number, got "abc"$/],
+    [
+      'ragged.csv',
+      'confidence,correct\n0.5,1\n0.7\n',
+      /ragged\.csv: line 3: expected 2 comma-separated cells \(confidence,correct\), got 1$/,
+    ],
+    [
+      'ragged-logits.csv',
+      'label,logit_0,logit_1\n0,1,2\n1,1,2,3\n',
+      /line 3: expected 3 comma-separated cells \(label,logit_0,logit_1\), got 4$/,
+    ],
+    [
+      'text.csv',
+      'confidence,correct\n0.5,1\nabc,0\n',
+      /text\.csv: line 3, column "confidence": expected a number, got "abc"$/,
+    ],
     ['empty-cell.csv', 'label,logit_0,logit_1\n0,,2\n', /line 2, column "logit_0": empty cell, expected a number$/],
-    ['header.csv', 'conf,correct\n0.5,1\n', /header\.csv: line 1: expected the header "confidence,correct", "label,logit_0,…,logit_\{K-1\}" or "label,prob_0,…,prob_\{K-1\}" with K ≥ 2, got "conf,correct"$/],
+    [
+      'header.csv',
+      'conf,correct\n0.5,1\n',
+      /header\.csv: line 1: expected the header "confidence,correct", "label,logit_0,…,logit_\{K-1\}" or "label,prob_0,…,prob_\{K-1\}" with K ≥ 2, got "conf,correct"$/,
+    ],
     ['header-order.csv', 'label,logit_0,logit_2\n0,1,2\n', /line 1: .*column 3 is "logit_2" where "logit_1" belongs$/],
     ['one-class.csv', 'label,logit_0\n0,1\n', /line 1: .*only one logit column \(K = 1\)$/],
-    ['range.csv', 'confidence,correct\n0.2,0\n1.5,1\n', /line 3, column "confidence": expected a confidence in \[0, 1\], got 1\.5$/],
+    [
+      'range.csv',
+      'confidence,correct\n0.2,0\n1.5,1\n',
+      /line 3, column "confidence": expected a confidence in \[0, 1\], got 1\.5$/,
+    ],
     ['flag.csv', 'confidence,correct\n0.5,2\n', /line 2, column "correct": expected 0\/1 or true\/false, got "2"$/],
-    ['label.csv', 'label,logit_0,logit_1\n2,1,2\n', /line 2, column "label": expected a label in \[0, 1\] \(the logits have K = 2 classes\), got 2$/],
-    ['label-frac.csv', 'label,logit_0,logit_1\n0.5,1,2\n', /line 2, column "label": expected an integer label ≥ 0, got 0\.5$/],
+    [
+      'label.csv',
+      'label,logit_0,logit_1\n2,1,2\n',
+      /line 2, column "label": expected a label in \[0, 1\] \(the logits have K = 2 classes\), got 2$/,
+    ],
+    [
+      'label-frac.csv',
+      'label,logit_0,logit_1\n0.5,1,2\n',
+      /line 2, column "label": expected an integer label ≥ 0, got 0\.5$/,
+    ],
     ['inf.csv', 'label,logit_0,logit_1\n1,1,inf\n', /line 2, column "logit_1": expected a finite logit, got Infinity$/],
     ['huge.csv', 'label,logit_0,logit_1\n1,1,1e39\n', /expected a finite logit, got 1e\+39 \(too large for float32\)$/],
     ['no-rows.csv', 'confidence,correct\n\n', /no-rows\.csv: no samples: the file has a header but no rows$/],
     ['empty.csv', '', /empty\.csv: the file is empty/],
-    ['bad.json', '{"logits": [[1, 2], [3, 4]], "labels": [0, 1],}', /bad\.json: invalid JSON at line 1: trailing comma before "\}"$/],
-    ['bad2.json', '{"labels": [0, 1],\n "logits": [[1, 2],\n [3 4]]}', /bad2\.json: invalid JSON at line 3: expected "," or the end of the array\/object, got "4" \(in the value of key "logits"\)$/],
-    ['truncated.json', '{"logits": [[1, 2], [3, 4]], "labels": [0, 1]', /invalid JSON at line 1: unexpected end of file/],
+    [
+      'bad.json',
+      '{"logits": [[1, 2], [3, 4]], "labels": [0, 1],}',
+      /bad\.json: invalid JSON at line 1: trailing comma before "\}"$/,
+    ],
+    [
+      'bad2.json',
+      '{"labels": [0, 1],\n "logits": [[1, 2],\n [3 4]]}',
+      /bad2\.json: invalid JSON at line 3: expected "," or the end of the array\/object, got "4" \(in the value of key "logits"\)$/,
+    ],
+    [
+      'truncated.json',
+      '{"logits": [[1, 2], [3, 4]], "labels": [0, 1]',
+      /invalid JSON at line 1: unexpected end of file/,
+    ],
     ['missing.json', '{"logits": [[1, 2], [3, 4]]}', /missing\.json: missing key "labels" \(the file has "logits"\)$/],
     ['missing2.json', '{"correctness": [1, 0]}', /missing key "confidences" \(the file has "correctness"\)$/],
-    ['nokeys.json', '{"predictions": [1]}', /missing keys: expected "logits" \(or "probabilities"\) and "labels", or "confidences" and "correctness"; found "predictions"$/],
+    [
+      'nokeys.json',
+      '{"predictions": [1]}',
+      /missing keys: expected "logits" \(or "probabilities"\) and "labels", or "confidences" and "correctness"; found "predictions"$/,
+    ],
     ['array.json', '[[1, 2]]', /array\.json: expected a JSON object with the keys .*, got an array \(line 1\)$/],
-    ['mixed.json', '{"logits": [[1, 2]], "labels": [0], "confidences": [0.5]}', /key "confidences" cannot be combined with "logits"\/"labels"/],
+    [
+      'mixed.json',
+      '{"logits": [[1, 2]], "labels": [0], "confidences": [0.5]}',
+      /key "confidences" cannot be combined with "logits"\/"labels"/,
+    ],
     ['twice.json', '{"labels": [0], "labels": [1], "logits": [[1, 2]]}', /key "labels" appears twice/],
-    ['ragged.json', '{"labels": [0, 1], "logits": [[1, 2], [3]]}', /key "logits"\[1\]: expected 2 logits like row 0, got 1 \(ragged rows\) \(line 1\)$/],
-    ['ragged2.json', '{"labels": [0, 1], "logits": [[1, 2], [3, 4, 5]]}', /key "logits"\[1\]: expected 2 logits like row 0, got more \(ragged rows\)/],
-    ['flat.json', '{"labels": [0, 1], "logits": [1, 2]}', /key "logits"\[0\]: expected a row of logits \(an array of numbers\), got 1/],
-    ['string.json', '{"labels": [0, 1], "logits": [[1, "a"], [3, 4]]}', /key "logits"\[0\]\[1\]: expected a number, got the string "a"/],
+    [
+      'ragged.json',
+      '{"labels": [0, 1], "logits": [[1, 2], [3]]}',
+      /key "logits"\[1\]: expected 2 logits like row 0, got 1 \(ragged rows\) \(line 1\)$/,
+    ],
+    [
+      'ragged2.json',
+      '{"labels": [0, 1], "logits": [[1, 2], [3, 4, 5]]}',
+      /key "logits"\[1\]: expected 2 logits like row 0, got more \(ragged rows\)/,
+    ],
+    [
+      'flat.json',
+      '{"labels": [0, 1], "logits": [1, 2]}',
+      /key "logits"\[0\]: expected a row of logits \(an array of numbers\), got 1/,
+    ],
+    [
+      'string.json',
+      '{"labels": [0, 1], "logits": [[1, "a"], [3, 4]]}',
+      /key "logits"\[0\]\[1\]: expected a number, got the string "a"/,
+    ],
     ['not-array.json', '{"labels": 5, "logits": [[1, 2]]}', /key "labels": expected an array, got 5/],
-    ['label.json', '{"logits": [[1, 2], [3, 4]], "labels": [0, 2]}', /key "labels"\[1\]: expected a label in \[0, 1\] \(the logits have K = 2 classes\), got 2$/],
-    ['label-frac.json', '{"labels": [0, 1.5], "logits": [[1, 2], [3, 4]]}', /key "labels"\[1\]: expected an integer label ≥ 0, got 1\.5/],
-    ['flags.json', '{"confidences": [0.5, 0.7], "correctness": [1, 2]}', /key "correctness"\[1\]: expected true\/false or 0\/1, got 2/],
-    ['conf-range.json', '{"correctness": [1, 0], "confidences": [0.5, -0.1]}', /key "confidences"\[1\]: expected a confidence in \[0, 1\], got -0\.1/],
-    ['short.json', '{"logits": [[1, 2], [3, 4]], "labels": [0, 1, 1]}', /key "labels" has 3 entries but "logits" has 2 rows: they must have the same length$/],
-    ['long.json', '{"labels": [0], "logits": [[1, 2], [3, 4]]}', /key "logits" has more rows than "labels" \(1\): they must have the same length/],
-    ['short-conf.json', '{"correctness": [1], "confidences": [0.5, 0.6]}', /key "confidences" has more entries than "correctness" \(1\)/],
+    [
+      'label.json',
+      '{"logits": [[1, 2], [3, 4]], "labels": [0, 2]}',
+      /key "labels"\[1\]: expected a label in \[0, 1\] \(the logits have K = 2 classes\), got 2$/,
+    ],
+    [
+      'label-frac.json',
+      '{"labels": [0, 1.5], "logits": [[1, 2], [3, 4]]}',
+      /key "labels"\[1\]: expected an integer label ≥ 0, got 1\.5/,
+    ],
+    [
+      'flags.json',
+      '{"confidences": [0.5, 0.7], "correctness": [1, 2]}',
+      /key "correctness"\[1\]: expected true\/false or 0\/1, got 2/,
+    ],
+    [
+      'conf-range.json',
+      '{"correctness": [1, 0], "confidences": [0.5, -0.1]}',
+      /key "confidences"\[1\]: expected a confidence in \[0, 1\], got -0\.1/,
+    ],
+    [
+      'short.json',
+      '{"logits": [[1, 2], [3, 4]], "labels": [0, 1, 1]}',
+      /key "labels" has 3 entries but "logits" has 2 rows: they must have the same length$/,
+    ],
+    [
+      'long.json',
+      '{"labels": [0], "logits": [[1, 2], [3, 4]]}',
+      /key "logits" has more rows than "labels" \(1\): they must have the same length/,
+    ],
+    [
+      'short-conf.json',
+      '{"correctness": [1], "confidences": [0.5, 0.6]}',
+      /key "confidences" has more entries than "correctness" \(1\)/,
+    ],
     ['empty.json', '{"confidences": [], "correctness": []}', /no samples: "confidences" and "correctness" are empty/],
     ['k1.json', '{"labels": [0], "logits": [[1]]}', /key "logits"\[0\]: expected rows of K ≥ 2 logits, got 1/],
   ];
 
   for (const [name, content, message] of cases) {
-    it(`${name}`, async () => {
+    it(name, async () => {
       const file = tmpFile(name, content);
       const r = await run(['report', file]);
       expect(r.code).toBe(1);
@@ -466,21 +752,39 @@ describe('ecuas: command line', () => {
     [['report', 'a.csv', '--what'], /^ecuas: unknown option --what/],
     [['report', 'a.csv', '--format'], /^ecuas: option --format needs a value/],
     [['report', 'a.csv', '--format', 'xml'], /^ecuas: --format must be one of table, json, csv, markdown, got "xml"/],
-    [['report', 'a.csv', '--ci', '95'], /^ecuas: --ci must be a level in \(0, 1\), e\.g\. 0\.95, got "95" \(for 95 % write 0\.95\)/],
+    [
+      ['report', 'a.csv', '--ci', '95'],
+      /^ecuas: --ci must be a level in \(0, 1\), e\.g\. 0\.95, got "95" \(for 95 % write 0\.95\)/,
+    ],
     [['report', 'a.csv', '--ci', 'abc'], /^ecuas: --ci must be a level in \(0, 1\)/],
     [['report', 'a.csv', '--resamples', '0'], /^ecuas: --resamples must be an integer ≥ 1, got "0"/],
     [['report', 'a.csv', '--resamples', '1e3'], /^ecuas: --resamples must be an integer ≥ 1/],
     [['report', 'a.csv', '--seed', '1.5'], /^ecuas: --seed must be an integer, got "1\.5"/],
-    [['report', 'a.csv', '--metrics', 'cls_foo'], /^ecuas: --metrics: unknown metric id "cls_foo": no such metric \(did you mean "cls_\w+"\?\)/],
-    [['report', 'a.csv', '--metrics', 'cls_ece_nbins=0'], /^ecuas: --metrics: unknown metric id "cls_ece_nbins=0": nbins must be an integer ≥ 1/],
+    [
+      ['report', 'a.csv', '--metrics', 'cls_foo'],
+      /^ecuas: --metrics: unknown metric id "cls_foo": no such metric \(did you mean "cls_\w+"\?\)/,
+    ],
+    [
+      ['report', 'a.csv', '--metrics', 'cls_ece_nbins=0'],
+      /^ecuas: --metrics: unknown metric id "cls_ece_nbins=0": nbins must be an integer ≥ 1/,
+    ],
     [['report', 'a.csv', '--metrics', ','], /^ecuas: --metrics needs at least one metric id/],
     [['report', 'a.csv', '--metrics', 'scod_aurc'], /^ecuas: --metrics: "scod_aurc" needs OOD scores/],
-    [['report', fixture('logits.csv'), '--metrics', 'cls_auc,conf_auc'], /^ecuas: --metrics: "conf_auc" needs confidences and correctness, but .*logits\.csv holds logits and labels: use cls_\* ids/],
-    [['report', fixture('confidences.json'), '--metrics', 'cls_auc'], /^ecuas: --metrics: "cls_auc" needs logits \(or probabilities\) and labels, but .*confidences\.json holds confidences and correctness/],
+    [
+      ['report', fixture('logits.csv'), '--metrics', 'cls_auc,conf_auc'],
+      /^ecuas: --metrics: "conf_auc" needs confidences and correctness, but .*logits\.csv holds logits and labels: use cls_\* ids/,
+    ],
+    [
+      ['report', fixture('confidences.json'), '--metrics', 'cls_auc'],
+      /^ecuas: --metrics: "cls_auc" needs logits \(or probabilities\) and labels, but .*confidences\.json holds confidences and correctness/,
+    ],
     [['report', '-'], /^ecuas: reading from stdin is not supported/],
     [['report', 'a.csv', '--probabilities=yes'], /^ecuas: option --probabilities takes no value, got "yes"/],
     // unknown options name the one meant: a typo, a missing letter, an abbreviation, one dash
-    [['report', 'a.csv', '--metric', 'cls_auc'], /^ecuas: unknown option --metric: did you mean --metrics\? \(see `ecuas report --help`\)$/m],
+    [
+      ['report', 'a.csv', '--metric', 'cls_auc'],
+      /^ecuas: unknown option --metric: did you mean --metrics\? \(see `ecuas report --help`\)$/m,
+    ],
     [['report', 'a.csv', '--resample=50'], /^ecuas: unknown option --resample: did you mean --resamples\?/],
     [['report', 'a.csv', '--fromat', 'json'], /^ecuas: unknown option --fromat: did you mean --format\?/],
     [['report', 'a.csv', '--prob'], /^ecuas: unknown option --prob: did you mean --probabilities\?/],
@@ -508,47 +812,81 @@ describe('ecuas: command line', () => {
     const h = await run(['--help']);
     expect(h.code).toBe(0);
     expect(h.stdout).toMatch(/ecuas report FILE \[options\]/);
-    for (const argv of [['report', '--help'], ['report', 'x.csv', '-h'], ['help', 'report']]) {
+    for (const argv of [
+      ['report', '--help'],
+      ['report', 'x.csv', '-h'],
+      ['help', 'report'],
+    ]) {
       const r = await run(argv);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^Usage: ecuas report FILE \[options\]/);
-      for (const flag of ['--metrics', '--format', '--ci', '--resamples', '--seed', '--plots', '--probabilities']) expect(r.stdout).toContain(flag);
+      for (const flag of ['--metrics', '--format', '--ci', '--resamples', '--seed', '--plots', '--probabilities'])
+        expect(r.stdout).toContain(flag);
       expect(r.stdout).toContain('"label,prob_0,…,prob_{K-1}"');
       expect(r.stdout).toContain('{"probabilities": [[');
       expect(r.stdout).toMatch(/holds all samples in memory/);
       expect(r.stdout).toMatch(/null in json/);
       for (const id of [...CONF_IDS, ...CLS_IDS]) expect(r.stdout).toContain(id);
     }
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
     expect((await run(['--version'])).stdout).toBe(`${pkg.version}\n`);
   });
 
   it('accepts --flag value, --flag=value, -h, -V, -v, repeats and --', async () => {
-    const argv = ['report', fixture('confidences.csv'), '--metrics', 'conf_auc,conf_brier', '--ci', '0.9', '--resamples', '30', '--format', 'csv'];
+    const argv = [
+      'report',
+      fixture('confidences.csv'),
+      '--metrics',
+      'conf_auc,conf_brier',
+      '--ci',
+      '0.9',
+      '--resamples',
+      '30',
+      '--format',
+      'csv',
+    ];
     // a negative seed as its own argument is a value, not an option
     const negative = await run([...argv, '--seed', '-3']);
     expect(negative.code, negative.stderr).toBe(0);
     expect(negative.stdout).toBe((await run([...argv, '--seed=-3'])).stdout);
     expect(negative.stdout).not.toBe((await run([...argv, '--seed=3'])).stdout);
     // the last of a repeated option counts
-    expect((await run([...argv, '--format', 'json', '--seed', '1', '--seed', '-3', '--format', 'csv'])).stdout).toBe(negative.stdout);
+    expect((await run([...argv, '--format', 'json', '--seed', '1', '--seed', '-3', '--format', 'csv'])).stdout).toBe(
+      negative.stdout,
+    );
     // after -- everything is a FILE
-    expect((await run(['report', '--', fixture('confidences.csv'), '--metrics'])).stderr).toMatch(/^ecuas: expected one FILE, got 2: .*"--metrics"/);
-    expect((await run(['report', '--metrics', 'conf_auc', '--format', 'csv', '--', fixture('confidences.csv')])).stdout).toMatch(/^id,value\nconf_auc,/);
+    expect((await run(['report', '--', fixture('confidences.csv'), '--metrics'])).stderr).toMatch(
+      /^ecuas: expected one FILE, got 2: .*"--metrics"/,
+    );
+    expect(
+      (await run(['report', '--metrics', 'conf_auc', '--format', 'csv', '--', fixture('confidences.csv')])).stdout,
+    ).toMatch(/^id,value\nconf_auc,/);
     // help or version before a mistake wins; a mistake before help does not
-    for (const argv of [['report', '-h', '--bogus'], ['report', '--format', 'xml', '--help']]) expect((await run(argv)).stdout).toMatch(/^Usage: ecuas report FILE/);
+    for (const argv of [
+      ['report', '-h', '--bogus'],
+      ['report', '--format', 'xml', '--help'],
+    ])
+      expect((await run(argv)).stdout).toMatch(/^Usage: ecuas report FILE/);
     const late = await run(['report', '--bogus', '-h']);
     expect([late.code, late.stdout]).toEqual([2, '']);
     expect((await run(['--help', '--bogus'])).stdout).toMatch(/^ecuas — /);
     expect((await run(['-h', 'report'])).stdout).toMatch(/^Usage: ecuas report FILE/);
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-    for (const argv of [['-V'], ['-v'], ['--version', '--help'], ['--version', '--bogus']]) expect((await run(argv)).stdout, argv.join(' ')).toBe(`${pkg.version}\n`);
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    for (const argv of [['-V'], ['-v'], ['--version', '--help'], ['--version', '--bogus']])
+      expect((await run(argv)).stdout, argv.join(' ')).toBe(`${pkg.version}\n`);
   });
 
   it('draws a progress bar on stderr only for a terminal', async () => {
-    const quiet = await run(['report', fixture('logits.csv'), '--ci', '0.9', '--resamples', '50'], { progressMinBytes: 0, progressMinWork: 0 });
+    const quiet = await run(['report', fixture('logits.csv'), '--ci', '0.9', '--resamples', '50'], {
+      progressMinBytes: 0,
+      progressMinWork: 0,
+    });
     expect(quiet.stderr).toBe('');
-    const tty = await run(['report', fixture('logits.csv'), '--ci', '0.9', '--resamples', '50'], { tty: true, progressMinBytes: 0, progressMinWork: 0 });
+    const tty = await run(['report', fixture('logits.csv'), '--ci', '0.9', '--resamples', '50'], {
+      tty: true,
+      progressMinBytes: 0,
+      progressMinWork: 0,
+    });
     expect(tty.code).toBe(0);
     expect(tty.stderr).toMatch(/\rreading [█░]+ +\d+%/);
     expect(tty.stderr).toMatch(/\rbootstrap 1\/\d+ [█░]+/);
@@ -562,7 +900,11 @@ describe('ecuas: command line', () => {
 describe('streaming readers', () => {
   async function collect(file: string, batchSize: number): Promise<{ batches: Batch[]; passes: number }> {
     const batches: Batch[] = [];
-    const summary = await readInputFile(file, { onKind: () => {}, onBatch: (b) => batches.push(b) }, { batchSize });
+    const summary = await readInputFile(
+      file,
+      { onKind: () => undefined, onBatch: (b) => batches.push(b) },
+      { batchSize },
+    );
     return { batches, passes: summary.passes };
   }
 
@@ -589,7 +931,8 @@ describe('streaming readers', () => {
 
   it('the JSON parser gives the same events for any chunking', () => {
     const text = readFileSync(fixture('logits.json'), 'utf8') + ' ';
-    const extra = '{"a": "x\\"y\\\\", "b": [true, false, null, -1.5e-3, NaN, -Infinity, {"c": []}], "logits": [[1, 2]]}';
+    const extra =
+      '{"a": "x\\"y\\\\", "b": [true, false, null, -1.5e-3, NaN, -Infinity, {"c": []}], "logits": [[1, 2]]}';
     for (const doc of [text, extra]) {
       const events = (chunk: number): string[] => {
         const out: string[] = [];
@@ -637,7 +980,9 @@ describe('Grow', () => {
     const c = Array.from({ length: n }, (_, i) => ((i * 37) % 101) / 100);
     const y = c.map((v, i) => (v > 0.4 || i % 7 === 0 ? 1 : 0));
     const file = tmpFile('many.csv', `confidence,correct\n${c.map((v, i) => `${v},${y[i]}`).join('\n')}\n`);
-    const out = (await runJson(['report', file, '--metrics', 'conf_auc', '--ci', '0.9', '--resamples', '20'], { batchSize: 7 })) as Record<string, { low: number; high: number }>;
+    const out = (await runJson(['report', file, '--metrics', 'conf_auc', '--ci', '0.9', '--resamples', '20'], {
+      batchSize: 7,
+    })) as Record<string, { low: number; high: number }>;
     const b = bootstrap('conf_auc', [c, y], { resamples: 20, level: 0.9, seed: 0 });
     expect([out.conf_auc.low, out.conf_auc.high]).toEqual([b.low, b.high]);
   });
@@ -649,25 +994,33 @@ describe('the ecuas executable', () => {
 
   const entries: Array<[string, string[], boolean]> = [
     ['src/cli/bin.ts through tsx', ['--import', 'tsx', join(root, 'src/cli/bin.ts')], true],
-    ['the built dist/cli/ecuas.js (package.json "bin")', [join(root, 'dist/cli/ecuas.js')], existsSync(join(root, 'dist/cli/ecuas.js'))],
+    [
+      'the built dist/cli/ecuas.js (package.json "bin")',
+      [join(root, 'dist/cli/ecuas.js')],
+      existsSync(join(root, 'dist/cli/ecuas.js')),
+    ],
   ];
   for (const [name, entry, available] of entries) {
     it.skipIf(!available)(`runs: ${name}`, async () => {
       const ok = spawnCli(entry, ['report', fixture('logits.csv'), '--format', 'json', '--metrics', 'cls_auc,cls_nce']);
       expect(ok.status, ok.stderr).toBe(0);
       expect(ok.stderr).toBe(''); // no tfjs banner
-      expect(JSON.parse(ok.stdout)).toEqual(await runJson(['report', fixture('logits.csv'), '--metrics', 'cls_auc,cls_nce']));
+      expect(JSON.parse(ok.stdout)).toEqual(
+        await runJson(['report', fixture('logits.csv'), '--metrics', 'cls_auc,cls_nce']),
+      );
       const bad = spawnCli(entry, ['report', tmpFile('bad.csv', 'confidence,correct\n0.5\n')]);
       expect(bad.status).toBe(1);
       expect(bad.stdout).toBe('');
-      expect(bad.stderr).toMatch(/^ecuas: .*bad\.csv: line 2: expected 2 comma-separated cells \(confidence,correct\), got 1\n$/);
+      expect(bad.stderr).toMatch(
+        /^ecuas: .*bad\.csv: line 2: expected 2 comma-separated cells \(confidence,correct\), got 1\n$/,
+      );
       const usage = spawnCli(entry, ['report']);
       expect(usage.status).toBe(2);
     });
   }
 
   it('package.json points "bin" at the CLI build', () => {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: unknown };
     expect(pkg.bin).toEqual({ ecuas: './dist/cli/ecuas.js' });
   });
 });

@@ -50,13 +50,22 @@ describe('confidence metrics on the seed example (hand-derived)', () => {
   });
 
   it('ECE: float32 0.9 lands in bin 8 with 0.8; |2.6 − 2| + |0.4 − 0| over 4 = 0.25', () => {
-    expectClose(new ExpectedCalibrationError().update(C, Y).compute(), (Math.abs(f(0.9) * 2 + f(0.8) - 2) + f(0.4)) / 4);
+    expectClose(
+      new ExpectedCalibrationError().update(C, Y).compute(),
+      (Math.abs(f(0.9) * 2 + f(0.8) - 2) + f(0.4)) / 4,
+    );
     // one bin: |Σc − Σy| / N
-    expectClose(new ExpectedCalibrationError({ nBins: 1 }).update(C, Y).compute(), Math.abs(2 * f(0.9) + f(0.8) + f(0.4) - 2) / 4);
+    expectClose(
+      new ExpectedCalibrationError({ nBins: 1 }).update(C, Y).compute(),
+      Math.abs(2 * f(0.9) + f(0.8) + f(0.4) - 2) / 4,
+    );
   });
 
   it('ECE: a confidence of exactly 1 falls in the top bin', () => {
-    expect(new ExpectedCalibrationError({ nBins: 10 }).update([1, 0.95], [1, 0]).compute()).toBeCloseTo(Math.abs(1 + f(0.95) - 1) / 2, 9);
+    expect(new ExpectedCalibrationError({ nBins: 10 }).update([1, 0.95], [1, 0]).compute()).toBeCloseTo(
+      Math.abs(1 + f(0.95) - 1) / 2,
+      9,
+    );
   });
 
   it('AUC: pairs (0.9,0.4)=1, (0.9,0.9)=½, (0.8,0.4)=1, (0.8,0.9)=0 → 2.5/4', () => {
@@ -111,8 +120,19 @@ describe('confidence metrics on the seed example (hand-derived)', () => {
 
 describe('confidence metrics: limits and undefined values', () => {
   const all = [
-    ConfidenceErrorRate, ConfidenceBrierScore, ConfidenceCrossEntropy, ExpectedCalibrationError, ConfidenceAUCScore,
-    ConfidenceECUAS, CCAS, ConfidenceGammaECUAS, ConfidenceAURC, ConfidenceAUGRC, ConfidenceEAURC, ConfidenceEAUGRC, FPR95,
+    ConfidenceErrorRate,
+    ConfidenceBrierScore,
+    ConfidenceCrossEntropy,
+    ExpectedCalibrationError,
+    ConfidenceAUCScore,
+    ConfidenceECUAS,
+    CCAS,
+    ConfidenceGammaECUAS,
+    ConfidenceAURC,
+    ConfidenceAUGRC,
+    ConfidenceEAURC,
+    ConfidenceEAUGRC,
+    FPR95,
   ];
 
   it.each(all.map((C) => [C.metricName, C] as const))('%s: compute without samples throws', (_, Cls) => {
@@ -142,7 +162,10 @@ describe('confidence metrics: limits and undefined values', () => {
   });
 
   it('every normalized metric is NaN when all decisions are correct or all wrong', () => {
-    for (const y of [[1, 1, 1], [0, 0, 0]]) {
+    for (const y of [
+      [1, 1, 1],
+      [0, 0, 0],
+    ]) {
       for (const m of [
         new ConfidenceBrierScore({ normalize: true }),
         new ConfidenceCrossEntropy({ normalize: true }),
@@ -151,7 +174,7 @@ describe('confidence metrics: limits and undefined values', () => {
         new CCAS({ normalize: true }),
         new ConfidenceGammaECUAS({ normalize: true }),
       ]) {
-        expect(m.update([0.3, 0.9, 1], y).compute(), `${m.metricName} on ${y}`).toBeNaN();
+        expect(m.update([0.3, 0.9, 1], y).compute(), `${m.metricName} on ${y.join(',')}`).toBeNaN();
       }
     }
   });

@@ -35,11 +35,14 @@ function kindOf(node: ts.Statement): Kind | undefined {
 }
 
 function hasExportModifier(node: ts.Node): boolean {
-  return !!ts.canHaveModifiers(node) && !!ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+  return ts.canHaveModifiers(node) && !!ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
 }
 
 /** Declarations by name, and what the file exports (`export { … }`, `export type { … }`, `export declare …`). */
-function parse(text: string, fileName: string): { declarations: Map<string, Declaration[]>; exported: Exported[]; unresolved: string[] } {
+function parse(
+  text: string,
+  fileName: string,
+): { declarations: Map<string, Declaration[]>; exported: Exported[]; unresolved: string[] } {
   const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const declarations = new Map<string, Declaration[]>();
   const exported: Exported[] = [];
@@ -54,7 +57,8 @@ function parse(text: string, fileName: string): { declarations: Map<string, Decl
         unresolved.push(st.getText(sf).slice(0, 120)); // a re-export from elsewhere: its docs are not in this file
         continue;
       }
-      for (const el of st.exportClause.elements) exported.push({ name: el.name.text, local: (el.propertyName ?? el.name).text });
+      for (const el of st.exportClause.elements)
+        exported.push({ name: el.name.text, local: (el.propertyName ?? el.name).text });
       continue;
     }
     const kind = kindOf(st);
@@ -89,7 +93,9 @@ function sourceFiles(): Map<string, string> {
     if (!entry.endsWith('.ts')) continue;
     const file = join(srcDir, entry);
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:class|function|interface|type|enum|const|let|namespace)\s+([A-Za-z_$][\w$]*)/gm)) {
+    for (const m of text.matchAll(
+      /^export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:class|function|interface|type|enum|const|let|namespace)\s+([A-Za-z_$][\w$]*)/gm,
+    )) {
       if (!out.has(m[1])) out.set(m[1], relative(root, file));
     }
   }
@@ -104,7 +110,8 @@ describe('TSDoc coverage of dist/index.d.ts', () => {
     expect(built, `${DTS} not found: run \`npm run build\` (npm test does it first)`).toBe(true);
     expect(parsed?.unresolved, 'export statements whose declarations are not in the file').toEqual([]);
     expect(parsed?.exported.length).toBeGreaterThan(50);
-    for (const { name, local } of parsed?.exported ?? []) expect(parsed?.declarations.has(local), `no declaration for the export ${name}`).toBe(true);
+    for (const { name, local } of parsed?.exported ?? [])
+      expect(parsed?.declarations.has(local), `no declaration for the export ${name}`).toBe(true);
   });
 
   it('dist/index.d.cts exports the same names', () => {
@@ -129,19 +136,28 @@ describe('TSDoc coverage of dist/index.d.ts', () => {
       // every overload of a function shows its own doc in editors, so each needs one
       const undocumented = decls.filter((d) => !docsOf(d.node).some((doc) => summaryOf(doc).length > 0));
       if (undocumented.length > 0) {
-        const which = decls.length > 1 ? ` — overload ${undocumented.map((d) => decls.indexOf(d) + 1).join(', ')} of ${decls.length}` : '';
+        const which =
+          decls.length > 1
+            ? ` — overload ${undocumented.map((d) => decls.indexOf(d) + 1).join(', ')} of ${decls.length}`
+            : '';
         noDoc.push(label + which);
       }
       const needsExample = decls.some((d) => d.kind === 'class' || d.kind === 'function');
-      if (needsExample && !decls.some((d) => ts.getJSDocTags(d.node).some((t) => t.tagName.text === 'example'))) noExample.push(label);
+      if (needsExample && !decls.some((d) => ts.getJSDocTags(d.node).some((t) => t.tagName.text === 'example')))
+        noExample.push(label);
     }
     expect(checked).toBeGreaterThan(50);
     const report = [
       noDoc.length ? `without a TSDoc comment (${noDoc.length}):\n  ${noDoc.join('\n  ')}` : '',
-      noExample.length ? `classes and functions without an @example (${noExample.length}):\n  ${noExample.join('\n  ')}` : '',
+      noExample.length
+        ? `classes and functions without an @example (${noExample.length}):\n  ${noExample.join('\n  ')}`
+        : '',
     ]
       .filter(Boolean)
       .join('\n');
-    expect({ noDoc, noExample }, `exports of dist/index.d.ts lacking docs:\n${report}`).toEqual({ noDoc: [], noExample: [] });
+    expect({ noDoc, noExample }, `exports of dist/index.d.ts lacking docs:\n${report}`).toEqual({
+      noDoc: [],
+      noExample: [],
+    });
   });
 });

@@ -11,19 +11,22 @@ import { MetricInputError } from '../src/index';
 import { normal, rng } from './helpers/data';
 import { CONFIDENCE_METRICS, CLASSIFICATION_METRICS } from './helpers/metricNames';
 
-type AnyMetric = ecuas.Metric<unknown[], unknown, object>;
+type AnyMetric = ecuas.Metric<unknown[], unknown>;
 const E = ecuas as unknown as Record<string, new (o?: object) => AnyMetric>;
 
-/** One-shot value of class `name` with `options` on `args`. */
-function value<R = number>(name: string, options: object, ...args: unknown[]): R {
+/** One-shot result of class `name` with `options` on `args`. */
+function result(name: string, options: object, ...args: unknown[]): unknown {
   const m = new E[name](options);
   try {
     m.update(...args);
-    return m.compute() as R;
+    return m.compute();
   } finally {
     m.dispose();
   }
 }
+
+/** One-shot value of the scalar metric class `name` with `options` on `args`. */
+const value = (name: string, options: object, ...args: unknown[]): number => result(name, options, ...args) as number;
 
 const EPS = 1e-7;
 const F32_MAX = 3.4028234663852886e38;
@@ -50,9 +53,14 @@ const CONF_VARIANTS: Array<[string, object]> = [
 ];
 const CLS_VARIANTS: Array<[string, object]> = [
   ...CLS_CLASSES.map((n): [string, object] => [n, {}]),
-  ...['ClassificationErrorRate', 'ClassificationCrossEntropy', 'ClassificationBrierScore', 'ClassificationECUAS', 'ClassificationLogLog', 'ClassificationGammaECUAS'].map(
-    (n): [string, object] => [n, { normalize: false }],
-  ),
+  ...[
+    'ClassificationErrorRate',
+    'ClassificationCrossEntropy',
+    'ClassificationBrierScore',
+    'ClassificationECUAS',
+    'ClassificationLogLog',
+    'ClassificationGammaECUAS',
+  ].map((n): [string, object] => [n, { normalize: false }]),
   ['ClassificationECUAS', { n: 2 }],
   ['ClassificationECUAS', { n: 2, normalize: false }],
   ['ClassificationGammaECUAS', { gamma: 0, normalize: false }],
@@ -64,7 +72,7 @@ function expectedCumLoss(scores: number[], losses: number[], descending = true):
   const order = scores.map((s, i) => [s, losses[i]]).sort((a, b) => (descending ? b[0] - a[0] : a[0] - b[0]));
   const e: number[] = [];
   let cum = 0;
-  for (let s = 0; s < order.length; ) {
+  for (let s = 0; s < order.length;) {
     let t = s;
     let block = 0;
     while (t < order.length && order[t][0] === order[s][0]) block += order[t++][1];
@@ -119,7 +127,12 @@ function sweep(variants: Array<[string, object]>, args: unknown[]): Map<string, 
 describe('logits up to ±1e4', () => {
   // Two classes, every row one-hot in the float64 softmax: s = exp(−2e4) = 0 exactly, q = 1,
   // u = 0. Rows: correct, wrong, correct, wrong; priors (½, ½).
-  const z = [[1e4, -1e4], [1e4, -1e4], [-1e4, 1e4], [-1e4, 1e4]];
+  const z = [
+    [1e4, -1e4],
+    [1e4, -1e4],
+    [-1e4, 1e4],
+    [-1e4, 1e4],
+  ];
   const labels = [0, 1, 1, 0];
 
   it('cross-entropy: log p_label = −2e4 exactly for a wrong row, 0 for a right one', () => {
@@ -143,7 +156,7 @@ describe('logits up to ±1e4', () => {
     expect(value('ClassificationGammaECUAS', { normalize: false }, z, labels)).toBe(0.5);
   });
 
-  it("LogLog: the entropy is 0 and floors at ε: ε + 1e4·log(log 2/ε)", () => {
+  it('LogLog: the entropy is 0 and floors at ε: ε + 1e4·log(log 2/ε)', () => {
     close(value('ClassificationLogLog', { normalize: false }, z, labels), EPS + 1e4 * Math.log(Math.log(2) / EPS));
   });
 
@@ -157,7 +170,10 @@ describe('logits up to ±1e4', () => {
   });
 
   it('a near tie at 1e4: [1e4, 9999, −1e4] with label 1 has log p = −1 − log1p(e^−1)', () => {
-    close(value('ClassificationCrossEntropy', { normalize: false }, [[1e4, 9999, -1e4]], [1]), 1 + Math.log1p(Math.exp(-1)));
+    close(
+      value('ClassificationCrossEntropy', { normalize: false }, [[1e4, 9999, -1e4]], [1]),
+      1 + Math.log1p(Math.exp(-1)),
+    );
     // all three at 1e4: the first index is the argmax, p = ⅓ each
     close(value('ClassificationCrossEntropy', { normalize: false }, [[1e4, 1e4, 1e4]], [2]), Math.log(3));
     expect(value('ClassificationErrorRate', { normalize: false }, [[1e4, 1e4, 1e4]], [2])).toBe(1);
@@ -202,11 +218,23 @@ describe('K up to 10,000 (a few rows)', () => {
   const mean = (f: (x: (typeof ref)[number]) => number): number => ref.reduce((a, x) => a + f(x), 0) / ref.length;
 
   it('cross-entropy, Brier, error rate, LogLog against a float64 reference (1e-9)', () => {
-    close(value('ClassificationCrossEntropy', { normalize: false }, z, labels), mean((x) => -x.logpY), 1e-9);
-    close(value('ClassificationBrierScore', { normalize: false }, z, labels), mean((x) => x.brier), 1e-9);
+    close(
+      value('ClassificationCrossEntropy', { normalize: false }, z, labels),
+      mean((x) => -x.logpY),
+      1e-9,
+    );
+    close(
+      value('ClassificationBrierScore', { normalize: false }, z, labels),
+      mean((x) => x.brier),
+      1e-9,
+    );
     expect(value('ClassificationErrorRate', { normalize: false }, z, labels)).toBe(mean((x) => (x.correct ? 0 : 1)));
     const logK = Math.log(K);
-    close(value('ClassificationLogLog', { normalize: false }, z, labels), mean((x) => Math.max(x.h, EPS) - x.logpY * Math.log(logK / Math.max(x.h, EPS))), 1e-9);
+    close(
+      value('ClassificationLogLog', { normalize: false }, z, labels),
+      mean((x) => Math.max(x.h, EPS) - x.logpY * Math.log(logK / Math.max(x.h, EPS))),
+      1e-9,
+    );
   });
 
   it('ECUAS n = 0 and n = 2 with u_M = 1 − 1/K (the uniform row has u = u_M exactly)', () => {
@@ -217,8 +245,16 @@ describe('K up to 10,000 (a few rows)', () => {
       if (n === 0) return x.correct ? v : v + (Math.log(uM) - ell) / uM;
       return x.correct ? v ** (n + 1) : v ** (n + 1) + ((n + 1) / (n * uM)) * (1 - v ** n);
     };
-    close(value('ClassificationECUAS', { normalize: false }, z, labels), mean((x) => cost(x, 0)), 1e-9);
-    close(value('ClassificationECUAS', { n: 2, normalize: false }, z, labels), mean((x) => cost(x, 2)), 1e-9);
+    close(
+      value('ClassificationECUAS', { normalize: false }, z, labels),
+      mean((x) => cost(x, 0)),
+      1e-9,
+    );
+    close(
+      value('ClassificationECUAS', { n: 2, normalize: false }, z, labels),
+      mean((x) => cost(x, 2)),
+      1e-9,
+    );
     expect(ref[1].q).toBe(1 / K);
   });
 
@@ -252,14 +288,22 @@ describe('N = 1: every metric is a number, NaN exactly where the value is undefi
   //   Finite — everything else.
   const c = Math.fround(0.7);
   const confNaN = (name: string, options: Record<string, unknown>): boolean =>
-    ['ConfidenceAUCScore', 'FPR95', 'ConfidenceAURC', 'ConfidenceAUGRC', 'ConfidenceEAURC', 'ConfidenceEAUGRC'].includes(name) ||
-    options.normalize === true;
+    [
+      'ConfidenceAUCScore',
+      'FPR95',
+      'ConfidenceAURC',
+      'ConfidenceAUGRC',
+      'ConfidenceEAURC',
+      'ConfidenceEAUGRC',
+    ].includes(name) || options.normalize === true;
 
   it.each([0, 1])('confidence metrics, y = %i', (y) => {
     const v = sweep(CONF_VARIANTS, [[c], [y]]);
     for (const [name, options] of CONF_VARIANTS) {
       const x = v.get(`${name} ${JSON.stringify(options)}`) as number;
-      expect(Number.isNaN(x), `${name} ${JSON.stringify(options)} = ${x}`).toBe(confNaN(name, options as Record<string, unknown>));
+      expect(Number.isNaN(x), `${name} ${JSON.stringify(options)} = ${x}`).toBe(
+        confNaN(name, options as Record<string, unknown>),
+      );
     }
     expect(v.get('ConfidenceErrorRate {}')).toBe(1 - y);
     close(v.get('ExpectedCalibrationError {}') as number, Math.abs(c - y));
@@ -269,8 +313,22 @@ describe('N = 1: every metric is a number, NaN exactly where the value is undefi
   // q = 1, u = 0. NaN — every normalized metric (SPEC §4: a single class present), AUC, FPR95
   // (one class), AURC family (N < 2). Finite — ECE and every raw value.
   const clsNaN = (name: string, options: Record<string, unknown>): boolean =>
-    ['ClassificationAUC', 'ClassificationFPR95', 'ClassificationAURC', 'ClassificationAUGRC', 'ClassificationEAURC', 'ClassificationEAUGRC'].includes(name) ||
-    (['ClassificationErrorRate', 'ClassificationCrossEntropy', 'ClassificationBrierScore', 'ClassificationECUAS', 'ClassificationGammaECUAS', 'ClassificationLogLog'].includes(name) &&
+    [
+      'ClassificationAUC',
+      'ClassificationFPR95',
+      'ClassificationAURC',
+      'ClassificationAUGRC',
+      'ClassificationEAURC',
+      'ClassificationEAUGRC',
+    ].includes(name) ||
+    ([
+      'ClassificationErrorRate',
+      'ClassificationCrossEntropy',
+      'ClassificationBrierScore',
+      'ClassificationECUAS',
+      'ClassificationGammaECUAS',
+      'ClassificationLogLog',
+    ].includes(name) &&
       options.normalize !== false);
 
   it.each([1, 0])('classification metrics, label %i (right, wrong)', (label) => {
@@ -278,7 +336,9 @@ describe('N = 1: every metric is a number, NaN exactly where the value is undefi
     const v = sweep(CLS_VARIANTS, [z, [label]]);
     for (const [name, options] of CLS_VARIANTS) {
       const x = v.get(`${name} ${JSON.stringify(options)}`) as number;
-      expect(Number.isNaN(x), `${name} ${JSON.stringify(options)} = ${x}`).toBe(clsNaN(name, options as Record<string, unknown>));
+      expect(Number.isNaN(x), `${name} ${JSON.stringify(options)} = ${x}`).toBe(
+        clsNaN(name, options as Record<string, unknown>),
+      );
     }
     expect(Number.isFinite(v.get('ClassificationLogLog {"normalize":false}') as number)).toBe(true);
   });
@@ -288,15 +348,19 @@ describe('N = 1: every metric is a number, NaN exactly where the value is undefi
     expect(value('SCODAUGRC', {}, [0.2], [1], [1])).toBeNaN();
     // every coverage point of the grid is 1/N + j·(1 − 1/N)/(P − 1) = 1: the trapezoid has width 0
     for (const nPoints of [100, 2, 'all'] as const) {
-      const r = value<ecuas.RiskCoverageResult>('RiskCoverageCurve', { nPoints }, [3], [1], [0.5]);
+      const r = result('RiskCoverageCurve', { nPoints }, [3], [1], [0.5]) as ecuas.RiskCoverageResult;
       expect(r.coverage.length).toBe(nPoints === 'all' ? 1 : nPoints);
       expect(Array.from(r.coverage).every((x) => x === 1)).toBe(true);
       expect(Array.from(r.risk).every((x) => x === 4)).toBe(true);
       expect([r.aurc, r.oracleAurc, r.eaurc]).toEqual([0, 0, 0]);
     }
-    expect(value('RejectionPolicy', { fraction: 0.9 }, [3], [1], [0.5])).toEqual({ meanRisk: 4, coverage: 1, nRejected: 0 });
+    expect(value('RejectionPolicy', { fraction: 0.9 }, [3], [1], [0.5])).toEqual({
+      meanRisk: 4,
+      coverage: 1,
+      nRejected: 0,
+    });
     // a threshold that keeps nothing: meanRisk NaN (documented)
-    const none = value<ecuas.RejectionResult>('RejectionPolicy', { threshold: 0.1 }, [3], [1], [0.5]);
+    const none = result('RejectionPolicy', { threshold: 0.1 }, [3], [1], [0.5]) as ecuas.RejectionResult;
     expect(none.meanRisk).toBeNaN();
     expect([none.coverage, none.nRejected]).toEqual([0, 1]);
   });
@@ -330,7 +394,10 @@ describe('confidences exactly 0 and 1', () => {
     close(value('CCAS', {}, c, y), (hi - Math.log(hi) + EPS + hi + EPS - Math.log(EPS)) / 4);
     // n = 2: right u³, wrong u³ + (3/2)(1 − u²)
     const n2 = (u: number, right: boolean): number => u ** 3 + (right ? 0 : 1.5 * (1 - u * u));
-    close(value('ConfidenceECUAS', { n: 2 }, c, y), (n2(hi, false) + n2(EPS, true) + n2(hi, true) + n2(EPS, false)) / 4);
+    close(
+      value('ConfidenceECUAS', { n: 2 }, c, y),
+      (n2(hi, false) + n2(EPS, true) + n2(hi, true) + n2(EPS, false)) / 4,
+    );
   });
 
   it('γ-ECUAS: c = 0 is rejected unless γ = 1, c = 1 is accepted even at γ = 0 (u = γ is accepted)', () => {
@@ -393,7 +460,14 @@ describe('every sample tied', () => {
     close(value('ClassificationAUGRC', {}, flat, labels), (0.5 * 7) / 12);
     expect(value('ClassificationAUC', {}, flat, labels)).toBe(0.5);
     expect(value('ClassificationFPR95', {}, flat, labels)).toBe(1);
-    const rot = [[2, 0, 0], [0, 2, 0], [0, 0, 2], [2, 0, 0], [0, 2, 0], [0, 0, 2]];
+    const rot = [
+      [2, 0, 0],
+      [0, 2, 0],
+      [0, 0, 2],
+      [2, 0, 0],
+      [0, 2, 0],
+      [0, 0, 2],
+    ];
     const rotLabels = [0, 0, 2, 1, 1, 0]; // right, wrong, right, wrong, right, wrong
     close(value('ClassificationAURC', {}, rot, rotLabels), 0.5);
     expect(value('ClassificationAUC', {}, rot, rotLabels)).toBe(0.5);
@@ -403,10 +477,22 @@ describe('every sample tied', () => {
   it('risk–coverage: the tied curve is the mean risk at every coverage; SCOD: the mean loss', () => {
     const pred = [0, 1, 2, 3, 4];
     const truth = [0, 0, 0, 0, 0];
-    const r = value<ecuas.RiskCoverageResult>('RiskCoverageCurve', { nPoints: 'all' }, pred, truth, [0.5, 0.5, 0.5, 0.5, 0.5]);
+    const r = result(
+      'RiskCoverageCurve',
+      { nPoints: 'all' },
+      pred,
+      truth,
+      [0.5, 0.5, 0.5, 0.5, 0.5],
+    ) as ecuas.RiskCoverageResult;
     for (const x of r.risk) close(x, 6); // (0 + 1 + 4 + 9 + 16)/5
     close(r.aurc, 6 * (1 - 1 / 5));
-    const rp = value<ecuas.RejectionResult>('RejectionPolicy', { fraction: 0.4 }, pred, truth, [0.5, 0.5, 0.5, 0.5, 0.5]);
+    const rp = result(
+      'RejectionPolicy',
+      { fraction: 0.4 },
+      pred,
+      truth,
+      [0.5, 0.5, 0.5, 0.5, 0.5],
+    ) as ecuas.RejectionResult;
     close(rp.meanRisk, 6);
     // SCOD, c = 0.3: losses 0.3 (OOD) and 0.7 (wrong in-distribution)
     close(value('SCODAURC', { oodCost: 0.3 }, [1, 1, 1, 1], [0, 1, 0, 1], [1, 0, 0, 0]), (0.3 + 0.7 + 0 + 0.7) / 4);
@@ -431,7 +517,10 @@ describe('denormal and huge float32 values', () => {
 
   it('denormal logits: exp(−1.4e-45) = 1, q = ½, the strict argmax still picks the denormal', () => {
     const tiny = Math.fround(1e-45);
-    const z = [[tiny, 0], [0, tiny]];
+    const z = [
+      [tiny, 0],
+      [0, tiny],
+    ];
     const labels = [0, 0]; // right, wrong
     expect(value('ClassificationErrorRate', { normalize: false }, z, labels)).toBe(0.5);
     close(value('ClassificationCrossEntropy', { normalize: false }, z, labels), Math.log(2));
@@ -439,7 +528,10 @@ describe('denormal and huge float32 values', () => {
   });
 
   it('logits at ±FLT_MAX: log p = −2·FLT_MAX is finite in float64', () => {
-    const z = [[F32_MAX, -F32_MAX], [F32_MAX, -F32_MAX]];
+    const z = [
+      [F32_MAX, -F32_MAX],
+      [F32_MAX, -F32_MAX],
+    ];
     const labels = [0, 1];
     expect(value('ClassificationCrossEntropy', { normalize: false }, z, labels)).toBe(F32_MAX); // (0 + 2·FLT_MAX)/2
     expect(value('ClassificationBrierScore', { normalize: false }, z, labels)).toBe(1);
@@ -463,8 +555,17 @@ describe('denormal and huge float32 values', () => {
   it('huge and denormal scores in SCOD and risk–coverage uncertainty', () => {
     // SCOD accepts in ascending OOD score; losses (c = ½): OOD ½, wrong in-distribution ½, right 0
     const scores = [F32_MAX, -F32_MAX, Math.fround(1e-45), 0];
-    close(value('SCODAURC', {}, scores, [0, 1, 0, 1], [1, 0, 0, 0]), refAurc(expectedCumLoss(scores, [0.5, 0.5, 0, 0.5], false)));
-    const r = value<ecuas.RiskCoverageResult>('RiskCoverageCurve', { nPoints: 'all' }, [1, 2, 3], [0, 0, 0], [F32_MAX, -F32_MAX, Math.fround(1e-45)]);
+    close(
+      value('SCODAURC', {}, scores, [0, 1, 0, 1], [1, 0, 0, 0]),
+      refAurc(expectedCumLoss(scores, [0.5, 0.5, 0, 0.5], false)),
+    );
+    const r = result(
+      'RiskCoverageCurve',
+      { nPoints: 'all' },
+      [1, 2, 3],
+      [0, 0, 0],
+      [F32_MAX, -F32_MAX, Math.fround(1e-45)],
+    ) as ecuas.RiskCoverageResult;
     // ascending uncertainty: −FLT_MAX (risk 4), 1e-45 (9), FLT_MAX (1)
     expect(Array.from(r.risk)).toEqual([4, 13 / 2, 14 / 3]);
   });
@@ -474,12 +575,12 @@ describe('denormal and huge float32 values', () => {
     const big = Math.fround(2e19);
     const rho = big * big;
     expect(Number.isFinite(rho)).toBe(true);
-    const r = value<ecuas.RiskCoverageResult>('RiskCoverageCurve', { nPoints: 'all' }, [big, 0], [0, 0], [0.1, 0.2]);
+    const r = result('RiskCoverageCurve', { nPoints: 'all' }, [big, 0], [0, 0], [0.1, 0.2]) as ecuas.RiskCoverageResult;
     close(r.risk[0], rho, 1e-6); // coverage ½: the less uncertain sample
     close(r.risk[1], rho / 2, 1e-6);
     close(r.aurc, (0.5 * (rho + rho / 2)) / 2, 1e-6);
     close(r.eaurc, (0.5 * (rho + rho / 2)) / 2 - (0.5 * (0 + rho / 2)) / 2, 1e-6);
-    const p = value<ecuas.RejectionResult>('RejectionPolicy', { fraction: 0 }, [big, 0], [0, 0], [0.1, 0.2]);
+    const p = result('RejectionPolicy', { fraction: 0 }, [big, 0], [0, 0], [0.1, 0.2]) as ecuas.RejectionResult;
     close(p.meanRisk, rho / 2, 1e-6);
   });
 });
@@ -488,16 +589,26 @@ describe('denormal and huge float32 values', () => {
 
 describe('labels at 0 and K − 1 with K = 2', () => {
   // rows: predicted 0 but label 1 (wrong); predicted 1, label 1 (right); a tie predicts 0, label 0 (right)
-  const z = [[2, 0], [0, 2], [1, 1]];
+  const z = [
+    [2, 0],
+    [0, 2],
+    [1, 1],
+  ];
   const labels = [1, 1, 0];
   const e2 = Math.exp(-2);
 
   it('hand-derived values', () => {
     expect(value('ClassificationErrorRate', { normalize: false }, z, labels)).toBe(1 / 3);
-    close(value('ClassificationCrossEntropy', { normalize: false }, z, labels), (2 + 2 * Math.log1p(e2) + Math.log(2)) / 3);
+    close(
+      value('ClassificationCrossEntropy', { normalize: false }, z, labels),
+      (2 + 2 * Math.log1p(e2) + Math.log(2)) / 3,
+    );
     const pBig = 1 / (1 + e2);
     const pSmall = e2 / (1 + e2);
-    close(value('ClassificationBrierScore', { normalize: false }, z, labels), (2 * pBig ** 2 + 2 * pSmall ** 2 + 0.5) / 3);
+    close(
+      value('ClassificationBrierScore', { normalize: false }, z, labels),
+      (2 * pBig ** 2 + 2 * pSmall ** 2 + 0.5) / 3,
+    );
     // positives (right): q = pBig (tied with the wrong row) and q = ½ (below it): AUC = (½ + 0)/2
     expect(value('ClassificationAUC', {}, z, labels)).toBe(0.25);
   });
@@ -515,7 +626,8 @@ describe('labels at 0 and K − 1 with K = 2', () => {
   });
 
   it('labels 2, −1, 0.5, NaN and K = 1 are MetricInputErrors', () => {
-    for (const bad of [2, -1, 0.5, NaN]) expect(() => value('ClassificationAUC', {}, [[0, 1]], [bad])).toThrow(MetricInputError);
+    for (const bad of [2, -1, 0.5, NaN])
+      expect(() => value('ClassificationAUC', {}, [[0, 1]], [bad])).toThrow(MetricInputError);
     expect(() => value('ClassificationAUC', {}, [[0]], [0])).toThrow(MetricInputError);
   });
 });
@@ -538,7 +650,14 @@ describe('a confidence of −0 is the confidence 0 [BUG]', () => {
     expect(Number.isNaN(want)).toBe(false);
     const negZero = c.map((v) => (v === 0 ? -0 : v));
     expect(value(cls[name], {}, negZero, y)).toBe(want);
-    expect(value(cls[name], {}, c.map((v) => (v === 0 ? -1e-50 : v)), y)).toBe(want);
+    expect(
+      value(
+        cls[name],
+        {},
+        c.map((v) => (v === 0 ? -1e-50 : v)),
+        y,
+      ),
+    ).toBe(want);
     const t = tf.tensor1d(negZero);
     expect(value(cls[name], {}, t, y)).toBe(want);
     t.dispose();

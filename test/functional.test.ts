@@ -13,9 +13,23 @@ type O = Record<string, unknown>;
 // the pairs take different batch and option types: the table holds them loosely
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Loose = any;
-type Sum = { kind: 'sum'; input: 'conf' | 'cls'; update: (b: Loose, o: Loose) => Float64Array; compute: (s: Float64Array, o: Loose) => number; defaults: O };
-type Rank = { kind: 'rank'; input: 'conf' | 'cls'; compute: (b: F.TieBlocks) => number };
-type Sel = { kind: 'rcc' | 'reject' | 'scod'; compute?: (b: F.TieBlocks) => number; defaults: O };
+interface Sum {
+  kind: 'sum';
+  input: 'conf' | 'cls';
+  update: (b: Loose, o: Loose) => Float64Array;
+  compute: (s: Float64Array, o: Loose) => number;
+  defaults: O;
+}
+interface Rank {
+  kind: 'rank';
+  input: 'conf' | 'cls';
+  compute: (b: F.TieBlocks) => number;
+}
+interface Sel {
+  kind: 'rcc' | 'reject' | 'scod';
+  compute?: (b: F.TieBlocks) => number;
+  defaults: O;
+}
 
 const conf = { normalize: false, epsilon: 1e-7, n: 0, gamma: 0.5, nBins: 10 };
 const cls = { normalize: true, epsilon: 1e-7, n: 0, gamma: 0.5, nBins: 10 };
@@ -64,7 +78,7 @@ const TABLE: Record<string, Sum | Rank | Sel> = {
   SCODAUGRC: { kind: 'scod', compute: F.augrc, defaults: { oodCost: 0.5 } },
 };
 
-const flat = (x: unknown[]): number[] => (x as unknown[]).flat(Infinity) as number[];
+const flat = (x: unknown[]): number[] => x.flat(Infinity) as number[];
 
 /** The inputs as the classes read them: float32 values, NaN confidences as 0.5, flags as 0/1. */
 function decisionsFrom(c: unknown[], y: unknown[]): F.Decisions {
@@ -100,7 +114,8 @@ function functionalValue(c: GoldenCase): unknown {
     let sums: Float64Array | null = null;
     for (let b = 0; b < c.batches; b++) {
       if (parts[0][b].length === 0) continue;
-      const batch = entry.input === 'conf' ? decisionsFrom(parts[0][b], parts[1][b]) : rowsFrom(parts[0][b], parts[1][b]);
+      const batch =
+        entry.input === 'conf' ? decisionsFrom(parts[0][b], parts[1][b]) : rowsFrom(parts[0][b], parts[1][b]);
       const delta = entry.update(batch, o);
       if (sums) for (let i = 0; i < delta.length; i++) delta[i] += sums[i];
       sums = delta;
@@ -108,23 +123,32 @@ function functionalValue(c: GoldenCase): unknown {
     return entry.compute(sums as Float64Array, o);
   }
   if (entry.kind === 'rank') {
-    const d = entry.input === 'conf' ? decisionsFrom(inputs[0], inputs[1]) : F.decisionsOf(rowsFrom(inputs[0], inputs[1]));
+    const d =
+      entry.input === 'conf' ? decisionsFrom(inputs[0], inputs[1]) : F.decisionsOf(rowsFrom(inputs[0], inputs[1]));
     return entry.compute(F.rankDecisions(d));
   }
   const o = { ...entry.defaults, ...(c.options ?? {}) } as Record<string, number | string | null>;
   if (entry.kind === 'scod') {
     const scores = Float32Array.from(inputs[0] as number[]);
-    const losses = F.scodLosses(Uint8Array.from(inputs[1] as number[]), Uint8Array.from(inputs[2] as number[]), o.oodCost as number);
+    const losses = F.scodLosses(
+      Uint8Array.from(inputs[1] as number[]),
+      Uint8Array.from(inputs[2] as number[]),
+      o.oodCost as number,
+    );
     return (entry.compute as Rank['compute'])(F.tieBlocks(scores, losses, false));
   }
   const rho = risks(inputs[0], inputs[1]);
   const u = Float32Array.from(inputs[2] as number[]);
   if (entry.kind === 'rcc') return F.riskCoverage(u, rho, o.nPoints === 'all' ? rho.length : (o.nPoints as number));
-  return o.fraction !== null ? F.rejectFraction(u, rho, o.fraction as number) : F.rejectAbove(u, rho, o.threshold as number);
+  return o.fraction !== null
+    ? F.rejectFraction(u, rho, o.fraction as number)
+    : F.rejectAbove(u, rho, o.threshold as number);
 }
 
 function classValue(c: GoldenCase): unknown {
-  const Cls = (ecuas as unknown as Record<string, new (o?: object) => ecuas.Metric<unknown[], unknown>>)[c.class as string];
+  const Cls = (ecuas as unknown as Record<string, new (o?: object) => ecuas.Metric<unknown[], unknown>>)[
+    c.class as string
+  ];
   const m = new Cls(c.options);
   const inputs = Object.values(c.inputs).map((v) => revive(v) as unknown[]);
   const v = m.update(...inputs).compute();
@@ -134,11 +158,14 @@ function classValue(c: GoldenCase): unknown {
 
 function expectAgree(actual: unknown, expected: GoldenCase['expected'], klass: unknown, where: string): void {
   const pairs: Array<[string, number, number, number]> = [];
-  if (typeof expected === 'object' && expected !== null) {
+  if (typeof expected === 'object') {
     for (const [key, value] of Object.entries(expected)) {
       const a = (actual as O)[key];
       const k = (klass as O)[key];
-      if (Array.isArray(value)) value.forEach((v, i) => pairs.push([`${key}[${i}]`, (a as number[])[i], expectedNumber(v), (k as number[])[i]]));
+      if (Array.isArray(value))
+        value.forEach((v, i) =>
+          pairs.push([`${key}[${i}]`, (a as number[])[i], expectedNumber(v), (k as number[])[i]]),
+        );
       else pairs.push([key, a as number, expectedNumber(value), k as number]);
     }
   } else pairs.push(['value', actual as number, expectedNumber(expected), klass as number]);

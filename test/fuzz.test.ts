@@ -21,8 +21,11 @@ import { ID_TABLE } from './helpers/specIds';
 
 fc.configureGlobal({ seed: 42, numRuns: 200 });
 
-type AnyMetric = ecuas.Metric<unknown[], unknown, object>;
+type AnyMetric = ecuas.Metric<unknown[], unknown>;
 const E = ecuas as unknown as Record<string, new (o?: object) => AnyMetric>;
+
+/** JSON.stringify as it behaves: undefined for undefined, a function or a symbol. */
+const stringify = (v: unknown): string | undefined => JSON.stringify(v);
 
 function thrown(f: () => unknown): unknown {
   try {
@@ -35,7 +38,6 @@ function thrown(f: () => unknown): unknown {
 
 // =============================================================================================
 // getMetricFromId
-
 
 interface IdParam {
   readonly name: string;
@@ -85,16 +87,87 @@ function referenceLookup(id: string): [string, Record<string, unknown>] | null {
 }
 
 const VALID_IDS = [...METRIC_IDS, ...Object.entries(ID_PARAMS).map(([b, p]) => `${b}_${p.name}=${p.dflt}`)];
-const TOKENS = ['_', '=', '-', '.', '0', '1', '9', 'e', 'E', ' ', '\n', '\t', '\u0000', 'é', '\uD800', '\uDC00', '😀', '"', '\\', '{arg}', '$&', '__proto__',
-  'n', 'gamma', 'nbins', 'cost', 'norm_', 'conf_', 'cls_', 'scod_', 'ecuas', 'N', 'ECE'];
-const PARAM_VALUES = ['1e3', '-0', '0x10', 'NaN', 'Infinity', '-Infinity', '', '+1', '-1', '01', '00', '.5', '1.', '0.5.5', ' 1', '1 ', '\u0661', '\uFF11', '1_000',
-  '1e-3', '0.', '0.50', '1.0', '1.5', '10000000', '10000001', '9'.repeat(400), `0.${'0'.repeat(500)}1`, `1${'0'.repeat(308)}`, '1.0000000000000000001',
-  '0.9999999999999999999', 'true', 'null', '{arg}', '5=6', '5_nbins=6'];
+const TOKENS = [
+  '_',
+  '=',
+  '-',
+  '.',
+  '0',
+  '1',
+  '9',
+  'e',
+  'E',
+  ' ',
+  '\n',
+  '\t',
+  '\u0000',
+  'é',
+  '\uD800',
+  '\uDC00',
+  '😀',
+  '"',
+  '\\',
+  '{arg}',
+  '$&',
+  '__proto__',
+  'n',
+  'gamma',
+  'nbins',
+  'cost',
+  'norm_',
+  'conf_',
+  'cls_',
+  'scod_',
+  'ecuas',
+  'N',
+  'ECE',
+];
+const PARAM_VALUES = [
+  '1e3',
+  '-0',
+  '0x10',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '',
+  '+1',
+  '-1',
+  '01',
+  '00',
+  '.5',
+  '1.',
+  '0.5.5',
+  ' 1',
+  '1 ',
+  '\u0661',
+  '\uFF11',
+  '1_000',
+  '1e-3',
+  '0.',
+  '0.50',
+  '1.0',
+  '1.5',
+  '10000000',
+  '10000001',
+  '9'.repeat(400),
+  `0.${'0'.repeat(500)}1`,
+  `1${'0'.repeat(308)}`,
+  '1.0000000000000000001',
+  '0.9999999999999999999',
+  'true',
+  'null',
+  '{arg}',
+  '5=6',
+  '5_nbins=6',
+];
 
 const mutatedId = fc
   .tuple(
     fc.constantFrom(...VALID_IDS),
-    fc.array(fc.tuple(fc.constantFrom('insert', 'delete', 'replace'), fc.nat(), fc.constantFrom(...TOKENS)), { minLength: 1, maxLength: 3 }),
+    fc.array(fc.tuple(fc.constantFrom('insert', 'delete', 'replace'), fc.nat(), fc.constantFrom(...TOKENS)), {
+      minLength: 1,
+      maxLength: 3,
+    }),
   )
   .map(([id, edits]) => {
     let s = id;
@@ -107,7 +180,11 @@ const mutatedId = fc
     return s;
   });
 const decimalish = fc
-  .tuple(fc.constantFrom('', '-', '+'), fc.string({ unit: fc.constantFrom(...'0123456789'), maxLength: 4 }), fc.option(fc.string({ unit: fc.constantFrom(...'0123456789'), maxLength: 4 })))
+  .tuple(
+    fc.constantFrom('', '-', '+'),
+    fc.string({ unit: fc.constantFrom(...Array.from('0123456789')), maxLength: 4 }),
+    fc.option(fc.string({ unit: fc.constantFrom(...Array.from('0123456789')), maxLength: 4 })),
+  )
   .map(([sign, i, f]) => `${sign}${i}${f === null ? '' : `.${f}`}`);
 const paramId = fc
   .tuple(
@@ -119,10 +196,14 @@ const paramId = fc
 const randomId = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.string({ unit: fc.constantFrom(...'conf_clsnormecuasgamma-=._0123456789'), maxLength: 30 }),
+  fc.string({ unit: fc.constantFrom(...Array.from('conf_clsnormecuasgamma-=._0123456789')), maxLength: 30 }),
 );
 const longId = fc
-  .tuple(fc.constantFrom(...VALID_IDS), fc.integer({ min: 500, max: 4000 }), fc.constantFrom('x', '0', '_', '=', '\u00e9'))
+  .tuple(
+    fc.constantFrom(...VALID_IDS),
+    fc.integer({ min: 500, max: 4000 }),
+    fc.constantFrom('x', '0', '_', '=', '\u00e9'),
+  )
   .map(([b, n, c]) => b + c.repeat(n));
 const anyId = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(...VALID_IDS) },
@@ -141,6 +222,7 @@ describe('getMetricFromId fuzz', () => {
         let entry: ecuas.MetricEntry | undefined;
         const err = thrown(() => (entry = getMetricFromId(id)));
         if (err !== undefined) {
+          // eslint-disable-next-line @typescript-eslint/no-base-to-string -- whatever was thrown
           expect(err, `${JSON.stringify(id)} threw ${String(err)}`).toBeInstanceOf(MetricInputError);
           expect(want, `${JSON.stringify(id)} is valid but was rejected: ${(err as Error).message}`).toBeNull();
           return;
@@ -171,7 +253,10 @@ describe('getMetricFromId fuzz', () => {
     fc.assert(
       fc.property(ids, (id) => {
         const err = thrown(() => getMetricFromId(id)) as Error | undefined;
-        if (err === undefined) return void getMetricFromId(id).obj.dispose();
+        if (err === undefined) {
+          getMetricFromId(id).obj.dispose();
+          return;
+        }
         expect(err.message, 'message quotes the id').toContain(JSON.stringify(id));
         const suggestion = /did you mean "([^"]*)"\?\)$/.exec(err.message);
         expect(suggestion, err.message).not.toBeNull();
@@ -194,7 +279,7 @@ describe('getMetricFromId fuzz', () => {
 
   it('non-strings are MetricInputErrors too', () => {
     for (const id of [undefined, null, 1, {}, ['conf_auc'], Symbol('x')]) {
-      expect(thrown(() => getMetricFromId(id as unknown as string))).toBeInstanceOf(MetricInputError);
+      expect(thrown(() => getMetricFromId(id as string))).toBeInstanceOf(MetricInputError);
     }
   });
 });
@@ -213,19 +298,66 @@ interface Base {
 const unit = (v: unknown): boolean => typeof v === 'number' && v >= 0 && v <= 1;
 const unitOrNaN = (v: unknown): boolean => Number.isNaN(v) || unit(v);
 const nonNegOrNaN = (v: unknown): boolean => typeof v === 'number' && (Number.isNaN(v) || (v >= 0 && v < Infinity));
-const confBatch = [[0.9, 0.2, 0.6, 0.6, 1, 0], [1, 0, 1, 0, 1, 1]];
-const clsBatch = [[[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3], [1, 1, 1]], [0, 1, 0, 2]];
-const scodBatch = [[0.1, 0.9, 0.4, 0.4], [0, 0, 1, 1], [0, 1, 0, 0]];
-const regBatch = [[[1, 2], [3, 4], [5, 6]], [[1, 1], [3, 3], [0, 0]], [0.1, 0.5, 0.5]];
+const confBatch = [
+  [0.9, 0.2, 0.6, 0.6, 1, 0],
+  [1, 0, 1, 0, 1, 1],
+];
+const clsBatch = [
+  [
+    [2, 0.5, 0.1],
+    [0.2, 1.5, 0.3],
+    [0.1, 0.2, 0.3],
+    [1, 1, 1],
+  ],
+  [0, 1, 0, 2],
+];
+const scodBatch = [
+  [0.1, 0.9, 0.4, 0.4],
+  [0, 0, 1, 1],
+  [0, 1, 0, 0],
+];
+const regBatch = [
+  [
+    [1, 2],
+    [3, 4],
+    [5, 6],
+  ],
+  [
+    [1, 1],
+    [3, 3],
+    [0, 0],
+  ],
+  [0.1, 0.5, 0.5],
+];
 const BASES: Base[] = [
   { name: 'ConfidenceErrorRate', make: () => new ecuas.ConfidenceErrorRate(), batch: confBatch, ok: unit },
-  { name: 'ExpectedCalibrationError', make: () => new ecuas.ExpectedCalibrationError({ nBins: 4 }), batch: confBatch, ok: unit },
-  { name: 'ConfidenceECUAS', make: () => new ecuas.ConfidenceECUAS({ n: 1, normalize: true }), batch: confBatch, ok: nonNegOrNaN },
+  {
+    name: 'ExpectedCalibrationError',
+    make: () => new ecuas.ExpectedCalibrationError({ nBins: 4 }),
+    batch: confBatch,
+    ok: unit,
+  },
+  {
+    name: 'ConfidenceECUAS',
+    make: () => new ecuas.ConfidenceECUAS({ n: 1, normalize: true }),
+    batch: confBatch,
+    ok: nonNegOrNaN,
+  },
   { name: 'ConfidenceAURC', make: () => new ecuas.ConfidenceAURC(), batch: confBatch, ok: unitOrNaN },
   { name: 'FPR95', make: () => new ecuas.FPR95(), batch: confBatch, ok: unitOrNaN },
-  { name: 'ClassificationECUAS', make: () => new ecuas.ClassificationECUAS({ n: 2 }), batch: clsBatch, ok: nonNegOrNaN },
+  {
+    name: 'ClassificationECUAS',
+    make: () => new ecuas.ClassificationECUAS({ n: 2 }),
+    batch: clsBatch,
+    ok: nonNegOrNaN,
+  },
   { name: 'ClassificationAUC', make: () => new ecuas.ClassificationAUC(), batch: clsBatch, ok: unitOrNaN },
-  { name: 'ClassificationCrossEntropy', make: () => new ecuas.ClassificationCrossEntropy({ normalize: false }), batch: clsBatch, ok: nonNegOrNaN },
+  {
+    name: 'ClassificationCrossEntropy',
+    make: () => new ecuas.ClassificationCrossEntropy({ normalize: false }),
+    batch: clsBatch,
+    ok: nonNegOrNaN,
+  },
   { name: 'SCODAURC', make: () => new ecuas.SCODAURC({ oodCost: 0.2 }), batch: scodBatch, ok: unitOrNaN },
   {
     name: 'RiskCoverageCurve',
@@ -233,7 +365,12 @@ const BASES: Base[] = [
     batch: regBatch,
     ok: (v) => {
       const r = v as ecuas.RiskCoverageResult;
-      return Array.from(r.risk).every((x) => x >= 0 && x < Infinity) && Array.from(r.coverage).every((x) => x > 0 && x <= 1) && r.aurc >= 0 && r.aurc < Infinity;
+      return (
+        Array.from(r.risk).every((x) => x >= 0 && x < Infinity) &&
+        Array.from(r.coverage).every((x) => x > 0 && x <= 1) &&
+        r.aurc >= 0 &&
+        r.aurc < Infinity
+      );
     },
   },
   {
@@ -242,7 +379,13 @@ const BASES: Base[] = [
     batch: regBatch,
     ok: (v, n) => {
       const r = v as ecuas.RejectionResult;
-      return nonNegOrNaN(r.meanRisk) && unit(r.coverage) && Number.isInteger(r.nRejected) && r.nRejected >= 0 && r.nRejected <= n;
+      return (
+        nonNegOrNaN(r.meanRisk) &&
+        unit(r.coverage) &&
+        Number.isInteger(r.nRejected) &&
+        r.nRejected >= 0 &&
+        r.nRejected <= n
+      );
     },
   },
 ];
@@ -259,35 +402,78 @@ type Path = Array<string | number>;
 function allPaths(v: unknown, here: Path = [], out: Path[] = []): Path[] {
   out.push(here);
   if (Array.isArray(v)) v.forEach((x, i) => allPaths(x, [...here, i], out));
-  else if (typeof v === 'object' && v !== null) for (const k of Object.keys(v)) allPaths((v as Record<string, unknown>)[k], [...here, k], out);
+  else if (typeof v === 'object' && v !== null)
+    for (const k of Object.keys(v)) allPaths((v as Record<string, unknown>)[k], [...here, k], out);
   return out;
 }
 function getAt(root: unknown, path: Path): unknown {
-  return path.reduce<unknown>((o, k) => (o as Record<string | number, unknown>)?.[k], root);
+  return path.reduce<unknown>((o, k) => (o as Record<string | number, unknown> | null | undefined)?.[k], root);
 }
 /** Sets (or, with `remove`, deletes) the value at a non-empty path; own data properties only. */
 function setAt(root: unknown, path: Path, value: unknown, remove = false): void {
-  const parent = getAt(root, path.slice(0, -1)) as Record<string | number, unknown>;
+  const parent = getAt(root, path.slice(0, -1));
   const key = path[path.length - 1];
   if (typeof parent !== 'object' || parent === null) return;
   if (remove) {
     if (Array.isArray(parent)) parent.splice(key as number, 1);
-    else delete parent[key];
+    // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- removes the key the fuzzer picked
+    else delete (parent as Record<string | number, unknown>)[key];
   } else Object.defineProperty(parent, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-const WEIRD: unknown[] = [null, undefined, NaN, Infinity, -Infinity, -1, 0, -0, 0.5, 1, 2, 3, 1e308, 2 ** 53 + 2, '', 'function', 'AAAA', 'AAAAAAAA', '====', 'AA==',
-  'float32', 'float64', 'bool', [], {}, [1], [1, 'x'], [NaN], { dtype: 'float32', n: 0, data: '' }, { dtype: 'float32', n: 1, data: 'AADAfw==' }, true, false,
-  '__proto__', 'x'.repeat(1000), 'ConfidenceAURC', 'ecuas-metric'];
+const WEIRD: unknown[] = [
+  null,
+  undefined,
+  NaN,
+  Infinity,
+  -Infinity,
+  -1,
+  0,
+  -0,
+  0.5,
+  1,
+  2,
+  3,
+  1e308,
+  2 ** 53 + 2,
+  '',
+  'function',
+  'AAAA',
+  'AAAAAAAA',
+  '====',
+  'AA==',
+  'float32',
+  'float64',
+  'bool',
+  [],
+  {},
+  [1],
+  [1, 'x'],
+  [NaN],
+  { dtype: 'float32', n: 0, data: '' },
+  { dtype: 'float32', n: 1, data: 'AADAfw==' },
+  true,
+  false,
+  '__proto__',
+  'x'.repeat(1000),
+  'ConfidenceAURC',
+  'ecuas-metric',
+];
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=';
 
-type Mutation = [op: 'set' | 'delete' | 'add' | 'string' | 'number', pathPick: number, weird: number, pos: number, ch: string];
+type Mutation = [
+  op: 'set' | 'delete' | 'add' | 'string' | 'number',
+  pathPick: number,
+  weird: number,
+  pos: number,
+  ch: string,
+];
 const mutation: fc.Arbitrary<Mutation> = fc.tuple(
   fc.constantFrom('set', 'delete', 'add', 'string', 'string', 'number'),
   fc.nat(),
   fc.nat({ max: WEIRD.length - 1 }),
   fc.nat(),
-  fc.constantFrom(...B64, '-', '*', 'é'),
+  fc.constantFrom(...Array.from(B64), '-', '*', 'é'),
 );
 
 function mutate(json: Record<string, unknown>, muts: Mutation[]): unknown {
@@ -299,12 +485,23 @@ function mutate(json: Record<string, unknown>, muts: Mutation[]): unknown {
     if (op === 'set') setAt(out, path, WEIRD[w]);
     else if (op === 'delete') setAt(out, path, undefined, true);
     else if (op === 'add') {
-      const objects = allPaths(out).filter((p) => typeof getAt(out, p) === 'object' && getAt(out, p) !== null && !Array.isArray(getAt(out, p)));
+      const objects = allPaths(out).filter(
+        (p) => typeof getAt(out, p) === 'object' && getAt(out, p) !== null && !Array.isArray(getAt(out, p)),
+      );
       const target = objects[pick % objects.length];
-      setAt(out, [...target, ['extra', 'sums', 'samples', 'n', 'data', '__proto__', 'constructor', 'numClasses'][pos % 8]], WEIRD[w]);
+      setAt(
+        out,
+        [...target, ['extra', 'sums', 'samples', 'n', 'data', '__proto__', 'constructor', 'numClasses'][pos % 8]],
+        WEIRD[w],
+      );
     } else if (op === 'string' && typeof cur === 'string') {
       const i = pos % (cur.length + 1);
-      const edits = [cur.slice(0, i) + ch + cur.slice(i + 1), cur.slice(0, i), cur.slice(0, i) + ch + cur.slice(i), cur.slice(0, i) + cur.slice(i + 4)];
+      const edits = [
+        cur.slice(0, i) + ch + cur.slice(i + 1),
+        cur.slice(0, i),
+        cur.slice(0, i) + ch + cur.slice(i),
+        cur.slice(0, i) + cur.slice(i + 4),
+      ];
       setAt(out, path, edits[pos % edits.length]);
     } else if (op === 'number' && typeof cur === 'number') {
       setAt(out, path, [-cur, cur + 0.5, cur * 1e300, cur + 1, cur - 1, NaN, Math.fround(cur) * 3][pos % 7]);
@@ -313,13 +510,19 @@ function mutate(json: Record<string, unknown>, muts: Mutation[]): unknown {
   return out;
 }
 
-const snapshotCase = fc.tuple(fc.nat({ max: BASES.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 3 }), fc.boolean());
+const snapshotCase = fc.tuple(
+  fc.nat({ max: BASES.length - 1 }),
+  fc.array(mutation, { minLength: 1, maxLength: 3 }),
+  fc.boolean(),
+);
 
 /** Runs `f`; a throw other than MetricInputError fails the test. Returns whether it succeeded. */
 function onlyInputErrors(what: string, f: () => void): boolean {
   const err = thrown(f);
   if (err === undefined) return true;
-  if (!(err instanceof MetricInputError)) expect.fail(`${what} threw ${(err as Error)?.stack ?? String(err)}`);
+  if (!(err instanceof MetricInputError))
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- whatever was thrown
+    expect.fail(`${what} threw ${(err as Error | null | undefined)?.stack ?? String(err)}`);
   return false;
 }
 
@@ -342,15 +545,17 @@ describe('metricFromJSON fuzz (mutated toJSON() outputs)', () => {
       fc.property(snapshotCase, ([which, muts, viaText]) => {
         const base = BASES[which];
         let json = mutate(SNAPSHOTS[which], muts);
-        if (viaText) json = JSON.parse(JSON.stringify(json) ?? 'null');
+        if (viaText) json = JSON.parse(stringify(json) ?? 'null');
         let m: AnyMetric | undefined;
         if (!onlyInputErrors('metricFromJSON', () => (m = metricFromJSON(json) as AnyMetric))) return;
         const metric = m as AnyMetric;
         try {
           onlyInputErrors('compute', () => metric.compute());
-          onlyInputErrors('toJSON round trip', () => (metricFromJSON(JSON.parse(JSON.stringify(metric.toJSON()))) as AnyMetric).dispose());
+          onlyInputErrors('toJSON round trip', () =>
+            (metricFromJSON(JSON.parse(JSON.stringify(metric.toJSON()))) as AnyMetric).dispose(),
+          );
           const fresh = base.make();
-          onlyInputErrors('merge', () => void fresh.merge(metric as never));
+          onlyInputErrors('merge', () => void fresh.merge(metric));
           fresh.dispose();
           onlyInputErrors('update', () => void metric.update(...base.batch));
           onlyInputErrors('compute after update', () => metric.compute());
@@ -379,11 +584,14 @@ describe('metricFromJSON fuzz (mutated toJSON() outputs)', () => {
           expect(Number.isSafeInteger(n) && n >= 0, `sampleCount ${n}`).toBe(true);
           if (n > 0) {
             const v = metric.compute();
-            expect(base.ok(v, n), `${base.name} computes ${JSON.stringify(v, (_, x) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x))} from ${JSON.stringify(json)}`).toBe(true);
+            expect(
+              base.ok(v, n),
+              `${base.name} computes ${JSON.stringify(v, (_, x: unknown) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x))} from ${JSON.stringify(json)}`,
+            ).toBe(true);
           }
           if (thrown(() => metric.update(...base.batch)) === undefined) {
             const v = metric.compute();
-            expect(base.ok(v, metric.sampleCount), `${base.name} after update: ${String(JSON.stringify(v))}`).toBe(true);
+            expect(base.ok(v, metric.sampleCount), `${base.name} after update: ${String(stringify(v))}`).toBe(true);
           }
         } finally {
           metric.dispose();
@@ -394,7 +602,10 @@ describe('metricFromJSON fuzz (mutated toJSON() outputs)', () => {
   });
 
   it('minimal cases of accepted invalid states [BUG]', () => {
-    const at = (i: number, state: Record<string, unknown>): unknown => ({ ...SNAPSHOTS[i], state: { ...(SNAPSHOTS[i].state as object), ...state } });
+    const at = (i: number, state: Record<string, unknown>): unknown => ({
+      ...SNAPSHOTS[i],
+      state: { ...(SNAPSHOTS[i].state as object), ...state },
+    });
     const ece = BASES.findIndex((b) => b.name === 'ExpectedCalibrationError');
     const er = BASES.findIndex((b) => b.name === 'ConfidenceErrorRate');
     const aurc = BASES.findIndex((b) => b.name === 'ConfidenceAURC');
@@ -406,7 +617,9 @@ describe('metricFromJSON fuzz (mutated toJSON() outputs)', () => {
       ['a ranking confidence of 2', at(aurc, { samples: { dtype: 'float32', n: 2, data: 'AAAAQAAAAEA=' } })],
       ['a ranking confidence of NaN', at(aurc, { samples: { dtype: 'float32', n: 1, data: 'AADAfw==' } })],
     ];
-    const accepted = bad.filter(([, json]) => thrown(() => (metricFromJSON(json) as AnyMetric).dispose()) === undefined).map(([what]) => what);
+    const accepted = bad
+      .filter(([, json]) => thrown(() => (metricFromJSON(json) as AnyMetric).dispose()) === undefined)
+      .map(([what]) => what);
     expect(accepted).toEqual([]);
   });
 
@@ -494,14 +707,14 @@ class CliRunner {
         }
       });
       worker.on('error', (e) => {
-        this.uncaught.push(String(e?.stack ?? e));
+        this.uncaught.push(String(e.stack ?? e));
         reject(e);
       });
     });
   }
 
   async run(argv: string[], timeoutMs = 10_000, spin = 0): Promise<CliResult> {
-    if (!this.ready) this.ready = this.start();
+    this.ready ??= this.start();
     await this.ready;
     const id = this.nextId++;
     const result = new Promise<CliResult>((resolve) => this.pending.set(id, resolve));
@@ -569,9 +782,18 @@ const confText = fc.oneof(
   fc.float({ min: 0, max: 1, noNaN: true }).map(String),
   pick(['0', '1', '0.5', '1e-3', '1E-3', '.5', '5e-1', '0.0', '1.0', 'NaN', 'nan', '-0']),
 );
-const logitText = fc.oneof(fc.float({ min: -20, max: 20, noNaN: true }).map(String), pick(['0', '-0', '1e4', '-1e4', '3.4e38', '1e-45', '2.5']));
-const jsonConfText = fc.oneof(fc.float({ min: 0, max: 1, noNaN: true }).map((v) => JSON.stringify(v)), pick(['0', '1', '0.5', '1e-3', '1E-3', '5e-1', '0.0', '1.0', 'NaN', '-0']));
-const jsonLogitText = fc.oneof(fc.float({ min: -20, max: 20, noNaN: true }).map((v) => JSON.stringify(v)), pick(['0', '-0', '1e4', '-1e4', '3.4e38', '1e-45', '2.5']));
+const logitText = fc.oneof(
+  fc.float({ min: -20, max: 20, noNaN: true }).map(String),
+  pick(['0', '-0', '1e4', '-1e4', '3.4e38', '1e-45', '2.5']),
+);
+const jsonConfText = fc.oneof(
+  fc.float({ min: 0, max: 1, noNaN: true }).map((v) => JSON.stringify(v)),
+  pick(['0', '1', '0.5', '1e-3', '1E-3', '5e-1', '0.0', '1.0', 'NaN', '-0']),
+);
+const jsonLogitText = fc.oneof(
+  fc.float({ min: -20, max: 20, noNaN: true }).map((v) => JSON.stringify(v)),
+  pick(['0', '-0', '1e4', '-1e4', '3.4e38', '1e-45', '2.5']),
+);
 const ws = pick(['', ' ', '\n', '\t', '\r\n', '  \n  ']);
 
 interface Doc {
@@ -583,7 +805,10 @@ interface Doc {
 const confCsv: fc.Arbitrary<Doc> = fc
   .record({
     header: pick(['confidence,correct', 'Confidence,Correct', '"confidence","correct"', ' confidence , correct ']),
-    rows: fc.array(fc.tuple(confText, pick(['0', '1', 'true', 'false', 'TRUE', '1.0', '0e0']), pick(['', ' '])), { minLength: 1, maxLength: 25 }),
+    rows: fc.array(fc.tuple(confText, pick(['0', '1', 'true', 'false', 'TRUE', '1.0', '0e0']), pick(['', ' '])), {
+      minLength: 1,
+      maxLength: 25,
+    }),
     bom: fc.boolean(),
     eol: pick(['\n', '\r\n']),
     blank: fc.nat({ max: 3 }),
@@ -598,7 +823,10 @@ const confCsv: fc.Arbitrary<Doc> = fc
 const clsCsv: fc.Arbitrary<Doc> = fc.integer({ min: 2, max: 5 }).chain((k) =>
   fc
     .record({
-      rows: fc.array(fc.tuple(fc.integer({ min: 0, max: k - 1 }), fc.array(logitText, { minLength: k, maxLength: k })), { minLength: 1, maxLength: 20 }),
+      rows: fc.array(
+        fc.tuple(fc.integer({ min: 0, max: k - 1 }), fc.array(logitText, { minLength: k, maxLength: k })),
+        { minLength: 1, maxLength: 20 },
+      ),
       bom: fc.boolean(),
       eol: pick(['\n', '\r\n']),
       quoted: fc.boolean(),
@@ -612,7 +840,10 @@ const clsCsv: fc.Arbitrary<Doc> = fc.integer({ min: 2, max: 5 }).chain((k) =>
 
 /** Extra top-level keys a JSON file may carry (ignored), with awkward names and values. */
 const anyExtraKey = fc.tuple(
-  fc.oneof(pick(['meta', 'x', 'labels_', 'logit', 'Labels', '', 'a\nb', 'a"b', '\u2028']), fc.string({ unit: 'binary-ascii', maxLength: 6 })),
+  fc.oneof(
+    pick(['meta', 'x', 'labels_', 'logit', 'Labels', '', 'a\nb', 'a"b', '\u2028']),
+    fc.string({ unit: 'binary-ascii', maxLength: 6 }),
+  ),
   pick(['null', '1', '"s"', '[1, [2, [3]]]', '{"labels": [9], "logits": 1}', '[]', '{}', 'NaN', '"\\u0000"']),
 );
 
@@ -620,53 +851,120 @@ const LINE_BREAK = /[\n\r]/; // what ends or rewinds a line on a terminal (U+202
 let extraKey = anyExtraKey;
 
 function jsonDoc(entries: Array<[string, string]>, space: string, bom: boolean): string {
-  return (bom ? '\uFEFF' : '') + `{${space}${entries.map(([k, v]) => `${JSON.stringify(k)}${space}:${space}${v}`).join(`,${space}`)}${space}}`;
+  return (
+    (bom ? '\uFEFF' : '') +
+    `{${space}${entries.map(([k, v]) => `${JSON.stringify(k)}${space}:${space}${v}`).join(`,${space}`)}${space}}`
+  );
 }
 
-const confJsonDoc = (): fc.Arbitrary<Doc> => fc
-  .record({
-    rows: fc.array(fc.tuple(jsonConfText, pick(['0', '1', 'true', 'false', '1.0', '0.0'])), { minLength: 1, maxLength: 25 }),
-    extras: fc.array(extraKey, { maxLength: 2 }),
-    order: fc.boolean(),
-    space: ws,
-    bom: fc.boolean(),
-    ext: pick(['.json', '.json', '.JSON', '']),
-  })
-  .map(({ rows, extras, order, space, bom, ext }) => {
-    const c: [string, string] = ['confidences', `[${rows.map((r) => r[0]).join(`,${space}`)}]`];
-    const y: [string, string] = ['correctness', `[${rows.map((r) => r[1]).join(`,${space}`)}]`];
-    const keys = new Set<string>();
-    const extra = extras.filter(([k]) => !['confidences', 'correctness', 'logits', 'labels'].includes(k) && !keys.has(k) && keys.add(k));
-    return { ext, text: jsonDoc([...extra, ...(order ? [c, y] : [y, c])], space, bom) };
-  });
-
-const clsJsonDoc = (): fc.Arbitrary<Doc> => fc.integer({ min: 2, max: 5 }).chain((k) =>
+const confJsonDoc = (): fc.Arbitrary<Doc> =>
   fc
     .record({
-      rows: fc.array(fc.tuple(fc.integer({ min: 0, max: k - 1 }), fc.array(jsonLogitText, { minLength: k, maxLength: k })), { minLength: 1, maxLength: 20 }),
+      rows: fc.array(fc.tuple(jsonConfText, pick(['0', '1', 'true', 'false', '1.0', '0.0'])), {
+        minLength: 1,
+        maxLength: 25,
+      }),
       extras: fc.array(extraKey, { maxLength: 2 }),
-      labelsFirst: fc.boolean(),
+      order: fc.boolean(),
       space: ws,
       bom: fc.boolean(),
-      ext: pick(['.json', '']),
+      ext: pick(['.json', '.json', '.JSON', '']),
     })
-    .map(({ rows, extras, labelsFirst, space, bom, ext }) => {
-      const z: [string, string] = ['logits', `[${rows.map((r) => `[${r[1].join(`,${space}`)}]`).join(`,${space}`)}]`];
-      const l: [string, string] = ['labels', `[${rows.map((r) => String(r[0])).join(',')}]`];
+    .map(({ rows, extras, order, space, bom, ext }) => {
+      const c: [string, string] = ['confidences', `[${rows.map((r) => r[0]).join(`,${space}`)}]`];
+      const y: [string, string] = ['correctness', `[${rows.map((r) => r[1]).join(`,${space}`)}]`];
       const keys = new Set<string>();
-      const extra = extras.filter(([key]) => !['confidences', 'correctness', 'logits', 'labels'].includes(key) && !keys.has(key) && keys.add(key));
-      return { ext, text: jsonDoc([...(labelsFirst ? [l, z] : [z, l]), ...extra], space, bom) };
-    }),
-);
+      const extra = extras.filter(
+        ([k]) => !['confidences', 'correctness', 'logits', 'labels'].includes(k) && !keys.has(k) && keys.add(k),
+      );
+      return { ext, text: jsonDoc([...extra, ...(order ? [c, y] : [y, c])], space, bom) };
+    });
+
+const clsJsonDoc = (): fc.Arbitrary<Doc> =>
+  fc.integer({ min: 2, max: 5 }).chain((k) =>
+    fc
+      .record({
+        rows: fc.array(
+          fc.tuple(fc.integer({ min: 0, max: k - 1 }), fc.array(jsonLogitText, { minLength: k, maxLength: k })),
+          { minLength: 1, maxLength: 20 },
+        ),
+        extras: fc.array(extraKey, { maxLength: 2 }),
+        labelsFirst: fc.boolean(),
+        space: ws,
+        bom: fc.boolean(),
+        ext: pick(['.json', '']),
+      })
+      .map(({ rows, extras, labelsFirst, space, bom, ext }) => {
+        const z: [string, string] = ['logits', `[${rows.map((r) => `[${r[1].join(`,${space}`)}]`).join(`,${space}`)}]`];
+        const l: [string, string] = ['labels', `[${rows.map((r) => String(r[0])).join(',')}]`];
+        const keys = new Set<string>();
+        const extra = extras.filter(
+          ([key]) =>
+            !['confidences', 'correctness', 'logits', 'labels'].includes(key) && !keys.has(key) && keys.add(key),
+        );
+        return { ext, text: jsonDoc([...(labelsFirst ? [l, z] : [z, l]), ...extra], space, bom) };
+      }),
+  );
 
 const validDoc = fc.oneof(confCsv, clsCsv, confJsonDoc(), clsJsonDoc());
 
 // --- mutations ---------------------------------------------------------------------------------
 
-const GARBAGE_TOKENS = ['\u0000', '\uFFFD', ',', '"', '[', ']', '{', '}', ':', '\n', '\r\n', '\r', '\n\n', ' ', '\t', 'NaN', 'Infinity', '-Infinity', 'nan', 'inf',
-  '1e999', '-1e999', '1e-999', '99999999999999999999', '4294967297', '2147483648', '-1', '0x10', '"0.5"', '[0.5]', '[[1, 2]]', '[[[1]]]', 'true', 'null',
-  '\uFEFF', '"a\\nb"', '\\', '\\u00', '0.5,1', ',,,', 'label,logit_0', '{"x":', '/*', '//', '\u2028', 'é', '😀'];
-type Mut = [kind: 'truncate' | 'insert' | 'delete' | 'replace' | 'bytes' | 'crlf' | 'dupline' | 'nest', at: number, token: string, bytes: Uint8Array];
+const GARBAGE_TOKENS = [
+  '\u0000',
+  '\uFFFD',
+  ',',
+  '"',
+  '[',
+  ']',
+  '{',
+  '}',
+  ':',
+  '\n',
+  '\r\n',
+  '\r',
+  '\n\n',
+  ' ',
+  '\t',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  'nan',
+  'inf',
+  '1e999',
+  '-1e999',
+  '1e-999',
+  '99999999999999999999',
+  '4294967297',
+  '2147483648',
+  '-1',
+  '0x10',
+  '"0.5"',
+  '[0.5]',
+  '[[1, 2]]',
+  '[[[1]]]',
+  'true',
+  'null',
+  '\uFEFF',
+  '"a\\nb"',
+  '\\',
+  '\\u00',
+  '0.5,1',
+  ',,,',
+  'label,logit_0',
+  '{"x":',
+  '/*',
+  '//',
+  '\u2028',
+  'é',
+  '😀',
+];
+type Mut = [
+  kind: 'truncate' | 'insert' | 'delete' | 'replace' | 'bytes' | 'crlf' | 'dupline' | 'nest',
+  at: number,
+  token: string,
+  bytes: Uint8Array,
+];
 const mut: fc.Arbitrary<Mut> = fc.tuple(
   fc.constantFrom('truncate', 'insert', 'insert', 'delete', 'replace', 'bytes', 'crlf', 'dupline', 'nest'),
   fc.nat(),
@@ -711,7 +1009,8 @@ function applyMutations(text: string, muts: Mut[]): Buffer {
         const m = /-?[0-9][0-9.eE+-]*/g;
         m.lastIndex = i;
         const hit = m.exec(s);
-        if (hit) buf = Buffer.from(`${s.slice(0, hit.index)}[${hit[0]}]${s.slice(hit.index + hit[0].length)}`, 'latin1');
+        if (hit)
+          buf = Buffer.from(`${s.slice(0, hit.index)}[${hit[0]}]${s.slice(hit.index + hit[0].length)}`, 'latin1');
         break;
       }
     }
@@ -728,7 +1027,7 @@ describe('CLI fuzz: main(["report", FILE]) on generated and mutated files', () =
         const file = writeCase(`valid${doc.ext}`, doc.text);
         const r = await runner.run(['report', file, ...FORMATS[f]]);
         expectContract(r, JSON.stringify(doc.text.slice(0, 300)), true);
-        if (FORMATS[f][1] === 'json') expect(() => JSON.parse(r.stdout)).not.toThrow();
+        if (FORMATS[f][1] === 'json') expect(() => JSON.parse(r.stdout) as unknown).not.toThrow();
       }),
       { numRuns: 300 },
     );
@@ -740,72 +1039,124 @@ describe('CLI fuzz: main(["report", FILE]) on generated and mutated files', () =
   it.each([
     ['any key names [finds a BUG]', anyExtraKey],
     ['key names without line breaks', anyExtraKey.filter(([k]) => !LINE_BREAK.test(k))],
-  ])('mutated files: exit 0, or 1/2 with one "ecuas:" line — no stack trace, no uncaught error, no hang: %s', async (_, keys) => {
-    extraKey = keys;
-    try {
-      await fc.assert(
-        fc.asyncProperty(fc.oneof(confCsv, clsCsv, confJsonDoc(), clsJsonDoc()), fc.array(mut, { minLength: 1, maxLength: 4 }), pick(['', '.csv', '.json', '.txt']), async (doc, muts, ext) => {
-          const content = applyMutations(doc.text, muts);
-          const file = writeCase(`m${ext || doc.ext}`, content);
-          const r = await runner.run(['report', file, '--format', 'json']);
-          expectContract(r, JSON.stringify(content.toString('latin1').slice(0, 400)), false);
-        }),
-        { numRuns: 1000 },
-      );
-    } finally {
-      extraKey = anyExtraKey;
-    }
-    expect(runner.uncaught).toEqual([]);
-  }, 240_000);
+  ])(
+    'mutated files: exit 0, or 1/2 with one "ecuas:" line — no stack trace, no uncaught error, no hang: %s',
+    async (_, keys) => {
+      extraKey = keys;
+      try {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.oneof(confCsv, clsCsv, confJsonDoc(), clsJsonDoc()),
+            fc.array(mut, { minLength: 1, maxLength: 4 }),
+            pick(['', '.csv', '.json', '.txt']),
+            async (doc, muts, ext) => {
+              const content = applyMutations(doc.text, muts);
+              const file = writeCase(`m${ext || doc.ext}`, content);
+              const r = await runner.run(['report', file, '--format', 'json']);
+              expectContract(r, JSON.stringify(content.toString('latin1').slice(0, 400)), false);
+            },
+          ),
+          { numRuns: 1000 },
+        );
+      } finally {
+        extraKey = anyExtraKey;
+      }
+      expect(runner.uncaught).toEqual([]);
+    },
+    240_000,
+  );
 
   // Cells are literals both readers accept as numbers (JSON number grammar, NaN, Infinity): both
   // must reject the same rows and compute the same values. The first variant finds the label
   // bug below (integers ≥ 2^31); the second, without them, keeps guarding everything else.
   const BIG = ['2147483648', '4294967296', '4294967297', '9007199254740993'];
-  const LITERALS = ['0', '1', '-0', '0.5', '1.0', '1e0', '2', '-1', '1.5', '1e-300', '3.5e38', '1e39', 'NaN', 'Infinity', '-Infinity', '2147483647', '0.9999999999999999'];
+  const LITERALS = [
+    '0',
+    '1',
+    '-0',
+    '0.5',
+    '1.0',
+    '1e0',
+    '2',
+    '-1',
+    '1.5',
+    '1e-300',
+    '3.5e38',
+    '1e39',
+    'NaN',
+    'Infinity',
+    '-Infinity',
+    '2147483647',
+    '0.9999999999999999',
+  ];
   it.each([
     ['any integers [finds a BUG]', [...LITERALS, ...BIG]],
     ['integers below 2^31', LITERALS],
-  ])('the same samples as CSV and as JSON give the same outcome: %s', async (_, literals) => {
-    const lit = fc.oneof(pick(literals), fc.float({ noNaN: true, noDefaultInfinity: true, min: -5, max: 5 }).map((v) => JSON.stringify(v)));
-    const data = fc.oneof(
-      fc.record({ kind: fc.constant('conf' as const), rows: fc.array(fc.tuple(lit, lit), { minLength: 1, maxLength: 6 }) }),
-      fc.integer({ min: 2, max: 3 }).chain((k) =>
-        fc.record({ kind: fc.constant('cls' as const), rows: fc.array(fc.tuple(lit, fc.array(lit, { minLength: k, maxLength: k })), { minLength: 1, maxLength: 6 }) }),
-      ),
-    );
-    const csvCell = (t: string): string => t; // 'NaN', 'Infinity' are accepted case-insensitively
-    await fc.assert(
-      fc.asyncProperty(data, async (d) => {
-        let csv: string;
-        let json: string;
-        if (d.kind === 'conf') {
-          const rows = d.rows as Array<[string, string]>;
-          csv = ['confidence,correct', ...rows.map(([c, y]) => `${csvCell(c)},${csvCell(y)}`)].join('\n');
-          json = `{"confidences": [${rows.map((r) => r[0]).join(', ')}], "correctness": [${rows.map((r) => r[1]).join(', ')}]}`;
-        } else {
-          const rows = d.rows as Array<[string, string[]]>;
-          const k = rows[0][1].length;
-          csv = [['label', ...Array.from({ length: k }, (_, j) => `logit_${j}`)].join(','), ...rows.map(([y, z]) => [y, ...z].join(','))].join('\n');
-          json = `{"labels": [${rows.map((r) => r[0]).join(', ')}], "logits": [${rows.map((r) => `[${r[1].join(', ')}]`).join(', ')}]}`;
-        }
-        const a = await runner.run(['report', writeCase('d.csv', csv), '--format', 'json']);
-        const b = await runner.run(['report', writeCase('d.json', json), '--format', 'json']);
-        expectContract(a, csv, false);
-        expectContract(b, json, false);
-        expect(b.code, `CSV ${JSON.stringify(csv)} → ${a.code} ${a.stderr}JSON ${JSON.stringify(json)} → ${b.code} ${b.stderr}`).toBe(a.code);
-        if (a.code === 0) expect(JSON.parse(b.stdout)).toEqual(JSON.parse(a.stdout));
-      }),
-      { numRuns: 300 },
-    );
-  }, 120_000);
+  ])(
+    'the same samples as CSV and as JSON give the same outcome: %s',
+    async (_, literals) => {
+      const lit = fc.oneof(
+        pick(literals),
+        fc.float({ noNaN: true, noDefaultInfinity: true, min: -5, max: 5 }).map((v) => JSON.stringify(v)),
+      );
+      const data = fc.oneof(
+        fc.record({
+          kind: fc.constant('conf' as const),
+          rows: fc.array(fc.tuple(lit, lit), { minLength: 1, maxLength: 6 }),
+        }),
+        fc.integer({ min: 2, max: 3 }).chain((k) =>
+          fc.record({
+            kind: fc.constant('cls' as const),
+            rows: fc.array(fc.tuple(lit, fc.array(lit, { minLength: k, maxLength: k })), {
+              minLength: 1,
+              maxLength: 6,
+            }),
+          }),
+        ),
+      );
+      const csvCell = (t: string): string => t; // 'NaN', 'Infinity' are accepted case-insensitively
+      await fc.assert(
+        fc.asyncProperty(data, async (d) => {
+          let csv: string;
+          let json: string;
+          if (d.kind === 'conf') {
+            const rows = d.rows;
+            csv = ['confidence,correct', ...rows.map(([c, y]) => `${csvCell(c)},${csvCell(y)}`)].join('\n');
+            json = `{"confidences": [${rows.map((r) => r[0]).join(', ')}], "correctness": [${rows.map((r) => r[1]).join(', ')}]}`;
+          } else {
+            const rows = d.rows;
+            const k = rows[0][1].length;
+            csv = [
+              ['label', ...Array.from({ length: k }, (_, j) => `logit_${j}`)].join(','),
+              ...rows.map(([y, z]) => [y, ...z].join(',')),
+            ].join('\n');
+            json = `{"labels": [${rows.map((r) => r[0]).join(', ')}], "logits": [${rows.map((r) => `[${r[1].join(', ')}]`).join(', ')}]}`;
+          }
+          const a = await runner.run(['report', writeCase('d.csv', csv), '--format', 'json']);
+          const b = await runner.run(['report', writeCase('d.json', json), '--format', 'json']);
+          expectContract(a, csv, false);
+          expectContract(b, json, false);
+          expect(
+            b.code,
+            `CSV ${JSON.stringify(csv)} → ${a.code} ${a.stderr}JSON ${JSON.stringify(json)} → ${b.code} ${b.stderr}`,
+          ).toBe(a.code);
+          if (a.code === 0) expect(JSON.parse(b.stdout)).toEqual(JSON.parse(a.stdout));
+        }),
+        { numRuns: 300 },
+      );
+    },
+    120_000,
+  );
 
   it('labels beyond int32 in a JSON file are rejected like in a CSV file [BUG]', async () => {
     // The JSON reader collects labels in an Int32Array before range-checking them, so 2^32 + 1
     // wraps to 1 and is accepted (exit 0); 2^31 wraps to −2^31 and surfaces as a metric error
     const csv = await runner.run(['report', writeCase('big.csv', 'label,logit_0,logit_1\n4294967297,1,2\n0,3,1\n')]);
     expect(csv.code).toBe(1);
-    const json = await runner.run(['report', writeCase('big.json', '{"logits": [[1, 2], [3, 1]], "labels": [4294967297, 0]}')]);
+    const json = await runner.run([
+      'report',
+      writeCase('big.json', '{"logits": [[1, 2], [3, 1]], "labels": [4294967297, 0]}'),
+    ]);
     expect(json.code, json.stdout).toBe(1);
     expect(json.stderr).toContain('4294967297');
   });

@@ -14,7 +14,9 @@ function run(c: GoldenCase): unknown {
       const entry = ecuas.getMetricFromId(c.id);
       return entry.function(...inputs.map((v, i) => asForm(names[i], v, c.as, made)));
     }
-    const Cls = (ecuas as unknown as Record<string, new (o?: object) => ecuas.Metric<unknown[], unknown>>)[c.class as string];
+    const Cls = (ecuas as unknown as Record<string, new (o?: object) => ecuas.Metric<unknown[], unknown>>)[
+      c.class as string
+    ];
     const metric = new Cls(c.options);
     const parts = inputs.map((v) => split(v, c.batches));
     for (let b = 0; b < c.batches; b++) {
@@ -29,7 +31,7 @@ function run(c: GoldenCase): unknown {
 }
 
 function compare(actual: unknown, expected: GoldenCase['expected'], where: string): void {
-  if (typeof expected === 'object' && expected !== null) {
+  if (typeof expected === 'object') {
     const obj = actual as Record<string, unknown>;
     for (const [key, value] of Object.entries(expected)) {
       if (Array.isArray(value)) {
@@ -39,13 +41,13 @@ function compare(actual: unknown, expected: GoldenCase['expected'], where: strin
           if (!close(arr[i], expectedNumber(v))) expect.fail(`${where}.${key}[${i}]: got ${arr[i]}, expected ${v}`);
         });
       } else if (!close(obj[key] as number, expectedNumber(value))) {
-        expect.fail(`${where}.${key}: got ${obj[key]}, expected ${value}`);
+        expect.fail(`${where}.${key}: got ${String(obj[key])}, expected ${String(value)}`);
       }
     }
     return;
   }
   const e = expectedNumber(expected);
-  if (!close(actual as number, e)) expect.fail(`${where}: got ${actual}, expected ${e}`);
+  if (!close(actual as number, e)) expect.fail(`${where}: got ${String(actual)}, expected ${e}`);
 }
 
 describe('golden cases (test/golden/cases.json) through the public API', () => {

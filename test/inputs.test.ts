@@ -17,7 +17,6 @@ import { expectInputError } from './helpers/errors';
 // Deterministic data
 // ---------------------------------------------------------------------------------------------
 
-
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 const argmax = (row: number[]): number => row.reduce((best, v, i) => (v > row[best] ? i : best), 0);
 
@@ -159,7 +158,6 @@ function expectSame(actual: unknown, expected: unknown, what = 'result'): void {
   }
 }
 
-
 /** Deep copy of nested arrays (keeps NaN and ±Infinity). */
 const clone = <T>(x: T): T => structuredClone(x);
 
@@ -170,22 +168,24 @@ function disposedTensor(values: unknown): tf.Tensor {
   return t;
 }
 
-// Builders of bad batches from a good one.
+// Builders of bad batches from a good one. Each takes the argument as the type it knows it has:
+// `never` parameters accept any of them.
 type Maker = (good: Args) => Args;
 const setArg =
-  (i: number, f: (x: any, good: Args) => unknown): Maker =>
+  (i: number, f: (x: never, good: Args) => unknown): Maker =>
   (good) => {
     const a = clone(good);
-    a[i] = f(a[i], a);
+    a[i] = f(a[i] as never, a);
     return a;
   };
 const setAt = (i: number, j: number, v: unknown): Maker => setArg(i, (x: unknown[]) => ((x[j] = v), x));
-const setAt2 = (i: number, j: number, k: number, v: unknown): Maker => setArg(i, (x: unknown[][]) => ((x[j][k] = v), x));
+const setAt2 = (i: number, j: number, k: number, v: unknown): Maker =>
+  setArg(i, (x: unknown[][]) => ((x[j][k] = v), x));
 const shorter = (x: unknown[]): unknown[] => x.slice(0, -1);
 const dropLast: Maker = (good) => clone(good).slice(0, -1);
 
 /** A rank-mixing ("ragged") version of an argument of the given type. */
-function ragged(type: ArgType): (x: any) => unknown {
+function ragged(type: ArgType): (x: never) => unknown {
   switch (type) {
     case 'logits':
       return (z: number[][]) => z.map((row, j) => (j === 4 ? row.slice(0, -1) : row));
@@ -214,13 +214,25 @@ function sharedBadCases(kind: Kind): BadCase[] {
   return [
     { label: `${names[0]} given as a string`, args: [names[0]], make: setArg(0, () => 'abc') },
     { label: `${names[1]} given as a plain object`, args: [names[1]], make: setArg(1, () => ({})) },
-    { label: `${names[1]} given as an array-like object`, args: [names[1]], make: setArg(1, (x: unknown[]) => ({ length: x.length, 0: 1 })) },
+    {
+      label: `${names[1]} given as an array-like object`,
+      args: [names[1]],
+      make: setArg(1, (x: unknown[]) => ({ length: x.length, 0: 1 })),
+    },
     { label: `${names[0]} given as a number`, args: [names[0]], make: setArg(0, () => 0.5) },
     { label: `${names[last]} given as null`, args: [names[last]], make: setArg(last, () => null) },
     { label: `${names[0]} explicitly undefined`, args: [names[0]], make: setArg(0, () => undefined) },
     { label: `${names[last]} missing (too few arguments)`, args: [names[last]], make: dropLast },
-    ...names.map((nm, i): BadCase => ({ label: `${nm} a disposed tensor`, args: [nm], make: setArg(i, disposedTensor) })),
-    ...names.map((nm, i): BadCase => ({ label: `${nm} a ragged nested array`, args: [nm], make: setArg(i, ragged(types[i])) })),
+    ...names.map((nm, i): BadCase => ({
+      label: `${nm} a disposed tensor`,
+      args: [nm],
+      make: setArg(i, disposedTensor),
+    })),
+    ...names.map((nm, i): BadCase => ({
+      label: `${nm} a ragged nested array`,
+      args: [nm],
+      make: setArg(i, ragged(types[i])),
+    })),
     ...names.map((nm, i): BadCase => ({ label: `${nm} holding a string element`, args: [nm], make: setAt(i, 3, '1') })),
     {
       label: `${names[0]} a string-dtype tensor`,
@@ -232,33 +244,64 @@ function sharedBadCases(kind: Kind): BadCase[] {
 
 const BAD_CASES: Record<Kind, BadCase[]> = {
   conf: [
-    ...[Infinity, -Infinity, -0.1, -1e-6, 1.5, 1.001].map(
-      (v): BadCase => ({ label: `confidences containing ${v}`, args: ['confidences'], make: setAt(0, 5, v) }),
-    ),
-    ...[2, -1, 0.5, NaN, Infinity].map(
-      (v): BadCase => ({ label: `correctness containing ${v}`, args: ['correctness'], make: setAt(1, 5, v) }),
-    ),
+    ...[Infinity, -Infinity, -0.1, -1e-6, 1.5, 1.001].map((v): BadCase => ({
+      label: `confidences containing ${v}`,
+      args: ['confidences'],
+      make: setAt(0, 5, v),
+    })),
+    ...[2, -1, 0.5, NaN, Infinity].map((v): BadCase => ({
+      label: `correctness containing ${v}`,
+      args: ['correctness'],
+      make: setAt(1, 5, v),
+    })),
     { label: 'correctness one sample short', args: ['confidences', 'correctness'], make: setArg(1, shorter) },
     { label: 'confidences one sample short', args: ['confidences', 'correctness'], make: setArg(0, shorter) },
-    { label: 'confidences of shape [N, 1]', args: ['confidences'], make: setArg(0, (x: number[]) => x.map((v) => [v])) },
-    { label: 'correctness of shape [N, 1]', args: ['correctness'], make: setArg(1, (x: number[]) => x.map((v) => [v])) },
+    {
+      label: 'confidences of shape [N, 1]',
+      args: ['confidences'],
+      make: setArg(0, (x: number[]) => x.map((v) => [v])),
+    },
+    {
+      label: 'correctness of shape [N, 1]',
+      args: ['correctness'],
+      make: setArg(1, (x: number[]) => x.map((v) => [v])),
+    },
     { label: 'confidences a scalar tensor', args: ['confidences'], make: setArg(0, () => track(tf.scalar(0.5))) },
     ...sharedBadCases('conf'),
   ],
   cls: [
-    ...[NaN, Infinity, -Infinity].map((v): BadCase => ({ label: `logits containing ${v}`, args: ['logits'], make: setAt2(0, 5, 1, v) })),
+    ...[NaN, Infinity, -Infinity].map((v): BadCase => ({
+      label: `logits containing ${v}`,
+      args: ['logits'],
+      make: setAt2(0, 5, 1, v),
+    })),
     { label: '1-D logits [N]', args: ['logits'], make: setArg(0, (z: number[][]) => z.map((r) => r[0])) },
-    { label: 'logits with K = 1 ([N, 1])', args: ['logits'], make: (g) => [(g[0] as number[][]).map((r) => [r[0]]), (g[1] as number[]).map(() => 0)] },
-    { label: '3-D logits [N, K, 1]', args: ['logits'], make: setArg(0, (z: number[][]) => z.map((r) => r.map((v) => [v]))) },
+    {
+      label: 'logits with K = 1 ([N, 1])',
+      args: ['logits'],
+      make: (g) => [(g[0] as number[][]).map((r) => [r[0]]), (g[1] as number[]).map(() => 0)],
+    },
+    {
+      label: '3-D logits [N, K, 1]',
+      args: ['logits'],
+      make: setArg(0, (z: number[][]) => z.map((r) => r.map((v) => [v]))),
+    },
     { label: 'logits with a row that is a number', args: ['logits'], make: setAt(0, 4, 0.5) },
-    ...[NaN, 1.5, -1, K, K + 7, Infinity].map((v): BadCase => ({ label: `labels containing ${v}`, args: ['labels'], make: setAt(1, 5, v) })),
+    ...[NaN, 1.5, -1, K, K + 7, Infinity].map((v): BadCase => ({
+      label: `labels containing ${v}`,
+      args: ['labels'],
+      make: setAt(1, 5, v),
+    })),
     { label: 'labels of shape [N, 1]', args: ['labels'], make: setArg(1, (x: number[]) => x.map((v) => [v])) },
     { label: 'labels one sample short', args: ['logits', 'labels'], make: setArg(1, shorter) },
     { label: 'logits one row short', args: ['logits', 'labels'], make: setArg(0, shorter) },
     {
       label: 'K = 4 logits with a bad label (the rejected K must not stick)',
       args: ['labels'],
-      make: (g) => [(g[0] as number[][]).map((r) => [...r, 0.25]), (g[1] as number[]).map((l, i) => (i === 5 ? 0.5 : l))],
+      make: (g) => [
+        (g[0] as number[][]).map((r) => [...r, 0.25]),
+        (g[1] as number[]).map((l, i) => (i === 5 ? 0.5 : l)),
+      ],
     },
     {
       label: 'second update changes K from 3 to 4',
@@ -275,21 +318,43 @@ const BAD_CASES: Record<Kind, BadCase[]> = {
     ...sharedBadCases('cls'),
   ],
   scod: [
-    ...[NaN, Infinity, -Infinity].map((v): BadCase => ({ label: `oodScores containing ${v}`, args: ['oodScores'], make: setAt(0, 5, v) })),
-    ...[2, -1, 0.5, NaN].map(
-      (v): BadCase => ({ label: `classificationErrors containing ${v}`, args: ['classificationErrors'], make: setAt(1, 5, v) }),
-    ),
+    ...[NaN, Infinity, -Infinity].map((v): BadCase => ({
+      label: `oodScores containing ${v}`,
+      args: ['oodScores'],
+      make: setAt(0, 5, v),
+    })),
+    ...[2, -1, 0.5, NaN].map((v): BadCase => ({
+      label: `classificationErrors containing ${v}`,
+      args: ['classificationErrors'],
+      make: setAt(1, 5, v),
+    })),
     ...[2, NaN, 0.5].map((v): BadCase => ({ label: `isOod containing ${v}`, args: ['isOod'], make: setAt(2, 5, v) })),
     { label: 'isOod one sample short', args: ['oodScores', 'isOod'], make: setArg(2, shorter) },
-    { label: 'classificationErrors one sample short', args: ['oodScores', 'classificationErrors'], make: setArg(1, shorter) },
+    {
+      label: 'classificationErrors one sample short',
+      args: ['oodScores', 'classificationErrors'],
+      make: setArg(1, shorter),
+    },
     { label: 'oodScores of shape [N, 1]', args: ['oodScores'], make: setArg(0, (x: number[]) => x.map((v) => [v])) },
     ...sharedBadCases('scod'),
   ],
   risk: [
-    ...[NaN, Infinity, -Infinity].map((v): BadCase => ({ label: `uncertainty containing ${v}`, args: ['uncertainty'], make: setAt(2, 5, v) })),
+    ...[NaN, Infinity, -Infinity].map((v): BadCase => ({
+      label: `uncertainty containing ${v}`,
+      args: ['uncertainty'],
+      make: setAt(2, 5, v),
+    })),
     ...[NaN, Infinity].map((v): BadCase => ({ label: `yPred containing ${v}`, args: ['yPred'], make: setAt(0, 5, v) })),
-    ...[NaN, -Infinity].map((v): BadCase => ({ label: `yTrue containing ${v}`, args: ['yTrue'], make: setAt(1, 5, v) })),
-    { label: 'yTrue [N, 1] vs yPred [N]', args: ['yPred', 'yTrue'], make: setArg(1, (x: number[]) => x.map((v) => [v])) },
+    ...[NaN, -Infinity].map((v): BadCase => ({
+      label: `yTrue containing ${v}`,
+      args: ['yTrue'],
+      make: setAt(1, 5, v),
+    })),
+    {
+      label: 'yTrue [N, 1] vs yPred [N]',
+      args: ['yPred', 'yTrue'],
+      make: setArg(1, (x: number[]) => x.map((v) => [v])),
+    },
     {
       label: 'yPred [N, 2] vs yTrue [N, 3]',
       args: ['yPred', 'yTrue'],
@@ -297,7 +362,11 @@ const BAD_CASES: Record<Kind, BadCase[]> = {
     },
     { label: 'yTrue one sample short', args: ['yPred', 'yTrue'], make: setArg(1, shorter) },
     { label: 'uncertainty one sample short', args: ['yPred', 'uncertainty'], make: setArg(2, shorter) },
-    { label: 'uncertainty of shape [N, 1]', args: ['uncertainty'], make: setArg(2, (x: number[]) => x.map((v) => [v])) },
+    {
+      label: 'uncertainty of shape [N, 1]',
+      args: ['uncertainty'],
+      make: setArg(2, (x: number[]) => x.map((v) => [v])),
+    },
     { label: 'yPred a scalar tensor', args: ['yPred'], make: setArg(0, () => track(tf.scalar(1))) },
     ...sharedBadCases('risk'),
   ],
@@ -307,7 +376,8 @@ const BAD_CASES: Record<Kind, BadCase[]> = {
 // Input forms
 // ---------------------------------------------------------------------------------------------
 
-type Conv = (x: any) => unknown;
+/** A converter of an argument, given as the type it knows it has (`never` accepts any of them). */
+type Conv = (x: never) => unknown;
 interface Form {
   name: string;
   /** How each argument type is converted; a type not listed stays a nested number array. */
@@ -316,7 +386,7 @@ interface Form {
 
 const tensorOf =
   (dtype: tf.DataType): Conv =>
-  (x) =>
+  (x: tf.TensorLike) =>
     track(tf.tensor(x, undefined, dtype));
 const typed =
   (T: { from(x: ArrayLike<number>): ArrayLike<number> }): Conv =>
@@ -327,11 +397,23 @@ const booleans: Conv = (x: number[]) => x.map((v) => v === 1);
 const FORMS: Form[] = [
   {
     name: 'tf.Tensor float32 (int32 for labels and flags)',
-    conv: { real: tensorOf('float32'), flag: tensorOf('int32'), label: tensorOf('int32'), logits: tensorOf('float32'), array: tensorOf('float32') },
+    conv: {
+      real: tensorOf('float32'),
+      flag: tensorOf('int32'),
+      label: tensorOf('int32'),
+      logits: tensorOf('float32'),
+      array: tensorOf('float32'),
+    },
   },
   {
     name: 'tf.Tensor float32 everywhere',
-    conv: { real: tensorOf('float32'), flag: tensorOf('float32'), label: tensorOf('float32'), logits: tensorOf('float32'), array: tensorOf('float32') },
+    conv: {
+      real: tensorOf('float32'),
+      flag: tensorOf('float32'),
+      label: tensorOf('float32'),
+      logits: tensorOf('float32'),
+      array: tensorOf('float32'),
+    },
   },
   { name: 'bool tf.Tensor flags', conv: { flag: tensorOf('bool') } },
   { name: 'boolean[] flags', conv: { flag: booleans } },
@@ -341,7 +423,12 @@ const FORMS: Form[] = [
   },
   {
     name: 'Float64Array everywhere 1-D',
-    conv: { real: typed(Float64Array), flag: typed(Float64Array), label: typed(Float64Array), array: typed(Float64Array) },
+    conv: {
+      real: typed(Float64Array),
+      flag: typed(Float64Array),
+      label: typed(Float64Array),
+      array: typed(Float64Array),
+    },
   },
   { name: 'Uint8Array labels and flags', conv: { flag: typed(Uint8Array), label: typed(Uint8Array) } },
   { name: 'Float32Array labels and flags', conv: { flag: typed(Float32Array), label: typed(Float32Array) } },
@@ -351,7 +438,7 @@ const FORMS: Form[] = [
 function inForm(kind: Kind, batch: Args, form: Form): Args {
   return batch.map((x, i) => {
     const conv = form.conv[KINDS[kind].types[i]];
-    return conv ? conv(x) : x;
+    return conv ? conv(x as never) : x;
   });
 }
 const formsFor = (kind: Kind): Form[] => FORMS.filter((f) => KINDS[kind].types.some((t) => f.conv[t]));
@@ -372,18 +459,25 @@ function tensorsOf(kind: Kind, batch: Args): tf.Tensor[] {
 }
 
 /** An empty batch in several forms. */
-function emptyBatches(kind: Kind): { name: string; args: () => Args }[] {
+function emptyBatches(kind: Kind): Array<{ name: string; args: () => Args }> {
   const arity = KINDS[kind].names.length;
-  const forms: { name: string; args: () => Args }[] = [
+  const forms: Array<{ name: string; args: () => Args }> = [
     { name: 'nested []', args: () => Array.from({ length: arity }, () => []) },
     { name: 'empty 1-D tensors', args: () => Array.from({ length: arity }, () => track(tf.tensor1d([]))) },
     { name: 'empty Float32Arrays', args: () => Array.from({ length: arity }, () => new Float32Array(0)) },
   ];
   if (kind === 'cls') {
     forms.push({ name: 'logits tf.zeros([0, 3]), labels []', args: () => [track(tf.zeros([0, 3])), []] });
-    forms.push({ name: 'logits tf.zeros([0, 5]) (another K), labels int32 []', args: () => [track(tf.zeros([0, 5])), track(tf.tensor1d([], 'int32'))] });
+    forms.push({
+      name: 'logits tf.zeros([0, 5]) (another K), labels int32 []',
+      args: () => [track(tf.zeros([0, 5])), track(tf.tensor1d([], 'int32'))],
+    });
   }
-  if (kind === 'risk') forms.push({ name: 'yPred/yTrue tf.zeros([0, 2])', args: () => [track(tf.zeros([0, 2])), track(tf.zeros([0, 2])), []] });
+  if (kind === 'risk')
+    forms.push({
+      name: 'yPred/yTrue tf.zeros([0, 2])',
+      args: () => [track(tf.zeros([0, 2])), track(tf.zeros([0, 2])), []],
+    });
   return forms;
 }
 
@@ -446,8 +540,8 @@ describe.each(METRICS)('bad input to update() of $name', (row) => {
 });
 
 describe.each(CONF_ROWS)('$name: NaN confidences are read as 0.5', (row) => {
-  const forms: { name: string; conv: Conv }[] = [
-    { name: 'nested number[]', conv: (x) => x },
+  const forms: Array<{ name: string; conv: Conv }> = [
+    { name: 'nested number[]', conv: (x: unknown) => x },
     { name: 'Float32Array', conv: typed(Float32Array) },
     { name: 'Float64Array', conv: typed(Float64Array) },
     { name: 'float32 tensor', conv: tensorOf('float32') },
@@ -456,7 +550,7 @@ describe.each(CONF_ROWS)('$name: NaN confidences are read as 0.5', (row) => {
     const [c, y] = goodBatch('conf', 3) as [number[], number[]];
     const withNaN = c.map((v, i) => (i % 4 === 1 ? NaN : v));
     const withHalf = c.map((v, i) => (i % 4 === 1 ? 0.5 : v));
-    const input = conv(withNaN);
+    const input = conv(withNaN as never);
     const seen = snapshot(input);
     expectSame(valueOf(row, [input, y]), valueOf(row, [withHalf, y]));
     expect(snapshot(input), "the caller's NaNs are left in place").toEqual(seen);
@@ -576,7 +670,13 @@ interface BadOption {
 const ECUAS_LIKE = ['ConfidenceECUAS', 'ClassificationECUAS'];
 const GAMMA_LIKE = ['ConfidenceGammaECUAS', 'ClassificationGammaECUAS'];
 const ECE_LIKE = ['ExpectedCalibrationError', 'ClassificationECE'];
-const WITH_EPSILON = ['ConfidenceCrossEntropy', 'ConfidenceECUAS', 'CCAS', 'ClassificationECUAS', 'ClassificationLogLog'];
+const WITH_EPSILON = [
+  'ConfidenceCrossEntropy',
+  'ConfidenceECUAS',
+  'CCAS',
+  'ClassificationECUAS',
+  'ClassificationLogLog',
+];
 const WITH_NORMALIZE = [
   'ConfidenceBrierScore',
   'ConfidenceCrossEntropy',
@@ -622,37 +722,41 @@ const BAD_OPTIONS: BadOption[] = [
 const rowOf = (name: string): Row => METRICS.find((r) => r.name === name) as Row;
 
 describe('bad constructor options', () => {
-  it.each(BAD_OPTIONS.map((b) => ({ ...b, label: `${b.cls}(${fmt(b.options)})` })))('$label', ({ cls, options, option }) => {
-    const base = numTensors();
-    expectInputError(() => new (ctor(cls))(options as object), [cls, option]);
-    expect(numTensors()).toBe(base);
-  });
+  it.each(BAD_OPTIONS.map((b) => ({ ...b, label: `${b.cls}(${fmt(b.options)})` })))(
+    '$label',
+    ({ cls, options, option }) => {
+      const base = numTensors();
+      expectInputError(() => new (ctor(cls))(options as object), [cls, option]);
+      expect(numTensors()).toBe(base);
+    },
+  );
 });
 
 describe('shortcut functions with bad call-time overrides', () => {
-  it.each(BAD_OPTIONS.filter((b) => !b.noShortcut).map((b) => ({ ...b, label: `${b.cls} override ${fmt(b.options)}` })))(
-    '$label',
-    ({ cls, options, option }) => {
-      const row = rowOf(cls);
-      const f = ctor(cls).createShortcutFunction(row.options ?? {});
-      const good = goodBatch(row.kind, 10);
-      const base = numTensors();
-      expect(f(...good)).toEqual(valueOf(row, good)); // the defaults work
-      expectInputError(() => f(...good, options), [cls, option]);
-      expect(numTensors()).toBe(base);
-    },
-  );
+  it.each(
+    BAD_OPTIONS.filter((b) => !b.noShortcut).map((b) => ({ ...b, label: `${b.cls} override ${fmt(b.options)}` })),
+  )('$label', ({ cls, options, option }) => {
+    const row = rowOf(cls);
+    const f = ctor(cls).createShortcutFunction(row.options ?? {});
+    const good = goodBatch(row.kind, 10);
+    const base = numTensors();
+    expect(f(...good)).toEqual(valueOf(row, good)); // the defaults work
+    expectInputError(() => f(...good, options), [cls, option]);
+    expect(numTensors()).toBe(base);
+  });
 
-  it.each(BAD_OPTIONS.filter((b) => !b.noShortcut).map((b) => ({ ...b, label: `${b.cls} defaults ${fmt(b.options)}` })))(
-    'bad defaults: $label',
-    ({ cls, options, option }) => {
-      const row = rowOf(cls);
-      const good = goodBatch(row.kind, 10);
-      const base = numTensors();
-      expectInputError(() => ctor(cls).createShortcutFunction({ ...row.options, ...(options as object) })(...good), [cls, option]);
-      expect(numTensors()).toBe(base);
-    },
-  );
+  it.each(
+    BAD_OPTIONS.filter((b) => !b.noShortcut).map((b) => ({ ...b, label: `${b.cls} defaults ${fmt(b.options)}` })),
+  )('bad defaults: $label', ({ cls, options, option }) => {
+    const row = rowOf(cls);
+    const good = goodBatch(row.kind, 10);
+    const base = numTensors();
+    expectInputError(
+      () => ctor(cls).createShortcutFunction({ ...row.options, ...(options as object) })(...good),
+      [cls, option],
+    );
+    expect(numTensors()).toBe(base);
+  });
 
   it('a non-object override is rejected', () => {
     const f = ecuas.ConfidenceECUAS.createShortcutFunction({ n: 0 });
@@ -676,7 +780,7 @@ describe('shortcut functions with bad call-time overrides', () => {
 });
 
 describe('valid edge options are accepted', () => {
-  const ok: [string, object][] = [
+  const ok: Array<[string, object]> = [
     ['ConfidenceECUAS', { n: 0 }],
     ['ConfidenceECUAS', { n: 0.5, epsilon: 0.49, normalize: true }],
     ['ClassificationECUAS', { n: 3, epsilon: 1e-12, normalize: false }],
@@ -694,17 +798,23 @@ describe('valid edge options are accepted', () => {
     ['RejectionPolicy', { threshold: -5 }],
     ['RejectionPolicy', { fraction: 0.5, threshold: 0.1 }],
   ];
-  it.each(ok.map(([cls, options]) => ({ cls, options, label: `${cls}(${fmt(options)})` })))('$label', ({ cls, options }) => {
-    const row = rowOf(cls);
-    const m = new (ctor(cls))(options);
-    m.update(...goodBatch(row.kind, 13));
-    expect(m.compute()).toBeDefined();
-    m.dispose();
-  });
+  it.each(ok.map(([cls, options]) => ({ cls, options, label: `${cls}(${fmt(options)})` })))(
+    '$label',
+    ({ cls, options }) => {
+      const row = rowOf(cls);
+      const m = new (ctor(cls))(options);
+      m.update(...goodBatch(row.kind, 13));
+      expect(m.compute()).toBeDefined();
+      m.dispose();
+    },
+  );
 
   it('RejectionPolicy: fraction wins over threshold', () => {
     const batch = goodBatch('risk', 14);
-    const both = valueOf({ name: 'RejectionPolicy', kind: 'risk', options: { fraction: 0.25, threshold: -100 } }, batch);
+    const both = valueOf(
+      { name: 'RejectionPolicy', kind: 'risk', options: { fraction: 0.25, threshold: -100 } },
+      batch,
+    );
     expectSame(both, valueOf({ name: 'RejectionPolicy', kind: 'risk', options: { fraction: 0.25 } }, batch));
   });
 });
@@ -795,14 +905,19 @@ describe.each(METRICS)('tfjs hygiene of $name', (row) => {
 });
 
 describe('tfjs hygiene with a custom riskFn', () => {
-  const riskFns: { name: string; fn: ecuas.RiskFn }[] = [
+  const riskFns: Array<{ name: string; fn: ecuas.RiskFn }> = [
     { name: 'absolute error (new tensors)', fn: (p, t) => tf.abs(tf.sub(p, t)) },
     { name: 'returns its yPred argument', fn: (p) => p },
     { name: 'returns its yTrue argument', fn: (_p, t) => t },
   ];
   const cases = ['RiskCoverageCurve', 'RejectionPolicy'].flatMap((cls) =>
     riskFns.flatMap((r) =>
-      (['tensors', 'arrays'] as const).map((as) => ({ cls, as, ...r, label: `${cls}, riskFn ${r.name}, inputs as ${as}` })),
+      (['tensors', 'arrays'] as const).map((as) => ({
+        cls,
+        as,
+        ...r,
+        label: `${cls}, riskFn ${r.name}, inputs as ${as}`,
+      })),
     ),
   );
   it.each(cases)('$label', ({ cls, as, fn }) => {
@@ -826,7 +941,7 @@ describe('tfjs hygiene with a custom riskFn', () => {
 });
 
 describe('a riskFn that misbehaves is rejected at update, leaving the state and the tensor count as they were', () => {
-  const bad: { name: string; fn: ecuas.RiskFn; error: 'input' | 'plain' }[] = [
+  const bad: Array<{ name: string; fn: ecuas.RiskFn; error: 'input' | 'plain' }> = [
     { name: 'returns NaN', fn: (p) => tf.fill(p.shape, NaN), error: 'input' },
     { name: 'returns Infinity', fn: (p) => tf.fill(p.shape, Infinity), error: 'input' },
     { name: 'returns [N - 1]', fn: (p) => p.slice(0, p.shape[0] - 1), error: 'input' },
@@ -842,7 +957,14 @@ describe('a riskFn that misbehaves is rejected at update, leaving the state and 
     },
   ];
   const cases = ['RiskCoverageCurve', 'RejectionPolicy'].flatMap((cls) =>
-    bad.flatMap((b) => (['tensors', 'arrays'] as const).map((as) => ({ cls, as, ...b, label: `${cls}: riskFn ${b.name}, inputs as ${as}` }))),
+    bad.flatMap((b) =>
+      (['tensors', 'arrays'] as const).map((as) => ({
+        cls,
+        as,
+        ...b,
+        label: `${cls}: riskFn ${b.name}, inputs as ${as}`,
+      })),
+    ),
   );
   it.each(cases)('$label', ({ cls, as, fn, error }) => {
     const row = rowOf(cls);
@@ -915,13 +1037,17 @@ describe('getMetricFromId with malformed ids', () => {
     expect(err.message.split('conf_ecee').join('')).toContain('conf_ece');
   });
 
-  it.each(['conf_ece', 'conf_ece_nbins=15', 'conf_n-ecuas_n=2', 'conf_gamma-ecuas_gamma=0.3', 'cls_norm_n-ecuas_n=0.5', 'conf_auc'])(
-    'the valid id %s still works',
-    (id) => {
-      const entry = getMetricFromId(id);
-      expect(typeof entry.function).toBe('function');
-      expect(entry.obj).toBeInstanceOf(ecuas.Metric);
-      entry.obj.dispose();
-    },
-  );
+  it.each([
+    'conf_ece',
+    'conf_ece_nbins=15',
+    'conf_n-ecuas_n=2',
+    'conf_gamma-ecuas_gamma=0.3',
+    'cls_norm_n-ecuas_n=0.5',
+    'conf_auc',
+  ])('the valid id %s still works', (id) => {
+    const entry = getMetricFromId(id);
+    expect(typeof entry.function).toBe('function');
+    expect(entry.obj).toBeInstanceOf(ecuas.Metric);
+    entry.obj.dispose();
+  });
 });

@@ -51,7 +51,10 @@ function evaluate(make: Make, parts: Inputs[]): unknown {
 /** Equal up to float64 summation order: 1e-12 relative for numbers and every array entry. */
 function expectSame(a: unknown, b: unknown): void {
   if (typeof a === 'number') {
-    if (Number.isNaN(a)) return void expect(b).toBeNaN();
+    if (Number.isNaN(a)) {
+      expect(b).toBeNaN();
+      return;
+    }
     expect(Math.abs(a - (b as number))).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(a)));
     return;
   }
@@ -62,7 +65,8 @@ function expectSame(a: unknown, b: unknown): void {
     x.forEach((v, i) => expectSame(v, y[i]));
     return;
   }
-  for (const key of Object.keys(a as object)) expectSame((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]);
+  for (const key of Object.keys(a as object))
+    expectSame((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]);
 }
 
 describe('no result depends on batching or input order', () => {
@@ -70,7 +74,10 @@ describe('no result depends on batching or input order', () => {
     const before = tf.memory().numTensors;
     const whole = evaluate(make, [inputs]);
     const split = inputs.map((arg) => batches(arg, [1, 100, 0, 37]));
-    const batched = evaluate(make, split[0].map((_, b) => split.map((arg) => arg[b])));
+    const batched = evaluate(
+      make,
+      split[0].map((_, b) => split.map((arg) => arg[b])),
+    );
     const p = permutation(N, 31);
     const shuffled = evaluate(make, [inputs.map((arg) => p.map((i) => arg[i]))]);
     expectSame(whole, batched);

@@ -6,15 +6,21 @@ import { describe, expect, it } from 'vitest';
 // The built package as users get it (`npm test` builds first): both module formats through the
 // `exports` map, with tfjs from the user's side.
 const root = fileURLToPath(new URL('..', import.meta.url));
-const seed = "([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0])";
+const seed = '([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0])';
 
 function node(args: string[]): string {
-  return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  return execFileSync(process.execPath, args, {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
 }
 
 describe('the built package', () => {
   it('exists (npm test runs the build first)', () => {
-    expect(existsSync(`${root}dist/index.js`) && existsSync(`${root}dist/index.cjs`) && existsSync(`${root}dist/index.d.ts`)).toBe(true);
+    expect(
+      existsSync(`${root}dist/index.js`) && existsSync(`${root}dist/index.cjs`) && existsSync(`${root}dist/index.d.ts`),
+    ).toBe(true);
   });
 
   it('loads as ESM through the exports map', () => {
@@ -24,7 +30,7 @@ describe('the built package', () => {
       `import '@tensorflow/tfjs'; import { ConfidenceECUAS, getMetricFromId } from 'ecuas';
        console.log(JSON.stringify([new ConfidenceECUAS({ n: 0 }).update${seed}.compute(), getMetricFromId('conf_auc').function${seed}]));`,
     ]);
-    const [ecuas0, auc] = JSON.parse(out.split('\n').pop() as string);
+    const [ecuas0, auc] = JSON.parse(out.split('\n').pop() as string) as [number, number];
     expect(ecuas0).toBeCloseTo(0.953352629519479, 6);
     expect(auc).toBe(0.625);
   });
@@ -36,13 +42,18 @@ describe('the built package', () => {
        let rejected = false; try { new ConfidenceECUAS({ n: -1 }); } catch (e) { rejected = e instanceof MetricInputError; }
        console.log(JSON.stringify([new ConfidenceECUAS({ n: 0 }).update${seed}.compute(), rejected]));`,
     ]);
-    const [ecuas0, rejected] = JSON.parse(out.split('\n').pop() as string);
+    const [ecuas0, rejected] = JSON.parse(out.split('\n').pop() as string) as [number, boolean];
     expect(ecuas0).toBeCloseTo(0.953352629519479, 6);
     expect(rejected).toBe(true);
   });
 
   it('declares tfjs-core as a peer, not a dependency, and ships only dist', () => {
-    const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+      peerDependencies: Record<string, string>;
+      dependencies?: Record<string, string>;
+      files: string[];
+      exports: Record<string, { require: { types: string } }>;
+    };
     expect(pkg.peerDependencies['@tensorflow/tfjs-core']).toBeDefined();
     expect(pkg.dependencies?.['@tensorflow/tfjs-core']).toBeUndefined();
     expect(pkg.files).toEqual(['dist']);

@@ -42,7 +42,9 @@ function checkSvg(svg: string): Record<string, string> {
 
 /** Opening tags with `class="…cls…"` (space-separated class list). */
 function tagsWithClass(svg: string, cls: string): string[] {
-  return [...svg.matchAll(/<[a-z]+\s[^>]*>/g)].map((x) => x[0]).filter((t) => new RegExp(`class="(?:[^"]* )?${cls}(?: [^"]*)?"`).test(t));
+  return [...svg.matchAll(/<[a-z]+\s[^>]*>/g)]
+    .map((x) => x[0])
+    .filter((t) => new RegExp(`class="(?:[^"]* )?${cls}(?: [^"]*)?"`).test(t));
 }
 
 function attr(tag: string, name: string): string | undefined {
@@ -73,7 +75,6 @@ function expectWellFormedPlot(svg: string, width: number, height: number): void 
   for (const ref of svg.matchAll(/url\(#([^)]+)\)/g)) expect(ids).toContain(ref[1]);
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Hand-derived data: 5 bins of width 0.2
 //   c: 0.1 0.15 | (bin 1 empty) | 0.5 0.55 0.58 | (bin 3 empty) | 0.9 1.0 0.95
@@ -95,7 +96,15 @@ describe('reliabilityDiagram', () => {
     expectWellFormedPlot(svg, 560, 620);
     expect(rootTitle(svg)).toBe('Reliability diagram');
     const t = texts(svg);
-    for (const label of ['Reliability diagram', 'Confidence', 'Accuracy', 'Count', 'Perfect calibration', 'Gap to mean confidence', 'Empty bin (no samples)']) {
+    for (const label of [
+      'Reliability diagram',
+      'Confidence',
+      'Accuracy',
+      'Count',
+      'Perfect calibration',
+      'Gap to mean confidence',
+      'Empty bin (no samples)',
+    ]) {
       expect(t).toContain(label);
     }
     for (const tick of ['0.0', '0.2', '0.4', '0.6', '0.8', '1.0']) expect(t).toContain(tick);
@@ -120,7 +129,10 @@ describe('reliabilityDiagram', () => {
     expect(empty.every((e) => attr(e, 'data-count') === '0' && /url\(#[^)]+-hatch\)/.test(e))).toBe(true);
     // count strip bars and the counts written above them
     expect(tagsWithClass(svg, 'count-bar').map((e) => Number(attr(e, 'data-count')))).toEqual([2, 3, 3]);
-    const labels = [...svg.matchAll(/<text[^>]*data-bin="(\d+)"[^>]*>([^<]*)<\/text>/g)].map((x) => [Number(x[1]), x[2]]);
+    const labels = [...svg.matchAll(/<text[^>]*data-bin="(\d+)"[^>]*>([^<]*)<\/text>/g)].map((x) => [
+      Number(x[1]),
+      x[2],
+    ]);
     expect(labels).toEqual(EXPECTED.map((e) => [e.bin, String(e.count)]));
     // a gap (shaded to the mean confidence) for each non-empty bin
     expect(tagsWithClass(svg, 'gap')).toHaveLength(3);
@@ -138,7 +150,11 @@ describe('reliabilityDiagram', () => {
   it('the subtitle shows the ECE of the same bins as ExpectedCalibrationError', () => {
     const ece = ExpectedCalibrationError.createShortcutFunction({ nBins: 5 })(C, Y);
     expect(ece).toBeCloseTo(1.97 / 8, 6);
-    expect(texts(svg).some((t) => t.startsWith(`ECE = ${formatNumber(ece)}`) && t.includes('N = 8') && t.includes('5 equal-width bins'))).toBe(true);
+    expect(
+      texts(svg).some(
+        (t) => t.startsWith(`ECE = ${formatNumber(ece)}`) && t.includes('N = 8') && t.includes('5 equal-width bins'),
+      ),
+    ).toBe(true);
   });
 
   it('no empty bins: no hatching and no legend entry for it', () => {
@@ -190,7 +206,7 @@ describe('reliabilityDiagram', () => {
 
   it('tensors and typed arrays give the same SVG as arrays and leave the tensor count unchanged', () => {
     const c = tf.tensor1d(C);
-    const y = tf.tensor1d(Y.map(Boolean) as unknown as number[], 'bool');
+    const y = tf.tensor1d(Y.map(Boolean), 'bool');
     const before = tf.memory().numTensors;
     const fromTensors = reliabilityDiagram(c, y, { nBins: 5 });
     expect(tf.memory().numTensors).toBe(before);
@@ -267,8 +283,16 @@ describe('riskCoveragePlot', () => {
   // 0/1 risk from correctness: yPred = 1, yTrue = correct → squared error = 1 − correct
   const { c, y } = confidenceData(400, 9);
   const ones = y.map(() => 1);
-  const curve = riskCoverageCurve(ones, y, c.map((v) => 1 - v));
-  const noisy = riskCoverageCurve(ones, y, c.map((v, i) => 1 - v + ((i * 7919) % 100) / 200));
+  const curve = riskCoverageCurve(
+    ones,
+    y,
+    c.map((v) => 1 - v),
+  );
+  const noisy = riskCoverageCurve(
+    ones,
+    y,
+    c.map((v, i) => 1 - v + ((i * 7919) % 100) / 200),
+  );
 
   it('one curve: the model, a dashed oracle and a dotted random baseline at the full-coverage risk', () => {
     const s = riskCoveragePlot(curve);
@@ -295,10 +319,13 @@ describe('riskCoveragePlot', () => {
   });
 
   it('several curves over the same samples share one oracle and one baseline; labels are escaped', () => {
-    const s = riskCoveragePlot([
-      { label: 'MSP', curve },
-      { label: 'Noisy <u> & co', curve: noisy },
-    ], { title: 'Compare', width: 500, height: 380 });
+    const s = riskCoveragePlot(
+      [
+        { label: 'MSP', curve },
+        { label: 'Noisy <u> & co', curve: noisy },
+      ],
+      { title: 'Compare', width: 500, height: 380 },
+    );
     expectWellFormedPlot(s, 500, 380);
     expect(tagsWithClass(s, 'model')).toHaveLength(2);
     expect(tagsWithClass(s, 'oracle')).toHaveLength(1);
@@ -312,8 +339,15 @@ describe('riskCoveragePlot', () => {
   });
 
   it('curves over different samples get an oracle and a baseline each', () => {
-    const half = riskCoverageCurve(ones.slice(0, 200), y.slice(0, 200), c.slice(0, 200).map((v) => 1 - v));
-    const s = riskCoveragePlot([{ label: 'all', curve }, { label: 'half', curve: half }]);
+    const half = riskCoverageCurve(
+      ones.slice(0, 200),
+      y.slice(0, 200),
+      c.slice(0, 200).map((v) => 1 - v),
+    );
+    const s = riskCoveragePlot([
+      { label: 'all', curve },
+      { label: 'half', curve: half },
+    ]);
     expectWellFormedPlot(s, 640, 440);
     expect(tagsWithClass(s, 'oracle')).toHaveLength(2);
     expect(tagsWithClass(s, 'random')).toHaveLength(2);
@@ -331,11 +365,20 @@ describe('riskCoveragePlot', () => {
     expectInputError(() => riskCoveragePlot(null as never), /riskCoveragePlot: .*`curve`/);
     expectInputError(() => riskCoveragePlot({} as never), /`coverage`/);
     expectInputError(() => riskCoveragePlot({ ...curve, risk: curve.risk.slice(1) }), /same length/);
-    expectInputError(() => riskCoveragePlot({ ...curve, risk: Float64Array.from(curve.risk, (v, i) => (i === 3 ? NaN : v)) }), /finite/);
-    expectInputError(() => riskCoveragePlot({ ...curve, coverage: Float64Array.from(curve.coverage).reverse() }), /ascend/);
+    expectInputError(
+      () => riskCoveragePlot({ ...curve, risk: Float64Array.from(curve.risk, (v, i) => (i === 3 ? NaN : v)) }),
+      /finite/,
+    );
+    expectInputError(
+      () => riskCoveragePlot({ ...curve, coverage: Float64Array.from(curve.coverage).reverse() }),
+      /ascend/,
+    );
     expectInputError(() => riskCoveragePlot([]), /at least one/);
     expectInputError(() => riskCoveragePlot([{ curve }] as never), /curves\[0\]/);
-    expectInputError(() => riskCoveragePlot(Array.from({ length: 8 }, (_, i) => ({ label: String(i), curve }))), /at most 7/);
+    expectInputError(
+      () => riskCoveragePlot(Array.from({ length: 8 }, (_, i) => ({ label: String(i), curve }))),
+      /at most 7/,
+    );
     expectInputError(() => riskCoveragePlot(curve, { width: 10 }), /`width`/);
     expectInputError(() => riskCoveragePlot(curve, { nBins: 3 } as never), /unknown option/);
   });
@@ -359,7 +402,13 @@ describe('costCurvePlot', () => {
       expect(texts(s)).toContain(`ECUAS${'₀₁₂'[n]} = ${formatNumber(expected)}`);
     }
     const t = texts(s);
-    for (const label of ['Rejection cost γ', 'Expected cost', 'Model: mean γ-ECUAS cost', 'No-information system (c = accuracy)']) expect(t).toContain(label);
+    for (const label of [
+      'Rejection cost γ',
+      'Expected cost',
+      'Model: mean γ-ECUAS cost',
+      'No-information system (c = accuracy)',
+    ])
+      expect(t).toContain(label);
   });
 
   it('samples the curves at `points` values of γ', () => {
@@ -375,7 +424,10 @@ describe('costCurvePlot', () => {
     const pts = [...d.matchAll(/[ML]([\d.]+),([\d.]+)/g)].map((x) => [Number(x[1]), Number(x[2])]);
     expect(pts).toHaveLength(3);
     // y axis: tick labels give the pixel scale
-    const ticks = [...s.matchAll(/<text x="([\d.]+)" y="([\d.]+)" text-anchor="end">([^<]*)<\/text>/g)].map((x) => [Number(x[2]), Number(x[3].replace('−', '-'))]);
+    const ticks = [...s.matchAll(/<text x="([\d.]+)" y="([\d.]+)" text-anchor="end">([^<]*)<\/text>/g)].map((x) => [
+      Number(x[2]),
+      Number(x[3].replace('−', '-')),
+    ]);
     const [y0, v0] = ticks[0];
     const [y1, v1] = ticks[ticks.length - 1];
     const value = (py: number) => v0 + ((py - y0) * (v1 - v0)) / (y1 - y0);
@@ -452,6 +504,13 @@ describe('svg helpers', () => {
     // data in the top-left corner → top-right
     expect(placeLegend(size, rect, [{ x: 0, y: 0, width: 50, height: 40 }])).toEqual({ x: 132, y: 8 });
     // a line across the whole panel → no spot
-    expect(placeLegend(size, rect, [{ xs: [0, 200, 200, 0, 0], ys: [0, 25, 50, 75, 100] }, { x: 0, y: 0, width: 200, height: 20 }, { x: 0, y: 80, width: 200, height: 20 }, { x: 0, y: 40, width: 200, height: 20 }])).toBeNull();
+    expect(
+      placeLegend(size, rect, [
+        { xs: [0, 200, 200, 0, 0], ys: [0, 25, 50, 75, 100] },
+        { x: 0, y: 0, width: 200, height: 20 },
+        { x: 0, y: 80, width: 200, height: 20 },
+        { x: 0, y: 40, width: 200, height: 20 },
+      ]),
+    ).toBeNull();
   });
 });

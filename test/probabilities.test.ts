@@ -28,7 +28,7 @@ const CLASSES = [
   ['ClassificationFPR95', {}],
 ] as const;
 
-type AnyMetric = ecuas.Metric<unknown[], number, object>;
+type AnyMetric = ecuas.Metric<unknown[]>;
 const make = (name: string, options: object): AnyMetric =>
   new (ecuas as unknown as Record<string, new (o: object) => AnyMetric>)[name](options);
 
@@ -102,7 +102,10 @@ describe('probabilities: true', () => {
     expect(new ecuas.ClassificationAUC({ probabilities: true }).update(rows, y).compute()).toBe(1);
     // ECE with one bin: |Σq − Σcorrect| / N = |0.7 + 0.5 − 1| / 2
     const q0 = f(0.7) / (f(0.7) + f(0.2) + f(0.1));
-    expect(new ecuas.ClassificationECE({ nBins: 1, probabilities: true }).update(rows, y).compute()).toBeCloseTo(Math.abs(q0 + 0.5 - 1) / 2, 7);
+    expect(new ecuas.ClassificationECE({ nBins: 1, probabilities: true }).update(rows, y).compute()).toBeCloseTo(
+      Math.abs(q0 + 0.5 - 1) / 2,
+      7,
+    );
   });
 
   it('a zero probability is allowed; at the label, cross-entropy and LogLog are +Infinity', () => {
@@ -110,33 +113,75 @@ describe('probabilities: true', () => {
       [1, 0],
       [0.4, 0.6],
     ];
-    expect(new ecuas.ClassificationErrorRate({ probabilities: true, normalize: false }).update(rows, [0, 1]).compute()).toBe(0);
-    expect(new ecuas.ClassificationCrossEntropy({ probabilities: true, normalize: false }).update(rows, [0, 1]).compute()).toBeCloseTo(-Math.log(Math.fround(0.6) / (Math.fround(0.4) + Math.fround(0.6))) / 2, 14);
-    expect(new ecuas.ClassificationCrossEntropy({ probabilities: true, normalize: false }).update(rows, [1, 1]).compute()).toBe(Infinity);
-    expect(new ecuas.ClassificationLogLog({ probabilities: true, normalize: false }).update(rows, [1, 1]).compute()).toBe(Infinity);
+    expect(
+      new ecuas.ClassificationErrorRate({ probabilities: true, normalize: false }).update(rows, [0, 1]).compute(),
+    ).toBe(0);
+    expect(
+      new ecuas.ClassificationCrossEntropy({ probabilities: true, normalize: false }).update(rows, [0, 1]).compute(),
+    ).toBeCloseTo(-Math.log(Math.fround(0.6) / (Math.fround(0.4) + Math.fround(0.6))) / 2, 14);
+    expect(
+      new ecuas.ClassificationCrossEntropy({ probabilities: true, normalize: false }).update(rows, [1, 1]).compute(),
+    ).toBe(Infinity);
+    expect(
+      new ecuas.ClassificationLogLog({ probabilities: true, normalize: false }).update(rows, [1, 1]).compute(),
+    ).toBe(Infinity);
   });
 
   it('rows that are not probabilities are refused, the state unchanged', () => {
     const m = new ecuas.ClassificationECUAS({ probabilities: true });
-    m.update([[0.5, 0.5], [0.9, 0.1]], [0, 1]);
+    m.update(
+      [
+        [0.5, 0.5],
+        [0.9, 0.1],
+      ],
+      [0, 1],
+    );
     const before = m.compute();
-    expectInputError(() => m.update([[0.6, 0.6]], [0]), 'ClassificationECUAS', '`logits`', 'probabilities: true', 'row 0 sums to');
-    expectInputError(() => m.update([[0.5, 0.5], [1.2, -0.2]], [0, 0]), 'row 1 holds -0.2');
+    expectInputError(
+      () => m.update([[0.6, 0.6]], [0]),
+      'ClassificationECUAS',
+      '`logits`',
+      'probabilities: true',
+      'row 0 sums to',
+    );
+    expectInputError(
+      () =>
+        m.update(
+          [
+            [0.5, 0.5],
+            [1.2, -0.2],
+          ],
+          [0, 0],
+        ),
+      'row 1 holds -0.2',
+    );
     expectInputError(() => m.update([[0.5, NaN]], [0]), 'finite');
     m.update([[0.5, 0.5005]], [0]); // within 1e-3 of 1
     expect(m.sampleCount).toBe(3);
     m.reset();
-    m.update([[0.5, 0.5], [0.9, 0.1]], [0, 1]);
+    m.update(
+      [
+        [0.5, 0.5],
+        [0.9, 0.1],
+      ],
+      [0, 1],
+    );
     expect(m.compute()).toBe(before);
     m.dispose();
   });
 
   it('is checked like any option, and part of merge and JSON', () => {
-    expectInputError(() => new ecuas.ClassificationAUC({ probabilities: 'yes' as never }), 'expected option `probabilities` to be a boolean');
-    expectInputError(() => new ecuas.ConfidenceAUCScore({ probabilities: true } as never), 'unknown option `probabilities`');
+    expectInputError(
+      () => new ecuas.ClassificationAUC({ probabilities: 'yes' as never }),
+      'expected option `probabilities` to be a boolean',
+    );
+    expectInputError(
+      () => new ecuas.ConfidenceAUCScore({ probabilities: true } as never),
+      'unknown option `probabilities`',
+    );
     const a = new ecuas.ClassificationAURC({ probabilities: true }).update([[0.7, 0.3]], [0]);
     const b = new ecuas.ClassificationAURC().update([[0.7, 0.4]], [0]);
-    expectInputError(() => a.merge(b as never), 'same options');
+    expectInputError(() => a.merge(b), 'same options');
     const back = ecuas.metricFromJSON(JSON.parse(JSON.stringify(a.toJSON())), ecuas.ClassificationAURC);
     expect(back.options.probabilities).toBe(true);
     back.update([[0.2, 0.8]], [0]);
@@ -160,7 +205,10 @@ describe('probabilities: true', () => {
     expect(ci.value).toBeCloseTo(ecuas.bootstrap('cls_error_rate', [logits, y], { resamples: 20 }).value, 12);
     expectInputError(() => ecuas.bootstrap('cls_error_rate', [rows, y], { resamples: 20 }), 'look like probabilities');
     expectInputError(() => ecuas.bootstrap('conf_auc', [[0.5], [1]], { probabilities: true }), 'cls_*');
-    expectInputError(() => ecuas.bootstrap(() => new ecuas.ClassificationAUC(), [rows, y], { probabilities: true }), 'factory');
+    expectInputError(
+      () => ecuas.bootstrap(() => new ecuas.ClassificationAUC(), [rows, y], { probabilities: true }),
+      'factory',
+    );
   });
 });
 
@@ -172,7 +220,13 @@ describe('unset (default): a batch that looks like probabilities is refused', ()
   it.each(CLASSES)('%s %j', (name, options) => {
     const m = make(name, options);
     m.update([[2, 0.5, -1]], [0]);
-    const err = expectInputError(() => m.update(softmax, [0, 2]), name, '`logits`', 'look like probabilities', '`probabilities: true`');
+    const err = expectInputError(
+      () => m.update(softmax, [0, 2]),
+      name,
+      '`logits`',
+      'look like probabilities',
+      '`probabilities: true`',
+    );
     expect(err.argument).toBe('logits');
     expect(m.sampleCount).toBe(1);
     // `false` turns the check off: the same rows are read as logits
@@ -186,7 +240,10 @@ describe('unset (default): a batch that looks like probabilities is refused', ()
     const m = new ecuas.ClassificationErrorRate({ normalize: false });
     expect(m.update([...softmax, [0.5, 0.6, 0]], [0, 2, 0]).compute()).toBeCloseTo(1 / 3, 15);
     // within 1e-6·K of 1 is a probability row; further off is not
-    expectInputError(() => new ecuas.ClassificationErrorRate().update([[0.5, 0.5 + 1e-6]], [0]), 'look like probabilities');
+    expectInputError(
+      () => new ecuas.ClassificationErrorRate().update([[0.5, 0.5 + 1e-6]], [0]),
+      'look like probabilities',
+    );
     expect(new ecuas.ClassificationErrorRate({ normalize: false }).update([[0.5, 0.5 + 1e-5]], [0]).compute()).toBe(1);
   });
 });
@@ -201,17 +258,22 @@ describe('no backend', () => {
       catch (e) { console.log(e instanceof MetricInputError, e.message); }`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
-    expect(r.stdout).toMatch(/^true ConfidenceECUAS: no TensorFlow.js backend is registered: import one .*@tensorflow\/tfjs/);
+    expect(r.stdout).toMatch(
+      /^true ConfidenceECUAS: no TensorFlow.js backend is registered: import one .*@tensorflow\/tfjs/,
+    );
   });
 });
 
 describe('metricFromJSON with the expected class', () => {
   it('returns that type, and refuses another class', () => {
     const a = new ecuas.ClassificationECUAS().update([[2, 0.5, 0.1]], [0]);
-    const json = JSON.parse(JSON.stringify(a.toJSON()));
+    const json: unknown = JSON.parse(JSON.stringify(a.toJSON()));
     const back: ecuas.ClassificationECUAS = ecuas.metricFromJSON(json, ecuas.ClassificationECUAS);
     expect(a.merge(back).sampleCount).toBe(2);
-    expectInputError(() => ecuas.metricFromJSON(json, ecuas.ClassificationAUC), 'expected `json` to hold a ClassificationAUC, but it holds a ClassificationECUAS');
+    expectInputError(
+      () => ecuas.metricFromJSON(json, ecuas.ClassificationAUC),
+      'expected `json` to hold a ClassificationAUC, but it holds a ClassificationECUAS',
+    );
     for (const m of [a, back]) m.dispose();
   });
 });

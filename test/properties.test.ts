@@ -18,7 +18,7 @@ import { CONFIDENCE_METRICS, CLASSIFICATION_METRICS } from './helpers/metricName
 
 fc.configureGlobal({ seed: 42, numRuns: 150 });
 
-type AnyMetric = ecuas.Metric<unknown[], unknown, object>;
+type AnyMetric = ecuas.Metric<unknown[], unknown>;
 type Args = unknown[][]; // args[a][i]: sample i of argument a
 type Kind = 'conf' | 'cls' | 'scod' | 'reg';
 
@@ -40,19 +40,30 @@ const confArgs: fc.Arbitrary<Args> = fc
 /** Logits: float32 reals or small integers (ties for the argmax and for the top-1 confidence). */
 const logitValue = fc.oneof(fc.float({ min: -8, max: 8, noNaN: true }), fc.integer({ min: -2, max: 2 }));
 /** A row like [0, 1, 0] would look like probabilities and be refused by default (SPEC §4): no batch may hold only such rows. */
-const probabilityLike = (row: number[]): boolean => row.every((v) => v >= 0 && v <= 1) && Math.abs(row.reduce((a, b) => a + b, 0) - 1) <= 1e-6 * row.length;
+const probabilityLike = (row: number[]): boolean =>
+  row.every((v) => v >= 0 && v <= 1) && Math.abs(row.reduce((a, b) => a + b, 0) - 1) <= 1e-6 * row.length;
 const clsArgs: fc.Arbitrary<Args> = fc.integer({ min: 2, max: 6 }).chain((k) =>
   fc
-    .array(fc.tuple(fc.array(logitValue, { minLength: k, maxLength: k }).filter((row) => !probabilityLike(row)), fc.integer({ min: 0, max: k - 1 })), {
-      minLength: 1,
-      maxLength: 40,
-    })
+    .array(
+      fc.tuple(
+        fc.array(logitValue, { minLength: k, maxLength: k }).filter((row) => !probabilityLike(row)),
+        fc.integer({ min: 0, max: k - 1 }),
+      ),
+      {
+        minLength: 1,
+        maxLength: 40,
+      },
+    )
     .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[1])]),
 );
 
 const scodArgs: fc.Arbitrary<Args> = fc
   .array(
-    fc.tuple(fc.oneof(fc.float({ min: -3, max: 3, noNaN: true }), fc.integer({ min: 0, max: 4 })), fc.integer({ min: 0, max: 1 }), fc.integer({ min: 0, max: 1 })),
+    fc.tuple(
+      fc.oneof(fc.float({ min: -3, max: 3, noNaN: true }), fc.integer({ min: 0, max: 4 })),
+      fc.integer({ min: 0, max: 1 }),
+      fc.integer({ min: 0, max: 1 }),
+    ),
     { minLength: 1, maxLength: 48 },
   )
   .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])]);
@@ -64,7 +75,10 @@ const regArgs: fc.Arbitrary<Args> = fc.integer({ min: 1, max: 3 }).chain((d) =>
       fc.tuple(
         fc.array(regValue, { minLength: d, maxLength: d }),
         fc.array(regValue, { minLength: d, maxLength: d }),
-        fc.oneof(fc.float({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 4 }).map((k) => k / 4)),
+        fc.oneof(
+          fc.float({ min: 0, max: 1, noNaN: true }),
+          fc.integer({ min: 0, max: 4 }).map((k) => k / 4),
+        ),
       ),
       { minLength: 1, maxLength: 40 },
     )
@@ -119,7 +133,12 @@ function expectSame(a: unknown, b: unknown, what: string, rel = 1e-12): void {
   if (!same(a, b, rel)) expect.fail(`${what}: ${String(fmt(a))} ≠ ${String(fmt(b))}`);
 }
 
-const fmt = (v: unknown): unknown => (ArrayBuffer.isView(v) ? `[${Array.from(v as Float64Array).join(', ')}]` : typeof v === 'object' && v !== null ? JSON.stringify(v, (_, x) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x)) : v);
+const fmt = (v: unknown): unknown =>
+  ArrayBuffer.isView(v)
+    ? `[${Array.from(v as Float64Array).join(', ')}]`
+    : typeof v === 'object' && v !== null
+      ? JSON.stringify(v, (_, x: unknown) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x))
+      : v;
 
 /** Evaluates a fresh metric over batches and frees it. */
 function evaluate(factory: () => AnyMetric, batches: Args[]): unknown {
@@ -160,7 +179,7 @@ describe('invariance: the value does not depend on input order or batching', () 
           const shuffled = evaluate(factory, [args.map((a) => p.map((i) => a[i]))]);
           expectSame(shuffled, whole, 'permuted');
           const batched = evaluate(factory, split(args, cuts));
-          expectSame(batched, whole, `batched at ${cuts}`);
+          expectSame(batched, whole, `batched at ${cuts.join(',')}`);
         }),
       ),
     );
@@ -195,11 +214,17 @@ describe('merge is commutative and associative, also through toJSON/metricFromJS
             };
             const results = {
               'live (A+B)+C': live(0).merge(live(1)).merge(live(2)).compute(),
-              'live C+(A+B)': live(2).merge(live(0).merge(live(1))).compute(),
+              'live C+(A+B)': live(2)
+                .merge(live(0).merge(live(1)))
+                .compute(),
               '(A+B)+C': load(0).merge(load(1)).merge(load(2)).compute(),
-              'A+(B+C)': load(0).merge(load(1).merge(load(2))).compute(),
+              'A+(B+C)': load(0)
+                .merge(load(1).merge(load(2)))
+                .compute(),
               '(B+A)+C': load(1).merge(load(0)).merge(load(2)).compute(),
-              'C+(B+A)': load(2).merge(load(1).merge(load(0))).compute(),
+              'C+(B+A)': load(2)
+                .merge(load(1).merge(load(0)))
+                .compute(),
               '(C+A)+B': load(2).merge(load(0)).merge(load(1)).compute(),
             };
             for (const [order, v] of Object.entries(results)) expectSame(v, whole, order);
@@ -216,8 +241,14 @@ describe('merge is commutative and associative, also through toJSON/metricFromJS
 // Bounds
 
 const SLACK = 1e-12;
-const inRange = (lo: number, hi: number) => (v: number): boolean => v >= lo - SLACK && v <= hi + SLACK;
-const atLeast = (lo: number) => (v: number): boolean => v >= lo - SLACK;
+const inRange =
+  (lo: number, hi: number) =>
+  (v: number): boolean =>
+    v >= lo - SLACK && v <= hi + SLACK;
+const atLeast =
+  (lo: number) =>
+  (v: number): boolean =>
+    v >= lo - SLACK;
 
 /** [metric, factory, kind, bound, NaN allowed when] */
 type Bound = [string, () => AnyMetric, Kind, (v: number) => boolean, (args: Args) => boolean];
@@ -226,7 +257,9 @@ const nLessThan2 = (args: Args): boolean => args[0].length < 2;
 /** Correctness of each sample, for confidences (y) and for logits (first argmax = label). */
 function correctness(kind: Kind, args: Args): number[] {
   if (kind === 'conf') return args[1] as number[];
-  return (args[0] as number[][]).map((row, i) => (row.indexOf(Math.max(...row.map(Math.fround))) === args[1][i] ? 1 : 0));
+  return (args[0] as number[][]).map((row, i) =>
+    row.indexOf(Math.max(...row.map(Math.fround))) === args[1][i] ? 1 : 0,
+  );
 }
 const oneClassConf = (args: Args): boolean => new Set(correctness('conf', args)).size < 2;
 const oneClassCls = (args: Args): boolean => new Set(correctness('cls', args)).size < 2;
@@ -252,13 +285,25 @@ const BOUNDS: Bound[] = [
   ['ConfidenceBrierScore raw', make('ConfidenceBrierScore'), 'conf', inRange(0, 1), never],
   ['ClassificationBrierScore raw', make('ClassificationBrierScore', { normalize: false }), 'cls', inRange(0, 2), never],
   ['ConfidenceCrossEntropy raw', make('ConfidenceCrossEntropy'), 'conf', atLeast(0), never],
-  ['ClassificationCrossEntropy raw', make('ClassificationCrossEntropy', { normalize: false }), 'cls', atLeast(0), never],
+  [
+    'ClassificationCrossEntropy raw',
+    make('ClassificationCrossEntropy', { normalize: false }),
+    'cls',
+    atLeast(0),
+    never,
+  ],
   ['ConfidenceECUAS n=0 raw', make('ConfidenceECUAS'), 'conf', atLeast(0), never],
   ['ConfidenceECUAS n=2 raw', make('ConfidenceECUAS', { n: 2 }), 'conf', atLeast(0), never],
   ['ClassificationECUAS n=0 raw', make('ClassificationECUAS', { normalize: false }), 'cls', atLeast(0), never],
   ['ClassificationLogLog raw', make('ClassificationLogLog', { normalize: false }), 'cls', atLeast(0), never],
   ['ConfidenceGammaECUAS raw', make('ConfidenceGammaECUAS', { gamma: 0.3 }), 'conf', inRange(0, 1), never],
-  ['ClassificationGammaECUAS raw', make('ClassificationGammaECUAS', { gamma: 0.7, normalize: false }), 'cls', inRange(0, 1), never],
+  [
+    'ClassificationGammaECUAS raw',
+    make('ClassificationGammaECUAS', { gamma: 0.7, normalize: false }),
+    'cls',
+    inRange(0, 1),
+    never,
+  ],
   ['SCODAURC c=0.3', make('SCODAURC', { oodCost: 0.3 }), 'scod', inRange(0, 0.7), nLessThan2],
   ['SCODAUGRC c=0.8', make('SCODAUGRC', { oodCost: 0.8 }), 'scod', inRange(0, 0.8), nLessThan2],
 ];
@@ -283,15 +328,18 @@ describe('bounds', () => {
     const check = (kind: 'conf' | 'cls'): void => {
       const P = kind === 'conf' ? 'Confidence' : 'Classification';
       fc.assert(
-        fc.property(ARGS[kind].filter((a) => a[0].length >= 2), (args) => {
-          const v = (name: string): number => evaluate(make(P + name), [args]) as number;
-          const [aurc, augrc, eaurc, eaugrc] = [v('AURC'), v('AUGRC'), v('EAURC'), v('EAUGRC')];
-          expect(eaurc).toBeGreaterThanOrEqual(-SLACK);
-          expect(eaugrc).toBeGreaterThanOrEqual(-SLACK);
-          expect(augrc).toBeLessThanOrEqual(aurc + SLACK);
-          expect(eaurc).toBeLessThanOrEqual(aurc + SLACK);
-          expect(eaugrc).toBeLessThanOrEqual(augrc + SLACK);
-        }),
+        fc.property(
+          ARGS[kind].filter((a) => a[0].length >= 2),
+          (args) => {
+            const v = (name: string): number => evaluate(make(P + name), [args]) as number;
+            const [aurc, augrc, eaurc, eaugrc] = [v('AURC'), v('AUGRC'), v('EAURC'), v('EAUGRC')];
+            expect(eaurc).toBeGreaterThanOrEqual(-SLACK);
+            expect(eaugrc).toBeGreaterThanOrEqual(-SLACK);
+            expect(augrc).toBeLessThanOrEqual(aurc + SLACK);
+            expect(eaurc).toBeLessThanOrEqual(aurc + SLACK);
+            expect(eaugrc).toBeLessThanOrEqual(augrc + SLACK);
+          },
+        ),
       );
     };
     noLeak(() => {
@@ -313,7 +361,10 @@ describe('the prior-only predictor scores 1 under every normalized classificatio
   // so the deviation from 1 is second order, O(δz²) ≈ 1e-13 (measured: ≤ 1.5e-14).
   const TOL = 1e-9;
   const data = fc.integer({ min: 2, max: 6 }).chain((k) =>
-    fc.record({ k: fc.constant(k), labels: fc.array(fc.integer({ min: 0, max: k - 1 }), { minLength: 2, maxLength: 64 }) }),
+    fc.record({
+      k: fc.constant(k),
+      labels: fc.array(fc.integer({ min: 0, max: k - 1 }), { minLength: 2, maxLength: 64 }),
+    }),
   );
 
   it('NER, NCE, NBS, N-ECUAS (several n), N-LogLog, N-γ-ECUAS (several γ)', () => {
@@ -331,12 +382,18 @@ describe('the prior-only predictor scores 1 under every normalized classificatio
             ['NCE', make('ClassificationCrossEntropy')],
             ['NBS', make('ClassificationBrierScore')],
             ['NLogLog', make('ClassificationLogLog')],
-            ...[0, 0.5, 1, 2, 3.7].map((nn): [string, () => AnyMetric] => [`NECUAS n=${nn}`, make('ClassificationECUAS', { n: nn })]),
+            ...[0, 0.5, 1, 2, 3.7].map((nn): [string, () => AnyMetric] => [
+              `NECUAS n=${nn}`,
+              make('ClassificationECUAS', { n: nn }),
+            ]),
             ...[0.1, 0.25, 0.5, 0.75, 0.9, 1]
               // u = 1 − π_max of the predictor equals the baseline's only up to float32 rounding:
               // at γ ≈ u the accept/reject decision of the two may differ
               .filter((g) => Math.abs(g - (1 - piMax)) > 1e-4)
-              .map((g): [string, () => AnyMetric] => [`Nγ-ECUAS γ=${g}`, make('ClassificationGammaECUAS', { gamma: g })]),
+              .map((g): [string, () => AnyMetric] => [
+                `Nγ-ECUAS γ=${g}`,
+                make('ClassificationGammaECUAS', { gamma: g }),
+              ]),
           ];
           for (const [name, factory] of metrics) {
             const v = evaluate(factory, [[z, labels]]) as number;
@@ -361,8 +418,14 @@ describe('the constant-confidence system (c = accuracy on every sample) scores 1
   const metrics = (): Array<[string, () => AnyMetric]> => [
     ['NBS', make('ConfidenceBrierScore', { normalize: true })],
     ['CCAS', make('CCAS', { normalize: true })],
-    ...[0, 0.5, 1, 2, 3.7].map((nn): [string, () => AnyMetric] => [`NECUAS n=${nn}`, make('ConfidenceECUAS', { n: nn, normalize: true })]),
-    ...[0.1, 0.3, 0.5, 0.7, 1].map((g): [string, () => AnyMetric] => [`Nγ-ECUAS γ=${g}`, make('ConfidenceGammaECUAS', { gamma: g, normalize: true })]),
+    ...[0, 0.5, 1, 2, 3.7].map((nn): [string, () => AnyMetric] => [
+      `NECUAS n=${nn}`,
+      make('ConfidenceECUAS', { n: nn, normalize: true }),
+    ]),
+    ...[0.1, 0.3, 0.5, 0.7, 1].map((g): [string, () => AnyMetric] => [
+      `Nγ-ECUAS γ=${g}`,
+      make('ConfidenceGammaECUAS', { gamma: g, normalize: true }),
+    ]),
   ];
   const inputs = (n: number, m: number, seed: number): Args => {
     const p = permutation(n, seed);
@@ -431,7 +494,9 @@ describe('RiskCoverageCurve: the oracle is never worse than the model', () => {
           for (let j = 0; j < r.risk.length; j++) {
             if (j > 0) expect(r.coverage[j]).toBeGreaterThanOrEqual(r.coverage[j - 1]);
             expect(r.risk[j]).toBeGreaterThanOrEqual(0);
-            expect(r.oracleRisk[j], `coverage ${r.coverage[j]}`).toBeLessThanOrEqual(r.risk[j] + SLACK * Math.max(1, r.risk[j]));
+            expect(r.oracleRisk[j], `coverage ${r.coverage[j]}`).toBeLessThanOrEqual(
+              r.risk[j] + SLACK * Math.max(1, r.risk[j]),
+            );
           }
           expect(r.oracleAurc).toBeLessThanOrEqual(r.aurc + SLACK * Math.max(1, r.aurc));
           expect(r.eaurc).toBeGreaterThanOrEqual(-SLACK * Math.max(1, r.aurc));
@@ -449,20 +514,34 @@ describe('identities between metrics', () => {
     // OOD sample has losses (1 − c_ood)·error.
     noLeak(() =>
       fc.assert(
-        fc.property(confArgs.filter((a) => a[0].length >= 2), fc.integer({ min: 0, max: 10 }).map((k) => k / 10), ([c, y], cost) => {
-          const n = c.length;
-          const errors = (y as number[]).map((v) => 1 - v);
-          const u = (c as number[]).map((v) => -v);
-          const aurc = evaluate(make('ConfidenceAURC'), [[c, y]]) as number;
-          const eaurc = evaluate(make('ConfidenceEAURC'), [[c, y]]) as number;
-          const augrc = evaluate(make('ConfidenceAUGRC'), [[c, y]]) as number;
-          const curve = evaluate(make('RiskCoverageCurve', { nPoints: 'all' }), [[errors, errors.map(() => 0), u]]) as ecuas.RiskCoverageResult;
-          expectSame(curve.aurc, ((n - 1) / n) * aurc, 'RiskCoverageCurve aurc');
-          expectSame(curve.eaurc, ((n - 1) / n) * eaurc, 'RiskCoverageCurve eaurc');
-          const zeros = errors.map(() => 0);
-          expectSame(evaluate(make('SCODAURC', { oodCost: cost }), [[u, errors, zeros]]), (1 - cost) * aurc, 'SCODAURC');
-          expectSame(evaluate(make('SCODAUGRC', { oodCost: cost }), [[u, errors, zeros]]), (1 - cost) * augrc, 'SCODAUGRC');
-        }),
+        fc.property(
+          confArgs.filter((a) => a[0].length >= 2),
+          fc.integer({ min: 0, max: 10 }).map((k) => k / 10),
+          ([c, y], cost) => {
+            const n = c.length;
+            const errors = (y as number[]).map((v) => 1 - v);
+            const u = (c as number[]).map((v) => -v);
+            const aurc = evaluate(make('ConfidenceAURC'), [[c, y]]) as number;
+            const eaurc = evaluate(make('ConfidenceEAURC'), [[c, y]]) as number;
+            const augrc = evaluate(make('ConfidenceAUGRC'), [[c, y]]) as number;
+            const curve = evaluate(make('RiskCoverageCurve', { nPoints: 'all' }), [
+              [errors, errors.map(() => 0), u],
+            ]) as ecuas.RiskCoverageResult;
+            expectSame(curve.aurc, ((n - 1) / n) * aurc, 'RiskCoverageCurve aurc');
+            expectSame(curve.eaurc, ((n - 1) / n) * eaurc, 'RiskCoverageCurve eaurc');
+            const zeros = errors.map(() => 0);
+            expectSame(
+              evaluate(make('SCODAURC', { oodCost: cost }), [[u, errors, zeros]]),
+              (1 - cost) * aurc,
+              'SCODAURC',
+            );
+            expectSame(
+              evaluate(make('SCODAUGRC', { oodCost: cost }), [[u, errors, zeros]]),
+              (1 - cost) * augrc,
+              'SCODAUGRC',
+            );
+          },
+        ),
       ),
     );
   });
@@ -488,7 +567,11 @@ describe('identities between metrics', () => {
       fc.assert(
         fc.property(confArgs, ([c, y]) => {
           const mean = (a: unknown[]): number => (a as number[]).reduce((s, v) => s + v, 0) / a.length;
-          expectSame(evaluate(make('ExpectedCalibrationError', { nBins: 1 }), [[c, y]]), Math.abs(mean(c) - mean(y)), 'ECE(1 bin)');
+          expectSame(
+            evaluate(make('ExpectedCalibrationError', { nBins: 1 }), [[c, y]]),
+            Math.abs(mean(c) - mean(y)),
+            'ECE(1 bin)',
+          );
         }),
       ),
     );
@@ -499,7 +582,8 @@ describe('identities between metrics', () => {
 // ECUAS_n = ∫₀¹ (γ-ECUAS cost) · (n+1)γ^(n−1) dγ
 
 /** ∫_a^b (n+1)γ^(n−1) dγ; for n = 0 the weight is 1/γ (a > 0). */
-const W0 = (n: number, a: number, b: number): number => (n === 0 ? Math.log(b / a) : ((n + 1) / n) * (Math.pow(b, n) - Math.pow(a, n)));
+const W0 = (n: number, a: number, b: number): number =>
+  n === 0 ? Math.log(b / a) : ((n + 1) / n) * (Math.pow(b, n) - Math.pow(a, n));
 /** ∫_a^b γ·(n+1)γ^(n−1) dγ. */
 const W1 = (n: number, a: number, b: number): number => Math.pow(b, n + 1) - Math.pow(a, n + 1);
 
@@ -565,7 +649,9 @@ describe('ECUAS_n is the γ-ECUAS cost averaged over γ with weight (n+1)γ^(n�
             integral += alpha * W0(n, a, b) + beta * W1(n, a, b);
           }
           const v = evaluate(make('ConfidenceECUAS', { n }), [[c, y]]) as number;
-          expect(Math.abs(v - integral), `n=${n}: ECUAS ${v}, ∫ ${integral}`).toBeLessThanOrEqual(1e-9 * Math.max(1, integral));
+          expect(Math.abs(v - integral), `n=${n}: ECUAS ${v}, ∫ ${integral}`).toBeLessThanOrEqual(
+            1e-9 * Math.max(1, integral),
+          );
         }),
         { numRuns: 40 },
       ),
@@ -591,10 +677,19 @@ describe('ECUAS_n is the γ-ECUAS cost averaged over γ with weight (n+1)γ^(n�
 
 /** The parameter each parameterized base takes: id name, option name, value texts. */
 const decimalText = (maxInt: number) =>
-  fc.tuple(fc.integer({ min: 0, max: maxInt }), fc.option(fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength: 4 }), { nil: undefined }))
+  fc
+    .tuple(
+      fc.integer({ min: 0, max: maxInt }),
+      fc.option(fc.string({ unit: fc.constantFrom(...Array.from('0123456789')), minLength: 1, maxLength: 4 }), {
+        nil: undefined,
+      }),
+    )
     .map(([i, f]) => (f === undefined ? String(i) : `${i}.${f}`));
-const unitText = fc.oneof(fc.constantFrom('0', '1', '1.0', '0.5'), fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength: 4 }).map((f) => `0.${f}`));
-const PARAMS: Record<string, [string, string, fc.Arbitrary<string>]> = {
+const unitText = fc.oneof(
+  fc.constantFrom('0', '1', '1.0', '0.5'),
+  fc.string({ unit: fc.constantFrom(...Array.from('0123456789')), minLength: 1, maxLength: 4 }).map((f) => `0.${f}`),
+);
+const PARAMS: Partial<Record<string, [string, string, fc.Arbitrary<string>]>> = {
   conf_ece: ['nbins', 'nBins', fc.integer({ min: 1, max: 60 }).map(String)],
   cls_ece: ['nbins', 'nBins', fc.integer({ min: 1, max: 60 }).map(String)],
   'conf_n-ecuas': ['n', 'n', decimalText(6)],
@@ -617,21 +712,30 @@ describe('getMetricFromId(id).function equals the class it names, on random data
     const p = PARAMS[base];
     const plain = fc.constant({ base, id: base, option: undefined as undefined | [string, number] });
     if (!p) return plain;
-    return fc.oneof(plain, p[2].map((text) => ({ base, id: `${base}_${p[0]}=${text}`, option: [p[1], Number(text)] as [string, number] })));
+    return fc.oneof(
+      plain,
+      p[2].map((text) => ({ base, id: `${base}_${p[0]}=${text}`, option: [p[1], Number(text)] as [string, number] })),
+    );
   });
 
   it('bit-for-bit the same value (or both NaN), no leaks', () => {
     noLeak(() =>
       fc.assert(
-        fc.property(idArb.chain((x) => ARGS[kindOf(x.id)].map((args) => ({ ...x, args }))), ({ base, id, option, args }) => {
-          const [cls, opts] = ID_TABLE[base];
-          const options = option ? { ...opts, [option[0]]: option[1] } : opts;
-          const entry = getMetricFromId(id);
-          entry.obj.dispose();
-          const expected = evaluate(make(cls, options), [args]);
-          const got = entry.function(...args);
-          expect(Object.is(got, expected) || (Number.isNaN(got) && Number.isNaN(expected as number)), `${id}: ${got} vs ${String(expected)}`).toBe(true);
-        }),
+        fc.property(
+          idArb.chain((x) => ARGS[kindOf(x.id)].map((args) => ({ ...x, args }))),
+          ({ base, id, option, args }) => {
+            const [cls, opts] = ID_TABLE[base];
+            const options = option ? { ...opts, [option[0]]: option[1] } : opts;
+            const entry = getMetricFromId(id);
+            entry.obj.dispose();
+            const expected = evaluate(make(cls, options), [args]);
+            const got = entry.function(...args);
+            expect(
+              Object.is(got, expected) || (Number.isNaN(got) && Number.isNaN(expected as number)),
+              `${id}: ${got} vs ${String(expected)}`,
+            ).toBe(true);
+          },
+        ),
         { numRuns: 400 },
       ),
     );

@@ -40,18 +40,33 @@ describe('sortWithPayload (radix on IEEE bits)', () => {
   it('orders like a comparator sort, stably, with negatives, ±0, subnormals, ±Infinity and duplicates', () => {
     const r = rng(7);
     const special = [0, -0, 5e-324, -5e-324, Infinity, -Infinity, 1, -1, 1, 1e300, -1e-300, 0.1, 0.1];
-    const keys = Float64Array.from([...special, ...Array.from({ length: 3000 }, () => (r() - 0.5) * 10 ** Math.floor(r() * 20 - 10))]);
+    const keys = Float64Array.from([
+      ...special,
+      ...Array.from({ length: 3000 }, () => (r() - 0.5) * 10 ** Math.floor(r() * 20 - 10)),
+    ]);
     const payload = Float64Array.from(keys, (_, i) => i);
     const sorted = sortWithPayload(keys, payload);
-    const expected = Array.from(keys.keys()).sort((a, b) => keys[a] - keys[b] || (Object.is(keys[a], -0) && keys[b] === 0 ? -1 : Object.is(keys[b], -0) && keys[a] === 0 ? 1 : 0) || a - b);
+    const expected = Array.from(keys.keys()).sort(
+      (a, b) =>
+        keys[a] - keys[b] ||
+        (Object.is(keys[a], -0) && keys[b] === 0 ? -1 : Object.is(keys[b], -0) && keys[a] === 0 ? 1 : 0) ||
+        a - b,
+    );
     expect(Array.from(sorted.payload)).toEqual(expected); // stable, and −0 before +0
-    expect(Array.from(sorted.keys).map((v) => (Object.is(v, -0) ? '-0' : v))).toEqual(expected.map((i) => (Object.is(keys[i], -0) ? '-0' : keys[i])));
+    expect(Array.from(sorted.keys).map((v) => (Object.is(v, -0) ? '-0' : v))).toEqual(
+      expected.map((i) => (Object.is(keys[i], -0) ? '-0' : keys[i])),
+    );
   });
 
   it('float32 keys: every value comes back exactly, with its payload', () => {
     const r = rng(8);
-    const keys = Float32Array.from({ length: 5000 }, () => (r() < 0.1 ? 0 : (r() - 0.3) * 10 ** Math.floor(r() * 60 - 30)));
-    const sorted = sortWithPayload(keys, Float64Array.from(keys, (_, i) => i));
+    const keys = Float32Array.from({ length: 5000 }, () =>
+      r() < 0.1 ? 0 : (r() - 0.3) * 10 ** Math.floor(r() * 60 - 30),
+    );
+    const sorted = sortWithPayload(
+      keys,
+      Float64Array.from(keys, (_, i) => i),
+    );
     const expected = Array.from(keys.keys()).sort((a, b) => keys[a] - keys[b] || a - b);
     expect(Array.from(sorted.payload)).toEqual(expected);
     expect(Array.from(sorted.keys)).toEqual(expected.map((i) => keys[i]));
@@ -60,7 +75,9 @@ describe('sortWithPayload (radix on IEEE bits)', () => {
   it('handles 0 and 1 keys', () => {
     expect(Array.from(sortWithPayload(new Float64Array(0), []).keys)).toEqual([]);
     expect(Array.from(sortWithPayload(Float32Array.of(3), [7]).payload)).toEqual([7]);
-    expect(Array.from(sortWithPayload(Float32Array.of(0.5, 0.25, 0.75, 0.25), [0, 1, 2, 3]).payload)).toEqual([1, 3, 0, 2]);
+    expect(Array.from(sortWithPayload(Float32Array.of(0.5, 0.25, 0.75, 0.25), [0, 1, 2, 3]).payload)).toEqual([
+      1, 3, 0, 2,
+    ]);
   });
 });
 
@@ -84,7 +101,11 @@ describe('tie blocks and the ranking metrics', () => {
     const losses = Float64Array.from({ length: n }, () => (r() < 0.3 ? 1 : 0));
     const p = permutation(n, 4);
     const a = tieBlocks(scores, losses, true);
-    const b = tieBlocks(Float32Array.from(p, (i) => scores[i]), Float64Array.from(p, (i) => losses[i]), true);
+    const b = tieBlocks(
+      Float32Array.from(p, (i) => scores[i]),
+      Float64Array.from(p, (i) => losses[i]),
+      true,
+    );
     expect(aurc(b)).toBe(aurc(a));
     expect(augrc(b)).toBe(augrc(a));
     expect(mannWhitneyAUC(b)).toBe(mannWhitneyAUC(a));
@@ -169,9 +190,10 @@ function shuffle(values: Float64Array, r: () => number): Float64Array {
 }
 
 /** Rows of every kind orderFreeSum must handle, k values each. */
-function hardRows(k: number, r: () => number): { kind: string; values: Float64Array }[] {
-  const rows: { kind: string; values: Float64Array }[] = [];
-  const add = (kind: string, f: (j: number) => number) => rows.push({ kind, values: Float64Array.from({ length: k }, (_, j) => f(j)) });
+function hardRows(k: number, r: () => number): Array<{ kind: string; values: Float64Array }> {
+  const rows: Array<{ kind: string; values: Float64Array }> = [];
+  const add = (kind: string, f: (j: number) => number) =>
+    rows.push({ kind, values: Float64Array.from({ length: k }, (_, j) => f(j)) });
   const g = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
   for (let rep = 0; rep < 3; rep++) {
     // a softmax row: e_top = 0, the rest exp(z − m)
@@ -234,7 +256,14 @@ describe('orderFreeSum', () => {
     expect(orders.length).toBe(24);
     const plain = new Set(orders.map((o) => o.reduce((sum, i) => sum + a[i], 0)));
     expect(plain.size).toBe(2);
-    for (const o of orders) expect(orderFreeSum(Float64Array.from(o, (i) => a[i]), 0, 4)).toBe(1 + 2 ** -52);
+    for (const o of orders)
+      expect(
+        orderFreeSum(
+          Float64Array.from(o, (i) => a[i]),
+          0,
+          4,
+        ),
+      ).toBe(1 + 2 ** -52);
     // and at random, for rows of every kind
     const r = rng(22);
     for (const k of [2, 3, 10, 17, 1000]) {

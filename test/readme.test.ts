@@ -26,7 +26,7 @@ interface Snippet {
   notRun?: string;
 }
 
-const LANGS: Record<string, 'ts' | 'js'> = { ts: 'ts', typescript: 'ts', js: 'js', javascript: 'js' };
+const LANGS: Partial<Record<string, 'ts' | 'js'>> = { ts: 'ts', typescript: 'ts', js: 'js', javascript: 'js' };
 const NOT_RUN = /^<!--\s*not-run:\s*(.*?)\s*-->$/;
 
 /** Every fenced ts/js block of a Markdown text (also indented ones, e.g. inside a list item). */
@@ -68,8 +68,13 @@ function undocumented(stdout: string, code: string): string[] {
   const shown = comments(code);
   const missing: string[] = [];
   let at = 0;
-  for (const line of stdout.split('\n').map((l) => l.trim()).filter(Boolean)) {
-    const k = shown.findIndex((c, idx) => idx >= at && c.startsWith(line) && (c.length === line.length || /[\s:;,(]/.test(c[line.length])));
+  for (const line of stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)) {
+    const k = shown.findIndex(
+      (c, idx) => idx >= at && c.startsWith(line) && (c.length === line.length || /[\s:;,(]/.test(c[line.length])),
+    );
     if (k < 0) missing.push(line);
     else at = k + 1;
   }
@@ -84,21 +89,27 @@ interface Run {
 }
 
 function run(file: string, args: string[], cwd: string): Promise<Run> {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS; // vitest's, not a reader's
-  for (const k of Object.keys(env)) if (k.startsWith('VITEST')) delete env[k];
+  // without vitest's NODE_OPTIONS and VITEST* variables: a reader's environment
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && !k.startsWith('VITEST')),
+  );
   const t0 = performance.now();
   return new Promise((resolve) => {
     execFile(file, args, { cwd, env, timeout: 90_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
-      resolve({ code, stdout, stderr: err && code === null ? `${stderr}\n${err.message}` : stderr, ms: performance.now() - t0 });
+      resolve({
+        code,
+        stdout,
+        stderr: err && code === null ? `${stderr}\n${err.message}` : stderr,
+        ms: performance.now() - t0,
+      });
     });
   });
 }
 
 /** Runs the jobs with at most `limit` at a time. */
-async function pool<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> {
-  const results: T[] = new Array(jobs.length);
+async function pool<T>(jobs: Array<() => Promise<T>>, limit: number): Promise<T[]> {
+  const results = new Array<T>(jobs.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < jobs.length) {
@@ -123,7 +134,9 @@ describe('README code blocks', () => {
   beforeAll(async () => {
     for (const f of ['dist/index.js', 'dist/index.d.ts']) {
       if (!existsSync(join(root, f))) {
-        throw new Error(`${f} is missing: the README blocks run against the built package; run \`npm run build\` first (\`npm test\` does it in its pretest)`);
+        throw new Error(
+          `${f} is missing: the README blocks run against the built package; run \`npm run build\` first (\`npm test\` does it in its pretest)`,
+        );
       }
     }
     // a reader's project: type module, with ecuas and tfjs (and Node's types, for tsc) installed
@@ -137,14 +150,37 @@ describe('README code blocks', () => {
     for (const s of runnable) {
       mkdirSync(join(project, dirOf(s)));
       if (s.lang === 'ts') writeFileSync(join(project, dirOf(s), 'snippet.ts'), s.code);
-      const js = s.lang === 'ts' ? ts.transpileModule(s.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText : s.code;
+      const js =
+        s.lang === 'ts'
+          ? ts.transpileModule(s.code, {
+              compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+            }).outputText
+          : s.code;
       writeFileSync(join(project, dirOf(s), 'snippet.mjs'), js);
     }
 
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     const t0 = performance.now();
     const checking = tsSnippets.length
-      ? run(process.execPath, [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--types', 'node', ...tsSnippets.map((s) => join(dirOf(s), 'snippet.ts'))], project)
+      ? run(
+          process.execPath,
+          [
+            tsc,
+            '--noEmit',
+            '--strict',
+            '--target',
+            'es2022',
+            '--module',
+            'nodenext',
+            '--moduleResolution',
+            'nodenext',
+            '--skipLibCheck',
+            '--types',
+            'node',
+            ...tsSnippets.map((s) => join(dirOf(s), 'snippet.ts')),
+          ],
+          project,
+        )
       : undefined;
     // one node process per block, a few at a time (2 on a 2-core machine: about 4 s in all)
     const runs = await pool(
@@ -154,7 +190,9 @@ describe('README code blocks', () => {
     runnable.forEach((s, k) => results.set(s.line, runs[k]));
     typecheck = await checking;
     const slowest = Math.max(...runs.map((r) => r.ms));
-    console.log(`README: ${runnable.length} blocks run (slowest ${(slowest / 1000).toFixed(1)} s), tsc ${((typecheck?.ms ?? 0) / 1000).toFixed(1)} s, ${((performance.now() - t0) / 1000).toFixed(1)} s in all`);
+    console.log(
+      `README: ${runnable.length} blocks run (slowest ${(slowest / 1000).toFixed(1)} s), tsc ${((typecheck?.ms ?? 0) / 1000).toFixed(1)} s, ${((performance.now() - t0) / 1000).toFixed(1)} s in all`,
+    );
   }, 240_000);
 
   afterAll(() => {
@@ -168,7 +206,10 @@ describe('README code blocks', () => {
       if (!/<!--\s*not-run/.test(l)) return;
       const m = NOT_RUN.exec(l.trim());
       expect(m?.[1], `README.md:${k + 1}: a not-run marker needs a reason`).toBeTruthy();
-      expect(snippets.some((s) => s.line === k + 2 && s.notRun !== undefined), `README.md:${k + 1}: a not-run marker must sit on the line before a ts/js fence`).toBe(true);
+      expect(
+        snippets.some((s) => s.line === k + 2 && s.notRun !== undefined),
+        `README.md:${k + 1}: a not-run marker must sit on the line before a ts/js fence`,
+      ).toBe(true);
     });
   });
 
@@ -185,7 +226,10 @@ describe('README code blocks', () => {
   it('type-checks every TypeScript block with tsc --strict', () => {
     if (!typecheck) return;
     // tsc reports e.g. "L673/snippet.ts(20,26): error TS2345: …": point at the README line instead
-    const report = `${typecheck.stdout}${typecheck.stderr}`.replace(/L(\d+)[\\/]snippet\.ts\((\d+),(\d+)\)/g, (_, fence, row, col) => `README.md:${Number(fence) + Number(row)}:${col}`);
+    const report = `${typecheck.stdout}${typecheck.stderr}`.replace(
+      /L(\d+)[\\/]snippet\.ts\((\d+),(\d+)\)/g,
+      (_, fence, row, col) => `README.md:${Number(fence) + Number(row)}:${col}`,
+    );
     expect(report.trim(), 'tsc --strict on the README blocks').toBe('');
     expect(typecheck.code).toBe(0);
   });

@@ -64,7 +64,7 @@ describe('getMetricFromId', () => {
   it.each(SPEC_IDS)('%s → %s', (id, className, options) => {
     const before = tf.memory().numTensors;
     const entry = getMetricFromId(id);
-    const Cls = (ecuas as unknown as Record<string, new (o?: object) => ecuas.Metric<unknown[], number>>)[className];
+    const Cls = (ecuas as unknown as Record<string, new (o?: object) => ecuas.Metric<unknown[]>>)[className];
     expect(entry.obj.constructor).toBe(Cls);
     expect(entry.obj.options).toMatchObject(options);
     expect(entry.higherIsBetter).toBe(id.endsWith('_auc'));
@@ -75,7 +75,9 @@ describe('getMetricFromId', () => {
     const direct = new Cls(entry.obj.options).update(...inputs);
     const expected = direct.compute();
     direct.dispose();
-    expect(Object.is(entry.function(...inputs), expected) || Math.abs(entry.function(...inputs) - expected) === 0).toBe(true);
+    expect(Object.is(entry.function(...inputs), expected) || Math.abs(entry.function(...inputs) - expected) === 0).toBe(
+      true,
+    );
     expect(tf.memory().numTensors).toBe(before);
   });
 
@@ -90,25 +92,42 @@ describe('getMetricFromId', () => {
     expect(getMetricFromId('conf_ece_nbins=15').display).toContain('15');
   });
 
-  it.each(['', 'conf_', 'foo', '__proto__', 'constructor', 'conf_ece_nbins=0', 'conf_ece_nbins=07', 'conf_n-ecuas_n=-1', 'conf_n-ecuas_n=1e3',
-    'conf_gamma-ecuas_gamma=1.5', 'conf_auc_n=2', 'conf_aurc ', 'CONF_AUC', 'conf_ece_nbins=5_nbins=6', 'conf_ece_bins=5', 'conf_n-ecuas_n='])(
-    'rejects %j with an error naming it',
-    (id) => {
-      let err: unknown;
-      try {
-        getMetricFromId(id);
-      } catch (e) {
-        err = e;
-      }
-      expect(err).toBeInstanceOf(MetricInputError);
-      expect((err as Error).message).toContain(JSON.stringify(id));
-    },
-  );
+  it.each([
+    '',
+    'conf_',
+    'foo',
+    '__proto__',
+    'constructor',
+    'conf_ece_nbins=0',
+    'conf_ece_nbins=07',
+    'conf_n-ecuas_n=-1',
+    'conf_n-ecuas_n=1e3',
+    'conf_gamma-ecuas_gamma=1.5',
+    'conf_auc_n=2',
+    'conf_aurc ',
+    'CONF_AUC',
+    'conf_ece_nbins=5_nbins=6',
+    'conf_ece_bins=5',
+    'conf_n-ecuas_n=',
+  ])('rejects %j with an error naming it', (id) => {
+    let err: unknown;
+    try {
+      getMetricFromId(id);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(MetricInputError);
+    expect((err as Error).message).toContain(JSON.stringify(id));
+  });
 
   it("bounds an id's value by the class's own option check", () => {
     expect(getMetricFromId('conf_ece_nbins=10000000').obj.options).toMatchObject({ nBins: 1e7 });
-    expect(() => getMetricFromId('conf_ece_nbins=10000001')).toThrow(/unknown metric id "conf_ece_nbins=10000001": nbins must be an integer ≥ 1 \(at most 1e7\).*did you mean/);
-    expect(() => getMetricFromId('cls_gamma-ecuas_gamma=1.5')).toThrow(/gamma must be a number in \[0, 1\], got "1\.5"/);
+    expect(() => getMetricFromId('conf_ece_nbins=10000001')).toThrow(
+      /unknown metric id "conf_ece_nbins=10000001": nbins must be an integer ≥ 1 \(at most 1e7\).*did you mean/,
+    );
+    expect(() => getMetricFromId('cls_gamma-ecuas_gamma=1.5')).toThrow(
+      /gamma must be a number in \[0, 1\], got "1\.5"/,
+    );
     // the id's value is checked even when the extra options set the same option
     expect(() => getMetricFromId('conf_ece_nbins=0', { nBins: 5 })).toThrow(/unknown metric id "conf_ece_nbins=0"/);
   });
@@ -116,7 +135,9 @@ describe('getMetricFromId', () => {
   it('reads extra options as own properties only', () => {
     const inherited = Object.create({ probabilities: 'yes' }) as Record<string, unknown>;
     expect(getMetricFromId('cls_ece', inherited).obj.options).toMatchObject({ probabilities: undefined });
-    expect(() => getMetricFromId('cls_ece', JSON.parse('{"__proto__": {"nBins": 3}}'))).toThrow(/unknown option `__proto__`/);
+    expect(() =>
+      getMetricFromId('cls_ece', JSON.parse('{"__proto__": {"nBins": 3}}') as Record<string, unknown>),
+    ).toThrow(/unknown option `__proto__`/);
   });
 
   it('suggests the nearest id', () => {

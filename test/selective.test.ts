@@ -1,6 +1,14 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
-import { coverageAtRisk, RejectionPolicy, riskAtCoverage, RiskCoverageCurve, riskCoverageCurve, SCODAUGRC, SCODAURC } from '../src/index';
+import {
+  coverageAtRisk,
+  RejectionPolicy,
+  riskAtCoverage,
+  RiskCoverageCurve,
+  riskCoverageCurve,
+  SCODAUGRC,
+  SCODAURC,
+} from '../src/index';
 
 describe('RiskCoverageCurve (hand-derived)', () => {
   // risks (squared errors) 1, 4, 0, 9 ; uncertainty 0.1, 0.5, 0.9, 0.5 (two tied)
@@ -15,7 +23,7 @@ describe('RiskCoverageCurve (hand-derived)', () => {
     expect(Array.from(c.risk)).toEqual([1, 7.5 / 2, 14 / 3, 3.5]);
     // oracle order 0, 1, 4, 9: risk 0, 0.5, 5/3, 3.5
     expect(Array.from(c.oracleRisk)).toEqual([0, 0.5, 5 / 3, 3.5]);
-    const trap = (r: number[]): number => r.slice(1).reduce((a, v, i) => a + 0.25 * (v + r[i]) / 2, 0);
+    const trap = (r: number[]): number => r.slice(1).reduce((a, v, i) => a + (0.25 * (v + r[i])) / 2, 0);
     expect(c.aurc).toBeCloseTo(trap([1, 3.75, 14 / 3, 3.5]), 14);
     expect(c.oracleAurc).toBeCloseTo(trap([0, 0.5, 5 / 3, 3.5]), 14);
     expect(c.eaurc).toBeCloseTo(c.aurc - c.oracleAurc, 14);
@@ -36,8 +44,14 @@ describe('RiskCoverageCurve (hand-derived)', () => {
   });
 
   it('multivariate targets are mean-reduced per sample; a custom riskFn gets tensors and its result is freed', () => {
-    const p = [[1, 1], [2, 2]];
-    const t = [[0, 1], [2, 0]];
+    const p = [
+      [1, 1],
+      [2, 2],
+    ];
+    const t = [
+      [0, 1],
+      [2, 0],
+    ];
     const d = riskCoverageCurve(p, t, [0.1, 0.2], { nPoints: 'all' });
     expect(Array.from(d.risk)).toEqual([0.5, (0.5 + 2) / 2]);
     const before = tf.memory().numTensors;
@@ -68,13 +82,29 @@ describe('RejectionPolicy (hand-derived)', () => {
 
   it('fraction: keeps exactly max(1, round((1 − f)·N)), tie-expected at the boundary', () => {
     // f = 0.5 → keep 2: sample 0 (risk 1) and half of the tied block {4, 9}: 1 + 6.5 = 7.5
-    expect(new RejectionPolicy({ fraction: 0.5 }).update(yPred, yTrue, unc).compute()).toEqual({ meanRisk: 3.75, coverage: 0.5, nRejected: 2 });
-    expect(new RejectionPolicy({ fraction: 1 }).update(yPred, yTrue, unc).compute()).toEqual({ meanRisk: 1, coverage: 0.25, nRejected: 3 });
-    expect(new RejectionPolicy({ fraction: 0 }).update(yPred, yTrue, unc).compute()).toEqual({ meanRisk: 3.5, coverage: 1, nRejected: 0 });
+    expect(new RejectionPolicy({ fraction: 0.5 }).update(yPred, yTrue, unc).compute()).toEqual({
+      meanRisk: 3.75,
+      coverage: 0.5,
+      nRejected: 2,
+    });
+    expect(new RejectionPolicy({ fraction: 1 }).update(yPred, yTrue, unc).compute()).toEqual({
+      meanRisk: 1,
+      coverage: 0.25,
+      nRejected: 3,
+    });
+    expect(new RejectionPolicy({ fraction: 0 }).update(yPred, yTrue, unc).compute()).toEqual({
+      meanRisk: 3.5,
+      coverage: 1,
+      nRejected: 0,
+    });
   });
 
   it('threshold: keeps u ≤ threshold; nothing kept gives NaN', () => {
-    expect(new RejectionPolicy({ threshold: 0.5 }).update(yPred, yTrue, unc).compute()).toEqual({ meanRisk: 14 / 3, coverage: 0.75, nRejected: 1 });
+    expect(new RejectionPolicy({ threshold: 0.5 }).update(yPred, yTrue, unc).compute()).toEqual({
+      meanRisk: 14 / 3,
+      coverage: 0.75,
+      nRejected: 1,
+    });
     const none = new RejectionPolicy({ threshold: 0 }).update(yPred, yTrue, unc).compute();
     expect(none.meanRisk).toBeNaN();
     expect(none.nRejected).toBe(4);
@@ -93,8 +123,14 @@ describe('SCOD metrics (hand-derived)', () => {
     const err = [0, 1, 0];
     const ood = [0, 0, 1];
     // E_k = 0, 0.8, 1.0 ; r_k = 0, 0.4, 1/3 ; g_k = 0, 0.8/3, 1/3
-    expect(new SCODAURC({ oodCost: 0.2 }).update(s, err, ood).compute()).toBeCloseTo(((0 + 0.4) / 2 + (0.4 + 1 / 3) / 2) / 2, 14);
-    expect(new SCODAUGRC({ oodCost: 0.2 }).update(s, err, ood).compute()).toBeCloseTo(((0 + 0.8 / 3) / 2 + (0.8 / 3 + 1 / 3) / 2) / 2, 14);
+    expect(new SCODAURC({ oodCost: 0.2 }).update(s, err, ood).compute()).toBeCloseTo(
+      ((0 + 0.4) / 2 + (0.4 + 1 / 3) / 2) / 2,
+      14,
+    );
+    expect(new SCODAUGRC({ oodCost: 0.2 }).update(s, err, ood).compute()).toBeCloseTo(
+      ((0 + 0.8 / 3) / 2 + (0.8 / 3 + 1 / 3) / 2) / 2,
+      14,
+    );
   });
 
   it('an OOD sample that is also misclassified costs c, not both', () => {
@@ -152,6 +188,6 @@ describe('risk–coverage properties', () => {
     const c = riskCoverageCurve([0, 0], [1, 3], [0.9, 0.1], { nPoints: 'all' });
     expect(Array.from(c.risk)).toEqual([9, 5]);
     expect(Array.from(c.oracleRisk)).toEqual([1, 5]);
-    expect(c.eaurc).toBeCloseTo(0.5 * (9 + 5) / 2 - 0.5 * (1 + 5) / 2, 14);
+    expect(c.eaurc).toBeCloseTo((0.5 * (9 + 5)) / 2 - (0.5 * (1 + 5)) / 2, 14);
   });
 });

@@ -1,9 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, assert, describe, expect, it, vi } from 'vitest';
 import { orderFreeSum } from '../src/math/orderFreeSum';
 import { rowSoftmaxStatsJS, softmaxStats } from '../src/math/softmax';
-import { _wasmKernelTesting, logInPlace, rowSoftmaxStats, rowSoftmaxSums, wasmKernelAvailable } from '../src/math/wasm/softmaxKernel';
+import {
+  _wasmKernelTesting,
+  logInPlace,
+  rowSoftmaxStats,
+  rowSoftmaxSums,
+  wasmKernelAvailable,
+} from '../src/math/wasm/softmaxKernel';
 import { SOFTMAX_KERNEL_WASM_BASE64 } from '../src/math/wasm/softmaxKernelBytes';
 
 // ---------------------------------------------------------------------------------------------
@@ -33,14 +39,24 @@ function mixedLabels(top: Int32Array, k: number): Int32Array {
   const labels = new Int32Array(top.length);
   for (let i = 0; i < top.length; i++) {
     const kind = i % 5;
-    labels[i] = kind === 0 ? top[i] : kind === 1 ? 0 : kind === 2 ? k - 1 : kind === 3 ? (top[i] + 1) % k : (i * 7919) % k;
+    labels[i] =
+      kind === 0 ? top[i] : kind === 1 ? 0 : kind === 2 ? k - 1 : kind === 3 ? (top[i] + 1) % k : (i * 7919) % k;
   }
   return labels;
 }
 
-type Fields = { s: number; top: number; m: number; weighted?: number; sq?: number };
+interface Fields {
+  s: number;
+  top: number;
+  m: number;
+  weighted?: number;
+  sq?: number;
+}
 
-function rowFields(r: { s: Float64Array; top: Int32Array; m: Float64Array; weighted?: Float64Array; sq?: Float64Array }, i: number): Fields {
+function rowFields(
+  r: { s: Float64Array; top: Int32Array; m: Float64Array; weighted?: Float64Array; sq?: Float64Array },
+  i: number,
+): Fields {
   const f: Fields = { s: r.s[i], top: r.top[i], m: r.m[i] };
   if (r.weighted) f.weighted = r.weighted[i];
   if (r.sq) f.sq = r.sq[i];
@@ -63,16 +79,25 @@ function expectIdentical(logits: Float32Array, n: number, k: number, labelsIn?: 
   const want = reference(logits, n, k, labels);
   const sums = rowSoftmaxSums(logits, n, k);
   const stats = rowSoftmaxStats(logits, n, k, labels, true, true);
-  expect(sums).not.toBeNull();
-  expect(stats).not.toBeNull();
+  assert.isNotNull(sums);
+  assert.isNotNull(stats);
   for (let i = 0; i < n; i++) {
     const w = rowFields(want, i);
     const { weighted: _w, sq: _q, ...wSums } = w;
-    const okSums = sameFields(rowFields(sums!, i), wSums);
-    const okStats = sameFields(rowFields(stats!, i), w);
+    const okSums = sameFields(rowFields(sums, i), wSums);
+    const okStats = sameFields(rowFields(stats, i), w);
     if (!okSums || !okStats) {
-      const context = { row: i, k, y: labels === null ? null : labels[i], logits: Array.from(logits.subarray(i * k, Math.min((i + 1) * k, i * k + 16))) };
-      expect({ ...context, sums: rowFields(sums!, i), stats: rowFields(stats!, i) }).toEqual({ ...context, sums: wSums, stats: w });
+      const context = {
+        row: i,
+        k,
+        y: labels === null ? null : labels[i],
+        logits: Array.from(logits.subarray(i * k, Math.min((i + 1) * k, i * k + 16))),
+      };
+      expect({ ...context, sums: rowFields(sums, i), stats: rowFields(stats, i) }).toEqual({
+        ...context,
+        sums: wSums,
+        stats: w,
+      });
       expect(`row ${i} differs`).toBe('');
     }
   }
@@ -81,11 +106,11 @@ function expectIdentical(logits: Float32Array, n: number, k: number, labelsIn?: 
 /** Checks the kernel's exp lanes against Math.exp for x = z_j − m. */
 function expectExpIdentical(z: Float32Array, m: number, path: 'fast' | 'slow'): void {
   const e = _wasmKernelTesting.exp(z, m, path);
-  expect(e).not.toBeNull();
+  assert.isNotNull(e);
   for (let j = 0; j < z.length; j++) {
     const x = z[j] - m;
-    if (!Object.is(e![j], Math.exp(x))) {
-      expect({ path, x, m, z: z[j], got: e![j] }).toEqual({ path, x, m, z: z[j], got: Math.exp(x) });
+    if (!Object.is(e[j], Math.exp(x))) {
+      expect({ path, x, m, z: z[j], got: e[j] }).toEqual({ path, x, m, z: z[j], got: Math.exp(x) });
     }
   }
 }
@@ -108,14 +133,41 @@ const LN2 = Math.LN2;
 
 /** Adversarial exp arguments (all ≤ 0). */
 function adversarialX(): number[] {
-  const xs: number[] = [0, -0, -Infinity, NaN, -1, -2, -708, -708.39, -709.78, -745, -745.13, -745.1332191019411, -745.1332191019412, -746, -760, -1e4];
+  const xs: number[] = [
+    0,
+    -0,
+    -Infinity,
+    NaN,
+    -1,
+    -2,
+    -708,
+    -708.39,
+    -709.78,
+    -745,
+    -745.13,
+    -745.1332191019411,
+    -745.1332191019412,
+    -746,
+    -760,
+    -1e4,
+  ];
   // fdlibm's branch points: |x| = 2^-28, 0.5·ln2 (and the high-word test window above it), 1.5·ln2, thresholds
   const f = new Float64Array(1);
   const b = new BigUint64Array(f.buffer);
   const fromBits = (bits: bigint) => ((b[0] = bits), f[0]);
   const points = [
-    2 ** -28, 0.5 * LN2, fromBits(0x3fd62e42ffffffffn), fromBits(0x3fd62e4300000000n), 1.5 * LN2, fromBits(0x3ff0a2b200000000n),
-    fromBits(0x40862e4200000000n), 745.1332191019411, 708.3964185322641, 707.7, 3 * 2 ** -54, 5 * 2 ** -54,
+    2 ** -28,
+    0.5 * LN2,
+    fromBits(0x3fd62e42ffffffffn),
+    fromBits(0x3fd62e4300000000n),
+    1.5 * LN2,
+    fromBits(0x3ff0a2b200000000n),
+    fromBits(0x40862e4200000000n),
+    745.1332191019411,
+    708.3964185322641,
+    707.7,
+    3 * 2 ** -54,
+    5 * 2 ** -54,
   ];
   for (const p of points) for (let d = -3; d <= 3; d++) xs.push(-ulpStep(p, d));
   // window between 0.5·ln2 and the end of fdlibm's "|x| <= 0.5 ln2" high word, densely
@@ -177,12 +229,18 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
   it('exp lanes equal Math.exp on adversarial arguments', () => {
     const xs = adversarialX();
     expectExpAt(xs, 'slow');
-    expectExpAt(xs.filter((x) => x >= -708 && (x === 0 || x <= -(2 ** -28) || Number.isNaN(x))), 'fast');
+    expectExpAt(
+      xs.filter((x) => x >= -708 && (x === 0 || x <= -(2 ** -28) || Number.isNaN(x))),
+      'fast',
+    );
   });
 
   it('matches the JS loop bit for bit on random logits, k = 1 … 1001', () => {
     const r = rng(2);
-    const ks = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 130, 135, 136, 255, 256, 257, 500, 1000, 1001, 1024, 2049];
+    const ks = [
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 130, 135, 136, 255,
+      256, 257, 500, 1000, 1001, 1024, 2049,
+    ];
     for (const k of ks) {
       const n = Math.max(40, Math.floor(400_000 / k / 4));
       for (const scale of [0.01, 1, 3, 30]) {
@@ -212,9 +270,12 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
         const kind = i % 5;
         for (let j = 0; j < k; j++) {
           const idx = i * k + j;
-          if (kind === 0) x[idx] = r.int(-3, 3); // many ties, many exact e = 1 and e^-1 …
-          else if (kind === 1) x[idx] = 7; // constant row: top 0, s = k − 1
-          else if (kind === 2) x[idx] = r.int(0, 1) ? 2.5 : -1e-3; // two values
+          if (kind === 0)
+            x[idx] = r.int(-3, 3); // many ties, many exact e = 1 and e^-1 …
+          else if (kind === 1)
+            x[idx] = 7; // constant row: top 0, s = k − 1
+          else if (kind === 2)
+            x[idx] = r.int(0, 1) ? 2.5 : -1e-3; // two values
           else if (kind === 3) x[idx] = r.int(-30, 30) * 0.25;
           else x[idx] = j % 3 === 0 ? 4 : r.normal(); // max repeated every third element
         }
@@ -225,7 +286,7 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
 
   it('matches on huge gaps, underflow, denormal results and non-finite logits', () => {
     const r = rng(5);
-    const pick = <T,>(a: T[]) => a[r.int(0, a.length - 1)];
+    const pick = <T>(a: T[]) => a[r.int(0, a.length - 1)];
     for (const k of [2, 3, 7, 8, 9, 127, 128, 129, 1000, 1001]) {
       const n = 200;
       const x = new Float32Array(n * k);
@@ -234,13 +295,17 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
         const base = pick([0, 1, -1, 0.03, -0.05, 100, -3e4, 1e-30]);
         for (let j = 0; j < k; j++) {
           const idx = i * k + j;
-          if (kind === 0) x[idx] = r.u() < 0.5 ? 1e4 : -1e4; // ±1e4
-          else if (kind === 1) x[idx] = base - r.u() * 760; // through the underflow threshold
-          else if (kind === 2) x[idx] = base - 700 - r.u() * 50; // denormal results, base at top
+          if (kind === 0)
+            x[idx] = r.u() < 0.5 ? 1e4 : -1e4; // ±1e4
+          else if (kind === 1)
+            x[idx] = base - r.u() * 760; // through the underflow threshold
+          else if (kind === 2)
+            x[idx] = base - 700 - r.u() * 50; // denormal results, base at top
           else if (kind === 3) x[idx] = pick([-Infinity, base, base - 1, NaN, base - 745.2, base - 745.1]);
           else if (kind === 4) x[idx] = pick([Infinity, 0, -0, 1, -Infinity, NaN]);
           else if (kind === 5) x[idx] = pick([3e38, -3e38, 1e-45, -1e-45, 1e-40, 0, -0]);
-          else if (kind === 6) x[idx] = -1e-5 * r.u(); // all logits near 0: tiny differences
+          else if (kind === 6)
+            x[idx] = -1e-5 * r.u(); // all logits near 0: tiny differences
           else x[idx] = base + r.normal() * 1e-6; // m can be small: tiny nonzero x
         }
         if (kind === 2) x[i * k + r.int(0, k - 1)] = base;
@@ -252,17 +317,48 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
   it('matches where |m| and the gap sit at the fast-path limits', () => {
     const f = (v: number) => Math.fround(v);
     const rows: number[][] = [];
-    for (const m of [0.0625, -0.0625, f(0.0625 * (1 - 2 ** -24)), f(-0.0625 * (1 - 2 ** -24)), 0.03125, -0.03125, 2 ** -30, -(2 ** -30), 1.5, -7]) {
+    for (const m of [
+      0.0625,
+      -0.0625,
+      f(0.0625 * (1 - 2 ** -24)),
+      f(-0.0625 * (1 - 2 ** -24)),
+      0.03125,
+      -0.03125,
+      2 ** -30,
+      -(2 ** -30),
+      1.5,
+      -7,
+    ]) {
       for (let d = 1; d <= 12; d++) {
         // z a few float32 ulps below m, and below by 2^-28 exactly or nearly
         const ulp = Math.abs(m) * 2 ** -23;
-        rows.push([m, f(m - d * ulp), f(m - 2 ** -28), f(m - 2 ** -28 + ulp), m, f(m - d * 2 ** -29), f(m - 708), f(m - 708.01), f(m - 707.99)]);
+        rows.push([
+          m,
+          f(m - d * ulp),
+          f(m - 2 ** -28),
+          f(m - 2 ** -28 + ulp),
+          m,
+          f(m - d * 2 ** -29),
+          f(m - 708),
+          f(m - 708.01),
+          f(m - 707.99),
+        ]);
       }
     }
     // |m| tiny: x = z − m can have bits below 2^-53, where fdlibm's 1 + x differs from its polynomial
     for (const m of [0, -0, 2 ** -60, -(2 ** -60), 1e-40, 2 ** -31]) {
       for (let d = 1; d <= 9; d += 2) {
-        rows.push([m, f(m - d * 2 ** -54), f(m - d * 2 ** -55), f(m - d * 2 ** -40), m, f(-d * 2 ** -54), f(m - 1), f(m - d * 2 ** -30), f(m - 2)]);
+        rows.push([
+          m,
+          f(m - d * 2 ** -54),
+          f(m - d * 2 ** -55),
+          f(m - d * 2 ** -40),
+          m,
+          f(-d * 2 ** -54),
+          f(m - 1),
+          f(m - d * 2 ** -30),
+          f(m - 2),
+        ]);
       }
     }
     for (const row of rows) {
@@ -329,7 +425,10 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
 
   it('second pass across chunk boundaries (labels chunked with the rows)', () => {
     const r = rng(9);
-    for (const [n, k] of [[100_000, 3], [700, 1000]] as const) {
+    for (const [n, k] of [
+      [100_000, 3],
+      [700, 1000],
+    ] as const) {
       const x = new Float32Array(n * k);
       for (let i = 0; i < x.length; i++) x[i] = r.normal() * 4;
       const labels = Int32Array.from({ length: n }, () => r.int(0, k - 1));
@@ -344,15 +443,24 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
     const row = (kind: number, k: number): number[] =>
       Array.from({ length: k }, (_, j) => {
         switch (kind) {
-          case 0: return r.normal() * 3;
-          case 1: return j % 3 === 0 ? 2.5 : r.normal(); // ties at the max (e = 1 besides e_top = 0)
-          case 2: return 0.75; // all equal: s = k − 1
-          case 3: return r.u() < 0.5 ? -1e30 : r.normal() * 1e-3; // a −1e30 spread: e = 0
-          case 4: return j === 0 ? 0 : -738 - r.u() * 8; // subnormal e
-          case 5: return j === 0 ? 1 : f(1 - 660 - r.u() * 30); // largest e near 2^-970: both scalings
-          case 6: return r.int(-4, 4); // integers: many equal e
-          case 7: return j === 0 ? 20 : r.normal() * 2; // one dominant logit: s far below 1
-          default: return j === 0 ? 0 : r.u() < 0.5 ? -Infinity : -r.u() * 800; // e = 0, underflow
+          case 0:
+            return r.normal() * 3;
+          case 1:
+            return j % 3 === 0 ? 2.5 : r.normal(); // ties at the max (e = 1 besides e_top = 0)
+          case 2:
+            return 0.75; // all equal: s = k − 1
+          case 3:
+            return r.u() < 0.5 ? -1e30 : r.normal() * 1e-3; // a −1e30 spread: e = 0
+          case 4:
+            return j === 0 ? 0 : -738 - r.u() * 8; // subnormal e
+          case 5:
+            return j === 0 ? 1 : f(1 - 660 - r.u() * 30); // largest e near 2^-970: both scalings
+          case 6:
+            return r.int(-4, 4); // integers: many equal e
+          case 7:
+            return j === 0 ? 20 : r.normal() * 2; // one dominant logit: s far below 1
+          default:
+            return j === 0 ? 0 : r.u() < 0.5 ? -Infinity : -r.u() * 800; // e = 0, underflow
         }
       });
     for (const k of [1, 2, 3, 4, 5, 8, 9, 10, 17, 128, 1000]) {
@@ -371,12 +479,17 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
         }
         expectIdentical(x, perms, k);
         const js = rowSoftmaxStatsJS(x, perms, k, null, false, false);
-        const wasm = rowSoftmaxSums(x, perms, k)!;
+        const wasm = rowSoftmaxSums(x, perms, k);
+        assert.isNotNull(wasm);
         // the JS sum of the row's e as drawn
         const z = Float32Array.from(base);
         const m = Math.max(...z);
         const t = z.indexOf(m);
-        const want = orderFreeSum(Float64Array.from(z, (zj, j) => (j === t ? 0 : Math.exp(zj - m))), 0, k);
+        const want = orderFreeSum(
+          Float64Array.from(z, (zj, j) => (j === t ? 0 : Math.exp(zj - m))),
+          0,
+          k,
+        );
         for (let p = 0; p < perms; p++) {
           if (!Object.is(wasm.s[p], want) || !Object.is(js.s[p], want)) {
             expect({ k, kind, p, wasm: wasm.s[p], js: js.s[p] }).toEqual({ k, kind, p, wasm: want, js: want });
@@ -397,13 +510,18 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
         for (let j = 0; j < k; j++) {
           const idx = i * k + j;
           if (kind === 0) x[idx] = j === i % k ? 3 : 3 - gap - r.u() * 3;
-          else if (kind === 1) x[idx] = r.int(0, 1) ? 1 : -1; // ties at the max, two values
-          else if (kind === 2) x[idx] = -2; // all equal
+          else if (kind === 1)
+            x[idx] = r.int(0, 1) ? 1 : -1; // ties at the max, two values
+          else if (kind === 2)
+            x[idx] = -2; // all equal
           else if (kind === 3) x[idx] = r.u() < 0.7 ? -1e30 : r.normal();
-          else if (kind === 4) x[idx] = j === 0 || j === k - 1 ? 5 : 5 - gap - r.u() * 40; // two maxima, tiny rest
-          else if (kind === 5) x[idx] = r.normal() * 1e-4; // e all near 1
+          else if (kind === 4)
+            x[idx] = j === 0 || j === k - 1 ? 5 : 5 - gap - r.u() * 40; // two maxima, tiny rest
+          else if (kind === 5)
+            x[idx] = r.normal() * 1e-4; // e all near 1
           else if (kind === 6) x[idx] = j === 0 ? 1e30 : r.normal() * 1e3;
-          else if (kind === 7) x[idx] = j < 2 ? 0 : -745 - r.u(); // e = 1 and (almost) nothing else
+          else if (kind === 7)
+            x[idx] = j < 2 ? 0 : -745 - r.u(); // e = 1 and (almost) nothing else
           else x[idx] = r.normal() * [2, 40][kind - 8];
         }
       }
@@ -418,22 +536,28 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
     const x = Float32Array.from({ length: n * k }, () => r.normal());
     const labels = Int32Array.from({ length: n }, (_, i) => i % k);
     const want = reference(x, n, k, labels);
-    const onlyW = rowSoftmaxStats(x, n, k, labels, true, false)!;
+    const onlyW = rowSoftmaxStats(x, n, k, labels, true, false);
+    assert.isNotNull(onlyW);
     expect(onlyW.sq).toBeUndefined();
-    expect(Array.from(onlyW.weighted!)).toEqual(Array.from(want.weighted));
-    const onlyQ = rowSoftmaxStats(x, n, k, labels, false, true)!;
+    assert.isDefined(onlyW.weighted);
+    expect(Array.from(onlyW.weighted)).toEqual(Array.from(want.weighted));
+    const onlyQ = rowSoftmaxStats(x, n, k, labels, false, true);
+    assert.isNotNull(onlyQ);
     expect(onlyQ.weighted).toBeUndefined();
-    expect(Array.from(onlyQ.sq!)).toEqual(Array.from(want.sq));
-    const neither = rowSoftmaxStats(x, n, k, labels, false, false)!;
+    assert.isDefined(onlyQ.sq);
+    expect(Array.from(onlyQ.sq)).toEqual(Array.from(want.sq));
+    const neither = rowSoftmaxStats(x, n, k, labels, false, false);
+    assert.isNotNull(neither);
     expect(Object.keys(neither).sort()).toEqual(['m', 's', 'top']);
     expect(Array.from(neither.s)).toEqual(Array.from(want.s));
     // short labels: null only when a sum needs them
     expect(rowSoftmaxStats(x, n, k, labels.subarray(1), true, false)).toBeNull();
     expect(rowSoftmaxStats(x, n, k, labels.subarray(1), false, false)).not.toBeNull();
     expect(rowSoftmaxStats(x, n, k, null, false, true)).not.toBeNull();
-    const empty = rowSoftmaxStats(new Float32Array(0), 0, k, new Int32Array(0), true, true)!;
-    expect(empty.weighted!.length).toBe(0);
-    expect(empty.sq!.length).toBe(0);
+    const empty = rowSoftmaxStats(new Float32Array(0), 0, k, new Int32Array(0), true, true);
+    assert.isNotNull(empty);
+    expect(empty.weighted?.length).toBe(0);
+    expect(empty.sq?.length).toBe(0);
     expect(rowSoftmaxStats(x, n, 0, labels, true, true)).toBeNull();
     expect(rowSoftmaxStats(x, n + 1, k, labels, true, true)).toBeNull(); // logits too short
   });
@@ -462,8 +586,10 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
         const kind = i % 6;
         for (let j = 0; j < k; j++) {
           const idx = i * k + j;
-          if (kind === 0) x[idx] = r.int(-3, 3); // ties
-          else if (kind === 1) x[idx] = r.u() < 0.3 ? -Infinity : r.normal() * 800; // e = 0, 0·∞, underflow
+          if (kind === 0)
+            x[idx] = r.int(-3, 3); // ties
+          else if (kind === 1)
+            x[idx] = r.u() < 0.3 ? -Infinity : r.normal() * 800; // e = 0, 0·∞, underflow
           else if (kind === 2) x[idx] = r.u() < 0.05 ? NaN : r.normal();
           else x[idx] = r.normal() * [1, 3, 10][kind % 3];
         }
@@ -477,10 +603,16 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
         vi.unstubAllGlobals();
         _wasmKernelTesting.reset();
         for (const key of ['s', 'correct', 'logPLabel', 'entropy', 'brier'] as const) {
-          const i = firstDiff(got![key], want[key]);
+          const i = firstDiff(got[key], want[key]);
           if (i !== -1) {
             const at = (v: Float64Array | Uint8Array | undefined) => (v === undefined ? 'absent' : v[Math.max(i, 0)]);
-            expect({ k, wants, key, row: i, value: at(got![key]) }).toEqual({ k, wants, key, row: i, value: at(want[key]) });
+            expect({ k, wants, key, row: i, value: at(got[key]) }).toEqual({
+              k,
+              wants,
+              key,
+              row: i,
+              value: at(want[key]),
+            });
             expect(`${key} differs at row ${i}`).toBe('');
           }
         }
@@ -491,7 +623,9 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
   it('falls back when this engine’s Math.exp is not the one the kernel reproduces', () => {
     const exp = Math.exp;
     _wasmKernelTesting.reset();
-    const spy = vi.spyOn(Math, 'exp').mockImplementation((x: number) => (x < -1 && x > -2 ? exp(x) * (1 + 2 ** -52) : exp(x)));
+    const spy = vi
+      .spyOn(Math, 'exp')
+      .mockImplementation((x: number) => (x < -1 && x > -2 ? exp(x) * (1 + 2 ** -52) : exp(x)));
     try {
       expect(wasmKernelAvailable()).toBe(false);
       expect(rowSoftmaxStats(new Float32Array([1, 2, 3]), 1, 3, null, true, true)).toBeNull();
@@ -504,8 +638,8 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
 
   it('returns empty arrays for n = 0 and null for inputs it does not handle', () => {
     const empty = rowSoftmaxSums(new Float32Array(0), 0, 10);
-    expect(empty).not.toBeNull();
-    expect(empty!.s.length).toBe(0);
+    assert.isNotNull(empty);
+    expect(empty.s.length).toBe(0);
     expect(rowSoftmaxSums(new Float32Array(10), 1, 0)).toBeNull();
     expect(rowSoftmaxSums(new Float32Array(10), 2, 6)).toBeNull(); // too short
     expect(rowSoftmaxSums(new Float32Array(10), 1.5, 2)).toBeNull();
@@ -516,8 +650,10 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
     const big = new Float32Array(1 + 50 * 9);
     for (let i = 0; i < big.length; i++) big[i] = r.normal();
     const x = big.subarray(1);
-    const a = rowSoftmaxSums(x, 50, 9)!;
-    const b = rowSoftmaxSums(x, 50, 9)!;
+    const a = rowSoftmaxSums(x, 50, 9);
+    const b = rowSoftmaxSums(x, 50, 9);
+    assert.isNotNull(a);
+    assert.isNotNull(b);
     expect(a.s).not.toBe(b.s);
     expect(a.s.buffer).not.toBe(b.s.buffer);
     expect(Array.from(a.s)).toEqual(Array.from(b.s));
@@ -538,8 +674,18 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
       vi.stubGlobal('WebAssembly', {
         ...real,
         Memory: real.Memory,
-        Module: broken === 'Module' ? function () { throw new real.CompileError('refused by CSP'); } : real.Module,
-        Instance: broken === 'Instance' ? function () { throw new real.LinkError('no'); } : real.Instance,
+        Module:
+          broken === 'Module'
+            ? function () {
+                throw new real.CompileError('refused by CSP');
+              }
+            : real.Module,
+        Instance:
+          broken === 'Instance'
+            ? function () {
+                throw new real.LinkError('no');
+              }
+            : real.Instance,
       });
       expect(rowSoftmaxSums(new Float32Array([1, 2, 3]), 1, 3)).toBeNull();
       vi.unstubAllGlobals();
@@ -550,7 +696,12 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
 
   it('does not grow its memory across repeated calls beyond the largest batch', () => {
     const r = rng(7);
-    const shapes: [number, number][] = [[2000, 1000], [50_000, 10], [3, 40_000], [1, 300_000]];
+    const shapes: Array<[number, number]> = [
+      [2000, 1000],
+      [50_000, 10],
+      [3, 40_000],
+      [1, 300_000],
+    ];
     const data = shapes.map(([n, k]) => {
       const x = new Float32Array(n * k);
       for (let i = 0; i < x.length; i++) x[i] = r.normal();
@@ -607,7 +758,7 @@ function expectLogIdentical(xs: ArrayLike<number>): void {
   const got = Float64Array.from(xs);
   expect(logInPlace(got)).toBe(true);
   let bad = 0;
-  const shown: { x: number; bits: string; got: number; want: number }[] = [];
+  const shown: Array<{ x: number; bits: string; got: number; want: number }> = [];
   for (let i = 0; i < xs.length; i++) {
     const want = Math.log(xs[i]);
     if (!Object.is(got[i], want)) {
@@ -630,7 +781,27 @@ describe('logInPlace (wasm SIMD kernel)', () => {
 
   it('is available here and equals Math.log on the special values', () => {
     expect(_wasmKernelTesting.logAvailable()).toBe(true);
-    const v = Float64Array.of(0, -0, 1, NaN, -NaN, -1, -0.5, -5e-324, -Infinity, Infinity, 5e-324, Number.MIN_VALUE, 2 ** -1022, Number.MAX_VALUE, 2, 0.5, Math.E, 1e-7, 1 - 1e-7);
+    const v = Float64Array.of(
+      0,
+      -0,
+      1,
+      NaN,
+      -NaN,
+      -1,
+      -0.5,
+      -5e-324,
+      -Infinity,
+      Infinity,
+      5e-324,
+      Number.MIN_VALUE,
+      2 ** -1022,
+      Number.MAX_VALUE,
+      2,
+      0.5,
+      Math.E,
+      1e-7,
+      1 - 1e-7,
+    );
     expectLogIdentical(v);
     const out = v.slice();
     logInPlace(out);
@@ -673,7 +844,8 @@ describe('logInPlace (wasm SIMD kernel)', () => {
     for (let i = 0; i < n; i++) a[i] = Math.exp(Math.log(1e-7) * r.u()); // log-uniform
     expectLogIdentical(a);
     // float32 confidences clamped to [1e-7, 1 − 1e-7], as ConfidenceCrossEntropy sees them
-    for (let i = 0; i < n; i++) a[i] = Math.min(Math.max(Math.fround(i % 3 === 0 ? 1 - r.u() * 1e-5 : r.u()), 1e-7), 1 - 1e-7);
+    for (let i = 0; i < n; i++)
+      a[i] = Math.min(Math.max(Math.fround(i % 3 === 0 ? 1 - r.u() * 1e-5 : r.u()), 1e-7), 1 - 1e-7);
     expectLogIdentical(a);
   });
 
@@ -688,12 +860,16 @@ describe('logInPlace (wasm SIMD kernel)', () => {
     // and many beyond, up to the branch edges ±2^-20 (inside) and just outside them
     const near1: number[] = [];
     for (let j = 1; j <= 3000; j++) near1.push(1 + j * 2 ** -52, 1 - j * 2 ** -53, 1 + j * 2 ** -33, 1 - j * 2 ** -34);
-    for (const edge of [1 + 2 ** -20, 1 - 2 ** -20, 1 - 2 ** -21, 1 + 2 ** -21]) for (let d = -40; d <= 40; d++) near1.push(bitStep(edge, d));
+    for (const edge of [1 + 2 ** -20, 1 - 2 ** -20, 1 - 2 ** -21, 1 + 2 ** -21])
+      for (let d = -40; d <= 40; d++) near1.push(bitStep(edge, d));
     // the band hx in [0x6147a, 0x6b851] (i > 0) and the x / x/2 split at hx = 0x6a09c, each edge ± ulps
-    for (const hx of [0x6147a, 0x6b852, 0x6a09c]) for (let d = -40; d <= 40; d++) near1.push(bitStep(1 + hx * 2 ** -20, d));
+    for (const hx of [0x6147a, 0x6b852, 0x6a09c])
+      for (let d = -40; d <= 40; d++) near1.push(bitStep(1 + hx * 2 ** -20, d));
     // inside the band, densely; and x in [√2/2, √2) (k = 0) densely
-    for (let j = 0; j < 20000; j++) near1.push(1 + (0x6147a + (j / 20000) * 0xa3d8) * 2 ** -20, Math.SQRT1_2 + (j / 20000) * Math.SQRT1_2);
-    for (const e of [0, 1, -1, -2, 2, -23, 30, -300, 600, -1022, 1022, 1023]) for (const y of near1) xs.push(y * 2 ** e);
+    for (let j = 0; j < 20000; j++)
+      near1.push(1 + (0x6147a + (j / 20000) * 0xa3d8) * 2 ** -20, Math.SQRT1_2 + (j / 20000) * Math.SQRT1_2);
+    for (const e of [0, 1, -1, -2, 2, -23, 30, -300, 600, -1022, 1022, 1023])
+      for (const y of near1) xs.push(y * 2 ** e);
     // the same mantissas in subnormals (fdlibm's scaling by 2^54 first)
     for (const e of [-1023, -1030, -1050, -1060]) for (let j = 0; j < near1.length; j += 7) xs.push(near1[j] * 2 ** e);
     expectLogIdentical(xs);
@@ -703,7 +879,7 @@ describe('logInPlace (wasm SIMD kernel)', () => {
     const band = new Float64Array(n);
     const small = new Float64Array(n);
     for (let i = 0; i < n; i++) {
-      const p = i % 4 === 0 ? 1 : 2 ** (r.int(-60, 60));
+      const p = i % 4 === 0 ? 1 : 2 ** r.int(-60, 60);
       band[i] = p * (1 + (0x6147a + r.u() * 0xa3d8) * 2 ** -20);
       small[i] = p * (1 + (2 * r.u() - 1) * 2 ** -20);
     }
@@ -720,14 +896,32 @@ describe('logInPlace (wasm SIMD kernel)', () => {
     for (let i = 0; i < n; i++) {
       const kind = i % 4;
       const sign = i % 8 < 4 ? 0 : 0x80000000;
-      if (kind === 0) hi[i] = sign | (word() & 0xfffff); // subnormal (or zero)
-      else if (kind === 1) hi[i] = sign | (word() >>> (12 + (i % 20))); // subnormal, few high bits
-      else if (kind === 2) hi[i] = sign | 0x7ff00000 | (word() & 0xfffff); // NaN (inf when the mantissa is 0)
+      if (kind === 0)
+        hi[i] = sign | (word() & 0xfffff); // subnormal (or zero)
+      else if (kind === 1)
+        hi[i] = sign | (word() >>> (12 + (i % 20))); // subnormal, few high bits
+      else if (kind === 2)
+        hi[i] = sign | 0x7ff00000 | (word() & 0xfffff); // NaN (inf when the mantissa is 0)
       else hi[i] = sign | 0x7ff00000 | (i % 16 === 3 ? 0 : 1); // ±inf and NaNs with a tiny payload
       lo[i] = kind === 3 ? (i % 16 === 3 ? 0 : word()) : kind === 1 ? word() >>> (i % 32) : word();
     }
     expectLogIdentical(fromWords(hi, lo));
-    const edge = [0, -0, 5e-324, 1e-323, 2 ** -1022 - 2 ** -1074, 2 ** -1022, 2 ** -1023, 2 ** -1074 * 3, -5e-324, -(2 ** -1022), -1, -Infinity, Infinity, NaN];
+    const edge = [
+      0,
+      -0,
+      5e-324,
+      1e-323,
+      2 ** -1022 - 2 ** -1074,
+      2 ** -1022,
+      2 ** -1023,
+      2 ** -1074 * 3,
+      -5e-324,
+      -(2 ** -1022),
+      -1,
+      -Infinity,
+      Infinity,
+      NaN,
+    ];
     // every power-of-two subnormal ± a few ulps, and one value per mantissa bit length
     for (let e = -1074; e < -1022; e++) for (let d = 0; d <= 3; d++) edge.push(2 ** e + d * 2 ** -1074, -(2 ** e));
     expectLogIdentical(edge);
@@ -767,7 +961,13 @@ describe('logInPlace (wasm SIMD kernel)', () => {
     expect(_wasmKernelTesting.memoryBytes()).toBe(start);
     // the softmax kernel grows the memory (a new buffer): logInPlace must use the new one
     const k = 40_000;
-    expect(rowSoftmaxSums(Float32Array.from({ length: 4 * k }, () => r.normal()), 4, k)).not.toBeNull();
+    expect(
+      rowSoftmaxSums(
+        Float32Array.from({ length: 4 * k }, () => r.normal()),
+        4,
+        k,
+      ),
+    ).not.toBeNull();
     expect(_wasmKernelTesting.memoryBytes()).toBeGreaterThan(start);
     expectLogIdentical(a.subarray(0, 10_001));
   });
@@ -781,7 +981,14 @@ describe('logInPlace (wasm SIMD kernel)', () => {
     vi.unstubAllGlobals();
     const real = WebAssembly;
     _wasmKernelTesting.reset();
-    vi.stubGlobal('WebAssembly', { ...real, Memory: real.Memory, Instance: real.Instance, Module: function () { throw new real.CompileError('refused by CSP'); } });
+    vi.stubGlobal('WebAssembly', {
+      ...real,
+      Memory: real.Memory,
+      Instance: real.Instance,
+      Module: function () {
+        throw new real.CompileError('refused by CSP');
+      },
+    });
     expect(logInPlace(v)).toBe(false);
     expect(Array.from(v)).toEqual([0.5, 1, 2, 1e-7]);
     vi.unstubAllGlobals();
@@ -793,7 +1000,7 @@ describe('logInPlace (wasm SIMD kernel)', () => {
   it('falls back when this engine’s Math.log differs, in any branch the self-check covers', () => {
     const log = Math.log;
     const nudge = (y: number) => (y === 0 || !Number.isFinite(y) ? y : y * (1 + 2 ** -52));
-    const differs: [string, (x: number) => boolean][] = [
+    const differs: Array<[string, (x: number) => boolean]> = [
       ['generic', (x) => x > 0.1 && x < 0.2],
       ['|f| < 2^-20, k = 0', (x) => x > 1 - 2 ** -20 && x < 1],
       ['|f| < 2^-20, k != 0', (x) => x > 2 && x < 2 * (1 + 2 ** -20)],
@@ -817,7 +1024,9 @@ describe('logInPlace (wasm SIMD kernel)', () => {
     // and Math.exp differing switches off the softmax kernel only
     _wasmKernelTesting.reset();
     const exp = Math.exp;
-    const spy = vi.spyOn(Math, 'exp').mockImplementation((x: number) => (x < -1 && x > -2 ? exp(x) * (1 + 2 ** -52) : exp(x)));
+    const spy = vi
+      .spyOn(Math, 'exp')
+      .mockImplementation((x: number) => (x < -1 && x > -2 ? exp(x) * (1 + 2 ** -52) : exp(x)));
     try {
       expect(wasmKernelAvailable()).toBe(false);
       expect(_wasmKernelTesting.logAvailable()).toBe(true);

@@ -24,8 +24,8 @@ export class BackendError extends Error {
 }
 
 function isNotFound(e: unknown, name: string): boolean {
-  const code = (e as NodeJS.ErrnoException)?.code;
-  const message = String((e as Error)?.message ?? e);
+  const code = (e as NodeJS.ErrnoException | null | undefined)?.code;
+  const message = String((e as Error | null | undefined)?.message ?? e);
   return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && message.includes(name);
 }
 
@@ -47,7 +47,8 @@ export async function ensureBackend(): Promise<string> {
         const specifier: string = name;
         await import(/* @vite-ignore */ specifier);
       } catch (e) {
-        if (!isNotFound(e, name)) problems.push(`${name} failed to load: ${(e as Error)?.message ?? e}`);
+        if (!isNotFound(e, name))
+          problems.push(`${name} failed to load: ${String((e as Error | null | undefined)?.message ?? e)}`);
         continue;
       }
       if (hasBackend()) break;
@@ -59,7 +60,7 @@ export async function ensureBackend(): Promise<string> {
       await tf.ready();
       return tf.getBackend();
     } catch (e) {
-      problems.push(`no backend could be initialized: ${(e as Error)?.message ?? e}`);
+      problems.push(`no backend could be initialized: ${String((e as Error | null | undefined)?.message ?? e)}`);
     }
   }
   throw new BackendError(

@@ -6,14 +6,17 @@
  */
 
 function isMissing(e: unknown, name: string): boolean {
-  const code = (e as { code?: string })?.code;
-  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((e as Error)?.message).includes(name);
+  const code = (e as { code?: string } | null | undefined)?.code;
+  return (
+    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+    String((e as Error | null | undefined)?.message).includes(name)
+  );
 }
 
 async function start(): Promise<number> {
   let tf: { enableProdMode(): void };
   try {
-    const specifier: string = '@tensorflow/tfjs-core';
+    const specifier = '@tensorflow/tfjs-core';
     tf = (await import(/* @vite-ignore */ specifier)) as typeof tf;
   } catch (e) {
     if (isMissing(e, '@tensorflow/tfjs-core')) {
@@ -34,7 +37,7 @@ async function start(): Promise<number> {
   return main(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
-    stderrIsTTY: process.stderr.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY,
   });
 }
 
@@ -43,7 +46,9 @@ start().then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    process.stderr.write(`ecuas: unexpected error: ${String((e as Error)?.message ?? e).split('\n')[0]}\n`);
+    process.stderr.write(
+      `ecuas: unexpected error: ${String((e as Error | null | undefined)?.message ?? e).split('\n')[0]}\n`,
+    );
     process.exitCode = 1;
   },
 );

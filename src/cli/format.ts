@@ -64,7 +64,9 @@ function nanNotes(rows: readonly ReportRow[], meta: ReportMeta): string[] {
   const notes: string[] = [];
   for (const r of rows) {
     if (r.ci && r.ci.nanResamples > 0 && meta.ci) {
-      notes.push(`${r.id}: ${r.ci.nanResamples} of ${meta.ci.resamples} resamples gave NaN and were left out of the interval`);
+      notes.push(
+        `${r.id}: ${r.ci.nanResamples} of ${meta.ci.resamples} resamples gave NaN and were left out of the interval`,
+      );
     }
   }
   return notes;
@@ -72,7 +74,7 @@ function nanNotes(rows: readonly ReportRow[], meta: ReportMeta): string[] {
 
 /** Visible width of a string (code points; the arrows and Greek letters are one column each). */
 function width(s: string): number {
-  return [...s].length;
+  return Array.from(s).length;
 }
 
 function pad(s: string, w: number, right = false): string {
@@ -85,10 +87,23 @@ function table(rows: readonly ReportRow[], meta: ReportMeta): string {
   const right = [false, false, true, ...(meta.ci ? [false] : []), false];
   const body = rows.map((r) => [r.id, r.fullName, shortNumber(r.value), ...(meta.ci ? [interval(r)] : []), arrow(r)]);
   const widths = head.map((h, j) => Math.max(width(h), ...body.map((b) => width(b[j]))));
-  const line = (cells: string[]): string => cells.map((c, j) => pad(c, widths[j], right[j])).join('  ').trimEnd();
-  const out = [`${meta.file}: ${describeData(meta)}`, '', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, j) => pad(c, widths[j], right[j]))
+      .join('  ')
+      .trimEnd();
+  const out = [
+    `${meta.file}: ${describeData(meta)}`,
+    '',
+    line(head),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...body.map(line),
+  ];
   if (meta.ci) {
-    out.push('', `${levelText(meta.ci.level)} percentile bootstrap intervals from ${meta.ci.resamples} resamples (seed ${meta.ci.seed})`);
+    out.push(
+      '',
+      `${levelText(meta.ci.level)} percentile bootstrap intervals from ${meta.ci.resamples} resamples (seed ${meta.ci.seed})`,
+    );
     out.push(...nanNotes(rows, meta));
   }
   out.push('↓ lower is better, ↑ higher is better');
@@ -101,16 +116,24 @@ function markdown(rows: readonly ReportRow[], meta: ReportMeta): string {
   const esc = (s: string): string => s.replace(/\|/g, '\\|');
   const line = (cells: string[]): string => `| ${cells.map(esc).join(' | ')} |`;
   const out = [line(head), `|${align.join('|')}|`];
-  for (const r of rows) out.push(line([`\`${r.id}\``, r.fullName, shortNumber(r.value), ...(meta.ci ? [interval(r)] : []), arrow(r)]));
+  for (const r of rows)
+    out.push(line([`\`${r.id}\``, r.fullName, shortNumber(r.value), ...(meta.ci ? [interval(r)] : []), arrow(r)]));
   const notes = [`${meta.file}: ${describeData(meta)}.`];
-  if (meta.ci) notes.push(`${levelText(meta.ci.level)} percentile bootstrap intervals from ${meta.ci.resamples} resamples (seed ${meta.ci.seed}).`, ...nanNotes(rows, meta).map((s) => s + '.'));
+  if (meta.ci)
+    notes.push(
+      `${levelText(meta.ci.level)} percentile bootstrap intervals from ${meta.ci.resamples} resamples (seed ${meta.ci.seed}).`,
+      ...nanNotes(rows, meta).map((s) => s + '.'),
+    );
   return out.join('\n') + '\n\n' + notes.join(' ') + '\n';
 }
 
 function json(rows: readonly ReportRow[], meta: ReportMeta): string {
   const out: Record<string, unknown> = {};
   for (const r of rows) {
-    out[r.id] = meta.ci && r.ci ? { value: jsonNumber(r.value), low: jsonNumber(r.ci.low), high: jsonNumber(r.ci.high) } : jsonNumber(r.value);
+    out[r.id] =
+      meta.ci && r.ci
+        ? { value: jsonNumber(r.value), low: jsonNumber(r.ci.low), high: jsonNumber(r.ci.high) }
+        : jsonNumber(r.value);
   }
   return JSON.stringify(out, null, 2) + '\n';
 }
@@ -122,7 +145,11 @@ function csvCell(s: string): string {
 function csv(rows: readonly ReportRow[], meta: ReportMeta): string {
   const out = [meta.ci ? 'id,value,low,high' : 'id,value'];
   for (const r of rows) {
-    const cells = [r.id, fullNumber(r.value), ...(meta.ci && r.ci ? [fullNumber(r.ci.low), fullNumber(r.ci.high)] : [])];
+    const cells = [
+      r.id,
+      fullNumber(r.value),
+      ...(meta.ci && r.ci ? [fullNumber(r.ci.low), fullNumber(r.ci.high)] : []),
+    ];
     out.push(cells.map(csvCell).join(','));
   }
   return out.join('\n') + '\n';

@@ -75,7 +75,15 @@ export class JsonStreamParser {
   }
 
   private unexpected(what: string): never {
-    const expected = ['a value', 'a value or "]"', 'a key or "}"', 'a key', '":"', '"," or the end of the array/object', 'the end of the file'][this.state];
+    const expected = [
+      'a value',
+      'a value or "]"',
+      'a key or "}"',
+      'a key',
+      '":"',
+      '"," or the end of the array/object',
+      'the end of the file',
+    ][this.state];
     return this.fail(`expected ${expected}, got ${what}`);
   }
 
@@ -125,7 +133,11 @@ export class JsonStreamParser {
           break;
         case 125: // }
           if (this.state === KEY) this.fail('trailing comma before "}"');
-          if (!((this.state === KEY_OR_END || this.state === COMMA_OR_END) && this.stack[this.stack.length - 1] === OBJ)) this.unexpected('"}"');
+          if (!(
+            (this.state === KEY_OR_END || this.state === COMMA_OR_END) &&
+            this.stack[this.stack.length - 1] === OBJ
+          ))
+            this.unexpected('"}"');
           this.stack.pop();
           h.endObject();
           this.afterValue();
@@ -133,7 +145,11 @@ export class JsonStreamParser {
           break;
         case 93: // ]
           if (this.state === VALUE && this.stack[this.stack.length - 1] === ARR) this.fail('trailing comma before "]"');
-          if (!((this.state === VALUE_OR_END || this.state === COMMA_OR_END) && this.stack[this.stack.length - 1] === ARR)) this.unexpected('"]"');
+          if (!(
+            (this.state === VALUE_OR_END || this.state === COMMA_OR_END) &&
+            this.stack[this.stack.length - 1] === ARR
+          ))
+            this.unexpected('"]"');
           this.stack.pop();
           h.endArray();
           this.afterValue();
@@ -221,6 +237,9 @@ export class JsonStreamParser {
       if (p.charCodeAt(0) === 34) this.fail('unterminated string');
       this.bare(p);
     }
-    if (this.state !== DONE) this.fail(this.stack.length ? 'unexpected end of file (unclosed array or object)' : 'the file holds no JSON value');
+    if (this.state !== DONE)
+      this.fail(
+        this.stack.length ? 'unexpected end of file (unclosed array or object)' : 'the file holds no JSON value',
+      );
   }
 }

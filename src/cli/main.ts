@@ -21,8 +21,8 @@ import { InputFileError, readInputFile, type Batch, type InputKind } from './rea
 
 /** Where the CLI writes. */
 export interface CliIO {
-  stdout(text: string): void;
-  stderr(text: string): void;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
   /** Whether stderr is a terminal: the progress bar is drawn only then. Default false. */
   stderrIsTTY?: boolean;
 }
@@ -199,10 +199,13 @@ const REPORT_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsOptionsConfig;
 
-type Parsed<O extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true; tokens: true }>>;
+type Parsed<O extends ParseArgsOptionsConfig> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true; tokens: true }>
+>;
 
 /** Either parsed options, or `stop`: the first help/version option, which makes the rest moot. */
-type Outcome<O extends ParseArgsOptionsConfig> = (Parsed<O> & { stop?: undefined }) | { stop: string; positionals: string[] };
+type Outcome<O extends ParseArgsOptionsConfig> =
+  (Parsed<O> & { stop?: undefined }) | { stop: string; positionals: string[] };
 
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
@@ -216,8 +219,14 @@ function attachDashValues(args: readonly string[], options: ParseArgsOptionsConf
     const a = args[i];
     if (a === '--') return out.concat(args.slice(i));
     const name = a.slice(2);
-    const next = args[i + 1];
-    if (a.startsWith('--') && hasOwn(options, name) && options[name].type === 'string' && next !== undefined && /^-[^-]/.test(next)) {
+    const next = i + 1 < args.length ? args[i + 1] : undefined;
+    if (
+      a.startsWith('--') &&
+      hasOwn(options, name) &&
+      options[name].type === 'string' &&
+      next !== undefined &&
+      /^-[^-]/.test(next)
+    ) {
       out.push(`${a}=${next}`);
       i++;
     } else out.push(a);
@@ -226,11 +235,22 @@ function attachDashValues(args: readonly string[], options: ParseArgsOptionsConf
 }
 
 /** `argv` against `options` with strict parseArgs; `stops` (help, version) end the parse when they come first. */
-function parseOptions<O extends ParseArgsOptionsConfig>(argv: readonly string[], options: O, stops: readonly string[], hint: string): Outcome<O> {
+function parseOptions<O extends ParseArgsOptionsConfig>(
+  argv: readonly string[],
+  options: O,
+  stops: readonly string[],
+  hint: string,
+): Outcome<O> {
   const args = attachDashValues(argv, options);
   let parsed: Parsed<O>;
   try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: true, tokens: true }) as Parsed<O>;
+    parsed = parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true; tokens: true }>({
+      args,
+      options,
+      strict: true,
+      allowPositionals: true,
+      tokens: true,
+    });
   } catch (e) {
     return explainParseError(args, options, stops, hint, e);
   }
@@ -242,13 +262,20 @@ function parseOptions<O extends ParseArgsOptionsConfig>(argv: readonly string[],
  * Turns a parseArgs error into a usage error in our words, found by walking the tokens of a
  * lenient parse; a help or version option before the mistake still wins.
  */
-function explainParseError(args: string[], options: ParseArgsOptionsConfig, stops: readonly string[], hint: string, error: unknown): { stop: string; positionals: string[] } {
+function explainParseError(
+  args: string[],
+  options: ParseArgsOptionsConfig,
+  stops: readonly string[],
+  hint: string,
+  error: unknown,
+): { stop: string; positionals: string[] } {
   const { tokens, positionals } = parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true });
   let stop: { name: string; index: number } | undefined;
   for (const t of tokens) {
     if (t.kind !== 'option') continue;
     let problem: string | undefined;
-    if (!hasOwn(options, t.name)) problem = unknownOption(t.rawName.startsWith('--') ? t.rawName : args[t.index], options);
+    if (!hasOwn(options, t.name))
+      problem = unknownOption(t.rawName.startsWith('--') ? t.rawName : args[t.index], options);
     else if (options[t.name].type === 'boolean') {
       if (t.inlineValue) problem = `option ${t.rawName} takes no value, got "${t.value}"`;
     } else if (t.value === undefined || (!t.inlineValue && t.value.length > 1 && t.value.startsWith('-'))) {
@@ -262,7 +289,7 @@ function explainParseError(args: string[], options: ParseArgsOptionsConfig, stop
     usage(`${problem} ${hint}`);
   }
   // a check of parseArgs this walk does not know: pass on its words
-  return usage(`${((error as Error)?.message ?? String(error)).split('\n')[0]} ${hint}`);
+  return usage(`${((error as Error | null | undefined)?.message ?? String(error)).split('\n')[0]} ${hint}`);
 }
 
 /** `written` is the whole argument for short options: `-metrics` is one mistake, not seven. */
@@ -276,7 +303,8 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = cur;
   }
   return prev[b.length];
@@ -307,7 +335,8 @@ function parseCommand(argv: readonly string[]): Command {
   if (!cmd.startsWith('-')) usage(`unknown command "${cmd}": the command is \`ecuas report FILE\` ${TRY}`);
   // only the first option counts, as in `ecuas --version --help`
   const parsed = parseOptions(argv, TOP_OPTIONS, ['help', 'version'], TRY);
-  if (parsed.stop === 'help') return { kind: 'help', text: parsed.positionals[0] === 'report' ? reportHelp() : MAIN_HELP };
+  if (parsed.stop === 'help')
+    return { kind: 'help', text: parsed.positionals[0] === 'report' ? reportHelp() : MAIN_HELP };
   if (parsed.stop !== undefined) return { kind: 'version' };
   return usage(`unknown option ${cmd} ${TRY}`); // `--` or `-`
 }
@@ -317,22 +346,28 @@ function parseReport(argv: readonly string[]): Command {
   if (parsed.stop !== undefined) return { kind: 'help', text: reportHelp() };
   const { values, positionals: files } = parsed;
   if (files.length === 0) usage(`missing FILE: expected \`ecuas report FILE [options]\` ${SEE}`);
-  if (files.length > 1) usage(`expected one FILE, got ${files.length}: ${files.map((f) => JSON.stringify(f)).join(', ')} ${SEE}`);
+  if (files.length > 1)
+    usage(`expected one FILE, got ${files.length}: ${files.map((f) => JSON.stringify(f)).join(', ')} ${SEE}`);
   if (files[0] === '-') usage('reading from stdin is not supported: give a file name');
 
   const format = (values.format ?? 'table').toLowerCase();
-  if (!(FORMATS as readonly string[]).includes(format)) usage(`--format must be one of ${FORMATS.join(', ')}, got "${values.format}"`);
+  if (!(FORMATS as readonly string[]).includes(format))
+    usage(`--format must be one of ${FORMATS.join(', ')}, got "${values.format}"`);
 
   let ci: number | undefined;
   if (values.ci !== undefined) {
     const text = values.ci;
     ci = /^\s*[0-9.eE+-]+\s*$/.test(text) ? Number(text) : NaN;
-    if (!(ci > 0 && ci < 1)) usage(`--ci must be a level in (0, 1), e.g. 0.95, got "${text}"${ci >= 1 && ci < 100 ? ` (for ${ci} % write ${ci / 100})` : ''}`);
+    if (!(ci > 0 && ci < 1))
+      usage(
+        `--ci must be a level in (0, 1), e.g. 0.95, got "${text}"${ci >= 1 && ci < 100 ? ` (for ${ci} % write ${ci / 100})` : ''}`,
+      );
   }
   const integer = (name: string, text: string | undefined, dflt: number, min: number): number => {
     if (text === undefined) return dflt;
     const v = /^\s*[+-]?[0-9]+\s*$/.test(text) ? Number(text) : NaN;
-    if (!Number.isSafeInteger(v) || v < min) usage(`${name} must be an integer${min > -Infinity ? ` ≥ ${min}` : ''}, got "${text}"`);
+    if (!Number.isSafeInteger(v) || v < min)
+      usage(`${name} must be an integer${min > -Infinity ? ` ≥ ${min}` : ''}, got "${text}"`);
     return v;
   };
   const resamples = integer('--resamples', values.resamples, 1000, 1);
@@ -340,7 +375,10 @@ function parseReport(argv: readonly string[]): Command {
 
   let metrics: string[] | undefined;
   if (values.metrics !== undefined) {
-    const ids = values.metrics.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const ids = values.metrics
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     if (ids.length === 0) usage(`--metrics needs at least one metric id ${SEE}`);
     metrics = [...new Set(ids)];
     for (const id of metrics) {
@@ -350,13 +388,17 @@ function parseReport(argv: readonly string[]): Command {
         if (e instanceof MetricInputError) usage(`--metrics: ${e.message.replace(/^getMetricFromId: /, '')}`);
         throw e;
       }
-      if (id.startsWith('scod_')) usage(`--metrics: "${id}" needs OOD scores, which report files do not have; use conf_* or cls_* ids`);
+      if (id.startsWith('scod_'))
+        usage(`--metrics: "${id}" needs OOD scores, which report files do not have; use conf_* or cls_* ids`);
     }
   }
   const plots = values.plots;
-  if (plots !== undefined && plots.trim() === '') usage('--plots needs a directory');
+  if (plots?.trim() === '') usage('--plots needs a directory');
   const probabilities = values.probabilities === true;
-  return { kind: 'report', args: { file: files[0], metrics, probabilities, format: format as Format, plots, ci, resamples, seed } };
+  return {
+    kind: 'report',
+    args: { file: files[0], metrics, probabilities, format: format as Format, plots, ci, resamples, seed },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -368,18 +410,32 @@ interface ActiveMetric {
 }
 
 const PREFIX: Record<InputKind, string> = { confidence: 'conf_', classification: 'cls_' };
-const NEEDS_TEXT: Record<InputKind, string> = { confidence: 'confidences and correctness', classification: 'logits (or probabilities) and labels' };
+const NEEDS_TEXT: Record<InputKind, string> = {
+  confidence: 'confidences and correctness',
+  classification: 'logits (or probabilities) and labels',
+};
 
 function holdsText(kind: InputKind, probabilities: boolean): string {
-  return kind === 'confidence' ? 'confidences and correctness' : probabilities ? 'probabilities and labels' : 'logits and labels';
+  return kind === 'confidence'
+    ? 'confidences and correctness'
+    : probabilities
+      ? 'probabilities and labels'
+      : 'logits and labels';
 }
 
-function resolveMetrics(ids: readonly string[] | undefined, kind: InputKind, probabilities: boolean, file: string): ActiveMetric[] {
+function resolveMetrics(
+  ids: readonly string[] | undefined,
+  kind: InputKind,
+  probabilities: boolean,
+  file: string,
+): ActiveMetric[] {
   const wanted = ids ?? METRIC_IDS.filter((id) => id.startsWith(PREFIX[kind]));
   for (const id of wanted) {
     if (!id.startsWith(PREFIX[kind])) {
       const other: InputKind = kind === 'confidence' ? 'classification' : 'confidence';
-      usage(`--metrics: "${id}" needs ${NEEDS_TEXT[other]}, but ${file} holds ${holdsText(kind, probabilities)}: use ${PREFIX[kind]}* ids`);
+      usage(
+        `--metrics: "${id}" needs ${NEEDS_TEXT[other]}, but ${file} holds ${holdsText(kind, probabilities)}: use ${PREFIX[kind]}* ids`,
+      );
     }
   }
   // only cls_* ids get here with probabilities (a confidence file is refused earlier)
@@ -479,7 +535,9 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       {
         onKind(kind, asProbabilities) {
           if (kind === 'confidence' && args.probabilities) {
-            usage(`--probabilities applies to files of logits and labels, but ${args.file} holds confidences and correctness: leave it out`);
+            usage(
+              `--probabilities applies to files of logits and labels, but ${args.file} holds confidences and correctness: leave it out`,
+            );
           }
           probabilities = asProbabilities;
           metrics = resolveMetrics(args.metrics, kind, probabilities, args.file);
@@ -489,7 +547,12 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
           store?.add(batch);
         },
         onProgress: showRead
-          ? (p) => progress.update(`reading${p.pass > 1 ? ` (pass ${p.pass})` : ''}`, p.total ? p.bytes / p.total : 0, `${bytesText(p.bytes)} / ${bytesText(p.total)}`)
+          ? (p) =>
+              progress.update(
+                `reading${p.pass > 1 ? ` (pass ${p.pass})` : ''}`,
+                p.total ? p.bytes / p.total : 0,
+                `${bytesText(p.bytes)} / ${bytesText(p.total)}`,
+              )
           : undefined,
       },
       { batchSize: options.batchSize, probabilities: args.probabilities },
@@ -517,7 +580,10 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
             level,
             seed: args.seed,
             probabilities: summary.probabilities ? true : undefined,
-            onProgress: showBoot ? (done, total) => progress.update(`bootstrap ${i + 1}/${rows.length}`, (i + done / total) / rows.length, row.id) : undefined,
+            onProgress: showBoot
+              ? (done, total) =>
+                  progress.update(`bootstrap ${i + 1}/${rows.length}`, (i + done / total) / rows.length, row.id)
+              : undefined,
           });
           rows[i] = { ...row, ci: { low: r.low, high: r.high, nanResamples: r.nanResamples } };
         }
@@ -542,7 +608,14 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       const data: PlotData =
         summary.kind === 'confidence'
           ? { kind: 'confidence', confidences: store.first, correctness: store.second as Uint8Array }
-          : { kind: 'classification', n: summary.n, k: summary.k, values: store.first, labels: store.second as Int32Array, probabilities: summary.probabilities };
+          : {
+              kind: 'classification',
+              n: summary.n,
+              k: summary.k,
+              values: store.first,
+              labels: store.second as Int32Array,
+              probabilities: summary.probabilities,
+            };
       let written: string[];
       try {
         written = await writePlots(args.plots, data, { source: basename(args.file) });
@@ -587,7 +660,7 @@ export async function main(argv: readonly string[], io: CliIO, options: MainOpti
       io.stderr(`ecuas: ${e.message}\n`);
       return 1;
     }
-    const message = (e as Error)?.message ?? String(e);
+    const message = (e as Error | null | undefined)?.message ?? String(e);
     io.stderr(`ecuas: unexpected error: ${message.split('\n')[0]}\n`);
     return 1;
   }

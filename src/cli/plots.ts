@@ -5,7 +5,15 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { aurc, binaryOracleBlocks, excessAURC, expectedLossAt, tieBlocks, totalLoss, type TieBlocks } from '../math/ranking';
+import {
+  aurc,
+  binaryOracleBlocks,
+  excessAURC,
+  expectedLossAt,
+  tieBlocks,
+  totalLoss,
+  type TieBlocks,
+} from '../math/ranking';
 import { topOneStats } from '../math/topOne';
 import type { RiskCoverageResult } from '../metrics/selective';
 import { costCurvePlot, reliabilityDiagram, reliabilityDiagramFromLogits, riskCoveragePlot } from '../plots/index';
@@ -94,7 +102,14 @@ export function riskCoverage(samples: PlotSamples): RiskCoverageResult {
     kept[j] = Math.round(1 + (j * (n - 1)) / (p - 1));
     coverage[j] = kept[j] / n;
   }
-  return { coverage, risk: riskAt(blocks, kept), aurc: aurc(blocks), oracleRisk: riskAt(oracle, kept), oracleAurc: aurc(oracle), eaurc: excessAURC(blocks) };
+  return {
+    coverage,
+    risk: riskAt(blocks, kept),
+    aurc: aurc(blocks),
+    oracleRisk: riskAt(oracle, kept),
+    oracleAurc: aurc(oracle),
+    eaurc: excessAURC(blocks),
+  };
 }
 
 /**
@@ -120,7 +135,10 @@ export async function writePlots(dir: string, data: PlotData, options: WritePlot
     // from the rows: the float64 top-1 confidences, binned exactly as cls_ece bins them
     const z = tf.tensor2d(data.values, [data.n, data.k]);
     try {
-      reliability = reliabilityDiagramFromLogits(z, data.labels, { title, probabilities: data.probabilities ? true : undefined });
+      reliability = reliabilityDiagramFromLogits(z, data.labels, {
+        title,
+        probabilities: data.probabilities ? true : undefined,
+      });
     } finally {
       z.dispose();
     }
@@ -129,7 +147,13 @@ export async function writePlots(dir: string, data: PlotData, options: WritePlot
   }
   const files: Array<[string, string]> = [
     ['reliability.svg', reliability],
-    ['risk-coverage.svg', riskCoveragePlot(riskCoverage(samples), { title: `Risk–coverage (error rate of the accepted samples)${suffix}`, label: 'Confidence' })],
+    [
+      'risk-coverage.svg',
+      riskCoveragePlot(riskCoverage(samples), {
+        title: `Risk–coverage (error rate of the accepted samples)${suffix}`,
+        label: 'Confidence',
+      }),
+    ],
     ['cost-curve.svg', costCurvePlot(Float32Array.from(confidence), correct, { title: `γ-ECUAS cost curve${suffix}` })],
   ];
   const written: string[] = [];

@@ -103,11 +103,11 @@ function fileError(file: string, detail: string): never {
 }
 
 function systemMessage(e: unknown): string {
-  const code = (e as NodeJS.ErrnoException)?.code;
+  const code = (e as NodeJS.ErrnoException | null | undefined)?.code;
   if (code === 'ENOENT') return 'no such file';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'EISDIR') return 'is a directory, not a file';
-  return (e as Error)?.message ?? String(e);
+  return (e as Error | null | undefined)?.message ?? String(e);
 }
 
 /** Checks the file is readable and decides CSV or JSON: by extension, else by the first non-space character. */
@@ -137,24 +137,40 @@ export async function detectFormat(file: string): Promise<{ format: 'csv' | 'jso
   } catch (e) {
     return fileError(file, `cannot read the file: ${systemMessage(e)}`);
   }
-  const first = head.replace(/^\uFEFF/, '').trimStart()[0];
-  if (first === undefined) fileError(file, 'the file is empty');
-  return { format: first === '{' || first === '[' ? 'json' : 'csv', size };
+  const start = head.replace(/^\uFEFF/, '').trimStart();
+  if (start === '') fileError(file, 'the file is empty');
+  return { format: start.startsWith('{') || start.startsWith('[') ? 'json' : 'csv', size };
 }
 
 /** Reads a CSV or JSON file of samples in batches. Throws {@link InputFileError} for malformed files. */
-export async function readInputFile(file: string, callbacks: ReadCallbacks, options: ReadOptions = {}): Promise<ReadSummary> {
+export async function readInputFile(
+  file: string,
+  callbacks: ReadCallbacks,
+  options: ReadOptions = {},
+): Promise<ReadSummary> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH;
   const forced = options.probabilities === true;
   const { format, size } = await detectFormat(file);
-  return format === 'csv' ? readCsv(file, size, callbacks, batchSize, forced) : readJson(file, size, callbacks, batchSize, forced);
+  return format === 'csv'
+    ? readCsv(file, size, callbacks, batchSize, forced)
+    : readJson(file, size, callbacks, batchSize, forced);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Values
 
 const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
-const SPECIAL: Record<string, number> = { nan: NaN, '+nan': NaN, '-nan': NaN, inf: Infinity, '+inf': Infinity, infinity: Infinity, '+infinity': Infinity, '-inf': -Infinity, '-infinity': -Infinity };
+const SPECIAL: Record<string, number> = {
+  nan: NaN,
+  '+nan': NaN,
+  '-nan': NaN,
+  inf: Infinity,
+  '+inf': Infinity,
+  infinity: Infinity,
+  '+infinity': Infinity,
+  '-inf': -Infinity,
+  '-infinity': -Infinity,
+};
 
 /** Parses a CSV cell as a number; undefined if it is not one. Accepts nan/inf spellings. */
 function parseCell(cell: string): number | undefined {
@@ -178,18 +194,23 @@ const check = {
   },
   logit(v: number): string | undefined {
     const f = Math.fround(v);
-    return f - f === 0 ? undefined : `expected a finite logit, got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
+    return f - f === 0
+      ? undefined
+      : `expected a finite logit, got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
   },
   /** `note` says why a logit column is read as probabilities. */
   probability(v: number, note: string): string | undefined {
     const f = Math.fround(v);
-    if (f - f !== 0) return `expected a finite probability${note}, got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
+    if (f - f !== 0)
+      return `expected a finite probability${note}, got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
     return f >= 0 ? undefined : `expected a probability ≥ 0${note}, got ${fmt(v)}`;
   },
   /** A row [k] of probabilities must sum to 1, by the library's own rule (SPEC §4). */
   probabilityRow(row: Float32Array, k: number, note: string): string | undefined {
     const bad = probabilityRowProblem(row, 1, k);
-    return bad ? `expected probabilities summing to 1 (within ${PROBABILITY_SUM_TOLERANCE})${note}, but the row ${bad.problem}` : undefined;
+    return bad
+      ? `expected probabilities summing to 1 (within ${PROBABILITY_SUM_TOLERANCE})${note}, but the row ${bad.problem}`
+      : undefined;
   },
   labelInteger(v: number): string | undefined {
     return Number.isInteger(v) && v >= 0 ? undefined : `expected an integer label ≥ 0, got ${fmt(v)}`;
@@ -206,7 +227,7 @@ const CONF_HEADER = ['confidence', 'correct'];
 
 function unquote(cell: string): string {
   const t = cell.trim();
-  return t.length >= 2 && t[0] === '"' && t[t.length - 1] === '"' ? t.slice(1, -1).trim() : t;
+  return t.length >= 2 && t.startsWith('"') && t.endsWith('"') ? t.slice(1, -1).trim() : t;
 }
 
 /** Column prefix of each kind of class score in a CSV header. */
@@ -215,23 +236,47 @@ const SCORE_PREFIX: Record<ClassScores, string> = { logits: 'logit_', probabilit
 function parseHeader(file: string, line: number, cells: string[]): { kind: InputKind; k: number; scores: ClassScores } {
   const names = cells.map((c) => unquote(c).toLowerCase());
   const shown = cells.map(unquote).join(',');
-  const expected = 'expected the header "confidence,correct", "label,logit_0,…,logit_{K-1}" or "label,prob_0,…,prob_{K-1}" with K ≥ 2';
-  if (names.length === 2 && names[0] === CONF_HEADER[0] && names[1] === CONF_HEADER[1]) return { kind: 'confidence', k: 0, scores: 'logits' };
+  const expected =
+    'expected the header "confidence,correct", "label,logit_0,…,logit_{K-1}" or "label,prob_0,…,prob_{K-1}" with K ≥ 2';
+  if (names.length === 2 && names[0] === CONF_HEADER[0] && names[1] === CONF_HEADER[1])
+    return { kind: 'confidence', k: 0, scores: 'logits' };
   if (names[0] === 'label' && names.length >= 2) {
     // the second column decides logits or probabilities; the others must follow it
-    const scores: ClassScores | undefined = names[1] === 'prob_0' ? 'probabilities' : names[1] === 'logit_0' ? 'logits' : undefined;
-    if (!scores) fileError(file, `line ${line}: ${expected}, but column 2 is ${JSON.stringify(cells[1].trim())} where "logit_0" or "prob_0" belongs`);
+    const scores: ClassScores | undefined =
+      names[1] === 'prob_0' ? 'probabilities' : names[1] === 'logit_0' ? 'logits' : undefined;
+    if (!scores)
+      fileError(
+        file,
+        `line ${line}: ${expected}, but column 2 is ${JSON.stringify(cells[1].trim())} where "logit_0" or "prob_0" belongs`,
+      );
     const prefix = SCORE_PREFIX[scores];
     for (let j = 2; j < names.length; j++) {
-      if (names[j] !== `${prefix}${j - 1}`) fileError(file, `line ${line}: ${expected}, but column ${j + 1} is ${JSON.stringify(cells[j].trim())} where "${prefix}${j - 1}" belongs`);
+      if (names[j] !== `${prefix}${j - 1}`)
+        fileError(
+          file,
+          `line ${line}: ${expected}, but column ${j + 1} is ${JSON.stringify(cells[j].trim())} where "${prefix}${j - 1}" belongs`,
+        );
     }
-    if (names.length < 3) fileError(file, `line ${line}: ${expected}, but it has only one ${scores === 'logits' ? 'logit' : 'probability'} column (K = 1)`);
+    if (names.length < 3)
+      fileError(
+        file,
+        `line ${line}: ${expected}, but it has only one ${scores === 'logits' ? 'logit' : 'probability'} column (K = 1)`,
+      );
     return { kind: 'classification', k: names.length - 1, scores };
   }
-  return fileError(file, `line ${line}: ${expected}, got ${JSON.stringify(shown.length > 60 ? shown.slice(0, 60) + '…' : shown)}`);
+  return fileError(
+    file,
+    `line ${line}: ${expected}, got ${JSON.stringify(shown.length > 60 ? shown.slice(0, 60) + '…' : shown)}`,
+  );
 }
 
-async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize: number, forced: boolean): Promise<ReadSummary> {
+async function readCsv(
+  file: string,
+  total: number,
+  cb: ReadCallbacks,
+  batchSize: number,
+  forced: boolean,
+): Promise<ReadSummary> {
   const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: CHUNK });
   const rl = createInterface({ input: stream, crlfDelay: Infinity });
   let lineNo = 0;
@@ -263,9 +308,23 @@ async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize
     if (!header || b === 0) return;
     const where = b === 1 ? `line ${firstLine}` : `lines ${firstLine}–${lastLine}`;
     if (header.kind === 'confidence') {
-      cb.onBatch({ kind: 'confidence', n: b, k: 0, confidences: (conf as Float32Array).subarray(0, b), correctness: (corr as Uint8Array).subarray(0, b), where });
+      cb.onBatch({
+        kind: 'confidence',
+        n: b,
+        k: 0,
+        confidences: (conf as Float32Array).subarray(0, b),
+        correctness: (corr as Uint8Array).subarray(0, b),
+        where,
+      });
     } else {
-      cb.onBatch({ kind: 'classification', n: b, k: header.k, logits: (logits as Float32Array).subarray(0, b * header.k), labels: (labels as Int32Array).subarray(0, b), where });
+      cb.onBatch({
+        kind: 'classification',
+        n: b,
+        k: header.k,
+        logits: (logits as Float32Array).subarray(0, b * header.k),
+        labels: (labels as Int32Array).subarray(0, b),
+        where,
+      });
     }
     b = 0;
     fresh();
@@ -288,13 +347,25 @@ async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize
         fresh();
         continue;
       }
-      if (cells.length !== width) fileError(file, `line ${lineNo}: expected ${width} comma-separated cells (${header.names}), got ${cells.length}`);
+      if (cells.length !== width)
+        fileError(
+          file,
+          `line ${lineNo}: expected ${width} comma-separated cells (${header.names}), got ${cells.length}`,
+        );
       if (b === 0) firstLine = lineNo;
-      const at = (j: number, problem: string): never => fileError(file, `line ${lineNo}, column "${header!.names.split(',')[j]}": ${problem}`);
+      const names = header.names;
+      const at = (j: number, problem: string): never =>
+        fileError(file, `line ${lineNo}, column "${names.split(',')[j]}": ${problem}`);
       const num = (j: number): number => {
         const cell = cells[j].trim();
         const v = parseCell(cell);
-        if (v === undefined) at(j, cell === '' ? 'empty cell, expected a number' : `expected a number, got ${JSON.stringify(cell.length > 24 ? cell.slice(0, 24) + '…' : cell)}`);
+        if (v === undefined)
+          at(
+            j,
+            cell === ''
+              ? 'empty cell, expected a number'
+              : `expected a number, got ${JSON.stringify(cell.length > 24 ? cell.slice(0, 24) + '…' : cell)}`,
+          );
         return v as number;
       };
       if (header.kind === 'confidence') {
@@ -333,7 +404,7 @@ async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize
       b++;
       n++;
       lastDataLine = lineNo;
-      if (b === (header && header.kind === 'classification' ? rowsPerBatch(batchSize, header.k) : batchSize)) {
+      if (b === (header.kind === 'classification' ? rowsPerBatch(batchSize, header.k) : batchSize)) {
         flush(lineNo);
         if (cb.onProgress) {
           const now = Date.now();
@@ -349,7 +420,8 @@ async function readCsv(file: string, total: number, cb: ReadCallbacks, batchSize
   } catch (e) {
     if (e instanceof InputFileError) throw e;
     // errors of the callbacks (metrics) pass through; only I/O errors are the file's
-    if ((e as NodeJS.ErrnoException)?.code) fileError(file, `cannot read the file: ${systemMessage(e)}`);
+    if ((e as NodeJS.ErrnoException | null | undefined)?.code)
+      fileError(file, `cannot read the file: ${systemMessage(e)}`);
     throw e;
   } finally {
     rl.close();
@@ -473,7 +545,11 @@ class JsonPass implements JsonHandler {
   private open(what: string): void {
     const d = this.depth++;
     if (d === 0) {
-      if (what !== 'an object') fileError(this.doc.file, `expected a JSON object with the keys ${EXPECTED_KEYS}, got ${what} (${this.where()})`);
+      if (what !== 'an object')
+        fileError(
+          this.doc.file,
+          `expected a JSON object with the keys ${EXPECTED_KEYS}, got ${what} (${this.where()})`,
+        );
       return;
     }
     if (this.mode === 'skip') return;
@@ -486,13 +562,19 @@ class JsonPass implements JsonHandler {
       return;
     }
     if (d === 2 && this.mode === 'big' && this.doc.kind === 'classification') {
-      if (what !== 'an array') this.fail(key, `[${this.index}]: expected a row of ${key} (an array of numbers), got ${what}`);
+      if (what !== 'an array')
+        this.fail(key, `[${this.index}]: expected a row of ${key} (an array of numbers), got ${what}`);
       this.inRow = true;
       this.rowLen = 0;
       if (this.doc.k === 0) this.firstRowValues = [];
       return;
     }
-    const expected = this.mode === 'big' && this.doc.kind === 'classification' ? 'a number' : this.mode === 'small' && this.doc.kind === 'classification' ? 'an integer label' : 'a number';
+    const expected =
+      this.mode === 'big' && this.doc.kind === 'classification'
+        ? 'a number'
+        : this.mode === 'small' && this.doc.kind === 'classification'
+          ? 'an integer label'
+          : 'a number';
     const at = this.inRow ? `[${this.index}][${this.rowLen}]` : `[${this.index}]`;
     this.fail(key, `${at}: expected ${expected}, got ${what}`);
   }
@@ -513,7 +595,10 @@ class JsonPass implements JsonHandler {
         this.doc.bigStreamed = true;
         this.doc.bigRows = this.index;
         if (this.index < (this.doc.small?.length ?? 0)) {
-          fileError(this.doc.file, `key "${keys.small}" has ${this.doc.small?.length} entries but "${keys.big}" has ${this.index} ${this.doc.kind === 'classification' ? 'rows' : 'entries'}: they must have the same length`);
+          fileError(
+            this.doc.file,
+            `key "${keys.small}" has ${this.doc.small?.length} entries but "${keys.big}" has ${this.index} ${this.doc.kind === 'classification' ? 'rows' : 'entries'}: they must have the same length`,
+          );
         }
       }
       this.mode = 'skip';
@@ -529,11 +614,18 @@ class JsonPass implements JsonHandler {
         this.freshBatch();
         (this.logits as Float32Array).set(this.firstRowValues, 0);
       } else if (this.rowLen !== this.doc.k) {
-        this.fail(keys.big, `[${this.index}]: expected ${this.doc.k} ${keys.big} like row 0, got ${this.rowLen} (ragged rows)`);
+        this.fail(
+          keys.big,
+          `[${this.index}]: expected ${this.doc.k} ${keys.big} like row 0, got ${this.rowLen} (ragged rows)`,
+        );
       }
       if (this.doc.asProbabilities) {
         const k = this.doc.k;
-        const bad = check.probabilityRow((this.logits as Float32Array).subarray(this.b * k, (this.b + 1) * k), k, this.doc.note);
+        const bad = check.probabilityRow(
+          (this.logits as Float32Array).subarray(this.b * k, (this.b + 1) * k),
+          k,
+          this.doc.note,
+        );
         if (bad) this.fail(keys.big, `[${this.index}]: ${bad}`);
       }
       this.finishItem();
@@ -555,9 +647,17 @@ class JsonPass implements JsonHandler {
         const before = [...doc.seen].map((k) => JSON.stringify(k)).join('/');
         doc.seen.add(name);
         if (doc.kind === undefined) doc.kind = kind;
-        else if (doc.kind !== kind) fileError(doc.file, `key ${JSON.stringify(name)} cannot be combined with ${before}: give either ${EXPECTED_KEYS} (${this.where()})`);
+        else if (doc.kind !== kind)
+          fileError(
+            doc.file,
+            `key ${JSON.stringify(name)} cannot be combined with ${before}: give either ${EXPECTED_KEYS} (${this.where()})`,
+          );
         if (kind === 'classification' && name !== 'labels') {
-          if (doc.scores !== undefined) fileError(doc.file, `key ${JSON.stringify(name)} cannot be combined with "${doc.scores}": give the rows once, as "logits" or as "probabilities" (${this.where()})`);
+          if (doc.scores !== undefined)
+            fileError(
+              doc.file,
+              `key ${JSON.stringify(name)} cannot be combined with "${doc.scores}": give the rows once, as "logits" or as "probabilities" (${this.where()})`,
+            );
           doc.scores = name as ClassScores;
         }
         // classification waits for the rows' key: it decides logits or probabilities
@@ -568,11 +668,12 @@ class JsonPass implements JsonHandler {
       }
     }
     const keys = doc.kind ? doc.keys() : undefined;
-    if (keys && name === keys.small && this.pass === 1) {
+    if (name === keys?.small && this.pass === 1) {
       this.mode = 'small';
       // labels as float64: any JSON integer is kept exactly until it is checked against K
-      doc.small = doc.kind === 'classification' ? new Grow((n) => new Float64Array(n)) : new Grow((n) => new Uint8Array(n));
-    } else if (keys && name === keys.big) {
+      doc.small =
+        doc.kind === 'classification' ? new Grow((n) => new Float64Array(n)) : new Grow((n) => new Uint8Array(n));
+    } else if (name === keys?.big) {
       doc.bigSeen = true;
       // stream it now if the small array is complete, else in the second pass
       this.mode = doc.smallDone ? 'big' : 'skip';
@@ -583,11 +684,18 @@ class JsonPass implements JsonHandler {
 
   scalar(type: JsonScalar, text: string): void {
     const d = this.depth;
-    if (d === 0) fileError(this.doc.file, `expected a JSON object with the keys ${EXPECTED_KEYS}, got ${describeScalar(type, text)} (${this.where()})`);
+    if (d === 0)
+      fileError(
+        this.doc.file,
+        `expected a JSON object with the keys ${EXPECTED_KEYS}, got ${describeScalar(type, text)} (${this.where()})`,
+      );
     if (this.mode === 'skip' || d === 1) {
       if (d === 1 && this.mode !== 'skip') {
         const keys = this.doc.keys();
-        this.fail(this.mode === 'big' ? keys.big : keys.small, `: expected an array, got ${describeScalar(type, text)}`);
+        this.fail(
+          this.mode === 'big' ? keys.big : keys.small,
+          `: expected an array, got ${describeScalar(type, text)}`,
+        );
       }
       return;
     }
@@ -598,10 +706,12 @@ class JsonPass implements JsonHandler {
       const small = doc.small as Grow<Uint8Array>;
       if (doc.kind === 'confidence') {
         if (type === 'true' || type === 'false') small.push(type === 'true' ? 1 : 0);
-        else if (type === 'number' && (text === '0' || text === '1' || Number(text) === 0 || Number(text) === 1)) small.push(Number(text));
+        else if (type === 'number' && (text === '0' || text === '1' || Number(text) === 0 || Number(text) === 1))
+          small.push(Number(text));
         else this.fail(keys.small, `[${i}]: expected true/false or 0/1, got ${describeScalar(type, text)}`);
       } else {
-        if (type !== 'number') this.fail(keys.small, `[${i}]: expected an integer label, got ${describeScalar(type, text)}`);
+        if (type !== 'number')
+          this.fail(keys.small, `[${i}]: expected an integer label, got ${describeScalar(type, text)}`);
         const v = Number(text);
         const bad = check.labelInteger(v);
         if (bad) this.fail(keys.small, `[${i}]: ${bad}`);
@@ -623,11 +733,13 @@ class JsonPass implements JsonHandler {
       this.finishItem();
       return;
     }
-    if (!this.inRow) this.fail(keys.big, `[${this.index}]: expected a row of ${keys.big} (an array of numbers), got ${text}`);
+    if (!this.inRow)
+      this.fail(keys.big, `[${this.index}]: expected a row of ${keys.big} (an array of numbers), got ${text}`);
     const bad = doc.asProbabilities ? check.probability(v, doc.note) : check.logit(v);
     if (bad) this.fail(keys.big, `[${this.index}][${this.rowLen}]: ${bad}`);
     if (doc.k === 0) this.firstRowValues.push(v);
-    else if (this.rowLen >= doc.k) this.fail(keys.big, `[${this.index}]: expected ${doc.k} ${keys.big} like row 0, got more (ragged rows)`);
+    else if (this.rowLen >= doc.k)
+      this.fail(keys.big, `[${this.index}]: expected ${doc.k} ${keys.big} like row 0, got more (ragged rows)`);
     else (this.logits as Float32Array)[this.b * doc.k + this.rowLen] = v;
     this.rowLen++;
   }
@@ -639,7 +751,10 @@ class JsonPass implements JsonHandler {
     const i = this.index;
     const small = doc.small as Grow<Uint8Array>;
     if (i >= small.length) {
-      fileError(doc.file, `key "${keys.big}" has more ${doc.kind === 'classification' ? 'rows' : 'entries'} than "${keys.small}" (${small.length}): they must have the same length (${this.where()})`);
+      fileError(
+        doc.file,
+        `key "${keys.big}" has more ${doc.kind === 'classification' ? 'rows' : 'entries'} than "${keys.small}" (${small.length}): they must have the same length (${this.where()})`,
+      );
     }
     const s = small.get(i);
     if (doc.kind === 'classification') {
@@ -652,7 +767,8 @@ class JsonPass implements JsonHandler {
     if (this.b === 0) this.firstRow = i;
     this.b++;
     this.index++;
-    if (this.b === (this.doc.kind === 'classification' ? rowsPerBatch(this.batchSize, this.doc.k) : this.batchSize)) this.flush();
+    if (this.b === (this.doc.kind === 'classification' ? rowsPerBatch(this.batchSize, this.doc.k) : this.batchSize))
+      this.flush();
   }
 
   private freshBatch(): void {
@@ -673,17 +789,37 @@ class JsonPass implements JsonHandler {
     const last = this.firstRow + b - 1;
     const where = `key "${keys.big}"${b === 1 ? `[${this.firstRow}]` : ` entries ${this.firstRow}–${last}`}`;
     if (this.doc.kind === 'confidence') {
-      this.cb.onBatch({ kind: 'confidence', n: b, k: 0, confidences: (this.conf as Float32Array).subarray(0, b), correctness: (this.corr as Uint8Array).subarray(0, b), where });
+      this.cb.onBatch({
+        kind: 'confidence',
+        n: b,
+        k: 0,
+        confidences: (this.conf as Float32Array).subarray(0, b),
+        correctness: (this.corr as Uint8Array).subarray(0, b),
+        where,
+      });
     } else {
       const k = this.doc.k;
-      this.cb.onBatch({ kind: 'classification', n: b, k, logits: (this.logits as Float32Array).subarray(0, b * k), labels: (this.labels as Int32Array).subarray(0, b), where });
+      this.cb.onBatch({
+        kind: 'classification',
+        n: b,
+        k,
+        logits: (this.logits as Float32Array).subarray(0, b * k),
+        labels: (this.labels as Int32Array).subarray(0, b),
+        where,
+      });
     }
     this.b = 0;
     this.freshBatch();
   }
 }
 
-async function jsonPass(doc: JsonDocument, pass: number, total: number, cb: ReadCallbacks, batchSize: number): Promise<void> {
+async function jsonPass(
+  doc: JsonDocument,
+  pass: number,
+  total: number,
+  cb: ReadCallbacks,
+  batchSize: number,
+): Promise<void> {
   const consumer = new JsonPass(doc, pass, cb, batchSize);
   const parser = new JsonStreamParser(consumer);
   consumer.parser = parser;
@@ -698,22 +834,34 @@ async function jsonPass(doc: JsonDocument, pass: number, total: number, cb: Read
     parser.end();
   } catch (e) {
     if (e instanceof JsonSyntaxError) {
-      const inKey = consumer.currentKey !== undefined && parser.depth >= 2 ? ` (in the value of key ${JSON.stringify(consumer.currentKey)})` : '';
+      const inKey =
+        consumer.currentKey !== undefined && parser.depth >= 2
+          ? ` (in the value of key ${JSON.stringify(consumer.currentKey)})`
+          : '';
       fileError(doc.file, e.message + inKey);
     }
     if (e instanceof InputFileError) throw e;
-    if ((e as NodeJS.ErrnoException)?.code) fileError(doc.file, `cannot read the file: ${systemMessage(e)}`);
+    if ((e as NodeJS.ErrnoException | null | undefined)?.code)
+      fileError(doc.file, `cannot read the file: ${systemMessage(e)}`);
     throw e;
   } finally {
     stream.destroy();
   }
 }
 
-async function readJson(file: string, total: number, cb: ReadCallbacks, batchSize: number, forced: boolean): Promise<ReadSummary> {
+async function readJson(
+  file: string,
+  total: number,
+  cb: ReadCallbacks,
+  batchSize: number,
+  forced: boolean,
+): Promise<ReadSummary> {
   const doc = new JsonDocument(file, forced);
   await jsonPass(doc, 1, total, cb, batchSize);
   if (doc.kind === undefined) {
-    const found = doc.allKeys.length ? `found ${doc.allKeys.map((k) => JSON.stringify(k)).join(', ')}` : 'the object is empty';
+    const found = doc.allKeys.length
+      ? `found ${doc.allKeys.map((k) => JSON.stringify(k)).join(', ')}`
+      : 'the object is empty';
     fileError(file, `missing keys: expected ${EXPECTED_KEYS}; ${found}`);
   }
   const keys = doc.keys();

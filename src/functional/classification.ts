@@ -108,7 +108,13 @@ export interface ClassificationEcuasOptions {
 }
 
 /** Cost of a decision with confidence q and uncertainty u = 1 − q among k classes (SPEC §4). */
-function classificationEcuasCost(q: number, u: number, correct: boolean, k: number, o: ClassificationEcuasOptions): number {
+function classificationEcuasCost(
+  q: number,
+  u: number,
+  correct: boolean,
+  k: number,
+  o: ClassificationEcuasOptions,
+): number {
   const uM = (k - 1) / k;
   const logU = Math.log(u + q * -Math.expm1(-o.epsilon));
   return ecuasCost(u / uM, logU, correct, o.n, uM, Math.log(uM));
@@ -126,11 +132,19 @@ export function classificationEcuasUpdate(rows: ClassifierRows, o: Classificatio
 }
 
 /** Mean ECUAS_n cost; normalized, ÷ the cost of answering k* with confidence π_max everywhere. */
-export function classificationEcuasCompute(sums: Float64Array, o: ClassificationEcuasOptions & PriorNormalizeOption): number {
+export function classificationEcuasCompute(
+  sums: Float64Array,
+  o: ClassificationEcuasOptions & PriorNormalizeOption,
+): number {
   return priorCompute(sums, o.normalize, ({ n, k, maxCount }) => {
     const q = maxCount / n;
     const u = (n - maxCount) / n;
-    return constantSystemCost(maxCount, n, classificationEcuasCost(q, u, true, k, o), classificationEcuasCost(q, u, false, k, o));
+    return constantSystemCost(
+      maxCount,
+      n,
+      classificationEcuasCost(q, u, true, k, o),
+      classificationEcuasCost(q, u, false, k, o),
+    );
   });
 }
 
@@ -149,7 +163,10 @@ export function classificationLogLogUpdate(rows: ClassifierRows, o: { readonly e
 }
 
 /** Mean LogLog; normalized, ÷ the same for the priors as the prediction. */
-export function classificationLogLogCompute(sums: Float64Array, o: PriorNormalizeOption & { readonly epsilon: number }): number {
+export function classificationLogLogCompute(
+  sums: Float64Array,
+  o: PriorNormalizeOption & { readonly epsilon: number },
+): number {
   return priorCompute(sums, o.normalize, (priors) => {
     const h = priorEntropy(priors);
     const hf = Math.max(h, o.epsilon);
@@ -167,7 +184,10 @@ export function classificationGammaEcuasUpdate(rows: ClassifierRows, o: { readon
 }
 
 /** Mean γ cost; normalized, ÷ the prior-only system's γ cost. */
-export function classificationGammaEcuasCompute(sums: Float64Array, o: PriorNormalizeOption & { readonly gamma: number }): number {
+export function classificationGammaEcuasCompute(
+  sums: Float64Array,
+  o: PriorNormalizeOption & { readonly gamma: number },
+): number {
   return priorCompute(sums, o.normalize, ({ n, maxCount }) => {
     const u = (n - maxCount) / n;
     return constantSystemCost(maxCount, n, gammaCost(u, true, o.gamma), gammaCost(u, false, o.gamma));
@@ -182,7 +202,8 @@ export function priorSumsProblem(sums: Float64Array, costIsCount = false): strin
   const n = sums[0];
   if (sums.length < 4) return `${sums.length - 2} classes`;
   if (!isCount(n) || n === 0) return `N = ${n}`;
-  if (!(sums[1] >= 0 && sums[1] < Infinity) || (costIsCount && (!isCount(sums[1]) || sums[1] > n))) return `a cost sum of ${sums[1]}`;
+  if (!(sums[1] >= 0 && sums[1] < Infinity) || (costIsCount && (!isCount(sums[1]) || sums[1] > n)))
+    return `a cost sum of ${sums[1]}`;
   let total = 0;
   for (let j = 2; j < sums.length; j++) {
     if (!isCount(sums[j])) return `a count of ${sums[j]} for class ${j - 2}`;

@@ -62,7 +62,9 @@ export function brierUpdate(d: Decisions): Float64Array {
 export function brierCompute(sums: Float64Array, o: NormalizeOption): number {
   const [n, nCorrect, sum] = sums;
   const value = sum / n;
-  return o.normalize ? normalizeByConstantSystem(value, nCorrect, n, () => (nCorrect * (n - nCorrect)) / (n * n)) : value;
+  return o.normalize
+    ? normalizeByConstantSystem(value, nCorrect, n, () => (nCorrect * (n - nCorrect)) / (n * n))
+    : value;
 }
 
 /** Binary cross-entropy: sums [N, number correct, Σ −log clamp(p of what happened)]. O(N). */
@@ -125,7 +127,9 @@ export function gammaEcuasCompute(sums: Float64Array, o: NormalizeOption & { rea
   const value = sum / n;
   if (!o.normalize) return value;
   const u = (n - nCorrect) / n; // 1 − a
-  return normalizeByConstantSystem(value, nCorrect, n, () => constantSystemCost(nCorrect, n, gammaCost(u, true, o.gamma), gammaCost(u, false, o.gamma)));
+  return normalizeByConstantSystem(value, nCorrect, n, () =>
+    constantSystemCost(nCorrect, n, gammaCost(u, true, o.gamma), gammaCost(u, false, o.gamma)),
+  );
 }
 
 /**

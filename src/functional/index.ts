@@ -54,7 +54,12 @@ export {
  * classificationErrorRateCompute(classificationErrorRateUpdate(r), { normalize: false }); // 0.5
  * ```
  */
-export function classifierRows(values: Float32Array, k: number, labels: Int32Array, probabilities = false): ClassifierRows {
+export function classifierRows(
+  values: Float32Array,
+  k: number,
+  labels: Int32Array,
+  probabilities = false,
+): ClassifierRows {
   return { n: labels.length, k, values, labels, probabilities };
 }
 
@@ -70,6 +75,9 @@ export function classifierRows(values: Float32Array, k: number, labels: Int32Arr
 export function rankDecisions(d: Decisions): TieBlocks {
   const errors = new Uint8Array(d.n);
   for (let i = 0; i < d.n; i++) errors[i] = 1 - d.correct[i];
-  const key = d.confidence instanceof Float32Array || d.confidence instanceof Float64Array ? d.confidence : Float64Array.from(d.confidence);
+  const key =
+    d.confidence instanceof Float32Array || d.confidence instanceof Float64Array
+      ? d.confidence
+      : Float64Array.from(d.confidence);
   return tieBlocks(key, errors, true);
 }

@@ -42,11 +42,22 @@ export interface ClassifierRows {
  * Checks [n, k] rows against the `probabilities` mode: with `true`, every row must be a
  * probability row; by default, the batch must not look like one. Throws a MetricInputError.
  */
-export function checkProbabilities(metric: string, arg: string, values: Float32Array, n: number, k: number, probabilities: ProbabilitiesMode): void {
+export function checkProbabilities(
+  metric: string,
+  arg: string,
+  values: Float32Array,
+  n: number,
+  k: number,
+  probabilities: ProbabilitiesMode,
+): void {
   if (probabilities === true) {
     const bad = probabilityRowProblem(values, n, k);
     if (bad) {
-      fail(metric, arg, `with \`probabilities: true\` expected every row of ${ARG} to hold probabilities (≥ 0, summing to 1 within 1e-3), but row ${bad.row} ${bad.problem}`);
+      fail(
+        metric,
+        arg,
+        `with \`probabilities: true\` expected every row of ${ARG} to hold probabilities (≥ 0, summing to 1 within 1e-3), but row ${bad.row} ${bad.problem}`,
+      );
     }
   } else if (probabilities === undefined && looksLikeProbabilities(values, n, k)) {
     fail(
@@ -62,12 +73,21 @@ export function checkProbabilities(metric: string, arg: string, values: Float32A
  * Reads (logits, labels) — or (probabilities, labels) with `probabilities: true` — and checks
  * K against the K of earlier updates (`expectedK`, 0 for none).
  */
-export function readClassifierRows(metric: string, args: readonly unknown[], expectedK: number, probabilities: ProbabilitiesMode): ClassifierRows {
+export function readClassifierRows(
+  metric: string,
+  args: readonly unknown[],
+  expectedK: number,
+  probabilities: ProbabilitiesMode,
+): ClassifierRows {
   const logits = readLogits(metric, LOGIT_INPUTS[0], args[0]);
   const labels = readLabels(metric, LOGIT_INPUTS[1], args[1], logits.k);
   requireSameN(metric, LOGIT_INPUTS, [logits.n, labels.length]);
   if (logits.n > 0 && expectedK > 0 && logits.k !== expectedK) {
-    fail(metric, LOGIT_INPUTS[0], `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${logits.k}`);
+    fail(
+      metric,
+      LOGIT_INPUTS[0],
+      `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${logits.k}`,
+    );
   }
   checkProbabilities(metric, LOGIT_INPUTS[0], logits.values, logits.n, logits.k, probabilities);
   return { n: logits.n, k: logits.k, values: logits.values, labels, probabilities: probabilities === true };

@@ -37,15 +37,18 @@ export function isTensor(x: unknown): x is Tensor {
 }
 
 function isTypedArray(x: unknown): x is TypedArray {
-  return ArrayBuffer.isView(x) && !(x instanceof DataView) && !(x instanceof BigInt64Array) && !(x instanceof BigUint64Array);
+  return (
+    ArrayBuffer.isView(x) && !(x instanceof DataView) && !(x instanceof BigInt64Array) && !(x instanceof BigUint64Array)
+  );
 }
 
 function describe(x: unknown): string {
   if (x === undefined) return 'undefined (is an argument missing?)';
   if (x === null) return 'null';
   if (Array.isArray(x)) return 'an array';
-  if (typeof x === 'object') return `a ${(x as object).constructor?.name ?? 'object'}`;
+  if (typeof x === 'object') return `a ${(x as { constructor?: { name?: string } }).constructor?.name ?? 'object'}`;
   if (typeof x === 'string') return `the string ${JSON.stringify(x.length > 20 ? x.slice(0, 20) + '…' : x)}`;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects returned above: primitives and functions here
   return `${typeof x} ${String(x)}`;
 }
 
@@ -72,7 +75,12 @@ function flattenNested(metric: string, arg: string, x: NestedArray): RawArray {
     if (depth === shape.length) {
       if (typeof node === 'number') out[pos++] = node;
       else if (typeof node === 'boolean') out[pos++] = node ? 1 : 0;
-      else fail(metric, arg, `expected argument ${ARG} to hold numbers or booleans, but got ${describe(node)} at ${where()}`);
+      else
+        fail(
+          metric,
+          arg,
+          `expected argument ${ARG} to hold numbers or booleans, but got ${describe(node)} at ${where()}`,
+        );
       return;
     }
     if (!Array.isArray(node) || node.length !== shape[depth]) {
@@ -86,12 +94,16 @@ function flattenNested(metric: string, arg: string, x: NestedArray): RawArray {
     if (depth === shape.length - 1) {
       // the innermost level, inline: most elements are here
       for (let i = 0; i < node.length; i++) {
-        const v = node[i];
+        const v: unknown = node[i];
         if (typeof v === 'number') out[pos++] = v;
         else if (typeof v === 'boolean') out[pos++] = v ? 1 : 0;
         else {
           index.push(i);
-          fail(metric, arg, `expected argument ${ARG} to hold numbers or booleans, but got ${describe(v)} at ${where()}`);
+          fail(
+            metric,
+            arg,
+            `expected argument ${ARG} to hold numbers or booleans, but got ${describe(v)} at ${where()}`,
+          );
         }
       }
       return;
@@ -116,11 +128,15 @@ export function readRaw(metric: string, arg: string, x: unknown): RawArray {
     if (x.dtype !== 'float32' && x.dtype !== 'int32' && x.dtype !== 'bool') {
       fail(metric, arg, `expected argument ${ARG} to be a float32, int32 or bool tensor, but got dtype ${x.dtype}`);
     }
-    return { values: x.dataSync() as ArrayLike<number>, shape: x.shape };
+    return { values: x.dataSync(), shape: x.shape };
   }
   if (isTypedArray(x)) return { values: x, shape: [x.length] };
   if (Array.isArray(x)) return flattenNested(metric, arg, x);
-  return fail(metric, arg, `expected argument ${ARG} to be a tf.Tensor, an array or a typed array, but got ${describe(x)}`);
+  return fail(
+    metric,
+    arg,
+    `expected argument ${ARG} to be a tf.Tensor, an array or a typed array, but got ${describe(x)}`,
+  );
 }
 
 function shapeText(shape: readonly number[]): string {
@@ -215,7 +231,8 @@ export function readFlagsCounted(metric: string, arg: string, x: unknown): { fla
   requireRank(metric, arg, raw, 1, 'a 1-D array of booleans or 0/1 [N]');
   const flags = new Uint8Array(raw.values.length);
   const { bad, ones } = copyFlags(raw.values, flags);
-  if (bad >= 0) fail(metric, arg, `expected argument ${ARG} to hold booleans or 0/1, but got ${raw.values[bad]} at index ${bad}`);
+  if (bad >= 0)
+    fail(metric, arg, `expected argument ${ARG} to hold booleans or 0/1, but got ${raw.values[bad]} at index ${bad}`);
   return { flags, ones };
 }
 
@@ -229,7 +246,8 @@ function finiteFloat32Copy(metric: string, arg: string, values: ArrayLike<number
   const out = toFloat32Copy(values);
   for (let i = 0; i < out.length; i++) {
     const v = out[i];
-    if (v - v !== 0) fail(metric, arg, `expected argument ${ARG} to hold finite numbers, but got ${v} at (flat) index ${i}`);
+    if (v - v !== 0)
+      fail(metric, arg, `expected argument ${ARG} to hold finite numbers, but got ${v} at (flat) index ${i}`);
   }
   return out;
 }
@@ -242,9 +260,14 @@ export function readFiniteVector(metric: string, arg: string, x: unknown): Float
 }
 
 /** Finite reals of any rank ≥ 1 (leading axis N), rounded to float32. Returns the values and shape. */
-export function readFiniteArray(metric: string, arg: string, x: unknown): { values: Float32Array; shape: readonly number[] } {
+export function readFiniteArray(
+  metric: string,
+  arg: string,
+  x: unknown,
+): { values: Float32Array; shape: readonly number[] } {
   const raw = readRaw(metric, arg, x);
-  if (raw.shape.length === 0) fail(metric, arg, `expected argument ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
+  if (raw.shape.length === 0)
+    fail(metric, arg, `expected argument ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
   return { values: finiteFloat32Copy(metric, arg, raw.values), shape: raw.shape };
 }
 
@@ -262,12 +285,17 @@ export function readLogits(metric: string, arg: string, x: unknown): Logits {
     fail(metric, arg, `expected argument ${ARG} to be 2-D logits [N, K], but got shape ${shapeText(raw.shape)}`);
   }
   const [n, k] = raw.shape;
-  if (k < 2 && n > 0) fail(metric, arg, `expected argument ${ARG} to have K ≥ 2 classes, but got shape ${shapeText(raw.shape)}`);
+  if (k < 2 && n > 0)
+    fail(metric, arg, `expected argument ${ARG} to have K ≥ 2 classes, but got shape ${shapeText(raw.shape)}`);
   const values = raw.values instanceof Float32Array ? raw.values : Float32Array.from(raw.values);
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (v - v !== 0) {
-      fail(metric, arg, `expected argument ${ARG} to hold finite logits, but got ${v} at index [${Math.floor(i / k)}, ${i % k}]`);
+      fail(
+        metric,
+        arg,
+        `expected argument ${ARG} to hold finite logits, but got ${v} at index [${Math.floor(i / k)}, ${i % k}]`,
+      );
     }
   }
   return { values, n, k };
@@ -293,7 +321,11 @@ export function readLabels(metric: string, arg: string, x: unknown, k: number): 
 export function requireSameN(metric: string, names: readonly string[], ns: readonly number[]): void {
   for (let i = 1; i < ns.length; i++) {
     if (ns[i] !== ns[0]) {
-      fail(metric, names[i], `expected argument ${ARG} to have N = ${ns[0]} samples like \`${names[0]}\`, but got ${ns[i]}`);
+      fail(
+        metric,
+        names[i],
+        `expected argument ${ARG} to have N = ${ns[0]} samples like \`${names[0]}\`, but got ${ns[i]}`,
+      );
     }
   }
 }

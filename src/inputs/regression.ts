@@ -30,7 +30,11 @@ export function regressionInput(third: string): InputAdapter<RegressionBatch, Re
       const yTrue = readFiniteArray(metric, names[1], t);
       const perSample = readFiniteVector(metric, names[2], u);
       if (yPred.shape.length !== yTrue.shape.length || yPred.shape.some((d, i) => d !== yTrue.shape[i])) {
-        fail(metric, names[1], `expected argument ${ARG} to have the shape of \`yPred\` [${yPred.shape.join(', ')}], but got [${yTrue.shape.join(', ')}]`);
+        fail(
+          metric,
+          names[1],
+          `expected argument ${ARG} to have the shape of \`yPred\` [${yPred.shape.join(', ')}], but got [${yTrue.shape.join(', ')}]`,
+        );
       }
       const n = yPred.shape[0];
       requireSameN(metric, names, [n, n, perSample.length]);

@@ -56,7 +56,12 @@ export function eceSumsProblem(sums: Float64Array, nBins: number): string | null
   let total = 0;
   for (let i = 1; i <= b; i++) {
     const count = sums[i];
-    if (!isCount(count) || !(sums[i + b] >= 0 && sums[i + b] <= count) || !isCount(sums[i + 2 * b]) || sums[i + 2 * b] > count) {
+    if (
+      !isCount(count) ||
+      !(sums[i + b] >= 0 && sums[i + b] <= count) ||
+      !isCount(sums[i + 2 * b]) ||
+      sums[i + 2 * b] > count
+    ) {
       return `bin ${i - 1}: count ${count}, Σconfidence ${sums[i + b]}, Σcorrect ${sums[i + 2 * b]}`;
     }
     total += count;

@@ -49,7 +49,8 @@ export function orderFreeSumOf(a: Float64Array, w: Int32Array, start: number, en
   if (!(end > start)) return 0;
   // E needs only the largest exponent field: the largest high word without its sign (−0 is 0, a
   // NaN of either sign is above infinity), found without branches on the data, which mispredict
-  let m0 = 0, m1 = 0;
+  let m0 = 0,
+    m1 = 0;
   let i = start;
   for (; i + 1 < end; i += 2) {
     const d0 = (w[2 * i + HIGH_WORD] & 0x7fffffff) - m0;
@@ -71,7 +72,10 @@ export function orderFreeSumOf(a: Float64Array, w: Int32Array, start: number, en
   const p = 53 - b - e;
   const c = POW2[1074 + 53 - b];
   // integer-valued sums: exact, so two accumulators each change nothing
-  let h0 = 0, h1 = 0, l0 = 0, l1 = 0;
+  let h0 = 0,
+    h1 = 0,
+    l0 = 0,
+    l1 = 0;
   const s1 = POW2[1074 + Math.min(p, 1023)];
   const s2 = POW2[1074 + p - Math.min(p, 1023)];
   i = start;

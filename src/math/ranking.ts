@@ -22,7 +22,11 @@ export interface TieBlocks {
  * Groups samples into tie blocks of equal score, in descending (`descending = true`) or
  * ascending score order, summing each block's losses. O(N).
  */
-export function tieBlocks(scores: Float32Array | Float64Array, losses: ArrayLike<number>, descending: boolean): TieBlocks {
+export function tieBlocks(
+  scores: Float32Array | Float64Array,
+  losses: ArrayLike<number>,
+  descending: boolean,
+): TieBlocks {
   const n = scores.length;
   const sorted = sortWithPayload(scores, losses);
   const size = new Uint32Array(n);

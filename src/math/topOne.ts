@@ -24,7 +24,13 @@ export function topOneStats(
  * log p_k = log(x_k/Σx) (−∞ for a zero), entropy −Σ p log p (0·log 0 = 0), Brier Σ (p_k − [y=k])².
  * O(N·K).
  */
-export function probabilityStats(x: Float32Array, n: number, k: number, labels: Int32Array, wants: SoftmaxWants = {}): SoftmaxStats {
+export function probabilityStats(
+  x: Float32Array,
+  n: number,
+  k: number,
+  labels: Int32Array,
+  wants: SoftmaxWants = {},
+): SoftmaxStats {
   const s = new Float64Array(n);
   const correct = new Uint8Array(n);
   const logPLabel = wants.logPLabel ? new Float64Array(n) : undefined;

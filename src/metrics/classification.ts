@@ -37,7 +37,6 @@ export interface NormalizeOptions extends ProbabilitiesOptions {
   normalize?: boolean;
 }
 
-
 /**
  * Top-1 error rate; normalized (the default), divided by 1 − π_max, the error of always
  * answering the most frequent class.
@@ -52,7 +51,17 @@ export class ClassificationErrorRate extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationErrorRate';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: NormalizeOptions) {
-    super({ input: LOGITS, options: { normalize: normalizeOption(true) }, update: classificationErrorRateUpdate, compute: classificationErrorRateCompute, check: (sums) => priorSumsProblem(sums, true), classesInSums }, options);
+    super(
+      {
+        input: LOGITS,
+        options: { normalize: normalizeOption(true) },
+        update: classificationErrorRateUpdate,
+        compute: classificationErrorRateCompute,
+        check: (sums) => priorSumsProblem(sums, true),
+        classesInSums,
+      },
+      options,
+    );
   }
 }
 
@@ -69,7 +78,17 @@ export class ClassificationCrossEntropy extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationCrossEntropy';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: NormalizeOptions) {
-    super({ input: LOGITS, options: { normalize: normalizeOption(true) }, update: classificationCrossEntropyUpdate, compute: classificationCrossEntropyCompute, check: (sums) => priorSumsProblem(sums), classesInSums }, options);
+    super(
+      {
+        input: LOGITS,
+        options: { normalize: normalizeOption(true) },
+        update: classificationCrossEntropyUpdate,
+        compute: classificationCrossEntropyCompute,
+        check: (sums) => priorSumsProblem(sums),
+        classesInSums,
+      },
+      options,
+    );
   }
 }
 
@@ -86,7 +105,17 @@ export class ClassificationBrierScore extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationBrierScore';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: NormalizeOptions) {
-    super({ input: LOGITS, options: { normalize: normalizeOption(true) }, update: classificationBrierUpdate, compute: classificationBrierCompute, check: (sums) => priorSumsProblem(sums), classesInSums }, options);
+    super(
+      {
+        input: LOGITS,
+        options: { normalize: normalizeOption(true) },
+        update: classificationBrierUpdate,
+        compute: classificationBrierCompute,
+        check: (sums) => priorSumsProblem(sums),
+        classesInSums,
+      },
+      options,
+    );
   }
 }
 
@@ -115,7 +144,17 @@ export class ClassificationECUAS extends SumMetric<ClassificationECUASOptions> {
   static override readonly metricName: string = 'ClassificationECUAS';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: ClassificationECUASOptions) {
-    super({ input: LOGITS, options: { n: nOption, epsilon: epsilonOption, normalize: normalizeOption(true) }, update: classificationEcuasUpdate, compute: classificationEcuasCompute, check: (sums) => priorSumsProblem(sums), classesInSums }, options);
+    super(
+      {
+        input: LOGITS,
+        options: { n: nOption, epsilon: epsilonOption, normalize: normalizeOption(true) },
+        update: classificationEcuasUpdate,
+        compute: classificationEcuasCompute,
+        check: (sums) => priorSumsProblem(sums),
+        classesInSums,
+      },
+      options,
+    );
   }
 }
 
@@ -140,7 +179,17 @@ export class ClassificationLogLog extends SumMetric<ClassificationLogLogOptions>
   static override readonly metricName: string = 'ClassificationLogLog';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: ClassificationLogLogOptions) {
-    super({ input: LOGITS, options: { epsilon: epsilonOption, normalize: normalizeOption(true) }, update: classificationLogLogUpdate, compute: classificationLogLogCompute, check: (sums) => priorSumsProblem(sums), classesInSums }, options);
+    super(
+      {
+        input: LOGITS,
+        options: { epsilon: epsilonOption, normalize: normalizeOption(true) },
+        update: classificationLogLogUpdate,
+        compute: classificationLogLogCompute,
+        check: (sums) => priorSumsProblem(sums),
+        classesInSums,
+      },
+      options,
+    );
   }
 }
 
@@ -166,7 +215,17 @@ export class ClassificationGammaECUAS extends SumMetric<ClassificationGammaECUAS
   static override readonly metricName: string = 'ClassificationGammaECUAS';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: ClassificationGammaECUASOptions) {
-    super({ input: LOGITS, options: { gamma: gammaOption, normalize: normalizeOption(true) }, update: classificationGammaEcuasUpdate, compute: classificationGammaEcuasCompute, check: (sums) => priorSumsProblem(sums), classesInSums }, options);
+    super(
+      {
+        input: LOGITS,
+        options: { gamma: gammaOption, normalize: normalizeOption(true) },
+        update: classificationGammaEcuasUpdate,
+        compute: classificationGammaEcuasCompute,
+        check: (sums) => priorSumsProblem(sums),
+        classesInSums,
+      },
+      options,
+    );
   }
 }
 

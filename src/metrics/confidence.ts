@@ -36,7 +36,16 @@ export class ConfidenceErrorRate extends SumMetric<NoOptions> {
   static override readonly metricName: string = 'ConfidenceErrorRate';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   constructor(options?: NoOptions) {
-    super({ input: CONFIDENCES, options: {}, update: errorRateUpdate, compute: errorRateCompute, check: decisionSumsProblem }, options);
+    super(
+      {
+        input: CONFIDENCES,
+        options: {},
+        update: errorRateUpdate,
+        compute: errorRateCompute,
+        check: decisionSumsProblem,
+      },
+      options,
+    );
   }
 }
 
@@ -59,7 +68,16 @@ export class ConfidenceBrierScore extends SumMetric<ConfidenceBrierScoreOptions>
   static override readonly metricName: string = 'ConfidenceBrierScore';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   constructor(options?: ConfidenceBrierScoreOptions) {
-    super({ input: CONFIDENCES, options: { normalize: normalizeOption(false) }, update: brierUpdate, compute: brierCompute, check: decisionSumsProblem }, options);
+    super(
+      {
+        input: CONFIDENCES,
+        options: { normalize: normalizeOption(false) },
+        update: brierUpdate,
+        compute: brierCompute,
+        check: decisionSumsProblem,
+      },
+      options,
+    );
   }
 }
 
@@ -116,7 +134,16 @@ export class ExpectedCalibrationError extends SumMetric<ExpectedCalibrationError
   static override readonly metricName: string = 'ExpectedCalibrationError';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   constructor(options?: ExpectedCalibrationErrorOptions) {
-    super({ input: CONFIDENCES, options: { nBins: nBinsOption }, update: eceUpdate, compute: eceCompute, check: (s, o) => eceSumsProblem(s, o.nBins) }, options);
+    super(
+      {
+        input: CONFIDENCES,
+        options: { nBins: nBinsOption },
+        update: eceUpdate,
+        compute: eceCompute,
+        check: (s, o) => eceSumsProblem(s, o.nBins),
+      },
+      options,
+    );
   }
 }
 
@@ -208,7 +235,13 @@ export class ConfidenceGammaECUAS extends SumMetric<ConfidenceGammaECUASOptions>
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   constructor(options?: ConfidenceGammaECUASOptions) {
     super(
-      { input: CONFIDENCES, options: { gamma: gammaOption, normalize: normalizeOption(false) }, update: gammaEcuasUpdate, compute: gammaEcuasCompute, check: decisionSumsProblem },
+      {
+        input: CONFIDENCES,
+        options: { gamma: gammaOption, normalize: normalizeOption(false) },
+        update: gammaEcuasUpdate,
+        compute: gammaEcuasCompute,
+        check: decisionSumsProblem,
+      },
       options,
     );
   }

@@ -8,7 +8,11 @@ export * from './classification';
 export * from './selective';
 
 /** A concrete metric class: constructible with options, with its name and `update` argument names. */
-export type MetricClass = (new (options?: any) => Metric<any, any, any>) & { readonly metricName: string; readonly inputs: readonly string[] };
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any class: each has its own options, inputs and value
+export type MetricClass = (new (options?: any) => Metric<any, any, any>) & {
+  readonly metricName: string;
+  readonly inputs: readonly string[];
+};
 
 /**
  * Every metric class by its name (`metricName`), gathered from the metric modules themselves,
@@ -23,6 +27,11 @@ export type MetricClass = (new (options?: any) => Metric<any, any, any>) & { rea
  */
 export const METRIC_CLASSES: ReadonlyMap<string, MetricClass> = new Map(
   ([...Object.values(confidence), ...Object.values(classification), ...Object.values(selective)] as unknown[])
-    .filter((v): v is MetricClass => typeof v === 'function' && typeof (v as MetricClass).metricName === 'string' && Array.isArray((v as MetricClass).inputs))
+    .filter(
+      (v): v is MetricClass =>
+        typeof v === 'function' &&
+        typeof (v as MetricClass).metricName === 'string' &&
+        Array.isArray((v as MetricClass).inputs),
+    )
     .map((C): [string, MetricClass] => [C.metricName, C]),
 );

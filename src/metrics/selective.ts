@@ -3,14 +3,20 @@ import { ARG, fail } from '../errors';
 import type { TensorLike } from '../inputs/read';
 import { RISK_TRIPLES } from '../inputs/regression';
 import { SCOD } from '../inputs/scod';
-import { rejectAbove, rejectFraction, riskCoverage, scodLosses, type RejectionResult, type RiskCoverageResult } from '../functional/selective';
+import {
+  rejectAbove,
+  rejectFraction,
+  riskCoverage,
+  scodLosses,
+  type RejectionResult,
+  type RiskCoverageResult,
+} from '../functional/selective';
 import { aurc, augrc, tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { unitOption, type OptionSpec } from '../options';
 import { float32Column, float64Column, flagColumn } from '../reducers/state';
 
 export type { RejectionResult, RiskCoverageResult };
-
 
 /** Options of {@link SCODAURC} and {@link SCODAUGRC}. */
 export interface SCODOptions {
@@ -43,7 +49,6 @@ abstract class SCODMetric extends Metric<[TensorLike, TensorLike, TensorLike], n
     this.errors.push(errors);
     this.ood.push(ood);
   }
-
 
   protected computeValue(): number {
     const losses = scodLosses(this.errors.read(), this.ood.read(), this.options.oodCost);
@@ -114,7 +119,11 @@ function rowMeans(values: ArrayLike<number>, n: number): Float64Array {
  * risk (float64: its full range and precision) and uncertainty (float32, as given) — 12 bytes a
  * sample; predictions are not kept.
  */
-abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metric<[TensorLike, TensorLike, TensorLike], R, O> {
+abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metric<
+  [TensorLike, TensorLike, TensorLike],
+  R,
+  O
+> {
   static override readonly inputs: readonly string[] = RISK_TRIPLES.names;
   private readonly uncertainty = this.track('uncertainty', float32Column());
   private readonly risk = this.track('risk', float64Column());
@@ -131,9 +140,14 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     this.risk.push(risk);
   }
 
-
   /** ρ_i = riskFn(yPred, yTrue), mean-reduced over trailing axes; default squared error in float64. */
-  private perSampleRisk(p: unknown, t: unknown, pred: Float32Array, target: Float32Array, shape: readonly number[]): Float64Array {
+  private perSampleRisk(
+    p: unknown,
+    t: unknown,
+    pred: Float32Array,
+    target: Float32Array,
+    shape: readonly number[],
+  ): Float64Array {
     const n = shape[0];
     const riskFn = this.options.riskFn;
     if (!riskFn) {
@@ -146,7 +160,7 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     }
     const own: tf.Tensor[] = [];
     const asTensor = (x: unknown, values: Float32Array): tf.Tensor => {
-      if (x instanceof tf.Tensor) return x;
+      if (x instanceof tf.Tensor) return x as tf.Tensor;
       const made = tf.tensor(values, shape as number[], 'float32');
       own.push(made);
       return made;
@@ -157,11 +171,20 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     try {
       out = tf.tidy(() => riskFn(a, b));
       if (!(out instanceof tf.Tensor) || out.shape[0] !== n || out.size % n !== 0) {
-        fail(this.metricName, 'riskFn', `expected option ${ARG} to return a tensor with leading axis N = ${n}, but got ${out instanceof tf.Tensor ? `shape [${out.shape.join(', ')}]` : typeof out}`);
+        fail(
+          this.metricName,
+          'riskFn',
+          `expected option ${ARG} to return a tensor with leading axis N = ${n}, but got ${out instanceof tf.Tensor ? `shape [${out.shape.join(', ')}]` : typeof out}`,
+        );
       }
       const rho = rowMeans(out.dataSync(), n);
       for (let i = 0; i < n; i++) {
-        if (!Number.isFinite(rho[i])) fail(this.metricName, 'riskFn', `expected option ${ARG} to return finite risks, but got ${rho[i]} for sample ${i}`);
+        if (!Number.isFinite(rho[i]))
+          fail(
+            this.metricName,
+            'riskFn',
+            `expected option ${ARG} to return finite risks, but got ${rho[i]} for sample ${i}`,
+          );
       }
       return rho;
     } finally {
@@ -177,7 +200,9 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
   protected abstract fromSamples(uncertainty: Float32Array, risk: Float64Array): R;
 
   protected stateProblem(): string | null {
-    return this.uncertainty.size === this.risk.size ? null : `${this.uncertainty.size} uncertainties for ${this.risk.size} risks`;
+    return this.uncertainty.size === this.risk.size
+      ? null
+      : `${this.uncertainty.size} uncertainties for ${this.risk.size} risks`;
   }
 }
 
@@ -215,7 +240,6 @@ export class RiskCoverageCurve extends RiskMetric<RiskCoverageResult, RiskCovera
   protected fromSamples(uncertainty: Float32Array, risk: Float64Array): RiskCoverageResult {
     return riskCoverage(uncertainty, risk, this.options.nPoints === 'all' ? risk.length : this.options.nPoints);
   }
-
 }
 
 /**
@@ -262,8 +286,14 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
   constructor(options?: RejectionPolicyOptions) {
     super(
       {
-        fraction: { default: null, check: (v) => (v === null || (typeof v === 'number' && v >= 0 && v <= 1) ? null : 'a number in [0, 1]') },
-        threshold: { default: null, check: (v) => (v === null || (typeof v === 'number' && Number.isFinite(v)) ? null : 'a finite number') },
+        fraction: {
+          default: null,
+          check: (v) => (v === null || (typeof v === 'number' && v >= 0 && v <= 1) ? null : 'a number in [0, 1]'),
+        },
+        threshold: {
+          default: null,
+          check: (v) => (v === null || (typeof v === 'number' && Number.isFinite(v)) ? null : 'a finite number'),
+        },
         riskFn: riskFnOption,
       },
       options,
@@ -275,9 +305,10 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
 
   protected fromSamples(uncertainty: Float32Array, risk: Float64Array): RejectionResult {
     const { fraction, threshold } = this.options;
-    return fraction !== null ? rejectFraction(uncertainty, risk, fraction) : rejectAbove(uncertainty, risk, threshold as number);
+    return fraction !== null
+      ? rejectFraction(uncertainty, risk, fraction)
+      : rejectAbove(uncertainty, risk, threshold as number);
   }
-
 }
 
 /**
@@ -292,7 +323,8 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
  * ```
  */
 export function riskAtCoverage(curve: Pick<RiskCoverageResult, 'coverage' | 'risk'>, coverage: number): number {
-  if (!(coverage > 0 && coverage <= 1)) fail('riskAtCoverage', 'coverage', `expected ${ARG} to be in (0, 1], but got ${coverage}`);
+  if (!(coverage > 0 && coverage <= 1))
+    fail('riskAtCoverage', 'coverage', `expected ${ARG} to be in (0, 1], but got ${coverage}`);
   const { coverage: c, risk: r } = curve;
   if (coverage <= c[0]) return r[0];
   let j = 1;

@@ -92,10 +92,18 @@ function ecuasName(n: number): string {
  * const svg = costCurvePlot(confidences, correctness, { ns: [0, 1, 2], points: 201 });
  * ```
  */
-export function costCurvePlot(confidences: TensorLike, correctness: TensorLike, options?: CostCurvePlotOptions): string {
+export function costCurvePlot(
+  confidences: TensorLike,
+  correctness: TensorLike,
+  options?: CostCurvePlotOptions,
+): string {
   const opts = resolveOptions(
     PLOT,
-    { ...plotOptionSchema({ width: 680, height: 440, title: TITLE }, { width: 260, height: 200 }), ns: nsOption, points: integerOption(101, 2, 10001) },
+    {
+      ...plotOptionSchema({ width: 680, height: 440, title: TITLE }, { width: 260, height: 200 }),
+      ns: nsOption,
+      points: integerOption(101, 2, 10001),
+    },
     options,
   );
   const { c, y } = readConfidencePair(PLOT, confidences, correctness);
@@ -148,7 +156,12 @@ export function costCurvePlot(confidences: TensorLike, correctness: TensorLike, 
   // ECUAS_n labels sit in the right margin, at the height of their lines
   const refLabelW = refs.reduce((m, r) => Math.max(m, textWidth(`${r.label} ↑`, FONT.legend)), 0);
 
-  const { rect, x, y: yAxis, legendAt } = layoutPlot({
+  const {
+    rect,
+    x,
+    y: yAxis,
+    legendAt,
+  } = layoutPlot({
     width: W,
     height: H,
     title,
@@ -164,7 +177,12 @@ export function costCurvePlot(confidences: TensorLike, correctness: TensorLike, 
       return [
         { xs: gx, ys: Array.from(model, (v) => costAxis.scale(v)) },
         { xs: gx, ys: Array.from(noInfo, (v) => costAxis.scale(v)) },
-        ...refs.filter((r) => !offScale(r.value)).map((r) => ({ xs: [panel.x, panel.x + panel.width], ys: [costAxis.scale(r.value), costAxis.scale(r.value)] })),
+        ...refs
+          .filter((r) => !offScale(r.value))
+          .map((r) => ({
+            xs: [panel.x, panel.x + panel.width],
+            ys: [costAxis.scale(r.value), costAxis.scale(r.value)],
+          })),
       ];
     },
     rightLabelWidth: refs.length ? refLabelW + 8 : 0,
@@ -190,19 +208,55 @@ export function costCurvePlot(confidences: TensorLike, correctness: TensorLike, 
     const x1 = rect.x + rect.width;
     if (offScale(r.value)) {
       // above the axis: no line, an arrow label at the top of the margin
-      refLabels.push(text(x1 + 8, p.ty + FONT.legend * 0.35, `${r.label} ↑`, { class: 'reference-label off-scale', 'data-n': String(r.n), 'font-size': FONT.legend, fill: darken(r.color, 0.25) }));
+      refLabels.push(
+        text(x1 + 8, p.ty + FONT.legend * 0.35, `${r.label} ↑`, {
+          class: 'reference-label off-scale',
+          'data-n': String(r.n),
+          'font-size': FONT.legend,
+          fill: darken(r.color, 0.25),
+        }),
+      );
       continue;
     }
-    refLines.push(el('path', { class: 'reference', 'data-n': String(r.n), 'data-value': String(Number(r.value.toPrecision(12))), d: `M${coord(rect.x)},${coord(p.ly)}H${coord(x1)}`, ...strokeAttrs(r.color, 1.5, 'dotted') }));
+    refLines.push(
+      el('path', {
+        class: 'reference',
+        'data-n': String(r.n),
+        'data-value': String(Number(r.value.toPrecision(12))),
+        d: `M${coord(rect.x)},${coord(p.ly)}H${coord(x1)}`,
+        ...strokeAttrs(r.color, 1.5, 'dotted'),
+      }),
+    );
     // a short leader from the line end to its label when the label had to move
     const lead = Math.abs(p.ty - p.ly) > 0.5 ? `L${coord(x1 + 6)},${coord(p.ty)}` : `H${coord(x1 + 6)}`;
     refLabels.push(el('path', { d: `M${coord(x1)},${coord(p.ly)}${lead}`, ...strokeAttrs(r.color, 1) }));
-    refLabels.push(text(x1 + 8, p.ty + FONT.legend * 0.35, r.label, { class: 'reference-label', 'data-n': String(r.n), 'font-size': FONT.legend, fill: darken(r.color, 0.25) }));
+    refLabels.push(
+      text(x1 + 8, p.ty + FONT.legend * 0.35, r.label, {
+        class: 'reference-label',
+        'data-n': String(r.n),
+        'font-size': FONT.legend,
+        fill: darken(r.color, 0.25),
+      }),
+    );
   }
 
   const curves = [
-    el('path', { class: 'curve no-information', d: pathData(gx, Array.from(noInfo, (v) => yAxis.scale(v))), ...strokeAttrs(NO_INFO, 1.5, 'dashed') }),
-    el('path', { class: 'curve model', d: pathData(gx, Array.from(model, (v) => yAxis.scale(v))), ...strokeAttrs(MODEL, 2) }),
+    el('path', {
+      class: 'curve no-information',
+      d: pathData(
+        gx,
+        Array.from(noInfo, (v) => yAxis.scale(v)),
+      ),
+      ...strokeAttrs(NO_INFO, 1.5, 'dashed'),
+    }),
+    el('path', {
+      class: 'curve model',
+      d: pathData(
+        gx,
+        Array.from(model, (v) => yAxis.scale(v)),
+      ),
+      ...strokeAttrs(MODEL, 2),
+    }),
   ];
   const parts = [
     drawHeader(title, subtitle, rect.x, rect.x + rect.width, W),

@@ -3,6 +3,11 @@
  * (no DOM, no runtime dependency) — write it to a file, inline it in HTML, or convert it.
  */
 export { costCurvePlot, type CostCurvePlotOptions } from './costCurvePlot';
-export { reliabilityDiagram, reliabilityDiagramFromLogits, type ReliabilityDiagramFromLogitsOptions, type ReliabilityDiagramOptions } from './reliabilityDiagram';
+export {
+  reliabilityDiagram,
+  reliabilityDiagramFromLogits,
+  type ReliabilityDiagramFromLogitsOptions,
+  type ReliabilityDiagramOptions,
+} from './reliabilityDiagram';
 export { riskCoveragePlot, type LabelledRiskCoverage, type RiskCoveragePlotOptions } from './riskCoveragePlot';
 export type { PlotOptions } from './svg';

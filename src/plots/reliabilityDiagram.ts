@@ -53,7 +53,10 @@ const TITLE = 'Reliability diagram';
 export interface ReliabilityDiagramFromLogitsOptions extends ReliabilityDiagramOptions, ProbabilitiesOptions {}
 
 function schema(): OptionSchema<ReliabilityDiagramOptions> {
-  return { ...plotOptionSchema({ width: 560, height: 620, title: TITLE }, { width: 240, height: 240 }), nBins: integerOption(10, 1, 1000) };
+  return {
+    ...plotOptionSchema({ width: 560, height: 620, title: TITLE }, { width: 240, height: 240 }),
+    nBins: integerOption(10, 1, 1000),
+  };
 }
 
 function resolve(plot: string, options: ReliabilityDiagramOptions | undefined): Required<ReliabilityDiagramOptions> {
@@ -84,7 +87,11 @@ const GAP = PALETTE[1];
  * writeFileSync('reliability.svg', svg);
  * ```
  */
-export function reliabilityDiagram(confidences: TensorLike, correctness: TensorLike, options?: ReliabilityDiagramOptions): string {
+export function reliabilityDiagram(
+  confidences: TensorLike,
+  correctness: TensorLike,
+  options?: ReliabilityDiagramOptions,
+): string {
   const plot = 'reliabilityDiagram';
   const opts = resolve(plot, options);
   const { c, y } = readConfidencePair(plot, confidences, correctness);
@@ -103,7 +110,11 @@ export function reliabilityDiagram(confidences: TensorLike, correctness: TensorL
  * const svg = reliabilityDiagramFromLogits([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]);
  * ```
  */
-export function reliabilityDiagramFromLogits(logits: TensorLike, labels: TensorLike, options?: ReliabilityDiagramFromLogitsOptions): string {
+export function reliabilityDiagramFromLogits(
+  logits: TensorLike,
+  labels: TensorLike,
+  options?: ReliabilityDiagramFromLogitsOptions,
+): string {
   const plot = 'reliabilityDiagramFromLogits';
   const { probabilities, ...rest } = resolveOptions(plot, { ...schema(), probabilities: probabilitiesOption }, options);
   const opts = rest as Required<ReliabilityDiagramOptions>;
@@ -112,7 +123,12 @@ export function reliabilityDiagramFromLogits(logits: TensorLike, labels: TensorL
   return render(batch.confidence, batch.correct, opts, 'Confidence (top-1 softmax probability)');
 }
 
-function render(conf: ArrayLike<number>, correct: Uint8Array, opts: Required<ReliabilityDiagramOptions>, xTitle: string): string {
+function render(
+  conf: ArrayLike<number>,
+  correct: Uint8Array,
+  opts: Required<ReliabilityDiagramOptions>,
+  xTitle: string,
+): string {
   const { width: W, height: H, title, nBins: B } = opts;
   const n = conf.length;
   const bins = new Float64Array(3 * B);
@@ -136,7 +152,8 @@ function render(conf: ArrayLike<number>, correct: Uint8Array, opts: Required<Rel
     { label: 'Gap to mean confidence', kind: 'pattern', pattern: `${ID}-gap`, color: GAP },
     { label: 'Perfect calibration', kind: 'line', color: INK, style: 'dashed', lineWidth: 1.25 },
   ];
-  if (nEmpty > 0) items.push({ label: 'Empty bin (no samples)', kind: 'pattern', pattern: `${ID}-hatch`, color: '#a0a0a0' });
+  if (nEmpty > 0)
+    items.push({ label: 'Empty bin (no samples)', kind: 'pattern', pattern: `${ID}-hatch`, color: '#a0a0a0' });
   const right = rightMargin();
 
   // the main panel over a strip of counts, sharing the x axis (drawn under the strip)
@@ -169,7 +186,12 @@ function render(conf: ArrayLike<number>, correct: Uint8Array, opts: Required<Rel
       const meanC = k > 0 ? bins[B + b] / k : NaN;
       const yAcc = k > 0 ? Math.min(yMain.scale(acc), main.y + main.height - 1.5) : NaN; // accuracy 0 still shows
       out.push({
-        b, k, acc, meanC, x0: x0 + inset, w: x1 - x0 - 2 * inset,
+        b,
+        k,
+        acc,
+        meanC,
+        x0: x0 + inset,
+        w: x1 - x0 - 2 * inset,
         bar: k > 0 ? { x: x0 + inset, y: yAcc, width: x1 - x0 - 2 * inset, height: main.y + main.height - yAcc } : null,
         gapY: k > 0 ? [yMain.scale(Math.max(acc, meanC)), yMain.scale(Math.min(acc, meanC))] : null,
         countTop: yCount.scale(k),
@@ -219,7 +241,8 @@ function render(conf: ArrayLike<number>, correct: Uint8Array, opts: Required<Rel
   for (const bar of bars) {
     if (!nonEmptyFit || bar.k === 0) continue;
     const cx = bar.x0 + bar.w / 2;
-    if (cx - labelW(bar) / 2 < Math.max(lastRight + 3, main.x - 2) || cx + labelW(bar) / 2 > main.x + main.width + 2) nonEmptyFit = false;
+    if (cx - labelW(bar) / 2 < Math.max(lastRight + 3, main.x - 2) || cx + labelW(bar) / 2 > main.x + main.width + 2)
+      nonEmptyFit = false;
     lastRight = cx + labelW(bar) / 2;
   }
   const labelled = (bar: (typeof bars)[number]): boolean => allFit || (nonEmptyFit && bar.k > 0);
@@ -230,9 +253,26 @@ function render(conf: ArrayLike<number>, correct: Uint8Array, opts: Required<Rel
     const hi = edge((bar.b + 1) / B);
     const binText = `Bin ${bar.b + 1} [${lo}, ${hi}${bar.b === B - 1 ? ']' : ')'}`;
     if (!bar.bar) {
-      empty.push(el('rect', { class: 'empty-bin', 'data-bin': bar.b, 'data-count': 0, x: bar.x0, y: main.y, width: bar.w, height: main.height, fill: `url(#${ID}-hatch)` }, tooltip(`${binText}: no samples`)));
+      empty.push(
+        el(
+          'rect',
+          {
+            class: 'empty-bin',
+            'data-bin': bar.b,
+            'data-count': 0,
+            x: bar.x0,
+            y: main.y,
+            width: bar.w,
+            height: main.height,
+            fill: `url(#${ID}-hatch)`,
+          },
+          tooltip(`${binText}: no samples`),
+        ),
+      );
     } else {
-      const tip = tooltip(`${binText}: ${formatCount(bar.k)} samples, accuracy ${formatNumber(bar.acc)}, mean confidence ${formatNumber(bar.meanC)}`);
+      const tip = tooltip(
+        `${binText}: ${formatCount(bar.k)} samples, accuracy ${formatNumber(bar.acc)}, mean confidence ${formatNumber(bar.meanC)}`,
+      );
       barEls.push(
         el(
           'rect',
@@ -251,14 +291,42 @@ function render(conf: ArrayLike<number>, correct: Uint8Array, opts: Required<Rel
         ),
       );
       const [g0, g1] = bar.gapY as number[];
-      if (g1 - g0 > 0.05) gapEls.push(el('rect', { class: 'gap', 'data-bin': bar.b, x: bar.x0, y: g0, width: bar.w, height: g1 - g0 }, tip));
+      if (g1 - g0 > 0.05)
+        gapEls.push(
+          el('rect', { class: 'gap', 'data-bin': bar.b, x: bar.x0, y: g0, width: bar.w, height: g1 - g0 }, tip),
+        );
     }
     // count strip
     const h = bar.stripBottom - bar.countTop;
     if (bar.k > 0) {
-      stripEls.push(el('rect', { class: 'count-bar', 'data-bin': bar.b, 'data-count': bar.k, x: bar.x0, y: bar.countTop - (h < 1 ? 1 - h : 0), width: bar.w, height: Math.max(1, h) }, tooltip(`${binText}: ${formatCount(bar.k)} samples`)));
+      stripEls.push(
+        el(
+          'rect',
+          {
+            class: 'count-bar',
+            'data-bin': bar.b,
+            'data-count': bar.k,
+            x: bar.x0,
+            y: bar.countTop - (h < 1 ? 1 - h : 0),
+            width: bar.w,
+            height: Math.max(1, h),
+          },
+          tooltip(`${binText}: ${formatCount(bar.k)} samples`),
+        ),
+      );
     } else {
-      stripEls.push(el('rect', { class: 'empty-bin', 'data-bin': bar.b, 'data-count': 0, x: bar.x0, y: strip.y, width: bar.w, height: strip.height, fill: `url(#${ID}-hatch)` }));
+      stripEls.push(
+        el('rect', {
+          class: 'empty-bin',
+          'data-bin': bar.b,
+          'data-count': 0,
+          x: bar.x0,
+          y: strip.y,
+          width: bar.w,
+          height: strip.height,
+          fill: `url(#${ID}-hatch)`,
+        }),
+      );
     }
     if (labelled(bar)) {
       const ly = Math.min(bar.countTop, bar.stripBottom) - 3;
@@ -268,15 +336,22 @@ function render(conf: ArrayLike<number>, correct: Uint8Array, opts: Required<Rel
     }
   }
   parts.push(el('g', { class: 'empty-bins' }, empty.join('')));
-  parts.push(el('g', { class: 'bars', fill: BAR, 'fill-opacity': 0.85, stroke: '#ffffff', 'stroke-width': 0 }, barEls.join('')));
+  parts.push(
+    el('g', { class: 'bars', fill: BAR, 'fill-opacity': 0.85, stroke: '#ffffff', 'stroke-width': 0 }, barEls.join('')),
+  );
   parts.push(el('g', { class: 'gaps', fill: `url(#${ID}-gap)`, stroke: GAP, 'stroke-width': 0.8 }, gapEls.join('')));
   const diag = `M${coord(x.scale(0))},${coord(yMain.scale(0))}L${coord(x.scale(1))},${coord(yMain.scale(1))}`;
-  parts.push(el('path', { class: 'diagonal', d: diag, ...strokeAttrs(INK, 1.25, 'dashed'), 'clip-path': `url(#${ID}-main)` }));
+  parts.push(
+    el('path', { class: 'diagonal', d: diag, ...strokeAttrs(INK, 1.25, 'dashed'), 'clip-path': `url(#${ID}-main)` }),
+  );
   parts.push(drawAxes(main, x, yMain, { xLabels: false }));
 
   // count strip
   parts.push(el('g', { class: 'count-bars', fill: MUTED, 'fill-opacity': 0.55 }, stripEls.join('')));
-  if (labelsFit) parts.push(el('g', { class: 'count-labels', 'font-size': FONT.small, 'text-anchor': 'middle' }, countLabels.join('')));
+  if (labelsFit)
+    parts.push(
+      el('g', { class: 'count-labels', 'font-size': FONT.small, 'text-anchor': 'middle' }, countLabels.join('')),
+    );
   parts.push(drawAxes(strip, x, yCount));
 
   parts.push(drawLegend(items, legendAt.x, legendAt.y, legendAt.scale));
@@ -287,7 +362,10 @@ function render(conf: ArrayLike<number>, correct: Uint8Array, opts: Required<Rel
     height: H,
     title: title || TITLE,
     desc: `Reliability diagram: accuracy per confidence bin against the diagonal of perfect calibration. ${subtitle}.`,
-    defs: hatchPattern('hatch', '#cfcfcf', '#fbfbfb') + hatchPattern('gap', GAP, GAP, { angle: -45, stripe: 1.3, backgroundOpacity: 0.16, size: 5 }) + clipRect('main', main),
+    defs:
+      hatchPattern('hatch', '#cfcfcf', '#fbfbfb') +
+      hatchPattern('gap', GAP, GAP, { angle: -45, stripe: 1.3, backgroundOpacity: 0.16, size: 5 }) +
+      clipRect('main', main),
     body: parts.join(''),
   });
 }

@@ -52,15 +52,22 @@ interface Curve {
 }
 
 function readCurve(x: unknown, arg: string, label: string): Curve {
-  if (typeof x !== 'object' || x === null) fail(PLOT, arg, `expected ${ARG} to be a RiskCoverageResult, but got ${x === null ? 'null' : typeof x}`);
+  if (typeof x !== 'object' || x === null)
+    fail(PLOT, arg, `expected ${ARG} to be a RiskCoverageResult, but got ${x === null ? 'null' : typeof x}`);
   const c = x as Record<string, unknown>;
   const arr = (key: string): ArrayLike<number> => {
     const v = c[key];
     const ok = (ArrayBuffer.isView(v) || Array.isArray(v)) && typeof (v as ArrayLike<number>).length === 'number';
-    if (!ok) fail(PLOT, arg, `expected ${ARG} to have an array \`${key}\` (a RiskCoverageResult from riskCoverageCurve), but got ${typeof v}`);
+    if (!ok)
+      fail(
+        PLOT,
+        arg,
+        `expected ${ARG} to have an array \`${key}\` (a RiskCoverageResult from riskCoverageCurve), but got ${typeof v}`,
+      );
     const a = v as ArrayLike<number>;
     for (let i = 0; i < a.length; i++) {
-      if (typeof a[i] !== 'number' || !Number.isFinite(a[i])) fail(PLOT, arg, `expected ${ARG}.${key} to hold finite numbers, but got ${String(a[i])} at index ${i}`);
+      if (typeof a[i] !== 'number' || !Number.isFinite(a[i]))
+        fail(PLOT, arg, `expected ${ARG}.${key} to hold finite numbers, but got ${String(a[i])} at index ${i}`);
     }
     return a;
   };
@@ -74,7 +81,11 @@ function readCurve(x: unknown, arg: string, label: string): Curve {
   const oracleRisk = arr('oracleRisk');
   if (coverage.length === 0) fail(PLOT, arg, `expected ${ARG} to have at least one point, but it is empty`);
   if (risk.length !== coverage.length || oracleRisk.length !== coverage.length) {
-    fail(PLOT, arg, `expected ${ARG}.coverage, .risk and .oracleRisk to have the same length, but got ${coverage.length}, ${risk.length} and ${oracleRisk.length}`);
+    fail(
+      PLOT,
+      arg,
+      `expected ${ARG}.coverage, .risk and .oracleRisk to have the same length, but got ${coverage.length}, ${risk.length} and ${oracleRisk.length}`,
+    );
   }
   for (let i = 0; i < coverage.length; i++) {
     if (!(coverage[i] >= 0 && coverage[i] <= 1) || (i > 0 && coverage[i] < coverage[i - 1])) {
@@ -86,8 +97,10 @@ function readCurve(x: unknown, arg: string, label: string): Curve {
 
 function readCurves(input: unknown, label: string): Curve[] {
   if (!Array.isArray(input)) return [readCurve(input, 'curve', label)];
-  if (input.length === 0) fail(PLOT, 'curves', `expected ${ARG} to hold at least one { label, curve }, but got an empty array`);
-  if (input.length > PALETTE.length) fail(PLOT, 'curves', `expected at most ${PALETTE.length} ${ARG} on one plot, but got ${input.length}`);
+  if (input.length === 0)
+    fail(PLOT, 'curves', `expected ${ARG} to hold at least one { label, curve }, but got an empty array`);
+  if (input.length > PALETTE.length)
+    fail(PLOT, 'curves', `expected at most ${PALETTE.length} ${ARG} on one plot, but got ${input.length}`);
   return input.map((item: unknown, i) => {
     const it = item as { label?: unknown; curve?: unknown } | null;
     if (typeof it !== 'object' || it === null || typeof it.label !== 'string') {
@@ -128,48 +141,102 @@ function sameArray(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
  * ]);
  * ```
  */
-export function riskCoveragePlot(curves: RiskCoverageResult | readonly LabelledRiskCoverage[], options?: RiskCoveragePlotOptions): string {
+export function riskCoveragePlot(
+  curves: RiskCoverageResult | readonly LabelledRiskCoverage[],
+  options?: RiskCoveragePlotOptions,
+): string {
   const opts = resolveOptions(
     PLOT,
-    { ...plotOptionSchema({ width: 640, height: 440, title: TITLE }, { width: 240, height: 200 }), label: stringOption('Model') },
+    {
+      ...plotOptionSchema({ width: 640, height: 440, title: TITLE }, { width: 240, height: 200 }),
+      label: stringOption('Model'),
+    },
     options,
   );
   const list = readCurves(curves, opts.label);
   const { width: W, height: H, title } = opts;
 
   // one oracle / random baseline when all curves share the same risks
-  const shared = list.every((c) => sameArray(c.coverage, list[0].coverage) && sameArray(c.oracleRisk, list[0].oracleRisk));
+  const shared = list.every(
+    (c) => sameArray(c.coverage, list[0].coverage) && sameArray(c.oracleRisk, list[0].oracleRisk),
+  );
   const fullRisk = (c: Curve): number => c.risk[c.risk.length - 1];
-  interface Series { kind: 'model' | 'oracle' | 'random'; label: string; color: string; style: LineStyle; width: number; xs: ArrayLike<number>; ys: ArrayLike<number> }
+  interface Series {
+    kind: 'model' | 'oracle' | 'random';
+    label: string;
+    color: string;
+    style: LineStyle;
+    width: number;
+    xs: ArrayLike<number>;
+    ys: ArrayLike<number>;
+  }
   const series: Series[] = [];
   const items: LegendItem[] = [];
   list.forEach((c, i) => {
     const color = list.length === 1 ? PALETTE[0] : PALETTE[i];
     series.push({ kind: 'model', label: c.label, color, style: 'solid', width: 2, xs: c.coverage, ys: c.risk });
-    items.push({ label: `${c.label}  (AURC ${formatNumber(c.aurc)}, E-AURC ${formatNumber(c.eaurc)})`, kind: 'line', color, lineWidth: 2 });
+    items.push({
+      label: `${c.label}  (AURC ${formatNumber(c.aurc)}, E-AURC ${formatNumber(c.eaurc)})`,
+      kind: 'line',
+      color,
+      lineWidth: 2,
+    });
   });
   const baselines = shared ? [list[0]] : list;
   baselines.forEach((c, i) => {
     const color = shared ? INK : PALETTE[i];
     const of = shared ? '' : ` of ${c.label}`;
-    series.push({ kind: 'oracle', label: `Oracle${of}`, color, style: 'dashed', width: 1.5, xs: c.coverage, ys: c.oracleRisk });
-    items.push({ label: `Oracle${of}  (AURC ${formatNumber(c.oracleAurc)})`, kind: 'line', color, style: 'dashed', lineWidth: 1.5 });
+    series.push({
+      kind: 'oracle',
+      label: `Oracle${of}`,
+      color,
+      style: 'dashed',
+      width: 1.5,
+      xs: c.coverage,
+      ys: c.oracleRisk,
+    });
+    items.push({
+      label: `Oracle${of}  (AURC ${formatNumber(c.oracleAurc)})`,
+      kind: 'line',
+      color,
+      style: 'dashed',
+      lineWidth: 1.5,
+    });
   });
   baselines.forEach((c, i) => {
     const color = shared ? MUTED : PALETTE[i];
     const x0 = c.coverage[0];
     const r = fullRisk(c);
-    series.push({ kind: 'random', label: `Random ranking${shared ? '' : ` of ${c.label}`}`, color, style: 'dotted', width: 1.75, xs: [x0, 1], ys: [r, r] });
-    items.push({ label: `Random ranking${shared ? '' : ` of ${c.label}`}  (risk ${formatNumber(r)})`, kind: 'line', color, style: 'dotted', lineWidth: 1.75 });
+    series.push({
+      kind: 'random',
+      label: `Random ranking${shared ? '' : ` of ${c.label}`}`,
+      color,
+      style: 'dotted',
+      width: 1.75,
+      xs: [x0, 1],
+      ys: [r, r],
+    });
+    items.push({
+      label: `Random ranking${shared ? '' : ` of ${c.label}`}  (risk ${formatNumber(r)})`,
+      kind: 'line',
+      color,
+      style: 'dotted',
+      lineWidth: 1.75,
+    });
   });
 
   let lo = 0;
   let hi = 0;
-  for (const s of series) for (let i = 0; i < s.ys.length; i++) (lo = Math.min(lo, s.ys[i])), (hi = Math.max(hi, s.ys[i]));
+  for (const s of series)
+    for (let i = 0; i < s.ys.length; i++) {
+      lo = Math.min(lo, s.ys[i]);
+      hi = Math.max(hi, s.ys[i]);
+    }
   const yDomain = niceDomain(lo, hi, 5);
 
   // the series in px: what the legend must not cover, and what is drawn
-  const toPx = (x: Axis, y: Axis) => series.map((s) => ({ xs: Array.from(s.xs, (v) => x.scale(v)), ys: Array.from(s.ys, (v) => y.scale(v)) }));
+  const toPx = (x: Axis, y: Axis) =>
+    series.map((s) => ({ xs: Array.from(s.xs, (v) => x.scale(v)), ys: Array.from(s.ys, (v) => y.scale(v)) }));
   const { rect, x, y, legendAt } = layoutPlot({
     width: W,
     height: H,
@@ -185,13 +252,22 @@ export function riskCoveragePlot(curves: RiskCoverageResult | readonly LabelledR
 
   const lines: string[] = [];
   // baselines first, the first model curve last (on top)
-  const order = series.map((_, i) => i).sort((a, b) => {
-    const rank = (s: Series) => (s.kind === 'random' ? 0 : s.kind === 'oracle' ? 1 : 2);
-    return rank(series[a]) - rank(series[b]) || b - a;
-  });
+  const order = series
+    .map((_, i) => i)
+    .sort((a, b) => {
+      const rank = (s: Series) => (s.kind === 'random' ? 0 : s.kind === 'oracle' ? 1 : 2);
+      return rank(series[a]) - rank(series[b]) || b - a;
+    });
   for (const i of order) {
     const s = series[i];
-    lines.push(el('path', { class: `curve ${s.kind}`, 'data-label': s.label, d: pathData(px[i].xs, px[i].ys), ...strokeAttrs(s.color, s.width, s.style) }));
+    lines.push(
+      el('path', {
+        class: `curve ${s.kind}`,
+        'data-label': s.label,
+        d: pathData(px[i].xs, px[i].ys),
+        ...strokeAttrs(s.color, s.width, s.style),
+      }),
+    );
   }
 
   const parts = [

@@ -40,7 +40,10 @@ export type LineStyle = 'solid' | 'dashed' | 'dotted' | 'dashdot';
 
 /** Escapes text for XML element content and attribute values. */
 export function escapeXml(s: string): string {
-  return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string);
+  return s.replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string,
+  );
 }
 
 /** A coordinate for an attribute: at most 2 decimals, no `-0`. */
@@ -50,8 +53,31 @@ export function coord(x: number): string {
 }
 
 const MINUS = '\u2212';
-const SUPERSCRIPT: Record<string, string> = { '-': '\u207b', '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹' };
-const SUBSCRIPT: Record<string, string> = { '0': '₀', '1': '₁', '2': '₂', '3': '₃', '4': '₄', '5': '₅', '6': '₆', '7': '₇', '8': '₈', '9': '₉' };
+const SUPERSCRIPT: Record<string, string> = {
+  '-': '\u207b',
+  '0': '⁰',
+  '1': '¹',
+  '2': '²',
+  '3': '³',
+  '4': '⁴',
+  '5': '⁵',
+  '6': '⁶',
+  '7': '⁷',
+  '8': '⁸',
+  '9': '⁹',
+};
+const SUBSCRIPT: Record<string, string> = {
+  '0': '₀',
+  '1': '₁',
+  '2': '₂',
+  '3': '₃',
+  '4': '₄',
+  '5': '₅',
+  '6': '₆',
+  '7': '₇',
+  '8': '₈',
+  '9': '₉',
+};
 
 /** Typographic minus instead of the hyphen. */
 function withMinus(s: string): string {
@@ -109,7 +135,7 @@ export function formatTicks(ticks: readonly number[]): string[] {
 export function textWidth(s: string, size: number): number {
   let w = 0;
   for (const ch of s) {
-    if ('il.,:;|!\'`'.includes(ch)) w += 0.3;
+    if ("il.,:;|!'`".includes(ch)) w += 0.3;
     else if ('fjrtI()[]/ '.includes(ch) || ch === '\u2009') w += 0.36;
     else if ('mwMW%'.includes(ch)) w += 0.9;
     else if ('₀₁₂₃₄₅₆₇₈₉⁰¹²³⁴⁵⁶⁷⁸⁹⁻'.includes(ch)) w += 0.4;
@@ -233,7 +259,10 @@ export function niceDomain(min: number, max: number, count = 5): [number, number
     return niceDomain(min - (min === 0 ? 0 : pad), max + pad, count);
   }
   const step = niceStep(max - min, count);
-  return [Number((Math.floor(min / step + 1e-9) * step).toPrecision(12)), Number((Math.ceil(max / step - 1e-9) * step).toPrecision(12))];
+  return [
+    Number((Math.floor(min / step + 1e-9) * step).toPrecision(12)),
+    Number((Math.ceil(max / step - 1e-9) * step).toPrecision(12)),
+  ];
 }
 
 /** An axis: its scale, ticks, their labels and the axis title. */
@@ -248,7 +277,12 @@ export interface Axis {
  * The densest nice ticks over `domain` whose labels keep clear of each other on an axis of
  * `lengthPx`: horizontal labels need their width plus a gap, vertical ones their height.
  */
-export function fitTicks(domain: readonly [number, number], lengthPx: number, horizontal: boolean, maxCount = 10): { ticks: number[]; labels: string[] } {
+export function fitTicks(
+  domain: readonly [number, number],
+  lengthPx: number,
+  horizontal: boolean,
+  maxCount = 10,
+): { ticks: number[]; labels: string[] } {
   let best = { ticks: [domain[0], domain[1]], labels: formatTicks([domain[0], domain[1]]) };
   for (let count = Math.max(1, Math.min(maxCount, Math.floor(lengthPx / 28))); count >= 1; count--) {
     const ticks = niceTicks(domain[0], domain[1], count);
@@ -262,7 +296,13 @@ export function fitTicks(domain: readonly [number, number], lengthPx: number, ho
   return best;
 }
 
-export function makeAxis(domain: readonly [number, number], range: readonly [number, number], horizontal: boolean, title?: string, maxCount = 10): Axis {
+export function makeAxis(
+  domain: readonly [number, number],
+  range: readonly [number, number],
+  horizontal: boolean,
+  title?: string,
+  maxCount = 10,
+): Axis {
   const { ticks, labels } = fitTicks(domain, Math.abs(range[1] - range[0]), horizontal, maxCount);
   return { scale: linearScale(domain, range), ticks, labels, title };
 }
@@ -333,24 +373,60 @@ export function drawAxes(rect: Rect, x: Axis, y: Axis, opts: { xLabels?: boolean
   parts.push(el('path', { class: 'ticks', d: ticks, fill: 'none', stroke: INK, 'stroke-width': 1 }));
   const labels: string[] = [];
   if (xLabels) {
-    x.ticks.forEach((t, i) => labels.push(text(x.scale(t), bottom + TICK_LEN + 3 + FONT.tick * 0.8, x.labels[i], { 'text-anchor': 'middle' })));
+    x.ticks.forEach((t, i) =>
+      labels.push(text(x.scale(t), bottom + TICK_LEN + 3 + FONT.tick * 0.8, x.labels[i], { 'text-anchor': 'middle' })),
+    );
   }
-  y.ticks.forEach((t, i) => labels.push(text(rect.x - TICK_LEN - 4, y.scale(t) + FONT.tick * 0.35, y.labels[i], { 'text-anchor': 'end' })));
+  y.ticks.forEach((t, i) =>
+    labels.push(text(rect.x - TICK_LEN - 4, y.scale(t) + FONT.tick * 0.35, y.labels[i], { 'text-anchor': 'end' })),
+  );
   parts.push(el('g', { class: 'tick-labels', 'font-size': FONT.tick, fill: INK }, labels.join('')));
   if (xLabels && x.title) {
-    parts.push(text(rect.x + rect.width / 2, bottom + TICK_LEN + 4 + FONT.tick + 8 + FONT.axis * 0.8, x.title, { class: 'axis-title', 'text-anchor': 'middle', 'font-size': FONT.axis, fill: INK }));
+    parts.push(
+      text(rect.x + rect.width / 2, bottom + TICK_LEN + 4 + FONT.tick + 8 + FONT.axis * 0.8, x.title, {
+        class: 'axis-title',
+        'text-anchor': 'middle',
+        'font-size': FONT.axis,
+        fill: INK,
+      }),
+    );
   }
   if (y.title) {
     const tx = rect.x - TICK_LEN - 5 - maxLabelWidth(y.labels) - 10 - FONT.axis * 0.25;
     const ty = rect.y + rect.height / 2;
-    parts.push(text(tx, ty, y.title, { class: 'axis-title', 'text-anchor': 'middle', 'font-size': FONT.axis, fill: INK, transform: `rotate(-90 ${coord(tx)} ${coord(ty)})` }));
+    parts.push(
+      text(tx, ty, y.title, {
+        class: 'axis-title',
+        'text-anchor': 'middle',
+        'font-size': FONT.axis,
+        fill: INK,
+        transform: `rotate(-90 ${coord(tx)} ${coord(ty)})`,
+      }),
+    );
   }
-  parts.push(el('rect', { class: 'frame', x: rect.x, y: rect.y, width: rect.width, height: rect.height, fill: 'none', stroke: INK, 'stroke-width': 1 }));
+  parts.push(
+    el('rect', {
+      class: 'frame',
+      x: rect.x,
+      y: rect.y,
+      width: rect.width,
+      height: rect.height,
+      fill: 'none',
+      stroke: INK,
+      'stroke-width': 1,
+    }),
+  );
   return parts.join('');
 }
 
 /** Title and subtitle, centred over the panel column `[x0, x1]`, shrunk to fit the document width. */
-export function drawHeader(title: string, subtitle: string | undefined, x0: number, x1: number, docWidth: number): string {
+export function drawHeader(
+  title: string,
+  subtitle: string | undefined,
+  x0: number,
+  x1: number,
+  docWidth: number,
+): string {
   const parts: string[] = [];
   let y = PAD;
   const fit = (s: string, size: number): { size: number; cx: number } => {
@@ -364,13 +440,23 @@ export function drawHeader(title: string, subtitle: string | undefined, x0: numb
   if (title) {
     const f = fit(title, FONT.title);
     y += FONT.title;
-    parts.push(text(f.cx, y, title, { class: 'plot-title', 'text-anchor': 'middle', 'font-size': f.size, 'font-weight': 'bold', fill: INK }));
+    parts.push(
+      text(f.cx, y, title, {
+        class: 'plot-title',
+        'text-anchor': 'middle',
+        'font-size': f.size,
+        'font-weight': 'bold',
+        fill: INK,
+      }),
+    );
     y += 6;
   }
   if (subtitle) {
     const f = fit(subtitle, FONT.subtitle);
     y += FONT.subtitle;
-    parts.push(text(f.cx, y, subtitle, { class: 'plot-subtitle', 'text-anchor': 'middle', 'font-size': f.size, fill: MUTED }));
+    parts.push(
+      text(f.cx, y, subtitle, { class: 'plot-subtitle', 'text-anchor': 'middle', 'font-size': f.size, fill: MUTED }),
+    );
   }
   return parts.join('');
 }
@@ -403,7 +489,12 @@ function legendSize(items: readonly LegendItem[]): { width: number; height: numb
  * Where a legend goes when no spot inside the panel is free: centred under the panel, its
  * bottom `PAD` above the document's bottom, scaled down (`scale` < 1) if wider than the document.
  */
-function legendBelow(size: { width: number; height: number }, rect: Rect, docWidth: number, docHeight: number): { x: number; y: number; scale: number } {
+function legendBelow(
+  size: { width: number; height: number },
+  rect: Rect,
+  docWidth: number,
+  docHeight: number,
+): { x: number; y: number; scale: number } {
   const scale = Math.min(1, (docWidth - 2 * PAD) / size.width);
   const w = size.width * scale;
   const x = Math.min(Math.max(PAD, rect.x + (rect.width - w) / 2), docWidth - PAD - w);
@@ -412,17 +503,50 @@ function legendBelow(size: { width: number; height: number }, rect: Rect, docWid
 
 /** The legend box with its top-left corner at (x, y), optionally scaled down. */
 export function drawLegend(items: readonly LegendItem[], x: number, y: number, scale = 1): string {
-  if (scale !== 1) return el('g', { transform: `translate(${coord(x)} ${coord(y)}) scale(${Number(scale.toFixed(4))})` }, drawLegend(items, 0, 0));
+  if (scale !== 1)
+    return el(
+      'g',
+      { transform: `translate(${coord(x)} ${coord(y)}) scale(${Number(scale.toFixed(4))})` },
+      drawLegend(items, 0, 0),
+    );
   const { width, height } = legendSize(items);
-  const parts: string[] = [el('rect', { x, y, width, height, rx: 3, fill: '#ffffff', 'fill-opacity': 0.92, stroke: '#bbbbbb', 'stroke-width': 0.8 })];
+  const parts: string[] = [
+    el('rect', {
+      x,
+      y,
+      width,
+      height,
+      rx: 3,
+      fill: '#ffffff',
+      'fill-opacity': 0.92,
+      stroke: '#bbbbbb',
+      'stroke-width': 0.8,
+    }),
+  ];
   items.forEach((it, i) => {
     const cy = y + LEGEND_PAD + i * ROW + (ROW - 4) / 2;
     const sx = x + LEGEND_PAD;
     if (it.kind === 'line') {
-      parts.push(el('path', { d: `M${coord(sx)},${coord(cy)}h${SWATCH}`, ...strokeAttrs(it.color, it.lineWidth ?? 2, it.style) }));
+      parts.push(
+        el('path', {
+          d: `M${coord(sx)},${coord(cy)}h${SWATCH}`,
+          ...strokeAttrs(it.color, it.lineWidth ?? 2, it.style),
+        }),
+      );
     } else {
       const fill = it.kind === 'pattern' ? `url(#${it.pattern})` : it.color;
-      parts.push(el('rect', { x: sx + 3, y: cy - 5, width: SWATCH - 6, height: 10, fill, 'fill-opacity': it.fillOpacity, stroke: it.color, 'stroke-width': 0.8 }));
+      parts.push(
+        el('rect', {
+          x: sx + 3,
+          y: cy - 5,
+          width: SWATCH - 6,
+          height: 10,
+          fill,
+          'fill-opacity': it.fillOpacity,
+          stroke: it.color,
+          'stroke-width': 0.8,
+        }),
+      );
     }
     parts.push(text(sx + SWATCH + 6, cy + FONT.legend * 0.35, it.label, { 'font-size': FONT.legend, fill: INK }));
   });
@@ -466,7 +590,12 @@ function overlap(box: Rect, obstacles: readonly Obstacle[]): number {
  * on a grid, the one nearest an edge of the panel (the topmost, then leftmost, among equals). Returns null when every spot covers something
  * (the caller then puts the legend outside the panel).
  */
-export function placeLegend(size: { width: number; height: number }, rect: Rect, obstacles: readonly Obstacle[], inset = 8): { x: number; y: number } | null {
+export function placeLegend(
+  size: { width: number; height: number },
+  rect: Rect,
+  obstacles: readonly Obstacle[],
+  inset = 8,
+): { x: number; y: number } | null {
   if (size.width + 2 * inset > rect.width || size.height + 2 * inset > rect.height) return null;
   const l = rect.x + inset;
   const r = rect.x + rect.width - inset - size.width;
@@ -474,9 +603,20 @@ export function placeLegend(size: { width: number; height: number }, rect: Rect,
   const b = rect.y + rect.height - inset - size.height;
   const margin = 4; // keep a little air between legend and data
   const free = (x: number, y: number): boolean =>
-    overlap({ x: x - margin, y: y - margin, width: size.width + 2 * margin, height: size.height + 2 * margin }, obstacles) === 0;
+    overlap(
+      { x: x - margin, y: y - margin, width: size.width + 2 * margin, height: size.height + 2 * margin },
+      obstacles,
+    ) === 0;
   const cx = (l + r) / 2;
-  for (const [x, y] of [[l, t], [r, t], [r, b], [l, b], [cx, t], [cx, b]]) if (free(x, y)) return { x, y };
+  for (const [x, y] of [
+    [l, t],
+    [r, t],
+    [r, b],
+    [l, b],
+    [cx, t],
+    [cx, b],
+  ])
+    if (free(x, y)) return { x, y };
   let best: { x: number; y: number } | null = null;
   let bestD = Infinity;
   const step = 6;
@@ -497,7 +637,10 @@ export function darken(color: string, amount = 0.3): string {
   const m = /^#([0-9a-f]{6})$/i.exec(color);
   if (!m) return color;
   const v = parseInt(m[1], 16);
-  const ch = (shift: number): string => Math.round(((v >> shift) & 255) * (1 - amount)).toString(16).padStart(2, '0');
+  const ch = (shift: number): string =>
+    Math.round(((v >> shift) & 255) * (1 - amount))
+      .toString(16)
+      .padStart(2, '0');
   return `#${ch(16)}${ch(8)}${ch(0)}`;
 }
 
@@ -622,12 +765,31 @@ export const ID = '__ECUAS_ID__';
  * A diagonal hatch pattern as a `<defs>` child, id `${ID}-${name}`: stripes of `color` over a
  * background (none when `background` is null).
  */
-export function hatchPattern(name = 'hatch', color = '#b0b0b0', background: string | null = '#f7f7f7', opts: { angle?: number; stripe?: number; backgroundOpacity?: number; size?: number } = {}): string {
+export function hatchPattern(
+  name = 'hatch',
+  color = '#b0b0b0',
+  background: string | null = '#f7f7f7',
+  opts: { angle?: number; stripe?: number; backgroundOpacity?: number; size?: number } = {},
+): string {
   const { angle = 45, stripe = 1.2, backgroundOpacity = 1, size = 6 } = opts;
-  const bg = background === null ? '' : el('rect', { width: size, height: size, fill: background, 'fill-opacity': backgroundOpacity === 1 ? undefined : backgroundOpacity });
+  const bg =
+    background === null
+      ? ''
+      : el('rect', {
+          width: size,
+          height: size,
+          fill: background,
+          'fill-opacity': backgroundOpacity === 1 ? undefined : backgroundOpacity,
+        });
   return el(
     'pattern',
-    { id: `${ID}-${name}`, patternUnits: 'userSpaceOnUse', width: size, height: size, patternTransform: `rotate(${angle})` },
+    {
+      id: `${ID}-${name}`,
+      patternUnits: 'userSpaceOnUse',
+      width: size,
+      height: size,
+      patternTransform: `rotate(${angle})`,
+    },
     bg + el('path', { d: `M${coord(size / 2)},0V${size}`, stroke: color, 'stroke-width': stripe }),
   );
 }
@@ -637,7 +799,11 @@ export function hatchPattern(name = 'hatch', color = '#b0b0b0', background: stri
  * keeps the full stroke of a line that runs along the frame).
  */
 export function clipRect(name: string, rect: Rect, pad = 0): string {
-  return el('clipPath', { id: `${ID}-${name}` }, el('rect', { x: rect.x - pad, y: rect.y - pad, width: rect.width + 2 * pad, height: rect.height + 2 * pad }));
+  return el(
+    'clipPath',
+    { id: `${ID}-${name}` },
+    el('rect', { x: rect.x - pad, y: rect.y - pad, width: rect.width + 2 * pad, height: rect.height + 2 * pad }),
+  );
 }
 
 /**
@@ -645,7 +811,15 @@ export function clipRect(name: string, rect: Rect, pad = 0): string {
  * `<desc>`, a white background, `defs` and `body`. {@link ID} in `defs`/`body` is replaced by
  * an id derived from the content, so several plots can share one HTML page.
  */
-export function svgDocument(p: { width: number; height: number; title: string; desc?: string; defs?: string; body: string; kind: string }): string {
+export function svgDocument(p: {
+  width: number;
+  height: number;
+  title: string;
+  desc?: string;
+  defs?: string;
+  body: string;
+  kind: string;
+}): string {
   const { width, height } = p;
   const inner =
     `<title id="${ID}-title">${escapeXml(p.title)}</title>` +
@@ -684,7 +858,10 @@ export interface PlotOptions {
 function sizeOption(dflt: number, min: number): OptionSpec<number> {
   return {
     default: dflt,
-    check: (v) => (typeof v === 'number' && Number.isFinite(v) && v >= min && v <= 10000 ? null : `a number of px in [${min}, 10000]`),
+    check: (v) =>
+      typeof v === 'number' && Number.isFinite(v) && v >= min && v <= 10000
+        ? null
+        : `a number of px in [${min}, 10000]`,
   };
 }
 
@@ -697,7 +874,8 @@ export function stringOption(dflt: string): OptionSpec<string> {
 export function integerOption(dflt: number, min: number, max: number): OptionSpec<number> {
   return {
     default: dflt,
-    check: (v) => (Number.isInteger(v) && (v as number) >= min && (v as number) <= max ? null : `an integer in [${min}, ${max}]`),
+    check: (v) =>
+      Number.isInteger(v) && (v as number) >= min && (v as number) <= max ? null : `an integer in [${min}, ${max}]`,
   };
 }
 
@@ -710,7 +888,11 @@ export function plotOptionSchema(
   defaults: Required<PlotOptions>,
   min: { readonly width: number; readonly height: number },
 ): { width: OptionSpec<number>; height: OptionSpec<number>; title: OptionSpec<string> } {
-  return { width: sizeOption(defaults.width, min.width), height: sizeOption(defaults.height, min.height), title: stringOption(defaults.title) };
+  return {
+    width: sizeOption(defaults.width, min.width),
+    height: sizeOption(defaults.height, min.height),
+    title: stringOption(defaults.title),
+  };
 }
 
 /** Throws the library's error for a plot called without samples. */
@@ -722,7 +904,11 @@ export function requireSamples(plot: string, arg: string, n: number): void {
  * Reads the (confidences, correctness) of a plot as any confidence metric reads them — NaN
  * confidences count as 0.5, tensors are only read — and rejects an empty pair: nothing to plot.
  */
-export function readConfidencePair(plot: string, confidences: TensorLike, correctness: TensorLike): { c: Float32Array; y: Uint8Array } {
+export function readConfidencePair(
+  plot: string,
+  confidences: TensorLike,
+  correctness: TensorLike,
+): { c: Float32Array; y: Uint8Array } {
   const c = readConfidences(plot, 'confidences', confidences);
   const y = readFlags(plot, 'correctness', correctness);
   requireSameN(plot, ['confidences', 'correctness'], [c.length, y.length]);

@@ -14,8 +14,8 @@ export type NoOptions = Record<string, never>;
  * options)` → the value — plus `check(sums, options)`, what makes loaded sums impossible.
  */
 export interface SumDeclaration<B, O extends object> {
-  readonly input: DecisionInput<B, any>;
-  readonly options: OptionSchema<any>;
+  readonly input: DecisionInput<B>;
+  readonly options: OptionSchema<object>;
   readonly update: (batch: B, options: Readonly<Required<O>>) => Float64Array;
   readonly compute: (sums: Float64Array, options: Readonly<Required<O>>) => number;
   readonly check: (sums: Float64Array, options: Readonly<Required<O>>) => string | null;
@@ -27,7 +27,7 @@ export interface SumDeclaration<B, O extends object> {
 }
 
 /** The schema of a declaration's own options plus those of its input. */
-function schemaOf(input: DecisionInput<unknown, any>, own: OptionSchema<any>): OptionSchema<any> {
+function schemaOf(input: DecisionInput<unknown>, own: OptionSchema<object>): OptionSchema<object> {
   return { ...own, ...input.options };
 }
 
@@ -41,6 +41,7 @@ export abstract class SumMetric<O extends object> extends Metric<[TensorLike, Te
   private readonly sums: SumState;
   private readonly decl: SumDeclaration<unknown, O>;
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each declaration has its own batch type
   protected constructor(decl: SumDeclaration<any, O>, options: O | undefined) {
     super(schemaOf(decl.input, decl.options) as OptionSchema<O>, options);
     this.decl = decl;
@@ -54,7 +55,11 @@ export abstract class SumMetric<O extends object> extends Metric<[TensorLike, Te
 
   protected ingest(args: [TensorLike, TensorLike]): void {
     const { input, update, classesInSums } = this.decl;
-    const k = classesInSums ? (this.sums.length > 0 ? classesInSums(this.sums.read() as Float64Array) : 0) : (this.numClasses as FixedValueState).value;
+    const k = classesInSums
+      ? this.sums.length > 0
+        ? classesInSums(this.sums.read() as Float64Array)
+        : 0
+      : (this.numClasses as FixedValueState).value;
     const batch = input.read(this.metricName, args, this.options, k);
     if (input.count(batch) === 0) return;
     this.sums.add(update(batch, this.options));
@@ -67,12 +72,15 @@ export abstract class SumMetric<O extends object> extends Metric<[TensorLike, Te
 
   protected stateProblem(): string | null {
     const sums = this.sums.read();
-    return (this.numClasses && classesProblem(this.decl.input, this.numClasses.value, sums ? sums[0] : 0)) || (sums ? this.decl.check(sums, this.options) : null);
+    return (
+      (this.numClasses && classesProblem(this.decl.input, this.numClasses.value, sums ? sums[0] : 0)) ??
+      (sums ? this.decl.check(sums, this.options) : null)
+    );
   }
 }
 
 /** The number of classes a loaded state claims: K ≥ 2 for classifier rows, none for confidences. */
-function classesProblem(input: DecisionInput<unknown, any>, k: number, n: number): string | null {
+function classesProblem(input: DecisionInput<unknown>, k: number, n: number): string | null {
   if (n === 0) return k === 0 ? null : `K = ${k} classes but no samples`;
   if (input.keyPrecision === 'float64') return k >= 2 ? null : `K = ${k} classes`;
   return k === 0 ? null : `K = ${k} classes for confidence inputs`;
@@ -80,7 +88,7 @@ function classesProblem(input: DecisionInput<unknown, any>, k: number, n: number
 
 /** What a ranking metric is: an input adapter and the value of tie blocks of its decisions. */
 export interface RankingDeclaration {
-  readonly input: DecisionInput<any, any>;
+  readonly input: DecisionInput<unknown>;
   /** The value from tie blocks in descending confidence, losses = errors (1 − correct). */
   readonly compute: (blocks: TieBlocks) => number;
 }

@@ -73,7 +73,9 @@ export class SumState implements MetricState {
   }
 
   incompatibility(other: SumState): string | null {
-    return this.length && other.length && this.length !== other.length ? `sums of length ${other.length}, not ${this.length}` : null;
+    return this.length && other.length && this.length !== other.length
+      ? `sums of length ${other.length}, not ${this.length}`
+      : null;
   }
 
   merge(other: SumState): void {
@@ -89,7 +91,11 @@ export class SumState implements MetricState {
 
   load(snapshot: unknown): string | null {
     if (snapshot === null) return (this.clear(), null);
-    if (!Array.isArray(snapshot) || snapshot.length === 0 || !snapshot.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+    if (
+      !Array.isArray(snapshot) ||
+      snapshot.length === 0 ||
+      !snapshot.every((v) => typeof v === 'number' && Number.isFinite(v))
+    ) {
       return 'sums must be null or a non-empty array of finite numbers';
     }
     this.clear();
@@ -147,8 +153,8 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
     let n = this.chunks.length;
     while (n >= 2 && this.lengths[n - 2] <= this.lengths[n - 1]) {
       const joined = this.codec.make(this.lengths[n - 2] + this.lengths[n - 1]);
-      joined.set(this.codec.decode(this.chunks[n - 2]) as T, 0);
-      joined.set(this.codec.decode(this.chunks[n - 1]) as T, this.lengths[n - 2]);
+      joined.set(this.codec.decode(this.chunks[n - 2]), 0);
+      joined.set(this.codec.decode(this.chunks[n - 1]), this.lengths[n - 2]);
       const t = tf.keep(this.codec.encode(joined));
       this.chunks.pop()?.dispose();
       this.chunks.pop()?.dispose();
@@ -165,7 +171,7 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
     let pos = 0;
     for (const c of this.chunks) {
       const v = this.codec.decode(c);
-      out.set(v as T, pos);
+      out.set(v, pos);
       pos += v.length;
     }
     return out;
@@ -195,16 +201,26 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
   /** `{ dtype, n, data }` with the raw little-endian bytes in base64. */
   toJSON(): { dtype: string; n: number; data: string } {
     const values = this.read();
-    return { dtype: this.codec.name, n: values.length, data: toBase64(new Uint8Array(values.buffer, values.byteOffset, values.byteLength)) };
+    return {
+      dtype: this.codec.name,
+      n: values.length,
+      data: toBase64(new Uint8Array(values.buffer, values.byteOffset, values.byteLength)),
+    };
   }
 
   load(snapshot: unknown): string | null {
-    if (!isRecord(snapshot) || snapshot.dtype !== this.codec.name || !Number.isInteger(snapshot.n) || typeof snapshot.data !== 'string') {
+    if (
+      !isRecord(snapshot) ||
+      snapshot.dtype !== this.codec.name ||
+      !Number.isInteger(snapshot.n) ||
+      typeof snapshot.data !== 'string'
+    ) {
       return `expected a ${this.codec.name} column { dtype, n, data }`;
     }
     const bytes = fromBase64(snapshot.data);
     const n = snapshot.n as number;
-    if (!bytes || bytes.length !== n * this.codec.bytes) return `column data is not ${n} base64-encoded ${this.codec.name} values`;
+    if (bytes?.length !== n * this.codec.bytes)
+      return `column data is not ${n} base64-encoded ${this.codec.name} values`;
     const values = this.codec.make(n);
     new Uint8Array(values.buffer).set(bytes);
     const flags = this.codec.name === 'bool';
@@ -220,15 +236,33 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
 
 /** float32 per sample (4 bytes). */
 export const float32Column = (): ColumnState<Float32Array> =>
-  new ColumnState({ name: 'float32', bytes: 4, encode: (v) => tf.tensor1d(v, 'float32'), decode: (t) => t.dataSync() as Float32Array, make: (n) => new Float32Array(n) });
+  new ColumnState({
+    name: 'float32',
+    bytes: 4,
+    encode: (v) => tf.tensor1d(v, 'float32'),
+    decode: (t) => t.dataSync(),
+    make: (n) => new Float32Array(n),
+  });
 
 /** float64 per sample (8 bytes, as raw bits). */
 export const float64Column = (): ColumnState<Float64Array> =>
-  new ColumnState({ name: 'float64', bytes: 8, encode: encodeFloat64, decode: decodeFloat64, make: (n) => new Float64Array(n) });
+  new ColumnState({
+    name: 'float64',
+    bytes: 8,
+    encode: encodeFloat64,
+    decode: decodeFloat64,
+    make: (n) => new Float64Array(n),
+  });
 
 /** 0/1 per sample (a bool tensor: 1 byte). */
 export const flagColumn = (): ColumnState<Uint8Array> =>
-  new ColumnState({ name: 'bool', bytes: 1, encode: (v) => tf.tensor1d(v, 'bool'), decode: (t) => t.dataSync() as Uint8Array, make: (n) => new Uint8Array(n) });
+  new ColumnState({
+    name: 'bool',
+    bytes: 1,
+    encode: (v) => tf.tensor1d(v, 'bool'),
+    decode: (t) => t.dataSync(),
+    make: (n) => new Uint8Array(n),
+  });
 
 /**
  * A per-sample non-negative key with a 0/1 flag, packed into the key's sign bit: 4 bytes a
@@ -305,7 +339,9 @@ export class FixedValueState implements MetricState {
   }
 
   incompatibility(other: FixedValueState): string | null {
-    return this.value && other.value && this.value !== other.value ? `${this.what} = ${other.value}, not ${this.value}` : null;
+    return this.value && other.value && this.value !== other.value
+      ? `${this.what} = ${other.value}, not ${this.value}`
+      : null;
   }
 
   merge(other: FixedValueState): void {

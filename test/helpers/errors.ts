@@ -16,7 +16,7 @@ export function expectInputError(fn: () => unknown, ...checks: Check[]): MetricI
     threw = true;
     error = e;
   }
-  const wanted = checks.flat().filter((c) => c !== undefined) as Array<RegExp | string>;
+  const wanted = checks.flat().filter((c): c is RegExp | string => c !== undefined);
   if (!threw) expect.fail(`expected a MetricInputError (${wanted.map(String).join(', ')}), but nothing was thrown`);
   expect(error).toBeInstanceOf(MetricInputError);
   expect(error).toBeInstanceOf(Error);

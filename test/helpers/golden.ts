@@ -19,7 +19,7 @@ export const GOLDEN_DIR = fileURLToPath(new URL('../golden/', import.meta.url));
 export const SHARED_GOLDEN_DIR = fileURLToPath(new URL('../../../shared/golden/', import.meta.url));
 
 export function loadGolden(file = 'cases.json'): GoldenCase[] {
-  return JSON.parse(readFileSync(GOLDEN_DIR + file, 'utf8')).cases as GoldenCase[];
+  return (JSON.parse(readFileSync(GOLDEN_DIR + file, 'utf8')) as { cases: GoldenCase[] }).cases;
 }
 
 /** Replaces the string "NaN" (anywhere in a nested array) by NaN. */

@@ -36,8 +36,16 @@ interface KernelExports {
   readonly memory: WebAssembly.Memory;
   /** labelsPtr 0: no labels (y = −1); wPtr 0: no second pass (labelsPtr, qPtr ignored). */
   readonly rows: (
-    inPtr: number, n: number, k: number, ePtr: number, sPtr: number, mPtr: number, topPtr: number,
-    labelsPtr: number, wPtr: number, qPtr: number,
+    inPtr: number,
+    n: number,
+    k: number,
+    ePtr: number,
+    sPtr: number,
+    mPtr: number,
+    topPtr: number,
+    labelsPtr: number,
+    wPtr: number,
+    qPtr: number,
   ) => void;
   /** exp(z_j − m) for k float32 at zPtr into float64 at ePtr (exported for tests). */
   readonly expFast: (zPtr: number, k: number, ePtr: number, m: number) => void;
@@ -72,7 +80,8 @@ let logView: Float64Array | null = null;
 
 function instantiate(): Loaded | null {
   try {
-    if (typeof WebAssembly !== 'object' || WebAssembly === null) return null;
+    // the global may be missing, or stubbed out, in some engines and tests
+    if (typeof WebAssembly !== 'object' || (WebAssembly as unknown) === null) return null;
     if (typeof WebAssembly.Module !== 'function' || typeof WebAssembly.Instance !== 'function') return null;
     // Typed-array views below assume wasm's byte order.
     if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) return null;
@@ -80,7 +89,12 @@ function instantiate(): Loaded | null {
     if (bytes === null) return null;
     const module = new WebAssembly.Module(bytes);
     const exports = new WebAssembly.Instance(module, {}).exports as unknown as KernelExports;
-    if (!(exports.memory instanceof WebAssembly.Memory) || typeof exports.rows !== 'function' || typeof exports.log !== 'function') return null;
+    if (
+      !(exports.memory instanceof WebAssembly.Memory) ||
+      typeof exports.rows !== 'function' ||
+      typeof exports.log !== 'function'
+    )
+      return null;
     const rows = selfCheck(exports);
     const log = logSelfCheck(exports);
     return rows || log ? { exports, rows, log } : null;
@@ -150,7 +164,20 @@ function selfCheck(kern: KernelExports): boolean {
  * tail step too).
  */
 function logCheckArguments(): Float64Array {
-  const v: number[] = [0, -0, 1, -1, -1e-300, NaN, Infinity, -Infinity, 5e-324, 1e-310, 2 ** -1022, 2 ** -1022 - 2 ** -1074];
+  const v: number[] = [
+    0,
+    -0,
+    1,
+    -1,
+    -1e-300,
+    NaN,
+    Infinity,
+    -Infinity,
+    5e-324,
+    1e-310,
+    2 ** -1022,
+    2 ** -1022 - 2 ** -1074,
+  ];
   for (const e of [0, 1, -1, -27, 700, -1000]) {
     const p = 2 ** e;
     for (const d of [2 ** -52, 2 ** -40, 2 ** -21, 2 ** -20, 2 ** -19]) v.push(p * (1 + d), p * (1 - d));
@@ -198,7 +225,7 @@ function load(): Loaded | null {
 /** The module if its softmax kernel is usable here. */
 function getKernel(): KernelExports | null {
   const l = load();
-  return l !== null && l.rows ? l.exports : null;
+  return l?.rows ? l.exports : null;
 }
 
 /** Whether the softmax kernel is usable here (instantiating the module on first call). */
@@ -215,9 +242,9 @@ export function wasmKernelAvailable(): boolean {
  */
 export function logInPlace(values: Float64Array): boolean {
   const l = load();
-  if (l === null || !l.log) return false;
+  if (!l?.log) return false;
   const kern = l.exports;
-  if (logView === null || logView.buffer !== kern.memory.buffer) logView = new Float64Array(kern.memory.buffer, 0, LOG_CHUNK + 1);
+  if (logView?.buffer !== kern.memory.buffer) logView = new Float64Array(kern.memory.buffer, 0, LOG_CHUNK + 1);
   const view = logView;
   const n = values.length;
   for (let i = 0; i < n; i += LOG_CHUNK) {
@@ -309,7 +336,7 @@ function run(
   }
   const buf = memory.buffer;
   const inView = new Float32Array(buf, inPtr, k * rowsPerChunk);
-  const outs: [Float64Array | Int32Array, Float64Array | Int32Array][] = [
+  const outs: Array<[Float64Array | Int32Array, Float64Array | Int32Array]> = [
     [s, new Float64Array(buf, sPtr, rowsPerChunk)],
     [m, new Float64Array(buf, mPtr, rowsPerChunk)],
     [top, new Int32Array(buf, topPtr, rowsPerChunk)],
@@ -321,7 +348,7 @@ function run(
   for (let r0 = 0; r0 < n; r0 += rowsPerChunk) {
     const rows = Math.min(rowsPerChunk, n - r0);
     inView.set(logits.subarray(r0 * k, (r0 + rows) * k));
-    if (labelsView !== null) labelsView.set(labels!.subarray(r0, r0 + rows));
+    if (labelsView !== null && labels !== null) labelsView.set(labels.subarray(r0, r0 + rows));
     kern.rows(inPtr, rows, k, ePtr, sPtr, mPtr, topPtr, labelsView !== null ? labelsPtr : 0, pass2 ? wPtr : 0, qPtr);
     for (const [dst, view] of outs) {
       if (rows === rowsPerChunk) dst.set(view, r0);
@@ -348,7 +375,7 @@ export const _wasmKernelTesting = {
   /** Whether logInPlace uses the kernel here. */
   logAvailable(): boolean {
     const l = load();
-    return l !== null && l.log;
+    return l?.log ?? false;
   },
   /** exp(z_j − m) (z_j ≤ m) through the kernel's fast or slow lane code; null without the kernel. */
   exp(z: Float32Array, m: number, path: 'fast' | 'slow'): Float64Array | null {
@@ -358,7 +385,8 @@ export const _wasmKernelTesting = {
     const zPtr = 0;
     const ePtr = align16(4 * k + 16);
     const needed = ePtr + 8 * (k + 4);
-    if (kern.memory.buffer.byteLength < needed) kern.memory.grow(Math.ceil((needed - kern.memory.buffer.byteLength) / PAGE));
+    if (kern.memory.buffer.byteLength < needed)
+      kern.memory.grow(Math.ceil((needed - kern.memory.buffer.byteLength) / PAGE));
     new Float32Array(kern.memory.buffer, zPtr, k).set(z);
     (path === 'fast' ? kern.expFast : kern.expSlow)(zPtr, k, ePtr, m);
     return new Float64Array(kern.memory.buffer, ePtr, k).slice();
