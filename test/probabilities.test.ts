@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
+import { rng } from './helpers/data';
 import { expectInputError } from './helpers/errors';
 
 // SPEC §4 "Probabilities": the option `probabilities` of every classification metric.
@@ -34,14 +35,7 @@ const make = (name: string, options: object): AnyMetric =>
 
 /** Seeded logits [n, k] and labels that are right about 70 % of the time. */
 function data(n: number, k: number, seed: number): { z: Float32Array; labels: Int32Array } {
-  let a = seed >>> 0;
-  const rand = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = rng(seed);
   const z = new Float32Array(n * k);
   const labels = new Int32Array(n);
   for (let i = 0; i < n; i++) {

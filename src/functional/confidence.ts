@@ -10,7 +10,6 @@ import {
   binaryCrossEntropySum,
   brierSum,
   confidenceEcuasSum,
-  constantSystemCost,
   ecuasCost,
   gammaCost,
   gammaCostSum,
@@ -58,13 +57,21 @@ export function brierUpdate(d: Decisions): Float64Array {
   return Float64Array.of(d.n, d.nCorrect, brierSum(d.confidence, d.correct));
 }
 
-/** mean (c − y)²; normalized, ÷ a(1 − a) (NaN when a ∈ {0, 1}). */
-export function brierCompute(sums: Float64Array, o: NormalizeOption): number {
+/**
+ * The mean cost Σ/N from sums [N, number correct, Σ cost]; normalized, divided by
+ * `baseline(a, b)` — the cost of the system that answers the accuracy a (b = 1 − a, without
+ * cancellation) everywhere — or NaN when every decision is right or every one wrong.
+ */
+function meanCost(sums: Float64Array, normalize: boolean, baseline: (a: number, b: number) => number): number {
   const [n, nCorrect, sum] = sums;
   const value = sum / n;
-  return o.normalize
-    ? normalizeByConstantSystem(value, nCorrect, n, () => (nCorrect * (n - nCorrect)) / (n * n))
-    : value;
+  if (!normalize) return value;
+  return normalizeByConstantSystem(value, nCorrect, n, () => baseline(nCorrect / n, (n - nCorrect) / n));
+}
+
+/** mean (c − y)²; normalized, ÷ a(1 − a) (NaN when a ∈ {0, 1}). */
+export function brierCompute(sums: Float64Array, o: NormalizeOption): number {
+  return meanCost(sums, o.normalize, (a, b) => a * b);
 }
 
 /** Binary cross-entropy: sums [N, number correct, Σ −log clamp(p of what happened)]. O(N). */
@@ -74,15 +81,9 @@ export function crossEntropyUpdate(d: Decisions, o: { readonly epsilon: number }
 
 /** Mean cross-entropy; normalized, ÷ −[a log a' + (1 − a) log(1 − a')], a' = clamp(a, ε, 1 − ε). */
 export function crossEntropyCompute(sums: Float64Array, o: NormalizeOption & { readonly epsilon: number }): number {
-  const [n, nCorrect, sum] = sums;
-  const value = sum / n;
-  if (!o.normalize) return value;
-  const eps = o.epsilon;
-  const a = nCorrect / n;
-  const b = (n - nCorrect) / n; // 1 − a without cancellation
-  // 1 − a' = clamp(1 − a, ε, 1 − ε), again without cancellation
-  const clamp = (x: number): number => Math.min(Math.max(x, eps), 1 - eps);
-  return normalizeByConstantSystem(value, nCorrect, n, () => -(a * Math.log(clamp(a)) + b * Math.log(clamp(b))));
+  // 1 − a' = clamp(1 − a, ε, 1 − ε), without cancellation
+  const clamp = (x: number): number => Math.min(Math.max(x, o.epsilon), 1 - o.epsilon);
+  return meanCost(sums, o.normalize, (a, b) => -(a * Math.log(clamp(a)) + b * Math.log(clamp(b))));
 }
 
 /** ECE: sums [N, then count, Σconfidence, Σcorrect per equal-width bin]. O(N). */
@@ -108,12 +109,10 @@ export function ecuasUpdate(d: Decisions, o: EcuasOptions): Float64Array {
 
 /** Mean ECUAS_n cost; normalized, ÷ the cost of answering the accuracy a everywhere. */
 export function ecuasCompute(sums: Float64Array, o: EcuasOptions & NormalizeOption): number {
-  const [n, nCorrect, sum] = sums;
-  const value = sum / n;
-  if (!o.normalize) return value;
-  const u = Math.min(Math.max((n - nCorrect) / n, o.epsilon), 1 - o.epsilon); // 1 − a, clamped
-  const cost = (correct: boolean): number => ecuasCost(u, Math.log(u), correct, o.n, 1, 0);
-  return normalizeByConstantSystem(value, nCorrect, n, () => constantSystemCost(nCorrect, n, cost(true), cost(false)));
+  return meanCost(sums, o.normalize, (a, b) => {
+    const u = Math.min(Math.max(b, o.epsilon), 1 - o.epsilon); // 1 − a, clamped
+    return a * ecuasCost(u, Math.log(u), true, o.n, 1, 0) + b * ecuasCost(u, Math.log(u), false, o.n, 1, 0);
+  });
 }
 
 /** γ-ECUAS: sums [N, number correct, Σ γ cost with u = 1 − c]. O(N). */
@@ -123,13 +122,7 @@ export function gammaEcuasUpdate(d: Decisions, o: { readonly gamma: number }): F
 
 /** Mean γ cost; normalized, ÷ the γ cost of answering the accuracy a everywhere. */
 export function gammaEcuasCompute(sums: Float64Array, o: NormalizeOption & { readonly gamma: number }): number {
-  const [n, nCorrect, sum] = sums;
-  const value = sum / n;
-  if (!o.normalize) return value;
-  const u = (n - nCorrect) / n; // 1 − a
-  return normalizeByConstantSystem(value, nCorrect, n, () =>
-    constantSystemCost(nCorrect, n, gammaCost(u, true, o.gamma), gammaCost(u, false, o.gamma)),
-  );
+  return meanCost(sums, o.normalize, (a, b) => a * gammaCost(b, true, o.gamma) + b * gammaCost(b, false, o.gamma));
 }
 
 /**
