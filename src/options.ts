@@ -167,6 +167,20 @@ export const stringOption = (dflt: string): OptionSpec<string> => ({
   check: (v) => (typeof v === 'string' ? null : 'a string'),
 });
 
+/** An integer in [min, max]. */
+export const integerOption = (dflt: number, min: number, max: number): OptionSpec<number> => ({
+  default: dflt,
+  check: (v) =>
+    Number.isInteger(v) && (v as number) >= min && (v as number) <= max ? null : `an integer in [${min}, ${max}]`,
+});
+
+/** A size in px: a finite number in [min, 10000]. */
+export const sizeOption = (dflt: number, min: number): OptionSpec<number> => ({
+  default: dflt,
+  check: (v) =>
+    typeof v === 'number' && Number.isFinite(v) && v >= min && v <= 10000 ? null : `a number of px in [${min}, 10000]`,
+});
+
 /** A callback, unset by default. */
 export function functionOption<F extends (...args: never[]) => unknown>(): OptionSpec<F | undefined> {
   return { default: undefined, check: (v) => (typeof v === 'function' ? null : 'a function') };

@@ -1,7 +1,7 @@
 import type { TensorLike } from '../inputs/read';
 import { constantSystemCost, gammaCost } from '../math/costs';
 import { ConfidenceECUAS } from '../metrics/confidence';
-import { resolveOptions, type OptionSpec } from '../options';
+import { integerOption, resolveOptions, type OptionSpec } from '../options';
 import {
   clipRect,
   coord,
@@ -15,7 +15,6 @@ import {
   formatCount,
   formatNumber,
   ID,
-  integerOption,
   layoutPlot,
   niceDomain,
   PALETTE,

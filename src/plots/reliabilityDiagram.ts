@@ -2,7 +2,7 @@ import { decisionsOf, LOGIT_INPUTS, readClassifierRows } from '../inputs/logits'
 import type { TensorLike } from '../inputs/read';
 import { accumulateBins, eceFromBins } from '../math/binning';
 import type { ProbabilitiesOptions } from '../inputs/logits';
-import { probabilitiesOption, resolveOptions, type OptionSchema } from '../options';
+import { integerOption, probabilitiesOption, resolveOptions, type OptionSchema } from '../options';
 import {
   bottomMargin,
   clipRect,
@@ -19,7 +19,6 @@ import {
   headerHeight,
   ID,
   INK,
-  integerOption,
   layoutWithLegend,
   makeAxis,
   MUTED,

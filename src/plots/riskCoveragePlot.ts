@@ -1,6 +1,6 @@
 import { ARG, fail } from '../errors';
 import type { RiskCoverageResult } from '../metrics/selective';
-import { resolveOptions } from '../options';
+import { resolveOptions, stringOption } from '../options';
 import {
   clipRect,
   drawAxes,
@@ -17,7 +17,6 @@ import {
   PALETTE,
   pathData,
   plotOptionSchema,
-  stringOption,
   strokeAttrs,
   svgDocument,
   type Axis,

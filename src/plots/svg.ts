@@ -8,7 +8,7 @@
  */
 import { ARG, fail } from '../errors';
 import { readConfidences, readFlags, requireSameN, type TensorLike } from '../inputs/read';
-import type { OptionSpec } from '../options';
+import { sizeOption, stringOption, type OptionSpec } from '../options';
 
 // ---------------------------------------------------------------------------------------------
 // Theme
@@ -852,31 +852,6 @@ export interface PlotOptions {
   height?: number;
   /** Title shown above the plot and used as the SVG `<title>`; `''` hides the heading. */
   title?: string;
-}
-
-/** A size in px: a finite number in [min, 10000]. */
-function sizeOption(dflt: number, min: number): OptionSpec<number> {
-  return {
-    default: dflt,
-    check: (v) =>
-      typeof v === 'number' && Number.isFinite(v) && v >= min && v <= 10000
-        ? null
-        : `a number of px in [${min}, 10000]`,
-  };
-}
-
-/** A string (a title or a label). */
-export function stringOption(dflt: string): OptionSpec<string> {
-  return { default: dflt, check: (v) => (typeof v === 'string' ? null : 'a string') };
-}
-
-/** An integer in [min, max]. */
-export function integerOption(dflt: number, min: number, max: number): OptionSpec<number> {
-  return {
-    default: dflt,
-    check: (v) =>
-      Number.isInteger(v) && (v as number) >= min && (v as number) <= max ? null : `an integer in [${min}, ${max}]`,
-  };
 }
 
 /**
