@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 
@@ -6,17 +6,28 @@ import * as tf from '@tensorflow/tfjs';
 export interface GoldenCase {
   class?: string;
   id?: string;
+  /** An exported function called once on all inputs (then `options`, when the case has them). */
+  function?: string;
   options?: Record<string, unknown>;
   inputs: Record<string, unknown[]>;
   batches: number;
   as: 'array' | 'tensor' | 'typed';
-  expected: number | string | Record<string, unknown>;
+  expected: number | string | boolean | Record<string, unknown> | Array<Record<string, unknown>>;
+  /** Relative tolerance of this case (default 1e-6). */
+  rtol?: number;
 }
 
 /** The repo's copies of the golden files: the tests read these, so a bare clone runs them. */
 export const GOLDEN_DIR = fileURLToPath(new URL('../golden/', import.meta.url));
 /** The contract's originals, beside the clone where they exist (CI, the workspace). */
 export const SHARED_GOLDEN_DIR = fileURLToPath(new URL('../../../shared/golden/', import.meta.url));
+
+/** The golden files the repo keeps, e.g. ['calibration.json', 'cases.json']. */
+export function keptGoldenFiles(): string[] {
+  return readdirSync(GOLDEN_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+}
 
 export function loadGolden(file = 'cases.json'): GoldenCase[] {
   return (JSON.parse(readFileSync(GOLDEN_DIR + file, 'utf8')) as { cases: GoldenCase[] }).cases;
