@@ -47,7 +47,7 @@ describe('the built package', () => {
     expect(rejected).toBe(true);
   });
 
-  it('declares tfjs-core as a peer, not a dependency, and ships only dist', () => {
+  it('declares tfjs-core as a peer, not a dependency, and ships only dist (and the subpath stub older resolvers read)', () => {
     const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
       peerDependencies: Record<string, string>;
       dependencies?: Record<string, string>;
@@ -56,7 +56,8 @@ describe('the built package', () => {
     };
     expect(pkg.peerDependencies['@tensorflow/tfjs-core']).toBeDefined();
     expect(pkg.dependencies?.['@tensorflow/tfjs-core']).toBeUndefined();
-    expect(pkg.files).toEqual(['dist']);
+    expect(pkg.files).toEqual(['dist', 'functional/package.json']);
     expect(pkg.exports['.'].require.types).toBe('./dist/index.d.cts');
+    expect(pkg.exports['./functional'].require.types).toBe('./dist/functional.d.cts');
   });
 });
