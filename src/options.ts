@@ -80,6 +80,20 @@ export function resolveOptions<O extends object>(metric: string, schema: OptionS
   return out as Required<O>;
 }
 
+/**
+ * Throws the error {@link resolveOptions} throws for a bad option value, for a value that is
+ * bad only with the other options (so {@link rejectedOption} recognizes it too).
+ */
+export function rejectOption(metric: string, option: string, expected: string, value: unknown): never {
+  const error = new MetricInputError(
+    metric,
+    option,
+    `expected option ${ARG} to be ${expected}, but got ${show(value)}`,
+  );
+  rejections.set(error, { option, expected });
+  throw error;
+}
+
 function show(v: unknown): string {
   if (typeof v === 'function') return 'a function';
   if (typeof v !== 'object' || v === null) return typeof v === 'string' ? JSON.stringify(v) : String(v);
@@ -126,6 +140,34 @@ export const nBinsOption: OptionSpec<number> = {
   default: 10,
   check: (v) =>
     Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1e7 ? null : 'an integer ≥ 1 (at most 1e7)',
+};
+
+/** One of a few strings, `dflt` by default. */
+export function choiceOption<T extends string>(values: readonly T[], dflt: T): OptionSpec<T> {
+  return { ...oneOfOption(values), default: dflt };
+}
+
+/** A boolean, `dflt` by default. */
+export const booleanOption = (dflt: boolean): OptionSpec<boolean> => ({
+  default: dflt,
+  check: (v) => (typeof v === 'boolean' ? null : 'a boolean'),
+});
+
+/** `norm` of binned calibration errors (SPEC §8.1): 'l1' (ECE, the default), 'l2' or 'max' (MCE). */
+export const calibrationNormOption: OptionSpec<'l1' | 'l2' | 'max'> = choiceOption(['l1', 'l2', 'max'], 'l1');
+
+/** `binning` of calibration bins (SPEC §8.1): 'uniform' (equal width, the default) or 'quantile' (equal mass). */
+export const binningOption: OptionSpec<'uniform' | 'quantile'> = choiceOption(['uniform', 'quantile'], 'uniform');
+
+/** `debias` of the l2 calibration error: a boolean, false by default (true needs `norm: 'l2'`). */
+export const debiasOption: OptionSpec<boolean> = booleanOption(false);
+
+/** The options of the binned calibration errors (ECE, MCE, their l2 form), SPEC §8.1. */
+export const binnedCalibrationOptions = {
+  nBins: nBinsOption,
+  norm: calibrationNormOption,
+  binning: binningOption,
+  debias: debiasOption,
 };
 
 /** A cost in [0, 1] (e.g. SCOD's `oodCost`). */

@@ -5,7 +5,13 @@
  * classes hold the sums as state and call exactly these.
  */
 import type { ConfidenceBatch } from '../inputs/confidences';
-import { eceBatchSums, eceFromBins } from '../math/binning';
+import {
+  calibrationErrorFromBins,
+  eceBatchSums,
+  quantileBins,
+  type Binning,
+  type CalibrationNorm,
+} from '../math/binning';
 import {
   binaryCrossEntropySum,
   brierSum,
@@ -86,14 +92,62 @@ export function crossEntropyCompute(sums: Float64Array, o: NormalizeOption & { r
   return meanCost(sums, o.normalize, (a, b) => -(a * Math.log(clamp(a)) + b * Math.log(clamp(b))));
 }
 
-/** ECE: sums [N, then count, Σconfidence, Σcorrect per equal-width bin]. O(N). */
-export function eceUpdate(d: Decisions, o: { readonly nBins: number }): Float64Array {
+/**
+ * Options of ECE (SPEC §8.1): `nBins` bins; `norm` 'l1' (ECE, the default), 'l2' or 'max'
+ * (MCE); `debias` (l2 only) subtracts the sampling bias of the squared gaps; `binning`
+ * 'uniform' (equal width, the default) or 'quantile' (equal mass).
+ */
+export interface EceOptions {
+  readonly nBins: number;
+  readonly norm?: CalibrationNorm;
+  readonly debias?: boolean;
+  readonly binning?: Binning;
+}
+
+/**
+ * ECE with equal-width bins: sums [N, then count, Σconfidence, Σcorrect per bin] (the
+ * `binning` option is not read: equal-mass bins need every sample, see
+ * {@link quantileEceCompute}). O(N).
+ */
+export function eceUpdate(d: Decisions, o: EceOptions): Float64Array {
   return eceBatchSums(d.confidence, d.correct, o.nBins);
 }
 
-/** Σ_b (n_b/N)·|mean confidence − accuracy| from the bin sums. O(B). */
-export function eceCompute(sums: Float64Array, o: { readonly nBins: number }): number {
-  return eceFromBins(sums, o.nBins, sums[0], 1);
+/**
+ * The binned calibration error from equal-width bin sums: l1 Σ_b (n_b/N)·|mean confidence −
+ * accuracy|, l2 the root of the weighted mean squared gap (optionally debiased), max the
+ * largest gap. O(B).
+ */
+export function eceCompute(sums: Float64Array, o: EceOptions): number {
+  return calibrationErrorFromBins(sums, o.nBins, sums[0], o.norm ?? 'l1', o.debias ?? false, 1);
+}
+
+/**
+ * The binned calibration error with equal-mass bins, from every decision at once (ties that
+ * straddle a bin boundary are split by count and carry their mean correctness, so the order of
+ * the decisions does not matter). O(N + B).
+ *
+ * @example
+ * ```ts
+ * const d = decisions(new Float32Array([0.9, 0.8, 0.4, 0.9]), new Uint8Array([1, 1, 0, 0]));
+ * quantileEceCompute(d, { nBins: 2 }); // bins {0.4, 0.8} and {0.9, 0.9}: (|1.2 − 1| + |1.8 − 1|)/4 = 0.25
+ * ```
+ */
+export function quantileEceCompute(d: Pick<Decisions, 'confidence' | 'correct'>, o: EceOptions): number {
+  const keys =
+    d.confidence instanceof Float32Array || d.confidence instanceof Float64Array
+      ? d.confidence
+      : Float64Array.from(d.confidence);
+  const stats = quantileBins(keys, d.correct, o.nBins);
+  return calibrationErrorFromBins(stats.bins, o.nBins, stats.n, o.norm ?? 'l1', o.debias ?? false);
+}
+
+/**
+ * What makes a combination of ECE options invalid (each valid alone): `debias` without
+ * `norm: 'l2'`. The option at fault and what it must be, or null.
+ */
+export function eceOptionsProblem(o: EceOptions): { option: string; expected: string } | null {
+  return o.debias && o.norm !== 'l2' ? { option: 'debias', expected: `false unless \`norm\` is 'l2'` } : null;
 }
 
 /** Options of ECUAS_n on decisions. */

@@ -1,8 +1,10 @@
 import { isCount } from './isCount';
+import { sortWithPayload } from './radixSort';
 
 /**
- * The binning core of ECE (and of reliability diagrams): B equal-width confidence bins,
- * bin b = min(B − 1, ⌊c·B⌋), so the top bin is closed at 1.
+ * The binning core of ECE, the reliability table and the reliability diagram: B equal-width
+ * confidence bins, bin b = min(B − 1, ⌊c·B⌋), so the top bin is closed at 1 (sums: constant
+ * state), or B equal-mass bins of the sorted confidences (per-sample state).
  *
  * Bin statistics are laid out as one Float64Array of 3B sums:
  * [count_0 … count_{B−1}, Σconfidence_0 …, Σcorrect_0 …].
@@ -67,4 +69,127 @@ export function eceSumsProblem(sums: Float64Array, nBins: number): string | null
     total += count;
   }
   return total === sums[0] && total > 0 ? null : `bin counts summing to ${total}, not N = ${sums[0]}`;
+}
+
+/** How confidences are split into bins (SPEC §8.1). */
+export type Binning = 'uniform' | 'quantile';
+
+/** How the per-bin gaps between accuracy and mean confidence are combined (SPEC §8.1). */
+export type CalibrationNorm = 'l1' | 'l2' | 'max';
+
+/**
+ * Bin statistics of one binning: `bins` in the 3B layout above (Σcorrect may be fractional for
+ * equal-mass bins, see {@link quantileBins}) and each bin's edges — b/B and (b+1)/B for
+ * equal-width bins, the smallest and largest confidence in it for equal-mass bins (NaN when
+ * empty).
+ */
+export interface BinStatistics {
+  readonly nBins: number;
+  /** Number of samples binned. */
+  readonly n: number;
+  readonly bins: Float64Array;
+  readonly lower: Float64Array;
+  readonly upper: Float64Array;
+}
+
+/**
+ * Equal-mass (quantile) bins: sorted ascending, bin j takes the next ⌊N/B⌋ + [j < N mod B]
+ * samples (with B > N the last bins are empty). A block of equal confidences that straddles a
+ * bin boundary is split by count and each part carries the block's mean correctness, so the
+ * result does not depend on input order. O(N + B) (radix sort).
+ */
+export function quantileBins(
+  confidences: Float32Array | Float64Array,
+  correct: ArrayLike<number>,
+  nBins: number,
+): BinStatistics {
+  const n = confidences.length;
+  const bins = new Float64Array(3 * nBins);
+  const lower = new Float64Array(nBins).fill(NaN);
+  const upper = new Float64Array(nBins).fill(NaN);
+  const sorted = sortWithPayload(confidences, correct);
+  const base = Math.floor(n / nBins);
+  const extra = n % nBins;
+  let bin = 0;
+  let binEnd = base + (extra > 0 ? 1 : 0); // position after the last sample of `bin`
+  let start = 0;
+  while (start < n) {
+    // one tie block [start, end) with its correct count
+    const c = sorted.keys[start];
+    let end = start;
+    let k = 0;
+    while (end < n && sorted.keys[end] === c) k += sorted.payload[end++];
+    const size = end - start;
+    for (let p = start; p < end;) {
+      while (p >= binEnd) binEnd += base + (++bin < extra ? 1 : 0);
+      const take = Math.min(end, binEnd) - p;
+      if (bins[bin] === 0) lower[bin] = Math.abs(c); // |−0| = 0
+      upper[bin] = Math.abs(c);
+      bins[bin] += take;
+      bins[nBins + bin] += take * c;
+      // (take·k)/size is exactly k when the whole block lies in one bin
+      bins[2 * nBins + bin] += (take * k) / size;
+      p += take;
+    }
+    start = end;
+  }
+  return { nBins, n, bins, lower, upper };
+}
+
+/** Equal-width bins ({@link accumulateBins}) with their edges b/B, (b+1)/B. O(N + B). */
+export function uniformBins(confidences: ArrayLike<number>, correct: ArrayLike<number>, nBins: number): BinStatistics {
+  const bins = new Float64Array(3 * nBins);
+  accumulateBins(confidences, correct, nBins, bins);
+  const lower = new Float64Array(nBins);
+  const upper = new Float64Array(nBins);
+  for (let b = 0; b < nBins; b++) {
+    lower[b] = b / nBins;
+    upper[b] = (b + 1) / nBins;
+  }
+  return { nBins, n: confidences.length, bins, lower, upper };
+}
+
+/** Bin statistics of the given binning: what ECE, the reliability table and the diagram read. */
+export function binStatistics(
+  confidences: Float32Array | Float64Array,
+  correct: ArrayLike<number>,
+  nBins: number,
+  binning: Binning,
+): BinStatistics {
+  return binning === 'quantile' ? quantileBins(confidences, correct, nBins) : uniformBins(confidences, correct, nBins);
+}
+
+/**
+ * Binned calibration error from bin statistics (3B layout at `offset`, N samples), SPEC §8.1:
+ * with w_b = n_b/N and d_b = accuracy − mean confidence over the non-empty bins, `l1`
+ * Σ w_b|d_b| (ECE, exactly {@link eceFromBins}), `l2` √Σ w_b d_b² — with `debias`, minus
+ * Σ_{n_b ≥ 2} w_b ā_b(1 − ā_b)/(n_b − 1) under the root, floored at 0 — and `max` max_b |d_b|
+ * (MCE). O(B).
+ */
+export function calibrationErrorFromBins(
+  bins: Float64Array,
+  nBins: number,
+  n: number,
+  norm: CalibrationNorm,
+  debias: boolean,
+  offset = 0,
+): number {
+  if (norm === 'l1') return eceFromBins(bins, nBins, n, offset);
+  let acc = 0;
+  let bias = 0;
+  for (let b = 0; b < nBins; b++) {
+    const count = bins[offset + b];
+    if (count === 0) continue;
+    const gap = bins[offset + 2 * nBins + b] - bins[offset + nBins + b]; // n_b·d_b
+    if (norm === 'max') {
+      acc = Math.max(acc, Math.abs(gap) / count);
+      continue;
+    }
+    acc += (gap * gap) / (count * n); // w_b d_b² = (n_b d_b)²/(n_b N)
+    if (debias && count >= 2) {
+      const a = bins[offset + 2 * nBins + b] / count;
+      bias += (count / n) * ((a * (1 - a)) / (count - 1));
+    }
+  }
+  return norm === 'max' ? acc : Math.sqrt(Math.max(0, acc - bias));
 }

@@ -13,12 +13,12 @@ import {
   classificationLogLogUpdate,
   priorSumsProblem,
 } from '../functional/classification';
-import { eceCompute, eceUpdate } from '../functional/confidence';
-import { decisionsOf, LOGIT_INPUTS, LOGITS, type ClassifierRows, type ProbabilitiesOptions } from '../inputs/logits';
+import { eceCompute, eceOptionsProblem, eceUpdate, quantileEceCompute } from '../functional/confidence';
+import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
 import { eceSumsProblem } from '../math/binning';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
-import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption } from '../options';
-import { RankingMetric, SumMetric } from '../reducers/metricBases';
+import { binnedCalibrationOptions, epsilonOption, gammaOption, normalizeOption, nOption } from '../options';
+import { BinnedMetric, RankingMetric, SumMetric } from '../reducers/metricBases';
 import type { ExpectedCalibrationErrorOptions } from './confidence';
 
 // Each class declares its input (classifier rows), its options and the pure function pair that
@@ -250,24 +250,29 @@ export class ClassificationAUC extends RankingMetric<ProbabilitiesOptions> {
 export interface ClassificationECEOptions extends ExpectedCalibrationErrorOptions, ProbabilitiesOptions {}
 
 /**
- * ECE of the top-1 softmax confidence: {@link ExpectedCalibrationError} on (max softmax, correctness).
+ * ECE of the top-1 softmax confidence: {@link ExpectedCalibrationError} on (max softmax,
+ * correctness), with the same `nBins`, `norm`, `binning` and `debias`. Quantile bins keep each
+ * top-1 confidence rounded to float32 (4 bytes a sample with its correctness).
  *
  * @example
  * ```ts
  * new ClassificationECE({ nBins: 5 }).update([[2, 0.5, 0.1], [0.2, 1.5, 0.3]], [0, 1]).compute();
+ * new ClassificationECE({ binning: 'quantile', norm: 'l2' }).update([[2, 0.5, 0.1], [0.2, 1.5, 0.3]], [0, 1]).compute();
  * ```
  */
-export class ClassificationECE extends SumMetric<ClassificationECEOptions> {
+export class ClassificationECE extends BinnedMetric<ClassificationECEOptions> {
   static override readonly metricName: string = 'ClassificationECE';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   constructor(options?: ClassificationECEOptions) {
     super(
       {
         input: LOGITS,
-        options: { nBins: nBinsOption },
-        update: (rows: ClassifierRows, o: Required<ClassificationECEOptions>) => eceUpdate(decisionsOf(rows), o),
+        options: binnedCalibrationOptions,
+        optionsProblem: eceOptionsProblem,
+        update: eceUpdate,
         compute: eceCompute,
-        check: (sums: Float64Array, o: Required<ClassificationECEOptions>) => eceSumsProblem(sums, o.nBins),
+        check: (sums, o) => eceSumsProblem(sums, o.nBins),
+        computeSamples: quantileEceCompute,
       },
       options,
     );

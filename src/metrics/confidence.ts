@@ -6,6 +6,7 @@ import {
   crossEntropyUpdate,
   decisionSumsProblem,
   eceCompute,
+  eceOptionsProblem,
   eceUpdate,
   ecuasCompute,
   ecuasUpdate,
@@ -13,11 +14,12 @@ import {
   errorRateUpdate,
   gammaEcuasCompute,
   gammaEcuasUpdate,
+  quantileEceCompute,
 } from '../functional/confidence';
 import { eceSumsProblem } from '../math/binning';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
-import { epsilonOption, gammaOption, nBinsOption, normalizeOption, nOption } from '../options';
-import { RankingMetric, SumMetric, type NoOptions } from '../reducers/metricBases';
+import { binnedCalibrationOptions, epsilonOption, gammaOption, normalizeOption, nOption } from '../options';
+import { BinnedMetric, RankingMetric, SumMetric, type NoOptions } from '../reducers/metricBases';
 
 // Each class declares its input, its options and the pure function pair of
 // ../functional/confidence.ts that does its math; the base class holds the state.
@@ -117,30 +119,51 @@ export class ConfidenceCrossEntropy extends SumMetric<ConfidenceCrossEntropyOpti
 
 /** Options of {@link ExpectedCalibrationError} (and ClassificationECE). */
 export interface ExpectedCalibrationErrorOptions {
-  /** Number of equal-width confidence bins. Default 10. */
+  /** Number of confidence bins. Default 10. */
   nBins?: number;
+  /**
+   * How the per-bin gaps d_b = accuracy − mean confidence combine, with weights w_b = n_b/N:
+   * 'l1' Σ w_b|d_b| (ECE, the default), 'l2' √Σ w_b d_b², 'max' max_b |d_b| (MCE).
+   */
+  norm?: 'l1' | 'l2' | 'max';
+  /**
+   * 'uniform' (the default): equal-width bins, b = min(B − 1, ⌊c·B⌋) — constant state.
+   * 'quantile': equal-mass bins of the sorted confidences — the state keeps every sample (4 bytes each).
+   */
+  binning?: 'uniform' | 'quantile';
+  /**
+   * Subtract the sampling bias of the squared gaps, Σ_{n_b ≥ 2} w_b ā_b(1 − ā_b)/(n_b − 1), under
+   * the root (floored at 0). Only with `norm: 'l2'`. Default false.
+   */
+  debias?: boolean;
 }
 
 /**
  * Expected calibration error: Σ_b (n_b/N)·|mean confidence − accuracy| over equal-width bins
- * (the top bin closed at 1). State: 1 + 3·nBins numbers.
+ * (the top bin closed at 1); with `norm`, its l2 (optionally debiased) or max (MCE) form; with
+ * `binning: 'quantile'`, over equal-mass bins (ties at a bin edge split by count, each part
+ * with the tie's mean correctness). State: 1 + 3·nBins numbers, or 4 bytes a sample for
+ * quantile bins.
  *
  * @example
  * ```ts
  * new ExpectedCalibrationError({ nBins: 10 }).update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.25
+ * new ExpectedCalibrationError({ norm: 'max' }).update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.4
  * ```
  */
-export class ExpectedCalibrationError extends SumMetric<ExpectedCalibrationErrorOptions> {
+export class ExpectedCalibrationError extends BinnedMetric<ExpectedCalibrationErrorOptions> {
   static override readonly metricName: string = 'ExpectedCalibrationError';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   constructor(options?: ExpectedCalibrationErrorOptions) {
     super(
       {
         input: CONFIDENCES,
-        options: { nBins: nBinsOption },
+        options: binnedCalibrationOptions,
+        optionsProblem: eceOptionsProblem,
         update: eceUpdate,
         compute: eceCompute,
         check: (s, o) => eceSumsProblem(s, o.nBins),
+        computeSamples: quantileEceCompute,
       },
       options,
     );

@@ -1,8 +1,9 @@
 import { decisionsOf, LOGIT_INPUTS, readClassifierRows } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
-import { accumulateBins, eceFromBins } from '../math/binning';
+import { binStatistics, calibrationErrorFromBins, type Binning } from '../math/binning';
 import type { ProbabilitiesOptions } from '../inputs/logits';
-import { integerOption, probabilitiesOption, resolveOptions, type OptionSchema } from '../options';
+import { binningOption, integerOption, probabilitiesOption, resolveOptions, type OptionSchema } from '../options';
+import { rowsOf } from '../reliabilityTable';
 import {
   bottomMargin,
   clipRect,
@@ -42,8 +43,13 @@ import {
 
 /** Options of {@link reliabilityDiagram} and {@link reliabilityDiagramFromLogits}. */
 export interface ReliabilityDiagramOptions extends PlotOptions {
-  /** Number of equal-width confidence bins, as in ECE (an integer in [1, 1000]). Default 10. */
+  /** Number of confidence bins, as in ECE (an integer in [1, 1000]). Default 10. */
   nBins?: number;
+  /**
+   * 'uniform' (the default): equal-width bins; 'quantile': equal-mass bins, each drawn from its
+   * smallest to its largest confidence — the bins of {@link reliabilityTable} and ECE.
+   */
+  binning?: Binning;
 }
 
 const TITLE = 'Reliability diagram';
@@ -55,6 +61,7 @@ function schema(): OptionSchema<ReliabilityDiagramOptions> {
   return {
     ...plotOptionSchema({ width: 560, height: 620, title: TITLE }, { width: 240, height: 240 }),
     nBins: integerOption(10, 1, 1000),
+    binning: binningOption,
   };
 }
 
@@ -63,16 +70,21 @@ function resolve(plot: string, options: ReliabilityDiagramOptions | undefined): 
 }
 
 const BAR = PALETTE[0];
+/** Narrowest bar in px (a quantile bin may hold a single confidence). */
+const MIN_WIDTH = 2;
 const GAP = PALETTE[1];
 
 /**
  * Reliability diagram of (confidences, correctness): the confidences are split into `nBins`
- * equal-width bins exactly as {@link ExpectedCalibrationError} splits them (bin
- * b = min(B − 1, ⌊c·B⌋), the top bin closed at 1); each bin's bar is the accuracy of its
- * samples, the shaded gap above or below it reaches the bin's mean confidence, and the dashed
- * diagonal is perfect calibration. Bars under the diagonal mean overconfidence. A strip under
- * the plot shows how many samples each bin holds (written above each bar when there is room);
- * bins without samples are hatched. The subtitle gives the ECE of the same bins.
+ * bins exactly as {@link ExpectedCalibrationError} and {@link reliabilityTable} split them —
+ * equal-width (bin b = min(B − 1, ⌊c·B⌋), the top bin closed at 1) or, with
+ * `binning: 'quantile'`, equal-mass bins drawn from their smallest to their largest
+ * confidence; each bin's bar is the accuracy of its samples, the shaded gap above or below it
+ * reaches the bin's mean confidence, and the dashed diagonal is perfect calibration. Bars
+ * under the diagonal mean overconfidence. A strip under the plot shows how many samples each
+ * bin holds (written above each bar when there is room); empty equal-width bins are hatched
+ * (empty equal-mass bins, B > N, have no edges and are left out). The subtitle gives the ECE
+ * of the same bins.
  *
  * Inputs are read like any confidence metric's (tensors, arrays or typed arrays; NaN
  * confidences count as 0.5); bad input throws {@link MetricInputError}. Tensors are only read.
@@ -119,29 +131,31 @@ export function reliabilityDiagramFromLogits(
   const opts = rest as Required<ReliabilityDiagramOptions>;
   const batch = decisionsOf(readClassifierRows(plot, [logits, labels], 0, probabilities));
   requireSamples(plot, LOGIT_INPUTS[0], batch.n);
-  return render(batch.confidence, batch.correct, opts, 'Confidence (top-1 softmax probability)');
+  return render(batch.rankKey, batch.correct, opts, 'Confidence (top-1 softmax probability)');
 }
 
 function render(
-  conf: ArrayLike<number>,
+  conf: Float32Array | Float64Array,
   correct: Uint8Array,
   opts: Required<ReliabilityDiagramOptions>,
   xTitle: string,
 ): string {
-  const { width: W, height: H, title, nBins: B } = opts;
+  const { width: W, height: H, title, nBins: B, binning } = opts;
   const n = conf.length;
-  const bins = new Float64Array(3 * B);
-  accumulateBins(conf, correct, B, bins);
-  const ece = eceFromBins(bins, B, n);
-  const count = (b: number): number => bins[b];
+  const stats = binStatistics(conf, correct, B, binning);
+  const rows = rowsOf(stats);
+  const ece = calibrationErrorFromBins(stats.bins, B, n, 'l1', false);
+  const quantile = binning === 'quantile';
+  // empty quantile bins (B > N) have no edges: nothing to draw, nothing to hatch
   let nEmpty = 0;
   let maxCount = 0;
-  for (let b = 0; b < B; b++) {
-    if (count(b) === 0) nEmpty++;
-    maxCount = Math.max(maxCount, count(b));
+  for (const row of rows) {
+    if (row.count === 0 && !quantile) nEmpty++;
+    maxCount = Math.max(maxCount, row.count);
   }
 
-  const subtitle = `ECE = ${formatNumber(ece)}  ·  N = ${formatCount(n)}  ·  ${B} equal-width bin${B === 1 ? '' : 's'}`;
+  const kind = quantile ? 'equal-mass' : 'equal-width';
+  const subtitle = `ECE = ${formatNumber(ece)}  ·  N = ${formatCount(n)}  ·  ${B} ${kind} bin${B === 1 ? '' : 's'}`;
   const top = headerHeight(title, subtitle);
   const gap = 10;
   const countHead = FONT.small + 5; // room for the count written above the tallest bar
@@ -177,12 +191,20 @@ function render(
     const { main, strip, x, yMain, yCount } = L;
     const out = [];
     for (let b = 0; b < B; b++) {
-      const x0 = x.scale(b / B);
-      const x1 = x.scale((b + 1) / B);
-      const k = count(b);
+      const row = rows[b];
+      const k = row.count;
+      if (quantile && k === 0) continue;
+      let x0 = x.scale(row.lower);
+      let x1 = x.scale(row.upper);
+      if (quantile && x1 - x0 < MIN_WIDTH) {
+        // a quantile bin of (nearly) one confidence still shows, centred on it
+        const mid = (x0 + x1) / 2;
+        x0 = mid - MIN_WIDTH / 2;
+        x1 = mid + MIN_WIDTH / 2;
+      }
       const inset = k > 0 ? Math.min(1, (x1 - x0) * 0.1) : 0; // empty bins join seamlessly
-      const acc = k > 0 ? bins[2 * B + b] / k : NaN;
-      const meanC = k > 0 ? bins[B + b] / k : NaN;
+      const acc = row.accuracy;
+      const meanC = row.meanConfidence;
       const yAcc = k > 0 ? Math.min(yMain.scale(acc), main.y + main.height - 1.5) : NaN; // accuracy 0 still shows
       out.push({
         b,
@@ -247,10 +269,10 @@ function render(
   const labelled = (bar: (typeof bars)[number]): boolean => allFit || (nonEmptyFit && bar.k > 0);
   const labelsFit = allFit || nonEmptyFit;
   for (const bar of bars) {
-    const edge = (v: number): string => String(Number(v.toPrecision(3)));
-    const lo = edge(bar.b / B);
-    const hi = edge((bar.b + 1) / B);
-    const binText = `Bin ${bar.b + 1} [${lo}, ${hi}${bar.b === B - 1 ? ']' : ')'}`;
+    const edge = (v: number): string => String(Number(v.toPrecision(quantile ? 4 : 3)));
+    const lo = edge(rows[bar.b].lower);
+    const hi = edge(rows[bar.b].upper);
+    const binText = `Bin ${bar.b + 1} [${lo}, ${hi}${bar.b === B - 1 || quantile ? ']' : ')'}`;
     if (!bar.bar) {
       empty.push(
         el(

@@ -1,8 +1,9 @@
 import type { DecisionInput } from '../inputs/adapter';
+import type { ConfidenceBatch } from '../inputs/confidences';
 import type { TensorLike } from '../inputs/read';
 import { tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
-import type { OptionSchema } from '../options';
+import { rejectOption, type OptionSchema } from '../options';
 import { FixedValueState, FlaggedKeyColumn, SumState } from './state';
 
 /** No options. */
@@ -135,6 +136,94 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
     for (let i = 0; i < keys.length; i++) {
       if (!(keys[i] <= 1 && (wide ? keys[i] > 0 : keys[i] >= 0))) return `a confidence of ${keys[i]}`;
     }
+    return classesProblem(this.decl.input, this.numClasses.value, keys.length);
+  }
+}
+
+/** The options that decide a binned metric's state: equal-width bins keep sums, equal-mass bins every sample. */
+export interface BinningOptions {
+  readonly binning: 'uniform' | 'quantile';
+}
+
+/**
+ * What a binned calibration metric is: an input adapter, its own options, what makes a
+ * combination of them invalid, and its pure functions for both binnings — equal-width bins:
+ * `update(decisions, options)` → the batch's sums [N, …], `compute(sums, options)`, `check`
+ * (what makes loaded sums impossible); equal-mass bins: `computeSamples(decisions, options)`
+ * from every decision so far.
+ */
+export interface BinnedDeclaration<O extends BinningOptions> {
+  readonly input: DecisionInput<unknown>;
+  readonly options: OptionSchema<object>;
+  readonly optionsProblem: (options: Readonly<O>) => { option: string; expected: string } | null;
+  readonly update: (d: ConfidenceBatch, options: Readonly<O>) => Float64Array;
+  readonly compute: (sums: Float64Array, options: Readonly<O>) => number;
+  readonly check: (sums: Float64Array, options: Readonly<O>) => string | null;
+  readonly computeSamples: (d: { confidence: Float32Array; correct: Uint8Array }, options: Readonly<O>) => number;
+}
+
+/**
+ * A calibration metric over confidence bins (ECE and its norms), declared by a
+ * {@link BinnedDeclaration}. Its state follows the `binning` option: equal-width bins keep
+ * `sums` — a fixed float64 vector, as a {@link SumMetric} — and equal-mass bins, whose edges
+ * move with every sample, keep `samples`: each confidence as float32 with the correctness in
+ * its sign bit, 4 bytes a sample (the float64 top-1 probability of classifier rows is rounded
+ * to float32 there). Both keep `numClasses`, the K of classifier rows.
+ */
+export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Metric<
+  [TensorLike, TensorLike],
+  number,
+  O
+> {
+  private readonly numClasses = this.track('numClasses', new FixedValueState('K'));
+  private readonly sums?: SumState;
+  private readonly samples?: FlaggedKeyColumn;
+  private readonly decl: BinnedDeclaration<Required<O> & BinningOptions>;
+
+  protected constructor(decl: BinnedDeclaration<Required<O> & BinningOptions>, options: O | undefined) {
+    super(schemaOf(decl.input, decl.options) as OptionSchema<O>, options);
+    this.decl = decl;
+    const o = this.options as Readonly<Required<O> & BinningOptions>;
+    const bad = decl.optionsProblem(o);
+    if (bad) rejectOption(this.metricName, bad.option, bad.expected, (o as Record<string, unknown>)[bad.option]);
+    if (o.binning === 'quantile') this.samples = this.track('samples', new FlaggedKeyColumn('float32'));
+    else this.sums = this.track('sums', new SumState());
+  }
+
+  private get resolved(): Readonly<Required<O> & BinningOptions> {
+    return this.options as Readonly<Required<O> & BinningOptions>;
+  }
+
+  get sampleCount(): number {
+    return this.sums ? this.sums.first : (this.samples as FlaggedKeyColumn).size;
+  }
+
+  protected ingest(args: [TensorLike, TensorLike]): void {
+    const { input } = this.decl;
+    const batch = input.read(this.metricName, args, this.options, this.numClasses.value);
+    if (input.count(batch) === 0) return;
+    const d = input.decisions(batch);
+    if (this.sums) this.sums.add(this.decl.update(d, this.resolved));
+    else (this.samples as FlaggedKeyColumn).push(d.rankKey, d.correct);
+    this.numClasses.value = input.classes(batch);
+  }
+
+  protected computeValue(): number {
+    if (this.sums) return this.decl.compute(this.sums.read() as Float64Array, this.resolved);
+    const { keys, flags } = (this.samples as FlaggedKeyColumn).read();
+    return this.decl.computeSamples({ confidence: keys as Float32Array, correct: flags }, this.resolved);
+  }
+
+  protected stateProblem(): string | null {
+    if (this.sums) {
+      const sums = this.sums.read();
+      return (
+        classesProblem(this.decl.input, this.numClasses.value, sums ? sums[0] : 0) ??
+        (sums ? this.decl.check(sums, this.resolved) : null)
+      );
+    }
+    const { keys } = (this.samples as FlaggedKeyColumn).read();
+    for (let i = 0; i < keys.length; i++) if (!(keys[i] >= 0 && keys[i] <= 1)) return `a confidence of ${keys[i]}`;
     return classesProblem(this.decl.input, this.numClasses.value, keys.length);
   }
 }
