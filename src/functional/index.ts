@@ -24,6 +24,7 @@ import type { Decisions } from './confidence';
 export * from './confidence';
 export * from './classification';
 export * from './selective';
+export * from './calibration';
 export { decisionsOf, rowStats, type ClassifierRows } from '../inputs/logits';
 export type { ConfidenceBatch } from '../inputs/confidences';
 export { topOneStats, probabilityStats } from '../math/topOne';

@@ -1,4 +1,5 @@
 import type { Metric } from '../metric';
+import * as calibration from './calibration';
 import * as classification from './classification';
 import * as confidence from './confidence';
 import * as selective from './selective';
@@ -6,6 +7,7 @@ import * as selective from './selective';
 export * from './confidence';
 export * from './classification';
 export * from './selective';
+export * from './calibration';
 
 /** A concrete metric class: constructible with options, with its name and `update` argument names. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any class: each has its own options, inputs and value
@@ -26,7 +28,14 @@ export type MetricClass = (new (options?: any) => Metric<any, any, any>) & {
  * ```
  */
 export const METRIC_CLASSES: ReadonlyMap<string, MetricClass> = new Map(
-  ([...Object.values(confidence), ...Object.values(classification), ...Object.values(selective)] as unknown[])
+  (
+    [
+      ...Object.values(confidence),
+      ...Object.values(classification),
+      ...Object.values(selective),
+      ...Object.values(calibration),
+    ] as unknown[]
+  )
     .filter(
       (v): v is MetricClass =>
         typeof v === 'function' &&
