@@ -15,7 +15,7 @@ import { Grow } from '../src/cli/grow';
 import { main, type MainOptions } from '../src/cli/main';
 import { plotSamples, riskCoverage, type PlotData } from '../src/cli/plots';
 import { readInputFile, type Batch } from '../src/cli/readers';
-import { getMetricFromId, METRIC_IDS } from '../src/index';
+import { applyTemperature, fitTemperature, getMetricFromId, METRIC_IDS } from '../src/index';
 import { formatNumber } from '../src/plots/svg';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -739,6 +739,284 @@ describe('ecuas report: malformed input', () => {
     const d = await run(['report', tmp]);
     expect(d.code).toBe(1);
     expect(d.stderr).toMatch(/is a directory, not a file\n$/);
+  });
+});
+
+describe('ecuas calibrate', () => {
+  const IDS = ['cls_cross_entropy', 'cls_ece', 'cls_norm_n-ecuas'];
+  type Out = Record<string, unknown> & { temperature: number; atBound: boolean };
+  const pair = (out: Out, id: string): { before: number; after: number } =>
+    out[id] as { before: number; after: number };
+  /** A metric on the logits scaled as applyTemperature scales them. */
+  const scaledValue = (id: string, z: number[][], labels: number[], t: number): number => {
+    const scaled = applyTemperature(z, t);
+    try {
+      return getMetricFromId(id, { probabilities: false }).function(scaled, labels);
+    } finally {
+      scaled.dispose();
+    }
+  };
+  const close = (a: number, b: number, rel = 1e-12): void => {
+    expect(Math.abs(a - b), `${a} vs ${b}`).toBeLessThanOrEqual(rel * Math.max(1, Math.abs(b)));
+  };
+
+  for (const name of ['logits.csv', 'logits.json', 'labels-first.json']) {
+    it(`${name}: the library's T, and the metrics before and after scaling`, async () => {
+      const out = (await runJson(['calibrate', fixture(name)])) as Out;
+      const fit = fitTemperature(CLS.z, CLS.labels);
+      expect(Object.keys(out)).toEqual(['temperature', 'atBound', ...IDS]);
+      expect(out.temperature).toBe(fit.temperature);
+      expect(out.atBound).toBe(false);
+      for (const id of IDS) {
+        expect(pair(out, id).before, id).toBe(oneShot(id, [CLS.z, CLS.labels]));
+        close(pair(out, id).after, scaledValue(id, CLS.z, CLS.labels, fit.temperature));
+      }
+      // the NLL before and after is the fit's own
+      close(pair(out, 'cls_cross_entropy').before, fit.nllBefore);
+      close(pair(out, 'cls_cross_entropy').after, fit.nll, 1e-6);
+      expect(pair(out, 'cls_cross_entropy').after).toBeLessThan(pair(out, 'cls_cross_entropy').before);
+    });
+  }
+
+  it('small batches change nothing but rounding', async () => {
+    const whole = (await runJson(['calibrate', fixture('logits.csv')])) as Out;
+    const small = (await runJson(['calibrate', fixture('logits.csv')], { batchSize: 4 })) as Out;
+    expect(small.temperature).toBe(whole.temperature);
+    for (const id of IDS) {
+      close(pair(small, id).before, pair(whole, id).before);
+      close(pair(small, id).after, pair(whole, id).after);
+    }
+  });
+
+  it('table, csv and markdown', async () => {
+    const out = (await runJson(['calibrate', fixture('logits.csv')])) as Out;
+    const t = out.temperature;
+    const table = await run(['calibrate', fixture('logits.csv')]);
+    expect(table.code).toBe(0);
+    expect(table.stderr).toBe('');
+    const lines = table.stdout.split('\n');
+    expect(lines[0]).toBe('logits.csv: 30 samples, 3 classes (logits, labels)');
+    expect(lines[1]).toBe(`temperature fitted in [0.01, 100] by minimizing the NLL: T = ${t}`);
+    expect(lines[3]).toMatch(/^id +metric +before +after +dir$/);
+    expect(table.stdout).toMatch(new RegExp(`^temperature +Temperature T +1\\.0000 +${t.toFixed(4)}$`, 'm'));
+    expect(table.stdout).toMatch(/^cls_ece +Classification ECE \(nbins=10\) +0\.1261 +\d\.\d{4} +↓$/m);
+    const csv = await run(['calibrate', fixture('logits.csv'), '--format', 'csv']);
+    expect(csv.stdout).toBe(
+      [
+        'id,before,after',
+        `temperature,1,${t}`,
+        ...IDS.map((id) => `${id},${pair(out, id).before},${pair(out, id).after}`),
+      ].join('\n') + '\n',
+    );
+    const md = await run(['calibrate', fixture('logits.csv'), '--format', 'markdown']);
+    expect(md.stdout).toMatch(/^\| id \| metric \| before \| after \| dir \|\n\|---\|---\|---:\|---:\|:---:\|\n/);
+    expect(md.stdout).toContain(`| \`temperature\` | Temperature T | 1.0000 | ${t.toFixed(4)} |  |`);
+    expect(md.stdout).toContain('logits.csv: 30 samples, 3 classes (logits, labels).');
+  });
+
+  it('a temperature at a bound is flagged', async () => {
+    // one sample, its label the argmax: sharper is always better
+    const file = tmpFile('sharp.csv', 'label,logit_0,logit_1,logit_2\n0,3,1,0.5\n');
+    const out = (await runJson(['calibrate', file])) as Out;
+    expect([out.temperature, out.atBound]).toEqual([0.01, true]);
+    const table = await run(['calibrate', file, '--min-temperature', '0.5']);
+    expect(table.stdout).toMatch(/^T is a bound of the range searched \[0\.5, 100\]: .*--min-temperature/m);
+    const csv = await run(['calibrate', file, '--format', 'csv', '--min-temperature=0.5']);
+    expect(csv.stdout).toMatch(/^temperature,1,0\.5$/m);
+    expect(csv.stderr).toMatch(/^ecuas: warning: the fitted temperature 0\.5 is a bound/);
+    const capped = (await runJson(['calibrate', fixture('logits.csv'), '--max-temperature', '0.5'])) as Out;
+    expect([capped.temperature, capped.atBound]).toEqual([0.5, true]);
+  });
+
+  it('probabilities need --probabilities, and then log p is fitted', async () => {
+    for (const name of ['probabilities.csv', 'probabilities.json']) {
+      const r = await run(['calibrate', fixture(name)]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.split('\n')).toHaveLength(2);
+      expect(r.stderr).toMatch(
+        /^ecuas: temperature scaling needs logits, but .* holds probabilities: pass --probabilities to use log p as the logits$/m,
+      );
+      const out = (await runJson(['calibrate', fixture(name), '--probabilities'])) as Out;
+      const fit = fitTemperature(PROB.p, PROB.labels, { probabilities: true });
+      expect(out.temperature).toBe(fit.temperature);
+      for (const id of IDS) {
+        expect(pair(out, id).before, id).toBe(
+          getMetricFromId(id, { probabilities: true }).function(PROB.p, PROB.labels),
+        );
+        const logP = PROB.p.map((row) => row.map((x) => Math.fround(Math.log(Math.fround(x)))));
+        close(pair(out, id).after, scaledValue(id, logP, PROB.labels, fit.temperature), 1e-6);
+      }
+    }
+    // a logits file of probabilities is refused as by report
+    const disguised = tmpFile(
+      'soft.csv',
+      readFileSync(fixture('probabilities.csv'), 'utf8').replace(/prob_/g, 'logit_'),
+    );
+    const r = await run(['calibrate', disguised]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/look like probabilities.*Pass --probabilities/);
+    // a label of probability 0 makes the NLL infinite at every temperature
+    const zero = tmpFile('zero.csv', 'label,prob_0,prob_1\n0,0.5,0.5\n1,1,0\n');
+    const z = await run(['calibrate', zero, '--probabilities']);
+    expect(z.code).toBe(1);
+    expect(z.stderr).toMatch(/^ecuas: .*zero\.csv: temperature scaling: .*row 1 gives label 1 probability 0\n$/);
+  });
+
+  it('confidences are refused; bad options are usage errors', async () => {
+    for (const [argv, message] of [
+      [
+        ['calibrate', fixture('confidences.csv')],
+        /^ecuas: temperature scaling needs logits and labels, but .* holds confidences/,
+      ],
+      [['calibrate'], /^ecuas: missing FILE: expected `ecuas calibrate FILE \[options\]`/],
+      [
+        ['calibrate', 'a.csv', '--min-temperature', '0'],
+        /^ecuas: --min-temperature must be a number > 0, e\.g\. 1\.5, got "0"/,
+      ],
+      [['calibrate', 'a.csv', '--max-temperature', 'x'], /^ecuas: --max-temperature must be a number > 0/],
+      [
+        ['calibrate', 'a.csv', '--min-temperature', '3', '--max-temperature', '2'],
+        /^ecuas: --min-temperature \(3\) must be below --max-temperature \(2\)/,
+      ],
+      [['calibrate', 'a.csv', '--format', 'xml'], /^ecuas: --format must be one of/],
+      [
+        ['calibrate', 'a.csv', '--metrics', 'cls_ece'],
+        /^ecuas: unknown option --metrics \(see `ecuas calibrate --help`\)/,
+      ],
+      [
+        ['calibrate', 'a.csv', '--max-temp', '3'],
+        /^ecuas: unknown option --max-temp: did you mean --max-temperature\?/,
+      ],
+    ] as Array<[string[], RegExp]>) {
+      const r = await run(argv);
+      expect([r.code, r.stdout], argv.join(' ')).toEqual([2, '']);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+
+  it('help', async () => {
+    for (const argv of [
+      ['calibrate', '--help'],
+      ['calibrate', 'x.csv', '-h'],
+      ['help', 'calibrate'],
+      ['--help', 'calibrate'],
+    ]) {
+      const r = await run(argv);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: ecuas calibrate FILE \[options\]/);
+      for (const flag of ['--probabilities', '--format', '--min-temperature', '--max-temperature', ...IDS])
+        expect(r.stdout).toContain(flag);
+    }
+    expect((await run(['--help'])).stdout).toMatch(/ecuas calibrate FILE \[options\]/);
+    expect((await run(['report', '--help'])).stdout).toContain('--temperature T');
+  });
+
+  it('leaks no tensors', async () => {
+    const before = tf.memory().numTensors;
+    await run(['calibrate', fixture('logits.csv')]);
+    await run(['calibrate', fixture('probabilities.json'), '--probabilities']);
+    await run(['calibrate', tmpFile('bad.csv', 'label,logit_0,logit_1\n0,1,2\n0,1\n')]);
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});
+
+describe('ecuas report --temperature', () => {
+  it('scores the logits divided by T, as applyTemperature gives them', async () => {
+    for (const t of ['0.7', '2.5']) {
+      const out = await runJson(['report', fixture('logits.csv'), '--temperature', t]);
+      expect(Object.keys(out)).toEqual(CLS_IDS);
+      const scaled = applyTemperature(CLS.z, Number(t));
+      try {
+        for (const id of CLS_IDS) expect(out[id], id).toBe(jsonValue(oneShot(id, [scaled, CLS.labels])));
+      } finally {
+        scaled.dispose();
+      }
+      expect(await runJson(['report', fixture('logits.json'), `--temperature=${t}`])).toEqual(out);
+    }
+    const table = await run(['report', fixture('logits.csv'), '--temperature', '2.5', '--metrics', 'cls_auc']);
+    expect(table.stdout.split('\n')[0]).toBe('logits.csv: 30 samples, 3 classes (logits, labels) at temperature 2.5');
+    // T = 1 changes nothing
+    expect(await runJson(['report', fixture('logits.csv'), '--temperature', '1'])).toEqual(
+      await runJson(['report', fixture('logits.csv')]),
+    );
+  });
+
+  it("the fitted T of calibrate gives calibrate's after values", async () => {
+    const cal = (await runJson(['calibrate', fixture('logits.csv')])) as Record<string, { after: number }> & {
+      temperature: number;
+    };
+    const ids = ['cls_cross_entropy', 'cls_ece', 'cls_norm_n-ecuas'];
+    const out = await runJson([
+      'report',
+      fixture('logits.csv'),
+      '--temperature',
+      String(cal.temperature),
+      '--metrics',
+      ids.join(','),
+    ]);
+    for (const id of ids) expect(out[id], id).toBe(cal[id].after);
+  });
+
+  it('probabilities need --probabilities, and then log p is scaled', async () => {
+    const r = await run(['report', fixture('probabilities.csv'), '--temperature', '2']);
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(/^ecuas: --temperature needs logits, but .* holds probabilities: pass --probabilities/);
+    const out = await runJson(['report', fixture('probabilities.csv'), '--temperature', '2', '--probabilities']);
+    const logP = PROB.p.map((row) => row.map((x) => Math.log(Math.fround(x)) / 2));
+    for (const id of CLS_IDS) {
+      const expected = oneShot(id, [logP, PROB.labels]);
+      const got = out[id] as number | null;
+      if (got === null) expect(Number.isFinite(expected), id).toBe(false);
+      else expect(Math.abs(got - expected), id).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(expected)));
+    }
+    // softmax(log p / T) keeps a zero probability at 0 rather than a logit of −∞
+    const zero = tmpFile('zero-p.csv', 'label,prob_0,prob_1\n0,0.5,0.5\n1,1,0\n0,0.9,0.1\n');
+    const z = await runJson([
+      'report',
+      zero,
+      '--temperature',
+      '2',
+      '--probabilities',
+      '--metrics',
+      'cls_cross_entropy,cls_auc',
+    ]);
+    expect(z.cls_cross_entropy).toBeNull(); // +Infinity: the label's probability is 0
+  });
+
+  it('refuses confidences, a disguised softmax, and a bad T; --ci bootstraps the scaled logits', async () => {
+    const c = await run(['report', fixture('confidences.csv'), '--temperature', '2']);
+    expect([c.code, c.stdout]).toEqual([2, '']);
+    expect(c.stderr).toMatch(/^ecuas: --temperature needs logits and labels, but .* holds confidences/);
+    const soft = tmpFile('soft2.csv', readFileSync(fixture('probabilities.csv'), 'utf8').replace(/prob_/g, 'logit_'));
+    const s = await run(['report', soft, '--temperature', '2']);
+    expect(s.code).toBe(1);
+    expect(s.stderr).toMatch(/look like probabilities/);
+    for (const bad of ['0', '-1', 'abc', 'inf'])
+      expect((await run(['report', fixture('logits.csv'), '--temperature', bad])).stderr).toMatch(
+        /^ecuas: --temperature must be a number > 0/,
+      );
+    const out = (await runJson([
+      'report',
+      fixture('logits.csv'),
+      '--temperature',
+      '2',
+      '--metrics',
+      'cls_auc,cls_ece',
+      '--ci',
+      '0.9',
+      '--resamples',
+      '50',
+    ])) as Record<string, { value: number; low: number; high: number }>;
+    const scaled = applyTemperature(CLS.z, 2);
+    try {
+      for (const id of ['cls_auc', 'cls_ece']) {
+        const b = bootstrap(id, [scaled, CLS.labels], { resamples: 50, level: 0.9, seed: 0 });
+        expect(out[id]).toEqual({ value: oneShot(id, [scaled, CLS.labels]), low: b.low, high: b.high });
+      }
+    } finally {
+      scaled.dispose();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-/** Output formats of `ecuas report`: table, json, csv, markdown. */
+/** Output formats of `ecuas report` and `ecuas calibrate`: table, json, csv, markdown. */
 
 export const FORMATS = ['table', 'json', 'csv', 'markdown'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -22,6 +22,28 @@ export interface ReportMeta {
   readonly n: number;
   readonly k: number;
   readonly ci?: { readonly level: number; readonly resamples: number; readonly seed: number };
+  /** `--temperature`: the logits were divided by it. */
+  readonly temperature?: number;
+}
+
+/** One metric of `ecuas calibrate`: its value before (T = 1) and after temperature scaling. */
+export interface CalibrationRow {
+  readonly id: string;
+  readonly fullName: string;
+  readonly higherIsBetter: boolean;
+  readonly before: number;
+  readonly after: number;
+}
+
+/** What `ecuas calibrate` fitted. */
+export interface CalibrationFit {
+  readonly temperature: number;
+  readonly atBound: boolean;
+}
+
+/** What `ecuas calibrate` read, and the range of temperatures it searched. */
+export interface CalibrationMeta extends ReportMeta {
+  readonly range: readonly [number, number];
 }
 
 /** Short form for tables: 4 decimals, exponent notation for tiny values, "NaN". */
@@ -46,7 +68,7 @@ function levelText(level: number): string {
   return `${Number((level * 100).toPrecision(10))}%`;
 }
 
-function arrow(row: ReportRow): string {
+function arrow(row: { readonly higherIsBetter: boolean }): string {
   return row.higherIsBetter ? '↑' : '↓';
 }
 
@@ -55,9 +77,10 @@ function interval(row: ReportRow): string {
 }
 
 function describeData(meta: ReportMeta): string {
-  return meta.kind === 'classification'
-    ? `${meta.n} samples, ${meta.k} classes (${meta.probabilities ? 'probabilities' : 'logits'}, labels)`
-    : `${meta.n} samples (confidences, correctness)`;
+  if (meta.kind === 'confidence') return `${meta.n} samples (confidences, correctness)`;
+  const rows = meta.probabilities ? 'probabilities' : 'logits';
+  const scaled = meta.temperature === undefined ? '' : ` at temperature ${meta.temperature}`;
+  return `${meta.n} samples, ${meta.k} classes (${rows}, labels)${scaled}`;
 }
 
 function nanNotes(rows: readonly ReportRow[], meta: ReportMeta): string[] {
@@ -169,5 +192,97 @@ export function formatReport(format: Format, rows: readonly ReportRow[], meta: R
       return json(rows, meta);
     case 'csv':
       return csv(rows, meta);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ecuas calibrate
+
+/** The temperature's own line: T = 1 before, the fitted T after. */
+const TEMPERATURE_ROW = { id: 'temperature', fullName: 'Temperature T' };
+
+function boundNote(fit: CalibrationFit, meta: CalibrationMeta): string | undefined {
+  if (!fit.atBound) return undefined;
+  const [lo, hi] = meta.range;
+  const which = fit.temperature === lo ? '--min-temperature' : '--max-temperature';
+  return `T is a bound of the range searched [${lo}, ${hi}]: the best T may lie beyond it (${which})`;
+}
+
+function calibrationTable(fit: CalibrationFit, rows: readonly CalibrationRow[], meta: CalibrationMeta): string {
+  const head = ['id', 'metric', 'before', 'after', 'dir'];
+  const right = [false, false, true, true, false];
+  const body = [
+    [TEMPERATURE_ROW.id, TEMPERATURE_ROW.fullName, shortNumber(1), shortNumber(fit.temperature), ''],
+    ...rows.map((r) => [r.id, r.fullName, shortNumber(r.before), shortNumber(r.after), arrow(r)]),
+  ];
+  const widths = head.map((h, j) => Math.max(width(h), ...body.map((b) => width(b[j]))));
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, j) => pad(c, widths[j], right[j]))
+      .join('  ')
+      .trimEnd();
+  const out = [
+    `${meta.file}: ${describeData(meta)}`,
+    `temperature fitted in [${meta.range[0]}, ${meta.range[1]}] by minimizing the NLL: T = ${fit.temperature}`,
+    '',
+    line(head),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...body.map(line),
+  ];
+  const note = boundNote(fit, meta);
+  if (note) out.push('', note);
+  out.push('before: T = 1, after: the fitted T; ↓ lower is better, ↑ higher is better');
+  return out.join('\n') + '\n';
+}
+
+function calibrationMarkdown(fit: CalibrationFit, rows: readonly CalibrationRow[], meta: CalibrationMeta): string {
+  const esc = (s: string): string => s.replace(/\|/g, '\\|');
+  const line = (cells: string[]): string => `| ${cells.map(esc).join(' | ')} |`;
+  const out = [line(['id', 'metric', 'before', 'after', 'dir']), '|---|---|---:|---:|:---:|'];
+  out.push(
+    line([`\`${TEMPERATURE_ROW.id}\``, TEMPERATURE_ROW.fullName, shortNumber(1), shortNumber(fit.temperature), '']),
+  );
+  for (const r of rows)
+    out.push(line([`\`${r.id}\``, r.fullName, shortNumber(r.before), shortNumber(r.after), arrow(r)]));
+  const notes = [
+    `${meta.file}: ${describeData(meta)}.`,
+    `Temperature fitted in [${meta.range[0]}, ${meta.range[1]}] by minimizing the NLL: T = ${fit.temperature}.`,
+  ];
+  const note = boundNote(fit, meta);
+  if (note) notes.push(`${note}.`);
+  return out.join('\n') + '\n\n' + notes.join(' ') + '\n';
+}
+
+function calibrationJson(fit: CalibrationFit, rows: readonly CalibrationRow[]): string {
+  const out: Record<string, unknown> = { temperature: fit.temperature, atBound: fit.atBound };
+  for (const r of rows) out[r.id] = { before: jsonNumber(r.before), after: jsonNumber(r.after) };
+  return JSON.stringify(out, null, 2) + '\n';
+}
+
+function calibrationCsv(fit: CalibrationFit, rows: readonly CalibrationRow[]): string {
+  const out = ['id,before,after', `${TEMPERATURE_ROW.id},1,${fullNumber(fit.temperature)}`];
+  for (const r of rows) out.push([r.id, fullNumber(r.before), fullNumber(r.after)].map(csvCell).join(','));
+  return out.join('\n') + '\n';
+}
+
+/**
+ * Renders `ecuas calibrate`: the temperature (1 before, T after) and each metric before and
+ * after scaling, in the formats of {@link formatReport}.
+ */
+export function formatCalibration(
+  format: Format,
+  fit: CalibrationFit,
+  rows: readonly CalibrationRow[],
+  meta: CalibrationMeta,
+): string {
+  switch (format) {
+    case 'table':
+      return calibrationTable(fit, rows, meta);
+    case 'markdown':
+      return calibrationMarkdown(fit, rows, meta);
+    case 'json':
+      return calibrationJson(fit, rows);
+    case 'csv':
+      return calibrationCsv(fit, rows);
   }
 }

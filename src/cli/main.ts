@@ -1,6 +1,7 @@
 /**
- * `ecuas` command line: `ecuas report FILE [options]`. {@link main} runs in-process with
- * injected output writers and returns the exit code; `bin.ts` wires it to the process.
+ * `ecuas` command line: `ecuas report FILE [options]` and `ecuas calibrate FILE [options]`.
+ * {@link main} runs in-process with injected output writers and returns the exit code; `bin.ts`
+ * wires it to the process.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -10,10 +11,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { bootstrap } from '../bootstrap';
 import { MetricInputError } from '../errors';
+import { fitTemperatureRows, scaleProbabilityRows, type TemperatureFitResult } from '../math/temperature';
 import { looksLikeProbabilities } from '../math/topOne';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
+import { logitsOfRows } from '../temperature';
 import { BackendError, ensureBackend } from './backend';
-import { FORMATS, formatReport, type Format, type ReportRow } from './format';
+import { FORMATS, formatCalibration, formatReport, type CalibrationRow, type Format, type ReportRow } from './format';
 import { Grow } from './grow';
 import { plotsAvailable, writePlots, type PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
@@ -72,12 +75,15 @@ function wrapList(items: readonly string[], indent: string, width = 88): string 
 const MAIN_HELP = `ecuas — metrics for models that answer with a confidence
 
 Usage:
-  ecuas report FILE [options]   compute uncertainty, calibration and selective-prediction
-                                metrics of the samples in FILE (CSV or JSON)
-  ecuas --help                  show this help
-  ecuas --version               show the version
+  ecuas report FILE [options]      compute uncertainty, calibration and selective-prediction
+                                   metrics of the samples in FILE (CSV or JSON)
+  ecuas calibrate FILE [options]   fit the temperature of temperature scaling to the logits
+                                   in FILE and show the metrics before and after
+  ecuas --help                     show this help
+  ecuas --version                  show the version
 
-Run \`ecuas report --help\` for the options and the file formats.
+Run \`ecuas report --help\` for the options and the file formats, \`ecuas calibrate --help\`
+for temperature scaling.
 `;
 
 function reportHelp(): string {
@@ -126,6 +132,9 @@ Options:
                       intervals, and every metric sees the same resamples
   --plots DIR         also write SVG plots into DIR (created if needed): reliability.svg,
                       risk-coverage.svg, cost-curve.svg. Holds all samples in memory.
+  --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
+                      \`ecuas calibrate\`). Needs logits: a file of probabilities is refused
+                      unless --probabilities is given, and then log p is scaled as logits.
   -h, --help          show this help
 
 Metric ids for confidences (conf_*):
@@ -136,6 +145,36 @@ ${wrapList(cls, '  ')}
 
 Needs a TensorFlow.js backend next to ecuas: the first installed of @tensorflow/tfjs-node,
 @tensorflow/tfjs and @tensorflow/tfjs-backend-cpu is used.
+
+Exit status: 0 success, 1 unreadable or malformed input, 2 bad command line.
+`;
+}
+
+function calibrateHelp(): string {
+  return `Usage: ecuas calibrate FILE [options]
+
+Fits the temperature T of temperature scaling to the logits and labels in FILE: the T that
+minimizes the negative log-likelihood (cross-entropy) of softmax(logits / T). Prints T and
+${CALIBRATION_IDS.join(', ')} before (T = 1) and after scaling. Divide your
+model's logits by T, or score them with \`ecuas report FILE --temperature T\`.
+
+FILE is a classification file as for \`ecuas report\` (see \`ecuas report --help\`):
+  CSV    header "label,logit_0,…,logit_{K-1}" (K ≥ 2), then e.g. 2,0.1,-1.3,2.4
+  JSON   {"logits": [[0.1, -1.3, 2.4], …], "labels": [2, …]}
+Temperature scaling needs logits: a file of probabilities (prob_* columns, "probabilities"
+key) is refused unless --probabilities is given, and then log p is used as the logits.
+All rows are held in memory (4·K + 4 bytes per sample).
+
+Options:
+  --probabilities        FILE holds probabilities (also under logit_* columns or a "logits"
+                         key): fit on log p
+  --format FORMAT        table (default), json, csv or markdown.
+                         json: {"temperature": T, "atBound": false,
+                                "<id>": {"before": …, "after": …}, …}
+                         csv: id,before,after with a first row temperature,1,T
+  --min-temperature T    smallest T searched, > 0 (default 0.01)
+  --max-temperature T    largest T searched (default 100); a T at either bound is flagged
+  -h, --help             show this help
 
 Exit status: 0 success, 1 unreadable or malformed input, 2 bad command line.
 `;
@@ -172,13 +211,29 @@ interface ReportArgs {
   ci?: number;
   resamples: number;
   seed: number;
+  /** `--temperature`: score the logits divided by it. */
+  temperature?: number;
 }
 
-type Command = { kind: 'help'; text: string } | { kind: 'version' } | { kind: 'report'; args: ReportArgs };
+interface CalibrateArgs {
+  file: string;
+  /** `--probabilities`: fit on log p. */
+  probabilities: boolean;
+  format: Format;
+  minTemperature: number;
+  maxTemperature: number;
+}
+
+type Command =
+  | { kind: 'help'; text: string }
+  | { kind: 'version' }
+  | { kind: 'report'; args: ReportArgs }
+  | { kind: 'calibrate'; args: CalibrateArgs };
 
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
 const SEE = '(see `ecuas report --help`)';
+const SEE_CALIBRATE = '(see `ecuas calibrate --help`)';
 const TRY = '(try `ecuas --help`)';
 
 /** Before the command: `ecuas --help [report]`, `ecuas --version`. */
@@ -196,6 +251,16 @@ const REPORT_OPTIONS = {
   resamples: { type: 'string' },
   seed: { type: 'string' },
   plots: { type: 'string' },
+  temperature: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsOptionsConfig;
+
+/** `ecuas calibrate FILE [options]`. */
+const CALIBRATE_OPTIONS = {
+  probabilities: { type: 'boolean' },
+  format: { type: 'string' },
+  'min-temperature': { type: 'string' },
+  'max-temperature': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsOptionsConfig;
 
@@ -325,34 +390,73 @@ function nearestOption(typed: string, options: ParseArgsOptionsConfig): string |
   return best;
 }
 
+/** The help of `ecuas help [command]` and `ecuas --help [command]`. */
+function helpFor(command: string | undefined): string {
+  return command === 'report' ? reportHelp() : command === 'calibrate' ? calibrateHelp() : MAIN_HELP;
+}
+
 function parseCommand(argv: readonly string[]): Command {
-  if (argv.length === 0) usage(`missing command: expected \`ecuas report FILE\` ${SEE}`);
+  if (argv.length === 0) usage(`missing command: expected \`ecuas report FILE\` or \`ecuas calibrate FILE\` ${SEE}`);
   const [cmd, ...rest] = argv;
   if (cmd === 'report') return parseReport(rest);
-  if (cmd === 'help') return { kind: 'help', text: rest[0] === 'report' ? reportHelp() : MAIN_HELP };
+  if (cmd === 'calibrate') return parseCalibrate(rest);
+  if (cmd === 'help') return { kind: 'help', text: helpFor(rest[0]) };
   // the old lower-case spelling; parseArgs gives an option one short name
   if (cmd === '-v') return { kind: 'version' };
-  if (!cmd.startsWith('-')) usage(`unknown command "${cmd}": the command is \`ecuas report FILE\` ${TRY}`);
+  if (!cmd.startsWith('-'))
+    usage(`unknown command "${cmd}": the commands are \`ecuas report FILE\` and \`ecuas calibrate FILE\` ${TRY}`);
   // only the first option counts, as in `ecuas --version --help`
   const parsed = parseOptions(argv, TOP_OPTIONS, ['help', 'version'], TRY);
-  if (parsed.stop === 'help')
-    return { kind: 'help', text: parsed.positionals[0] === 'report' ? reportHelp() : MAIN_HELP };
+  if (parsed.stop === 'help') return { kind: 'help', text: helpFor(parsed.positionals[0]) };
   if (parsed.stop !== undefined) return { kind: 'version' };
   return usage(`unknown option ${cmd} ${TRY}`); // `--` or `-`
+}
+
+/** The one FILE of a command's positionals. */
+function oneFile(files: readonly string[], command: string, see: string): string {
+  if (files.length === 0) usage(`missing FILE: expected \`ecuas ${command} FILE [options]\` ${see}`);
+  if (files.length > 1)
+    usage(`expected one FILE, got ${files.length}: ${files.map((f) => JSON.stringify(f)).join(', ')} ${see}`);
+  if (files[0] === '-') usage('reading from stdin is not supported: give a file name');
+  return files[0];
+}
+
+function parseFormat(text: string | undefined): Format {
+  const format = (text ?? 'table').toLowerCase();
+  if (!(FORMATS as readonly string[]).includes(format))
+    usage(`--format must be one of ${FORMATS.join(', ')}, got "${text}"`);
+  return format as Format;
+}
+
+/** A temperature option: a finite number > 0; undefined when not given. */
+function parseTemperature(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const v = /^\s*[0-9.eE+-]+\s*$/.test(text) ? Number(text) : NaN;
+  if (!(Number.isFinite(v) && v > 0)) usage(`${name} must be a number > 0, e.g. 1.5, got "${text}"`);
+  return v;
+}
+
+function parseCalibrate(argv: readonly string[]): Command {
+  const parsed = parseOptions(argv, CALIBRATE_OPTIONS, ['help'], SEE_CALIBRATE);
+  if (parsed.stop !== undefined) return { kind: 'help', text: calibrateHelp() };
+  const { values, positionals } = parsed;
+  const file = oneFile(positionals, 'calibrate', SEE_CALIBRATE);
+  const format = parseFormat(values.format);
+  const minTemperature = parseTemperature('--min-temperature', values['min-temperature']) ?? 0.01;
+  const maxTemperature = parseTemperature('--max-temperature', values['max-temperature']) ?? 100;
+  if (!(minTemperature < maxTemperature))
+    usage(`--min-temperature (${minTemperature}) must be below --max-temperature (${maxTemperature})`);
+  const probabilities = values.probabilities === true;
+  return { kind: 'calibrate', args: { file, probabilities, format, minTemperature, maxTemperature } };
 }
 
 function parseReport(argv: readonly string[]): Command {
   const parsed = parseOptions(argv, REPORT_OPTIONS, ['help'], SEE);
   if (parsed.stop !== undefined) return { kind: 'help', text: reportHelp() };
-  const { values, positionals: files } = parsed;
-  if (files.length === 0) usage(`missing FILE: expected \`ecuas report FILE [options]\` ${SEE}`);
-  if (files.length > 1)
-    usage(`expected one FILE, got ${files.length}: ${files.map((f) => JSON.stringify(f)).join(', ')} ${SEE}`);
-  if (files[0] === '-') usage('reading from stdin is not supported: give a file name');
-
-  const format = (values.format ?? 'table').toLowerCase();
-  if (!(FORMATS as readonly string[]).includes(format))
-    usage(`--format must be one of ${FORMATS.join(', ')}, got "${values.format}"`);
+  const { values, positionals } = parsed;
+  const file = oneFile(positionals, 'report', SEE);
+  const format = parseFormat(values.format);
+  const temperature = parseTemperature('--temperature', values.temperature);
 
   let ci: number | undefined;
   if (values.ci !== undefined) {
@@ -397,7 +501,7 @@ function parseReport(argv: readonly string[]): Command {
   const probabilities = values.probabilities === true;
   return {
     kind: 'report',
-    args: { file: files[0], metrics, probabilities, format: format as Format, plots, ci, resamples, seed },
+    args: { file, metrics, probabilities, format, plots, ci, resamples, seed, temperature },
   };
 }
 
@@ -423,11 +527,17 @@ function holdsText(kind: InputKind, probabilities: boolean): string {
       : 'logits and labels';
 }
 
+/**
+ * The metrics of `ids` (default: every id of the kind). `scaled`: they get logits divided by a
+ * temperature, whose unscaled rows were checked already; a check of the scaled rows could
+ * mistake them for probabilities.
+ */
 function resolveMetrics(
   ids: readonly string[] | undefined,
   kind: InputKind,
   probabilities: boolean,
   file: string,
+  scaled = false,
 ): ActiveMetric[] {
   const wanted = ids ?? METRIC_IDS.filter((id) => id.startsWith(PREFIX[kind]));
   for (const id of wanted) {
@@ -439,7 +549,7 @@ function resolveMetrics(
     }
   }
   // only cls_* ids get here with probabilities (a confidence file is refused earlier)
-  const extra = probabilities ? { probabilities: true } : undefined;
+  const extra = probabilities ? { probabilities: true } : scaled ? { probabilities: false } : undefined;
   return wanted.map((id) => ({ id, entry: getMetricFromId(id, extra) }));
 }
 
@@ -488,8 +598,15 @@ function refuseDisguisedProbabilities(batch: Batch, file: string): void {
   );
 }
 
-function feed(metrics: readonly ActiveMetric[], batch: Batch, probabilities: boolean, file: string): void {
-  if (batch.kind === 'classification' && !probabilities) refuseDisguisedProbabilities(batch, file);
+/** Feeds a batch to the metrics; `check`: refuse logits that look like probabilities first. */
+function feed(
+  metrics: readonly ActiveMetric[],
+  batch: Batch,
+  probabilities: boolean,
+  file: string,
+  check = true,
+): void {
+  if (batch.kind === 'classification' && !probabilities && check) refuseDisguisedProbabilities(batch, file);
   let z: tf.Tensor | null = null;
   try {
     if (batch.kind === 'classification') z = tf.tensor2d(batch.logits as Float32Array, [batch.n, batch.k]);
@@ -505,6 +622,136 @@ function feed(metrics: readonly ActiveMetric[], batch: Batch, probabilities: boo
   }
 }
 
+/**
+ * A classification batch at temperature T: logits z/T, rounded as `applyTemperature` (tf.div)
+ * rounds them, or, for probabilities, softmax(log p / T) = p^(1/T)/Σ p^(1/T) kept as
+ * probabilities, which equals scaling the logits log p and lets a zero probability stay 0
+ * instead of becoming a logit of −∞.
+ */
+function scaleBatch(batch: Batch, temperature: number, probabilities: boolean): Batch {
+  const { n, k } = batch;
+  const x = (batch.logits as Float32Array).subarray(0, n * k);
+  let scaled: Float32Array;
+  if (probabilities) scaled = scaleProbabilityRows(x, n, k, temperature);
+  else {
+    scaled = new Float32Array(n * k);
+    const t = Math.fround(temperature);
+    for (let i = 0; i < scaled.length; i++) scaled[i] = x[i] / t;
+  }
+  return { ...batch, logits: scaled };
+}
+
+/**
+ * Refuses what temperature scaling cannot use: confidences, and probabilities unless
+ * `--probabilities` says to take log p as the logits.
+ */
+function requireLogits(kind: InputKind, asProbabilities: boolean, forced: boolean, file: string, what: string): void {
+  if (kind === 'confidence') usage(`${what} needs logits and labels, but ${file} holds confidences and correctness`);
+  if (asProbabilities && !forced)
+    usage(`${what} needs logits, but ${file} holds probabilities: pass --probabilities to use log p as the logits`);
+}
+
+function readProgress(
+  progress: ProgressBar,
+  file: string,
+  options: MainOptions,
+): ((p: { bytes: number; total: number; pass: number }) => void) | undefined {
+  let size = 0;
+  try {
+    size = statSync(file).size;
+  } catch {
+    // readInputFile reports unreadable files
+  }
+  if (!progress.enabled || size < (options.progressMinBytes ?? 1 << 20)) return undefined;
+  return (p) =>
+    progress.update(
+      `reading${p.pass > 1 ? ` (pass ${p.pass})` : ''}`,
+      p.total ? p.bytes / p.total : 0,
+      `${bytesText(p.bytes)} / ${bytesText(p.total)}`,
+    );
+}
+
+/** What `ecuas calibrate` shows before and after: the NLL, the ECE and the normalized ECUAS. */
+const CALIBRATION_IDS = ['cls_cross_entropy', 'cls_ece', 'cls_norm_n-ecuas'] as const;
+
+async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): Promise<void> {
+  await ensureBackend();
+  const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
+  const store = new SampleStore();
+  let before: ActiveMetric[] = [];
+  let after: ActiveMetric[] = [];
+  let probabilities = false;
+  const what = 'temperature scaling';
+  try {
+    const summary = await readInputFile(
+      args.file,
+      {
+        onKind(kind, asProbabilities) {
+          requireLogits(kind, asProbabilities, args.probabilities, args.file, what);
+          probabilities = asProbabilities;
+          before = resolveMetrics(CALIBRATION_IDS, kind, probabilities, args.file);
+          after = resolveMetrics(CALIBRATION_IDS, kind, probabilities, args.file, true);
+        },
+        onBatch(batch) {
+          feed(before, batch, probabilities, args.file);
+          store.add(batch);
+        },
+        onProgress: readProgress(progress, args.file, options),
+      },
+      { batchSize: options.batchSize, probabilities: args.probabilities },
+    );
+    progress.clear();
+    const { n, k } = summary;
+    const labels = store.second as Int32Array;
+    let fit: TemperatureFitResult;
+    try {
+      const z = logitsOfRows(what, { n, k, values: store.first, labels, probabilities }, false);
+      fit = fitTemperatureRows(z, n, k, labels, args.minTemperature, args.maxTemperature);
+    } catch (e) {
+      if (e instanceof MetricInputError) throw new InputFileError(`${args.file}: ${e.message}`);
+      throw e;
+    }
+    const step = options.batchSize ?? 10_000;
+    for (let start = 0; start < n; start += step) {
+      const m = Math.min(step, n - start);
+      const batch: Batch = {
+        kind: 'classification',
+        n: m,
+        k,
+        logits: store.first.subarray(start * k, (start + m) * k),
+        labels: labels.subarray(start, start + m),
+        where: `samples ${start + 1}–${start + m}`,
+      };
+      feed(after, scaleBatch(batch, fit.temperature, probabilities), probabilities, args.file, false);
+    }
+    const rows: CalibrationRow[] = before.map((m, i) => ({
+      id: m.id,
+      fullName: m.entry.fullName,
+      higherIsBetter: m.entry.higherIsBetter,
+      before: m.entry.obj.compute(),
+      after: after[i].entry.obj.compute(),
+    }));
+    io.stdout(
+      formatCalibration(args.format, fit, rows, {
+        file: basename(args.file),
+        kind: 'classification',
+        probabilities,
+        n,
+        k,
+        range: [args.minTemperature, args.maxTemperature],
+      }),
+    );
+    // the table and markdown say it in their notes; json has `atBound`
+    if (fit.atBound && args.format === 'csv')
+      io.stderr(
+        `ecuas: warning: the fitted temperature ${fit.temperature} is a bound of the range searched [${args.minTemperature}, ${args.maxTemperature}]: the best one may lie beyond it\n`,
+      );
+  } finally {
+    progress.clear();
+    for (const m of [...before, ...after]) m.entry.obj.dispose();
+  }
+}
+
 async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promise<void> {
   if (args.plots !== undefined) {
     if (!plotsAvailable()) throw new CliError('--plots: plots are not available in this build of ecuas', 1);
@@ -517,13 +764,6 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
   await ensureBackend();
 
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
-  let size = 0;
-  try {
-    size = statSync(args.file).size;
-  } catch {
-    // readInputFile reports unreadable files
-  }
-  const showRead = progress.enabled && size >= (options.progressMinBytes ?? 1 << 20);
   const keep = args.ci !== undefined || args.plots !== undefined;
   const store = keep ? new SampleStore() : null;
   let metrics: ActiveMetric[] = [];
@@ -539,21 +779,22 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
               `--probabilities applies to files of logits and labels, but ${args.file} holds confidences and correctness: leave it out`,
             );
           }
+          if (args.temperature !== undefined)
+            requireLogits(kind, asProbabilities, args.probabilities, args.file, '--temperature');
           probabilities = asProbabilities;
-          metrics = resolveMetrics(args.metrics, kind, probabilities, args.file);
+          metrics = resolveMetrics(args.metrics, kind, probabilities, args.file, args.temperature !== undefined);
         },
         onBatch(batch) {
-          feed(metrics, batch, probabilities, args.file);
-          store?.add(batch);
+          let b = batch;
+          if (args.temperature !== undefined) {
+            // the rows as given are checked; scaled ones could pass for probabilities, or stop doing so
+            if (!probabilities) refuseDisguisedProbabilities(batch, args.file);
+            b = scaleBatch(batch, args.temperature, probabilities);
+          }
+          feed(metrics, b, probabilities, args.file, args.temperature === undefined);
+          store?.add(b);
         },
-        onProgress: showRead
-          ? (p) =>
-              progress.update(
-                `reading${p.pass > 1 ? ` (pass ${p.pass})` : ''}`,
-                p.total ? p.bytes / p.total : 0,
-                `${bytesText(p.bytes)} / ${bytesText(p.total)}`,
-              )
-          : undefined,
+        onProgress: readProgress(progress, args.file, options),
       },
       { batchSize: options.batchSize, probabilities: args.probabilities },
     );
@@ -579,7 +820,8 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
             resamples: args.resamples,
             level,
             seed: args.seed,
-            probabilities: summary.probabilities ? true : undefined,
+            // scaled logits were checked before scaling (see feed)
+            probabilities: summary.probabilities ? true : args.temperature !== undefined ? false : undefined,
             onProgress: showBoot
               ? (done, total) =>
                   progress.update(`bootstrap ${i + 1}/${rows.length}`, (i + done / total) / rows.length, row.id)
@@ -601,6 +843,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         n: summary.n,
         k: summary.k,
         ci: args.ci !== undefined ? { level: args.ci, resamples: args.resamples, seed: args.seed } : undefined,
+        temperature: args.temperature,
       }),
     );
 
@@ -648,7 +891,8 @@ export async function main(argv: readonly string[], io: CliIO, options: MainOpti
       io.stdout(`${version()}\n`);
       return 0;
     }
-    await report(cmd.args, io, options);
+    if (cmd.kind === 'calibrate') await calibrate(cmd.args, io, options);
+    else await report(cmd.args, io, options);
     return 0;
   } catch (e) {
     if (e instanceof CliError) {

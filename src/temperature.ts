@@ -1,0 +1,214 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { ARG, fail } from './errors';
+import { readClassifierRows, type ClassifierRows, type ProbabilitiesOptions } from './inputs/logits';
+import { isTensor, readRaw, type TensorLike } from './inputs/read';
+import { fitTemperatureRows, type TemperatureFitResult } from './math/temperature';
+import { probabilitiesOption, resolveOptions, type OptionSpec } from './options';
+
+export type { TemperatureFitResult } from './math/temperature';
+
+/** Options of {@link fitTemperature} and {@link TemperatureFitter} (SPEC §8.4). */
+export interface TemperatureOptions extends ProbabilitiesOptions {
+  /** Smallest temperature searched, finite > 0. Default 0.01. */
+  minTemperature?: number;
+  /** Largest temperature searched, finite > `minTemperature`. Default 100. */
+  maxTemperature?: number;
+}
+
+const temperatureOption = (dflt: number): OptionSpec<number> => ({
+  default: dflt,
+  check: (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? null : 'a finite number > 0'),
+});
+
+const SCHEMA = {
+  minTemperature: temperatureOption(0.01),
+  maxTemperature: temperatureOption(100),
+  probabilities: probabilitiesOption,
+};
+
+/** The options with defaults, checked; `where` names the function or class in messages. */
+export function resolveTemperatureOptions(where: string, options: unknown): Required<TemperatureOptions> {
+  const o = resolveOptions<TemperatureOptions>(where, SCHEMA, options);
+  if (!(o.minTemperature < o.maxTemperature)) {
+    fail(
+      where,
+      'minTemperature',
+      `expected option ${ARG} to be below \`maxTemperature\` (${o.maxTemperature}), but got ${o.minTemperature}`,
+    );
+  }
+  return o;
+}
+
+/**
+ * Logits of validated classifier rows: the rows themselves, or with `probabilities: true` the
+ * float32 log x (so a fit on probabilities equals one on the logits log x). Refuses a row whose
+ * label has probability 0: its NLL is infinite at every temperature. `copy` forces a fresh array
+ * (the rows may alias the caller's data).
+ */
+export function logitsOfRows(where: string, rows: ClassifierRows, copy: boolean): Float32Array {
+  if (!rows.probabilities) return copy ? rows.values.slice() : rows.values;
+  const { n, k, values, labels } = rows;
+  const z = new Float32Array(n * k);
+  for (let i = 0; i < n; i++) {
+    if (values[i * k + labels[i]] === 0) {
+      fail(
+        where,
+        'logits',
+        `expected every row of ${ARG} to give its label a probability > 0 (its NLL is infinite at every temperature), but row ${i} gives label ${labels[i]} probability 0`,
+      );
+    }
+  }
+  for (let j = 0; j < z.length; j++) z[j] = Math.log(values[j]);
+  return z;
+}
+
+function noSamples(where: string): never {
+  return fail(where, 'logits', 'no samples: expected at least one row of `logits` to fit a temperature');
+}
+
+/**
+ * Fits the temperature T of temperature scaling (Guo et al. 2017): the T in
+ * [`minTemperature`, `maxTemperature`] that minimizes the mean negative log-likelihood
+ * mean_i [logsumexp_k(z_ik/T) − z_i,label/T] of softmax(z/T). The objective is convex in 1/T and
+ * is minimized by a safeguarded Newton's method to far below 1e-6 relative in T. If every row is
+ * constant the NLL does not depend on T: the result is T = 1. Inputs are read as by the
+ * classification metrics (SPEC §4), `probabilities` included: `true` fits on the logits log p,
+ * and by default a batch that looks like probabilities is refused. O(N·K) per Newton step.
+ *
+ * @example
+ * ```ts
+ * const logits = tf.tensor2d([[4, 0, 0], [0, 3, 0], [2, 0, 1]]);
+ * const { temperature, nll, nllBefore, atBound } = fitTemperature(logits, [0, 1, 2]);
+ * // temperature ≈ 1.09, nll < nllBefore, atBound = false
+ * const calibrated = applyTemperature(logits, temperature); // a new tensor: logits / T
+ * ```
+ */
+export function fitTemperature(
+  logits: TensorLike,
+  labels: TensorLike,
+  options?: TemperatureOptions,
+): TemperatureFitResult {
+  const where = 'fitTemperature';
+  const o = resolveTemperatureOptions(where, options);
+  const rows = readClassifierRows(where, [logits, labels], 0, o.probabilities);
+  if (rows.n === 0) noSamples(where);
+  const z = logitsOfRows(where, rows, false);
+  const { temperature, nll, nllBefore, atBound } = fitTemperatureRows(
+    z,
+    rows.n,
+    rows.k,
+    rows.labels,
+    o.minTemperature,
+    o.maxTemperature,
+  );
+  return { temperature, nll, nllBefore, atBound };
+}
+
+/**
+ * {@link fitTemperature} over data that arrives in batches: `update` keeps the rows compactly
+ * (float32 logits, int32 labels: 4·K + 4 bytes per sample, no tensors), `fit` solves on all of
+ * them. A rejected `update` leaves the rows as they were; every `update` must keep the K of the
+ * first.
+ *
+ * @example
+ * ```ts
+ * const fitter = new TemperatureFitter({ maxTemperature: 10 });
+ * for (const [logits, labels] of batches) fitter.update(logits, labels);
+ * const { temperature } = fitter.fit();
+ * ```
+ */
+export class TemperatureFitter {
+  private readonly options: Required<TemperatureOptions>;
+  private chunks: Array<{ readonly z: Float32Array; readonly labels: Int32Array }> = [];
+  private rows = 0;
+  private k = 0;
+
+  /** Checks the options (as {@link fitTemperature}'s). */
+  constructor(options?: TemperatureOptions) {
+    this.options = resolveTemperatureOptions('TemperatureFitter', options);
+  }
+
+  /** Number of samples added so far. */
+  get count(): number {
+    return this.rows;
+  }
+
+  /** Adds a batch of logits [N, K] (or probabilities, with `probabilities: true`) and labels [N]. O(N·K). */
+  update(logits: TensorLike, labels: TensorLike): void {
+    const where = 'TemperatureFitter';
+    const rows = readClassifierRows(where, [logits, labels], this.k, this.options.probabilities);
+    if (rows.n === 0) return;
+    const z = logitsOfRows(where, rows, true);
+    this.chunks.push({ z, labels: rows.labels });
+    this.rows += rows.n;
+    this.k = rows.k;
+  }
+
+  /** Fits T on every row added so far (see {@link fitTemperature}). Throws with no samples. */
+  fit(): TemperatureFitResult {
+    if (this.rows === 0) noSamples('TemperatureFitter');
+    if (this.chunks.length > 1) {
+      // joined once, so another fit (or more updates) does not copy them again
+      const z = new Float32Array(this.rows * this.k);
+      const labels = new Int32Array(this.rows);
+      let at = 0;
+      for (const c of this.chunks) {
+        z.set(c.z, at * this.k);
+        labels.set(c.labels, at);
+        at += c.labels.length;
+      }
+      this.chunks = [{ z, labels }];
+    }
+    const { z, labels } = this.chunks[0];
+    const { minTemperature, maxTemperature } = this.options;
+    const { temperature, nll, nllBefore, atBound } = fitTemperatureRows(
+      z,
+      this.rows,
+      this.k,
+      labels,
+      minTemperature,
+      maxTemperature,
+    );
+    return { temperature, nll, nllBefore, atBound };
+  }
+
+  /** Forgets every row; the options stay. */
+  reset(): void {
+    this.chunks = [];
+    this.rows = 0;
+    this.k = 0;
+  }
+}
+
+/**
+ * Logits divided by a temperature: a new float32 tensor z/T (the input, a tensor or an array,
+ * is left as it is). With the T of {@link fitTemperature}, the softmax of the result is the
+ * temperature-scaled prediction.
+ *
+ * @example
+ * ```ts
+ * const scaled = applyTemperature(tf.tensor2d([[2, 0], [0, 4]]), 2); // [[1, 0], [0, 2]]
+ * scaled.dispose();
+ * ```
+ */
+export function applyTemperature(logits: TensorLike, temperature: number): tf.Tensor {
+  const where = 'applyTemperature';
+  if (!(typeof temperature === 'number' && Number.isFinite(temperature) && temperature > 0)) {
+    fail(
+      where,
+      'temperature',
+      `expected argument ${ARG} to be a finite number > 0, but got ${typeof temperature === 'number' ? temperature : typeof temperature}`,
+    );
+  }
+  if (isTensor(logits)) {
+    if (logits.isDisposed) fail(where, 'logits', `expected argument ${ARG} to be a live tensor, but it was disposed`);
+    // a cast first: tf.div on int32 tensors divides as integers
+    return tf.tidy(() => tf.div(tf.cast(logits, 'float32'), tf.scalar(temperature)));
+  }
+  const raw = readRaw(where, 'logits', logits);
+  const out = new Float32Array(raw.values.length);
+  const t = Math.fround(temperature);
+  // as tf.div computes it: float32 values over the float32 temperature
+  for (let i = 0; i < out.length; i++) out[i] = Math.fround(raw.values[i]) / t;
+  return tf.tensor(out, raw.shape.slice(), 'float32');
+}
