@@ -15,3 +15,11 @@ export { getMetricFromId, METRIC_IDS, type MetricEntry } from './registry';
 export * from './plots/index';
 export { bootstrap, type BootstrapMetric, type BootstrapOptions, type BootstrapResult } from './bootstrap';
 export { ecuasCallback, type EcuasCallback, type EcuasCallbackOptions, type PredictingModel } from './callback';
+export {
+  applyTemperature,
+  fitTemperature,
+  TemperatureFitter,
+  type TemperatureFitResult,
+  type TemperatureOptions,
+} from './temperature';
+export { reliabilityTable, type ReliabilityRow, type ReliabilityTableOptions } from './reliabilityTable';

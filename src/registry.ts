@@ -31,6 +31,7 @@ import {
   ExpectedCalibrationError,
   FPR95,
 } from './metrics/confidence';
+import { ClassificationSmoothECE, ClasswiseECE, SmoothECE } from './metrics/calibration';
 import { SCODAUGRC, SCODAURC } from './metrics/selective';
 
 /** What {@link getMetricFromId} returns. */
@@ -54,13 +55,16 @@ type MetricClass = (new (options?: any) => Metric<unknown[]>) & {
 };
 
 /**
- * A parameter an id may carry as `_<name>=<value>`: the option it sets and the text its value
- * must match. The bounds of the value are the metric class's own (its option schema).
+ * A parameter an id may carry as `_<name>=<value>`: the option it sets, the text its value must
+ * match and how that text becomes the option's value. The bounds of the value are the metric
+ * class's own (its option schema).
  */
 interface Param {
   readonly name: string;
   readonly option: string;
   readonly pattern: RegExp;
+  /** The option's value from matching text (default: the number it spells). */
+  readonly value?: (text: string) => unknown;
 }
 
 const INT = /^[1-9][0-9]*$/;
@@ -70,6 +74,15 @@ const nParam: Param = { name: 'n', option: 'n', pattern: DECIMAL };
 const gammaParam: Param = { name: 'gamma', option: 'gamma', pattern: DECIMAL };
 const nBinsParam: Param = { name: 'nbins', option: 'nBins', pattern: INT };
 const costParam: Param = { name: 'cost', option: 'oodCost', pattern: DECIMAL };
+const normParam: Param = { name: 'norm', option: 'norm', pattern: /^(l1|l2|max)$/, value: (t) => t };
+const binningParam: Param = { name: 'binning', option: 'binning', pattern: /^(uniform|quantile)$/, value: (t) => t };
+const debiasParam: Param = { name: 'debias', option: 'debias', pattern: /^(true|false)$/, value: (t) => t === 'true' };
+const sigmaParam: Param = {
+  name: 'sigma',
+  option: 'sigma',
+  pattern: /^(auto|(0|[1-9][0-9]*)(\.[0-9]+)?)$/,
+  value: (t) => (t === 'auto' ? t : Number(t)),
+};
 
 interface Entry {
   readonly cls: MetricClass;
@@ -77,8 +90,11 @@ interface Entry {
   readonly fullName: string;
   readonly display: string;
   readonly higherIsBetter?: boolean;
-  /** The parameter the id may carry; when absent from the id its default applies. */
-  readonly param?: Param;
+  /**
+   * The parameters the id may carry, each at most once, in any order. The first is always
+   * shown in names (with its default when the id leaves it out); the others when given.
+   */
+  readonly params?: readonly Param[];
 }
 
 const N = { normalize: true };
@@ -111,16 +127,33 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Expected Calibration Error',
       display: 'ECE',
-      param: nBinsParam,
+      params: [nBinsParam, normParam, binningParam, debiasParam],
     },
   ],
   [
+    'conf_mce',
+    {
+      cls: ExpectedCalibrationError,
+      options: { norm: 'max' },
+      fullName: 'Maximum Calibration Error',
+      display: 'MCE',
+      params: [nBinsParam, binningParam],
+    },
+  ],
+  ['conf_smece', { cls: SmoothECE, options: {}, fullName: 'Smooth ECE', display: 'smECE', params: [sigmaParam] }],
+  [
     'conf_n-ecuas',
-    { cls: ConfidenceECUAS, options: RAW, fullName: 'Confidence ECUAS_n', display: 'ECUAS', param: nParam },
+    { cls: ConfidenceECUAS, options: RAW, fullName: 'Confidence ECUAS_n', display: 'ECUAS', params: [nParam] },
   ],
   [
     'conf_gamma-ecuas',
-    { cls: ConfidenceGammaECUAS, options: RAW, fullName: 'Confidence γ-ECUAS', display: 'γ-ECUAS', param: gammaParam },
+    {
+      cls: ConfidenceGammaECUAS,
+      options: RAW,
+      fullName: 'Confidence γ-ECUAS',
+      display: 'γ-ECUAS',
+      params: [gammaParam],
+    },
   ],
   ['conf_ccas', { cls: CCAS, options: RAW, fullName: 'CCAS', display: 'CCAS' }],
   ['conf_aurc', { cls: ConfidenceAURC, options: {}, fullName: 'Confidence AURC', display: 'AURC' }],
@@ -166,11 +199,47 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
   ],
   [
     'cls_ece',
-    { cls: ClassificationECE, options: {}, fullName: 'Classification ECE', display: 'ECE', param: nBinsParam },
+    {
+      cls: ClassificationECE,
+      options: {},
+      fullName: 'Classification ECE',
+      display: 'ECE',
+      params: [nBinsParam, normParam, binningParam, debiasParam],
+    },
+  ],
+  [
+    'cls_mce',
+    {
+      cls: ClassificationECE,
+      options: { norm: 'max' },
+      fullName: 'Classification Maximum Calibration Error',
+      display: 'MCE',
+      params: [nBinsParam, binningParam],
+    },
+  ],
+  [
+    'cls_cw_ece',
+    {
+      cls: ClasswiseECE,
+      options: {},
+      fullName: 'Classwise ECE',
+      display: 'cwECE',
+      params: [nBinsParam, normParam, debiasParam],
+    },
+  ],
+  [
+    'cls_smece',
+    {
+      cls: ClassificationSmoothECE,
+      options: {},
+      fullName: 'Classification Smooth ECE',
+      display: 'smECE',
+      params: [sigmaParam],
+    },
   ],
   [
     'cls_n-ecuas',
-    { cls: ClassificationECUAS, options: RAW, fullName: 'Classification ECUAS_n', display: 'ECUAS', param: nParam },
+    { cls: ClassificationECUAS, options: RAW, fullName: 'Classification ECUAS_n', display: 'ECUAS', params: [nParam] },
   ],
   [
     'cls_norm_n-ecuas',
@@ -179,7 +248,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: N,
       fullName: 'Normalized Classification ECUAS_n',
       display: 'NECUAS',
-      param: nParam,
+      params: [nParam],
     },
   ],
   [
@@ -189,7 +258,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: RAW,
       fullName: 'Classification γ-ECUAS',
       display: 'γ-ECUAS',
-      param: gammaParam,
+      params: [gammaParam],
     },
   ],
   [
@@ -199,7 +268,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: N,
       fullName: 'Normalized Classification γ-ECUAS',
       display: 'γ-NECUAS',
-      param: gammaParam,
+      params: [gammaParam],
     },
   ],
   ['cls_aurc', { cls: ClassificationAURC, options: {}, fullName: 'Classification AURC', display: 'AURC' }],
@@ -211,8 +280,8 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
     { cls: ClassificationFPR95, options: {}, fullName: 'Classification FPR at 95% recall', display: 'FPR95' },
   ],
 
-  ['scod_aurc', { cls: SCODAURC, options: {}, fullName: 'SCOD AURC', display: 'SCOD-AURC', param: costParam }],
-  ['scod_augrc', { cls: SCODAUGRC, options: {}, fullName: 'SCOD AUGRC', display: 'SCOD-AUGRC', param: costParam }],
+  ['scod_aurc', { cls: SCODAURC, options: {}, fullName: 'SCOD AURC', display: 'SCOD-AURC', params: [costParam] }],
+  ['scod_augrc', { cls: SCODAUGRC, options: {}, fullName: 'SCOD AUGRC', display: 'SCOD-AUGRC', params: [costParam] }],
 ]);
 
 /** Every id accepted without a parameter, in registry order (parameterized forms: see README). */
@@ -230,41 +299,43 @@ function editDistance(a: string, b: string): number {
   return prev[b.length];
 }
 
-/** What `options` for `entry`'s class get wrong about `option`, in the class's words; null if nothing. */
-function optionProblem(entry: Entry, options: object, option: string): string | null {
+/** Which option `entry`'s class rejects in `options`, and what it must be, in the class's words; null if none. */
+function optionProblem(entry: Entry, options: object): { readonly option: string; readonly expected: string } | null {
   try {
     new entry.cls(options).dispose();
     return null;
   } catch (e) {
     const rejected = rejectedOption(e);
-    if (rejected?.option === option) return rejected.expected;
+    if (rejected) return rejected;
     throw e;
   }
 }
 
-const defaults = new Map<Entry, number>();
+const defaults = new Map<Entry, Readonly<Record<string, unknown>>>();
 
-/** The class's default of the entry's parameter, e.g. 10 for `nbins`. */
-function paramDefault(entry: Entry, param: Param): number {
-  let value = defaults.get(entry);
-  if (value === undefined) {
+/** The class's default of one of the entry's parameters, e.g. 10 for `nbins`. */
+function paramDefault(entry: Entry, param: Param): unknown {
+  let options = defaults.get(entry);
+  if (!options) {
     const obj = new entry.cls(entry.options);
-    value = (obj.options as Record<string, number>)[param.option];
+    options = obj.options as Readonly<Record<string, unknown>>;
     obj.dispose();
-    defaults.set(entry, value);
+    defaults.set(entry, options);
   }
-  return value;
+  return options[param.option];
 }
 
+/** The valid id nearest to `id`: a base, or a base with one parameter at its default. */
 function nearestId(id: string): string {
   let best = METRIC_IDS[0];
   let bestD = Infinity;
   for (const candidate of METRIC_IDS) {
     const entry = REGISTRY.get(candidate) as Entry;
-    const shown = entry.param
-      ? `${candidate}_${entry.param.name}=${formatNumber(paramDefault(entry, entry.param))}`
-      : candidate;
-    for (const form of entry.param ? [candidate, shown] : [candidate]) {
+    const forms = [
+      candidate,
+      ...(entry.params ?? []).map((p) => `${candidate}_${p.name}=${formatValue(paramDefault(entry, p))}`),
+    ];
+    for (const form of forms) {
       const d = editDistance(id, form);
       if (d < bestD) {
         bestD = d;
@@ -275,16 +346,19 @@ function nearestId(id: string): string {
   return best;
 }
 
-function formatNumber(v: number): string {
+function formatValue(v: unknown): string {
   return String(v);
 }
 
 /**
  * Looks a metric up by its string id, e.g. `"cls_norm_n-ecuas_n=2"` or `"conf_ece_nbins=15"`.
  *
- * Grammar: `<base>` or `<base>_<param>=<value>` where `<base>` is one of {@link METRIC_IDS} and
- * `<param>` is `n` (ECUAS_n, a decimal ≥ 0), `gamma` (γ-ECUAS, a decimal in [0, 1]), `nbins`
- * (ECE, an integer ≥ 1) or `cost` (SCOD, a decimal in [0, 1]). Anything else throws a
+ * Grammar: `<base>(_<param>=<value>)*` — each parameter at most once, in any order — where
+ * `<base>` is one of {@link METRIC_IDS} and `<param>` one that base takes: `n` (ECUAS_n, a
+ * decimal ≥ 0), `gamma` (γ-ECUAS, a decimal in [0, 1]), `nbins` (binned calibration errors, an
+ * integer ≥ 1), `norm` (`l1`, `l2`, `max`), `binning` (`uniform`, `quantile`), `debias`
+ * (`true`, `false`), `sigma` (smooth ECE, `auto` or a decimal in [0.001, 1]) or `cost` (SCOD, a
+ * decimal in [0, 1]); e.g. `cls_ece_nbins=15_norm=l2`. Anything else throws a
  * {@link MetricInputError} naming the id and the nearest valid one. `extra` options (e.g.
  * `{ probabilities: true }` for a `cls_*` id) are merged over the id's own, and checked by the class.
  *
@@ -302,35 +376,53 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
   const given = ownOptions('getMetricFromId', extra);
   const bad = (why: string): never =>
     fail('getMetricFromId', 'id', `unknown metric id ${JSON.stringify(id)}: ${why} (did you mean "${nearestId(id)}"?)`);
-  let base = id;
-  let paramName: string | undefined;
-  let paramText: string | undefined;
+  // <base>(_<param>=<value>)*: the base ends at the last `_` before the first `=`; values hold no `_`
   const eq = id.indexOf('=');
-  if (eq >= 0) {
-    const sep = id.lastIndexOf('_', eq);
-    if (sep < 0) bad('malformed parameter');
-    base = id.slice(0, sep);
-    paramName = id.slice(sep + 1, eq);
-    paramText = id.slice(eq + 1);
-  }
+  const sep = eq >= 0 ? id.lastIndexOf('_', eq) : -1;
+  if (eq >= 0 && sep < 0) bad('malformed parameter');
+  const base = eq >= 0 ? id.slice(0, sep) : id;
   const entry = REGISTRY.get(base);
   if (!entry) return bad('no such metric');
+  const params = entry.params ?? [];
   let options: Record<string, unknown> = { ...entry.options };
-  let suffix = '';
-  if (paramName !== undefined) {
-    const p = entry.param;
-    if (!p) return bad(`${base} takes no parameter`);
-    if (paramName !== p.name) return bad(`${base} takes the parameter \`${p.name}\`, not \`${paramName}\``);
-    const text = paramText as string;
+  const shown = new Map<Param, string>();
+  const texts = new Map<string, [Param, string]>();
+  for (const part of eq >= 0 ? id.slice(sep + 1).split('_') : []) {
+    const at = part.indexOf('=');
+    const name = at < 0 ? part : part.slice(0, at);
+    const text = at < 0 ? '' : part.slice(at + 1);
+    if (params.length === 0) return bad(`${base} takes no parameter`);
+    const p = params.find((q) => q.name === name);
+    if (!p) {
+      const names = params.map((q) => `\`${q.name}\``).join(', ');
+      return bad(`${base} takes the parameter${params.length > 1 ? 's' : ''} ${names}, not \`${name}\``);
+    }
+    if (at < 0) return bad(`malformed parameter \`${part}\``);
+    if (shown.has(p)) return bad(`the parameter \`${name}\` is given twice`);
     // Text of another form becomes NaN, which the class rejects too: one wording for both.
-    const value = p.pattern.test(text) ? Number(text) : NaN;
+    const value = p.pattern.test(text) ? (p.value ?? Number)(text) : NaN;
     options = { ...options, [p.option]: value };
-    const problem = optionProblem(entry, options, p.option) ?? (value === value ? null : 'a plain number');
-    if (problem !== null) return bad(`${p.name} must be ${problem}, got ${JSON.stringify(text)}`);
-    suffix = `${p.name}=${formatNumber(value)}`;
-  } else if (entry.param) {
-    suffix = `${entry.param.name}=${formatNumber(paramDefault(entry, entry.param))}`;
+    texts.set(p.option, [p, text]);
+    shown.set(p, formatValue(value));
   }
+  // the class checks the options together (e.g. `debias` needs `norm: 'l2'`), in its own words
+  const problem = texts.size > 0 ? optionProblem(entry, options) : null;
+  if (problem) {
+    const named = texts.get(problem.option);
+    if (!named)
+      return bad(`it conflicts with the default \`${problem.option}\`: ${problem.option} must be ${problem.expected}`);
+    return bad(`${named[0].name} must be ${problem.expected}, got ${JSON.stringify(named[1])}`);
+  }
+  // text of another form that the class happens to accept as NaN
+  for (const [p, text] of texts.values()) {
+    if (!p.pattern.test(text)) return bad(`${p.name} must be a plain number, got ${JSON.stringify(text)}`);
+  }
+  const first = params[0] as Param | undefined;
+  if (first && !shown.has(first)) shown.set(first, formatValue(paramDefault(entry, first)));
+  const suffix = params
+    .filter((p) => shown.has(p))
+    .map((p) => `${p.name}=${shown.get(p) as string}`)
+    .join(', ');
   const Cls = entry.cls;
   const frozen = Object.freeze({ ...options, ...given });
   return {

@@ -140,6 +140,26 @@ describe('getMetricFromId', () => {
     ).toThrow(/unknown option `__proto__`/);
   });
 
+  it('chains parameters, each at most once, in any order (SPEC §10)', () => {
+    const a = getMetricFromId('cls_ece_nbins=15_norm=l2');
+    const b = getMetricFromId('cls_ece_norm=l2_nbins=15');
+    expect(a.obj.options).toMatchObject({ nBins: 15, norm: 'l2' });
+    expect(b.obj.options).toEqual(a.obj.options);
+    expect(a.fullName).toBe('Classification ECE (nbins=15, norm=l2)');
+    expect(getMetricFromId('conf_ece_debias=true_norm=l2').obj.options).toMatchObject({ debias: true, norm: 'l2' });
+    expect(getMetricFromId('conf_mce').obj.options).toMatchObject({ norm: 'max', nBins: 10 });
+    expect(getMetricFromId('conf_smece_sigma=0.05').obj.options).toMatchObject({ sigma: 0.05 });
+    expect(getMetricFromId('cls_smece').fullName).toBe('Classification Smooth ECE (sigma=auto)');
+    for (const m of [a, b]) m.obj.dispose();
+    expect(() => getMetricFromId('conf_ece_debias=true')).toThrow(/debias must be false unless `norm` is 'l2'/);
+    expect(() => getMetricFromId('conf_ece_norm=l2_norm=l1')).toThrow(/`norm` is given twice/);
+    expect(() => getMetricFromId('conf_mce_norm=l2')).toThrow(/takes the parameters `nbins`, `binning`, not `norm`/);
+    expect(() => getMetricFromId('conf_ece_norm=l3')).toThrow(
+      /norm must be 'l1', 'l2' or 'max', got "l3".*did you mean "conf_ece_norm=l1"/,
+    );
+    expect(() => getMetricFromId('cls_smece_sigma=0')).toThrow(/did you mean "cls_smece_sigma=auto"/);
+  });
+
   it('suggests the nearest id', () => {
     expect(() => getMetricFromId('conf_ecee')).toThrow(/did you mean "conf_ece"/);
     expect(() => getMetricFromId('cls_norm_ecuas_n=2')).toThrow(/cls_norm_n-ecuas/);
