@@ -133,15 +133,19 @@ export class TemperatureFitter {
     return this.rows;
   }
 
-  /** Adds a batch of logits [N, K] (or probabilities, with `probabilities: true`) and labels [N]. O(N·K). */
-  update(logits: TensorLike, labels: TensorLike): void {
+  /**
+   * Adds a batch of logits [N, K] (or probabilities, with `probabilities: true`) and labels [N];
+   * returns `this`, like a metric's `update`. O(N·K).
+   */
+  update(logits: TensorLike, labels: TensorLike): this {
     const where = 'TemperatureFitter';
     const rows = readClassifierRows(where, [logits, labels], this.k, this.options.probabilities);
-    if (rows.n === 0) return;
+    if (rows.n === 0) return this;
     const z = logitsOfRows(where, rows, true);
     this.chunks.push({ z, labels: rows.labels });
     this.rows += rows.n;
     this.k = rows.k;
+    return this;
   }
 
   /** Fits T on every row added so far (see {@link fitTemperature}). Throws with no samples. */

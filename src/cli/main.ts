@@ -113,7 +113,9 @@ sample.
 
 Options:
   --metrics ID,ID,…   metrics to compute (ids below; parameterized forms such as
-                      cls_norm_n-ecuas_n=2, conf_ece_nbins=15, conf_gamma-ecuas_gamma=0.3).
+                      cls_norm_n-ecuas_n=2, conf_gamma-ecuas_gamma=0.3; parameters chain,
+                      in any order: cls_ece_nbins=15_norm=l2_binning=quantile,
+                      cls_cw_ece_norm=max, conf_smece_sigma=0.05).
                       Default: every cls_* id for logits or probabilities, every conf_* id
                       for confidences.
   --probabilities     the logit_* columns (or "logits" key) of FILE hold probabilities:
