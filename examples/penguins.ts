@@ -18,9 +18,8 @@
  * shuffling in fit (tfjs shuffles with Math.random), so every run prints the same numbers.
  */
 import * as tf from '@tensorflow/tfjs';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   bootstrap,
@@ -32,23 +31,18 @@ import {
   riskCoveragePlot,
   topOneConfidences,
 } from '../src/index';
-import { mulberry32 } from './random';
+import {
+  FEATURES,
+  loadPenguins,
+  penguinModel,
+  shuffledExamples,
+  SPECIES,
+  standardizer,
+  type Penguin,
+} from './penguinsData';
 
 // ---------------------------------------------------------------------------------------------
 // Data
-
-const SPECIES = ['Adelie', 'Chinstrap', 'Gentoo'] as const;
-const FEATURES = ['Beak Depth (mm)', 'Flipper Length (mm)', 'Body Mass (g)'] as const;
-const MEASUREMENTS = ['Beak Length (mm)', ...FEATURES] as const;
-
-type Penguin = Record<string, string | number | null>;
-
-/** vega-datasets' penguins.json: 344 penguins, one object per penguin. */
-function loadPenguins(): Penguin[] {
-  const require = createRequire(import.meta.url);
-  const file = join(dirname(require.resolve('vega-datasets')), '..', 'data', 'penguins.json');
-  return JSON.parse(readFileSync(file, 'utf8')) as Penguin[];
-}
 
 interface Split {
   xTrain: number[][];
@@ -60,37 +54,22 @@ interface Split {
 
 /** Drops penguins with a missing measurement, shuffles with a fixed seed, splits 60/40, standardizes with the training statistics. */
 function prepare(all: Penguin[]): Split {
-  const rows = all.filter(
-    (p) =>
-      MEASUREMENTS.every((f) => typeof p[f] === 'number') && SPECIES.includes(p.Species as (typeof SPECIES)[number]),
-  );
-  const rand = mulberry32(7);
-  const order = rows.map((_, i) => i);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  const x = order.map((i) => FEATURES.map((f) => rows[i][f] as number));
-  const y = order.map((i) => SPECIES.indexOf(rows[i].Species as (typeof SPECIES)[number]));
+  const { x, y, dropped } = shuffledExamples(all, 7);
   const nTrain = Math.round(0.6 * x.length);
-  const mean = FEATURES.map((_, j) => x.slice(0, nTrain).reduce((s, r) => s + r[j], 0) / nTrain);
-  const sd = FEATURES.map((_, j) =>
-    Math.sqrt(x.slice(0, nTrain).reduce((s, r) => s + (r[j] - mean[j]) ** 2, 0) / nTrain),
-  );
-  const z = x.map((r) => r.map((v, j) => (v - mean[j]) / sd[j]));
+  const standardize = standardizer(x.slice(0, nTrain));
   return {
-    xTrain: z.slice(0, nTrain),
+    xTrain: standardize(x.slice(0, nTrain)),
     yTrain: y.slice(0, nTrain),
-    xVal: z.slice(nTrain),
+    xVal: standardize(x.slice(nTrain)),
     yVal: y.slice(nTrain),
-    dropped: all.length - rows.length,
+    dropped,
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-/** Top-1 softmax probability, its complement (computed stably) and correctness per row of logits [n, k]. */
+/** Right-aligns a table cell. */
 const pad = (s: string, w: number): string => s.padStart(w);
 
 // ---------------------------------------------------------------------------------------------
@@ -113,23 +92,7 @@ async function main(): Promise<void> {
   const xValT = tf.tensor2d(xVal);
   const yValT = tf.tidy(() => tf.oneHot(tf.tensor1d(yVal, 'int32'), SPECIES.length));
 
-  const model = tf.sequential();
-  model.add(
-    tf.layers.dense({
-      inputShape: [FEATURES.length],
-      units: 8,
-      activation: 'relu',
-      kernelInitializer: tf.initializers.glorotUniform({ seed: 1 }),
-    }),
-  );
-  model.add(
-    tf.layers.dense({
-      units: SPECIES.length,
-      activation: 'softmax',
-      kernelInitializer: tf.initializers.glorotUniform({ seed: 2 }),
-    }),
-  );
-  model.compile({ optimizer: tf.train.adam(0.02), loss: 'categoricalCrossentropy' });
+  const model = penguinModel();
 
   // Metrics followed during training: logged as val_<id> next to tfjs's own loss and val_loss.
   const TRACKED = ['cls_norm_n-ecuas_n=0', 'cls_ece', 'cls_aurc', 'cls_error_rate'];
