@@ -14,7 +14,7 @@ import type { TensorLike } from '../inputs/read';
 import { MIN_SIGMA } from '../math/smoothEce';
 import { Metric } from '../metric';
 import { calibrationNormOption, debiasOption, nBinsOption, type OptionSchema, type OptionSpec } from '../options';
-import { SumMetric } from '../reducers/metricBases';
+import { decisionColumnProblem, SumMetric } from '../reducers/metricBases';
 import { FixedValueState, FlaggedKeyColumn } from '../reducers/state';
 
 // The calibration family of SPEC §8.2–§8.3. Each class declares its input, options and the pure
@@ -142,15 +142,7 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
   }
 
   protected stateProblem(): string | null {
-    const { keys } = this.samples.read();
-    const wide = this.decl.input.keyPrecision === 'float64';
-    for (let i = 0; i < keys.length; i++) {
-      if (!(keys[i] <= 1 && (wide ? keys[i] > 0 : keys[i] >= 0))) return `a confidence of ${keys[i]}`;
-    }
-    const k = this.numClasses.value;
-    if (keys.length === 0) return k === 0 ? null : `K = ${k} classes but no samples`;
-    if (wide) return k >= 2 ? null : `K = ${k} classes`;
-    return k === 0 ? null : `K = ${k} classes for confidence inputs`;
+    return decisionColumnProblem(this.decl.input, this.samples.read().keys, this.numClasses.value);
   }
 }
 

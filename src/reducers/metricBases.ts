@@ -87,6 +87,23 @@ function classesProblem(input: DecisionInput<unknown>, k: number, n: number): st
   return k === 0 ? null : `K = ${k} classes for confidence inputs`;
 }
 
+/**
+ * What makes a loaded column of decisions impossible — a confidence outside [0, 1] (outside
+ * (0, 1] for the float64 top-1 probability of classifier rows) or a K that does not fit the
+ * input — or null. Every metric that keeps its decisions checks its state with it.
+ */
+export function decisionColumnProblem(
+  input: DecisionInput<unknown>,
+  keys: Float32Array | Float64Array,
+  k: number,
+): string | null {
+  const wide = keys instanceof Float64Array;
+  for (let i = 0; i < keys.length; i++) {
+    if (!(keys[i] <= 1 && (wide ? keys[i] > 0 : keys[i] >= 0))) return `a confidence of ${keys[i]}`;
+  }
+  return classesProblem(input, k, keys.length);
+}
+
 /** What a ranking metric is: an input adapter and the value of tie blocks of its decisions. */
 export interface RankingDeclaration {
   readonly input: DecisionInput<unknown>;
@@ -132,11 +149,7 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
 
   protected stateProblem(): string | null {
     const { keys } = this.samples.read();
-    const wide = keys instanceof Float64Array;
-    for (let i = 0; i < keys.length; i++) {
-      if (!(keys[i] <= 1 && (wide ? keys[i] > 0 : keys[i] >= 0))) return `a confidence of ${keys[i]}`;
-    }
-    return classesProblem(this.decl.input, this.numClasses.value, keys.length);
+    return decisionColumnProblem(this.decl.input, keys, this.numClasses.value);
   }
 }
 
@@ -222,8 +235,10 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
         (sums ? this.decl.check(sums, this.resolved) : null)
       );
     }
-    const { keys } = (this.samples as FlaggedKeyColumn).read();
-    for (let i = 0; i < keys.length; i++) if (!(keys[i] >= 0 && keys[i] <= 1)) return `a confidence of ${keys[i]}`;
-    return classesProblem(this.decl.input, this.numClasses.value, keys.length);
+    return decisionColumnProblem(
+      this.decl.input,
+      (this.samples as FlaggedKeyColumn).read().keys,
+      this.numClasses.value,
+    );
   }
 }
