@@ -21,7 +21,7 @@ const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 const argmax = (row: number[]): number => row.reduce((best, v, i) => (v > row[best] ? i : best), 0);
 
 /** Input families: which `update` arguments a metric takes. */
-type Kind = 'conf' | 'cls' | 'scod' | 'risk';
+type Kind = 'conf' | 'cls' | 'scod' | 'risk' | 'gauss';
 /** What an argument holds: 1-D reals, 1-D 0/1 flags, 1-D labels, 2-D logits, or any-rank reals. */
 type ArgType = 'real' | 'flag' | 'label' | 'logits' | 'array';
 type Args = unknown[];
@@ -34,6 +34,7 @@ const KINDS: Record<Kind, { names: readonly string[]; types: readonly ArgType[] 
   cls: { names: ['logits', 'labels'], types: ['logits', 'label'] },
   scod: { names: ['oodScores', 'classificationErrors', 'isOod'], types: ['real', 'flag', 'flag'] },
   risk: { names: ['yPred', 'yTrue', 'uncertainty'], types: ['array', 'array', 'real'] },
+  gauss: { names: ['yPred', 'yTrue', 'yStd'], types: ['real', 'real', 'real'] },
 };
 
 /** A good batch of `n` samples as nested number arrays (fresh on every call). */
@@ -76,6 +77,13 @@ function goodBatch(kind: Kind, seed: number, n = N): Args {
       u[3] = u[n - 1]; // a tie
       return [p, t, u];
     }
+    case 'gauss': {
+      const p = vec(() => round3(2 * r()));
+      const t = p.map((v) => round3(v + r() - 0.5));
+      const s = vec(() => round3(0.1 + r()));
+      s[3] = s[n - 1]; // a tie
+      return [p, t, s];
+    }
   }
 }
 
@@ -109,6 +117,13 @@ const METRICS: Row[] = [
   { name: 'SCODAUGRC', kind: 'scod' },
   { name: 'RiskCoverageCurve', kind: 'risk' },
   { name: 'RejectionPolicy', kind: 'risk', options: { fraction: 0.1 } },
+  { name: 'GaussianNLL', kind: 'gauss' },
+  { name: 'GaussianCRPS', kind: 'gauss' },
+  { name: 'IntervalCoverage', kind: 'gauss' },
+  { name: 'IntervalWidth', kind: 'gauss' },
+  { name: 'Sharpness', kind: 'gauss' },
+  { name: 'RegressionCalibrationError', kind: 'gauss', options: { nLevels: 10 } },
+  { name: 'ENCE', kind: 'gauss', options: { nBins: 3 } },
 ];
 const CLS_ROWS = METRICS.filter((r) => r.kind === 'cls');
 const CONF_ROWS = METRICS.filter((r) => r.kind === 'conf');
@@ -369,6 +384,28 @@ const BAD_CASES: Record<Kind, BadCase[]> = {
     },
     { label: 'yPred a scalar tensor', args: ['yPred'], make: setArg(0, () => track(tf.scalar(1))) },
     ...sharedBadCases('risk'),
+  ],
+  gauss: [
+    ...[0, -1, NaN, Infinity, -Infinity, 1e39].map((v): BadCase => ({
+      label: `yStd containing ${v}`,
+      args: ['yStd', 'index 5'],
+      make: setAt(2, 5, v),
+    })),
+    ...[NaN, Infinity].map((v): BadCase => ({ label: `yPred containing ${v}`, args: ['yPred'], make: setAt(0, 5, v) })),
+    ...[NaN, -Infinity].map((v): BadCase => ({
+      label: `yTrue containing ${v}`,
+      args: ['yTrue'],
+      make: setAt(1, 5, v),
+    })),
+    { label: 'yTrue one sample short', args: ['yPred', 'yTrue'], make: setArg(1, shorter) },
+    { label: 'yStd one sample short', args: ['yPred', 'yStd'], make: setArg(2, shorter) },
+    {
+      label: 'yPred and yTrue of shape [N, 2]',
+      args: ['yPred'],
+      make: (g) => [(g[0] as number[]).map((v) => [v, v]), (g[1] as number[]).map((v) => [v, v]), g[2]],
+    },
+    { label: 'yPred a scalar tensor', args: ['yPred'], make: setArg(0, () => track(tf.scalar(1))) },
+    ...sharedBadCases('gauss'),
   ],
 };
 

@@ -25,6 +25,8 @@ export * from './confidence';
 export * from './classification';
 export * from './selective';
 export * from './calibration';
+export * from './regression';
+export { normalCdf, normalPdf, normalQuantile } from '../math/normal';
 export { decisionsOf, rowStats, type ClassifierRows } from '../inputs/logits';
 export type { ConfidenceBatch } from '../inputs/confidences';
 export { topOneStats, probabilityStats } from '../math/topOne';

@@ -2,12 +2,14 @@ import type { Metric } from '../metric';
 import * as calibration from './calibration';
 import * as classification from './classification';
 import * as confidence from './confidence';
+import * as regression from './regression';
 import * as selective from './selective';
 
 export * from './confidence';
 export * from './classification';
 export * from './selective';
 export * from './calibration';
+export * from './regression';
 
 /** A concrete metric class: constructible with options, with its name and `update` argument names. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any class: each has its own options, inputs and value
@@ -34,6 +36,7 @@ export const METRIC_CLASSES: ReadonlyMap<string, MetricClass> = new Map(
       ...Object.values(classification),
       ...Object.values(selective),
       ...Object.values(calibration),
+      ...Object.values(regression),
     ] as unknown[]
   )
     .filter(

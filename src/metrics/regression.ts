@@ -1,0 +1,290 @@
+import {
+  ence,
+  gaussianCrpsCompute,
+  gaussianCrpsUpdate,
+  gaussianNllCompute,
+  gaussianNllUpdate,
+  gaussianSumsProblem,
+  intervalCoverageCompute,
+  intervalCoverageUpdate,
+  intervalWidthCompute,
+  intervalWidthUpdate,
+  regressionCalibrationCompute,
+  regressionCalibrationSumsProblem,
+  regressionCalibrationUpdate,
+  sharpnessCompute,
+  sharpnessUpdate,
+  squaredErrors,
+  type RegressionCalibrationNorm,
+} from '../functional/regression';
+import type { TensorLike } from '../inputs/read';
+import { GAUSSIAN, type GaussianBatch } from '../inputs/regression';
+import { Metric } from '../metric';
+import type { NoOptions } from '../reducers/metricBases';
+import { choiceOption, integerOption, levelOption, nBinsOption, type OptionSchema } from '../options';
+import { float32Column, float64Column, SumState } from '../reducers/state';
+
+// The metrics of SPEC §9 over Gaussian predictions N(yPred, yStd²): each class declares its
+// options and the pure functions of ../functional/regression.ts that do its math.
+
+type GaussianArgs = [TensorLike, TensorLike, TensorLike];
+
+/** The declaration of a Gaussian sum metric: its pure update/compute pair and what makes loaded sums impossible. */
+interface GaussianSumDeclaration<O extends object> {
+  readonly options: OptionSchema<O>;
+  readonly update: (batch: GaussianBatch, options: Readonly<Required<O>>) => Float64Array;
+  readonly compute: (sums: Float64Array, options: Readonly<Required<O>>) => number;
+  readonly check: (sums: Float64Array, options: Readonly<Required<O>>) => string | null;
+}
+
+/**
+ * A metric over (yPred, yTrue, yStd) whose state is a fixed float64 vector of sums [N, …]: its
+ * memory does not grow with the number of samples.
+ */
+abstract class GaussianSumMetric<O extends object> extends Metric<GaussianArgs, number, O> {
+  static override readonly inputs: readonly string[] = GAUSSIAN.names;
+  private readonly sums = this.track('sums', new SumState());
+  private readonly decl: GaussianSumDeclaration<O>;
+
+  protected constructor(decl: GaussianSumDeclaration<O>, options: O | undefined) {
+    super(decl.options, options);
+    this.decl = decl;
+  }
+
+  get sampleCount(): number {
+    return this.sums.first;
+  }
+
+  protected ingest(args: GaussianArgs): void {
+    const batch = GAUSSIAN.read(this.metricName, args, {}, 0);
+    if (batch.n === 0) return;
+    this.sums.add(this.decl.update(batch, this.options));
+  }
+
+  protected computeValue(): number {
+    return this.decl.compute(this.sums.read() as Float64Array, this.options);
+  }
+
+  protected stateProblem(): string | null {
+    const sums = this.sums.read();
+    return sums ? this.decl.check(sums, this.options) : null;
+  }
+}
+
+/** Sums of `length` entries whose entries after N must all be ≥ 0 (sums of non-negative terms). */
+const nonNegativeSums =
+  (length: number) =>
+  (sums: Float64Array): string | null =>
+    gaussianSumsProblem(sums, length) ?? (sums.every((v) => v >= 0) ? null : `a negative sum in [${sums.join(', ')}]`);
+
+/**
+ * Mean Gaussian negative log-likelihood of the targets under N(yPred, yStd²):
+ * mean[½ log 2π + log σ + z²/2], z = (yTrue − yPred)/σ. `yStd` is the **standard deviation, not
+ * the variance**: passing σ² silently gives a different (wrong) value. State: 3 numbers.
+ *
+ * @example
+ * ```ts
+ * new GaussianNLL().update([0, 1], [0, 1], [1, 1]).compute(); // ½ log 2π = 0.9189…
+ * ```
+ */
+export class GaussianNLL extends GaussianSumMetric<NoOptions> {
+  static override readonly metricName: string = 'GaussianNLL';
+  constructor(options?: NoOptions) {
+    super(
+      {
+        options: {},
+        update: gaussianNllUpdate,
+        compute: gaussianNllCompute,
+        check: (s) => gaussianSumsProblem(s, 3) ?? (s[2] >= 0 ? null : `Σz² = ${s[2]}`),
+      },
+      options,
+    );
+  }
+}
+
+/**
+ * Mean continuous ranked probability score of N(yPred, yStd²) at the targets, in closed form:
+ * σ[z(2Φ(z) − 1) + 2φ(z) − 1/√π]. In the units of y; lower is better. `yStd` is the **standard
+ * deviation, not the variance**. State: 2 numbers.
+ *
+ * @example
+ * ```ts
+ * new GaussianCRPS().update([0], [0], [1]).compute(); // (√2 − 1)/√π = 0.2337…
+ * ```
+ */
+export class GaussianCRPS extends GaussianSumMetric<NoOptions> {
+  static override readonly metricName: string = 'GaussianCRPS';
+  constructor(options?: NoOptions) {
+    super(
+      { options: {}, update: gaussianCrpsUpdate, compute: gaussianCrpsCompute, check: nonNegativeSums(2) },
+      options,
+    );
+  }
+}
+
+/** Options of {@link IntervalCoverage} and {@link IntervalWidth}. */
+export interface IntervalOptions {
+  /** Probability of the central interval μ ± σ·Φ⁻¹((1 + level)/2), in (0, 1). Default 0.95. */
+  level?: number;
+}
+
+/**
+ * Prediction interval coverage probability (PICP): the fraction of targets inside their central
+ * `level` interval μ ± σ·Φ⁻¹((1 + level)/2). Well calibrated when it equals `level`. `yStd` is
+ * the **standard deviation, not the variance**. State: 2 numbers.
+ *
+ * @example
+ * ```ts
+ * new IntervalCoverage({ level: 0.5 }).update([0, 0, 0, 0], [0.1, 0.5, 1, 3], [1, 1, 1, 1]).compute(); // 0.5
+ * ```
+ */
+export class IntervalCoverage extends GaussianSumMetric<IntervalOptions> {
+  static override readonly metricName: string = 'IntervalCoverage';
+  constructor(options?: IntervalOptions) {
+    super(
+      {
+        options: { level: levelOption(0.95) },
+        update: intervalCoverageUpdate,
+        compute: intervalCoverageCompute,
+        check: (s) =>
+          gaussianSumsProblem(s, 2) ??
+          (Number.isInteger(s[1]) && s[1] >= 0 && s[1] <= s[0] ? null : `${s[1]} of ${s[0]} covered`),
+      },
+      options,
+    );
+  }
+}
+
+/**
+ * Mean prediction interval width (MPIW) of the central `level` intervals: mean 2σ·Φ⁻¹((1 + level)/2),
+ * in the units of y. `yStd` is the **standard deviation, not the variance**. State: 2 numbers.
+ *
+ * @example
+ * ```ts
+ * new IntervalWidth({ level: 0.95 }).update([0, 0], [1, 2], [1, 2]).compute(); // 2·1.95996…·1.5 = 5.8798…
+ * ```
+ */
+export class IntervalWidth extends GaussianSumMetric<IntervalOptions> {
+  static override readonly metricName: string = 'IntervalWidth';
+  constructor(options?: IntervalOptions) {
+    super(
+      {
+        options: { level: levelOption(0.95) },
+        update: intervalWidthUpdate,
+        compute: intervalWidthCompute,
+        check: nonNegativeSums(2),
+      },
+      options,
+    );
+  }
+}
+
+/**
+ * Sharpness: the root mean predicted variance √mean σ², in the units of y (it ignores the
+ * targets). `yStd` is the **standard deviation, not the variance**. State: 2 numbers.
+ *
+ * @example
+ * ```ts
+ * new Sharpness().update([0, 0], [5, 7], [1, 7]).compute(); // √25 = 5
+ * ```
+ */
+export class Sharpness extends GaussianSumMetric<NoOptions> {
+  static override readonly metricName: string = 'Sharpness';
+  constructor(options?: NoOptions) {
+    super({ options: {}, update: sharpnessUpdate, compute: sharpnessCompute, check: nonNegativeSums(2) }, options);
+  }
+}
+
+/** Options of {@link RegressionCalibrationError}. */
+export interface RegressionCalibrationErrorOptions {
+  /** Number of levels p_j = j/(nLevels − 1), an integer ≥ 2. Default 100. */
+  nLevels?: number;
+  /**
+   * How the gaps e_j = observed − expected coverage combine: 'l1' mean |e_j| (MACE, the default),
+   * 'l2' √mean e_j² (RMSCE), 'area' the miscalibration area between the calibration curve and the diagonal.
+   */
+  norm?: RegressionCalibrationNorm;
+}
+
+/**
+ * Regression calibration error (uncertainty-toolbox, centered intervals): for levels
+ * p_j = j/(nLevels − 1), the observed fraction of targets inside the central p_j interval
+ * against p_j, as MACE (`l1`), RMSCE (`l2`) or the miscalibration area (`area`). `yStd` is the
+ * **standard deviation, not the variance**. State: 1 + nLevels counts.
+ *
+ * @example
+ * ```ts
+ * new RegressionCalibrationError({ norm: 'l1', nLevels: 3 }).update([0, 0], [0.1, 0.2], [1, 1]).compute(); // 1/6
+ * ```
+ */
+export class RegressionCalibrationError extends GaussianSumMetric<RegressionCalibrationErrorOptions> {
+  static override readonly metricName: string = 'RegressionCalibrationError';
+  constructor(options?: RegressionCalibrationErrorOptions) {
+    super(
+      {
+        options: {
+          nLevels: integerOption(100, 2, 1e6),
+          norm: choiceOption<RegressionCalibrationNorm>(['l1', 'l2', 'area'], 'l1'),
+        },
+        update: regressionCalibrationUpdate,
+        compute: regressionCalibrationCompute,
+        check: regressionCalibrationSumsProblem,
+      },
+      options,
+    );
+  }
+}
+
+/** Options of {@link ENCE}. */
+export interface ENCEOptions {
+  /** Number of equal-mass bins of σ. Default 10. */
+  nBins?: number;
+}
+
+/**
+ * Expected normalized calibration error (Levi et al. 2022): samples sorted by σ into `nBins`
+ * equal-mass bins (ties at a bin edge split by count); the mean over non-empty bins of
+ * |RMV_b − RMSE_b|/RMV_b, with RMV_b = √mean σ² and RMSE_b = √mean (yTrue − yPred)². `yStd` is
+ * the **standard deviation, not the variance**. State: σ (float32) and the squared error
+ * (float64) of every sample, 12 bytes a sample.
+ *
+ * @example
+ * ```ts
+ * new ENCE({ nBins: 2 }).update([0, 0, 0, 0], [1, 1, 1, 3], [1, 1, 2, 2]).compute(); // (0 + |2 − √5|/2)/2
+ * ```
+ */
+export class ENCE extends Metric<GaussianArgs, number, ENCEOptions> {
+  static override readonly metricName: string = 'ENCE';
+  static override readonly inputs: readonly string[] = GAUSSIAN.names;
+  private readonly std = this.track('std', float32Column());
+  private readonly squaredError = this.track('squaredError', float64Column());
+
+  constructor(options?: ENCEOptions) {
+    super({ nBins: nBinsOption }, options);
+  }
+
+  get sampleCount(): number {
+    return this.std.size;
+  }
+
+  protected ingest(args: GaussianArgs): void {
+    const batch = GAUSSIAN.read(this.metricName, args, {}, 0);
+    if (batch.n === 0) return;
+    this.std.push(batch.yStd);
+    this.squaredError.push(squaredErrors(batch));
+  }
+
+  protected computeValue(): number {
+    return ence(this.std.read(), this.squaredError.read(), this.options.nBins);
+  }
+
+  protected stateProblem(): string | null {
+    if (this.std.size !== this.squaredError.size)
+      return `${this.std.size} standard deviations for ${this.squaredError.size} squared errors`;
+    const std = this.std.read();
+    for (let i = 0; i < std.length; i++) if (!(std[i] > 0)) return `a standard deviation of ${std[i]} at ${i}`;
+    const se = this.squaredError.read();
+    for (let i = 0; i < se.length; i++) if (!(se[i] >= 0)) return `a squared error of ${se[i]} at ${i}`;
+    return null;
+  }
+}
