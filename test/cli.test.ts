@@ -10,12 +10,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../src/bootstrap';
+import { formatReport } from '../src/cli/format';
 import { JsonStreamParser, type JsonHandler } from '../src/cli/json';
 import { Grow } from '../src/cli/grow';
 import { main, type MainOptions } from '../src/cli/main';
-import { plotSamples, riskCoverage, type PlotData } from '../src/cli/plots';
+import { plotSamples, regressionRiskCoverage, riskCoverage, type PlotData } from '../src/cli/plots';
 import { readInputFile, type Batch } from '../src/cli/readers';
-import { applyTemperature, fitTemperature, getMetricFromId, METRIC_IDS } from '../src/index';
+import { applyTemperature, fitTemperature, getMetricFromId, METRIC_IDS, riskCoverageCurve } from '../src/index';
+import { regressionCalibrationCurve } from '../src/plots/index';
 import { formatNumber } from '../src/plots/svg';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -70,6 +72,13 @@ const clsRows = csvRows('logits.csv');
 const CLS = { z: clsRows.map((r) => r.slice(1).map(Number)), labels: clsRows.map((r) => Number(r[0])) };
 const probRows = csvRows('probabilities.csv');
 const PROB = { p: probRows.map((r) => r.slice(1).map(Number)), labels: probRows.map((r) => Number(r[0])) };
+
+const regCsv = readFileSync(fixture('regression.csv'), 'utf8').trim().split('\n');
+const regCols = regCsv[0].split(',');
+const regCol = (name: string): number[] => regCsv.slice(1).map((l) => Number(l.split(',')[regCols.indexOf(name)]));
+const REG = { p: regCol('prediction'), t: regCol('target'), s: regCol('std') };
+/** The regression ids of the registry (none until they are registered) and the CLI's risk_aurc. */
+const REG_IDS = METRIC_IDS.filter((id) => id.startsWith('reg_'));
 
 const CONF_IDS = METRIC_IDS.filter((id) => id.startsWith('conf_'));
 const CLS_IDS = METRIC_IDS.filter((id) => id.startsWith('cls_'));
@@ -577,6 +586,213 @@ describe('ecuas report: probabilities', () => {
   });
 });
 
+describe('ecuas report: regression', () => {
+  const f32 = (a: number[]): Float32Array => Float32Array.from(a);
+  const aurc = riskCoverageCurve(f32(REG.p), f32(REG.t), f32(REG.s), { nPoints: 'all' }).aurc;
+
+  it('the fixtures hold the same samples, the CSV columns in another order', () => {
+    expect(regCols).toEqual(['target', 'prediction', 'std']);
+    const json = JSON.parse(readFileSync(fixture('regression.json'), 'utf8')) as Record<string, number[]>;
+    expect(json.yPred).toEqual(REG.p);
+    expect(json.yTrue).toEqual(REG.t);
+    expect(json.yStd).toEqual(REG.s);
+  });
+
+  for (const name of ['regression.csv', 'regression.json']) {
+    it(`${name}: every reg_* id and risk_aurc by default, as the library computes them`, async () => {
+      const out = (await runJson(['report', fixture(name)])) as Record<string, number>;
+      expect(Object.keys(out)).toEqual([...REG_IDS, 'risk_aurc']);
+      expect(out.risk_aurc).toBe(aurc);
+      for (const id of REG_IDS) {
+        const want = getMetricFromId(id).function(f32(REG.p), f32(REG.t), f32(REG.s));
+        expect(out[id], id).toBeCloseTo(want, 10);
+      }
+    });
+  }
+
+  it('small batches give the same values', async () => {
+    const one = (await runJson(['report', fixture('regression.csv')])) as Record<string, number>;
+    for (const name of ['regression.csv', 'regression.json']) {
+      const small = (await runJson(['report', fixture(name)], { batchSize: 7 })) as Record<string, number>;
+      for (const id of Object.keys(one)) expect(small[id], `${name} ${id}`).toBeCloseTo(one[id], 10);
+    }
+  });
+
+  it('the table names the kind of data', async () => {
+    const r = await run(['report', fixture('regression.csv'), '--metrics', 'risk_aurc']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('regression.csv: 40 samples (predictions, targets, standard deviations)');
+    expect(r.stdout).toMatch(/risk_aurc +Risk–coverage AURC \(squared error, by std\) +\d\.\d{4} +↓/);
+  });
+
+  it('--metrics takes reg_* ids and risk_aurc, and refuses the ids of other files', async () => {
+    const wanted = [...REG_IDS.slice(0, 2).reverse(), 'risk_aurc'];
+    const out = await runJson(['report', fixture('regression.json'), '--metrics', wanted.join(',')]);
+    expect(Object.keys(out)).toEqual(wanted);
+    const refused: Array<[string, string, RegExp]> = [
+      [
+        'regression.csv',
+        'conf_ece',
+        /"conf_ece" needs confidences and correctness, but .*regression\.csv holds predictions, targets and standard deviations: use reg_\* ids \(or risk_aurc\)$/,
+      ],
+      [
+        'regression.json',
+        'cls_auc',
+        /"cls_auc" needs logits \(or probabilities\) and labels, but .* holds predictions/,
+      ],
+      [
+        'confidences.csv',
+        'risk_aurc',
+        /"risk_aurc" needs predictions, targets and standard deviations, but .*confidences\.csv holds confidences and correctness: use conf_\* ids$/,
+      ],
+      [
+        'logits.csv',
+        'risk_aurc',
+        /"risk_aurc" needs predictions, targets and standard deviations, but .* holds logits and labels/,
+      ],
+    ];
+    if (REG_IDS.length > 0)
+      refused.push([
+        'confidences.json',
+        REG_IDS[0],
+        /needs predictions, targets and standard deviations, but .* holds confidences/,
+      ]);
+    for (const [file, id, message] of refused) {
+      const r = await run(['report', fixture(file), '--metrics', id]);
+      expect(r.code, `${file} ${id}`).toBe(2);
+      expect(r.stderr.trimEnd()).toMatch(message);
+    }
+  });
+
+  it('--probabilities and --temperature are usage errors', async () => {
+    let r = await run(['report', fixture('regression.csv'), '--probabilities']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /--probabilities applies to files of logits and labels, but .* holds predictions, targets and standard deviations: leave it out/,
+    );
+    r = await run(['report', fixture('regression.json'), '--temperature', '2']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /--temperature needs logits and labels, but .* holds predictions, targets and standard deviations/,
+    );
+  });
+
+  it('--ci bootstraps every metric, the same for CSV and JSON', async () => {
+    type Ci = Record<string, { value: number; low: number; high: number }>;
+    const args = ['--ci', '0.9', '--resamples', '200', '--seed', '3'];
+    const csv = (await runJson(['report', fixture('regression.csv'), ...args])) as Ci;
+    const json = (await runJson(['report', fixture('regression.json'), ...args])) as Ci;
+    expect(json).toEqual(csv);
+    expect(Object.keys(csv)).toEqual([...REG_IDS, 'risk_aurc']);
+    for (const [id, r] of Object.entries(csv)) {
+      expect(r.low, id).toBeLessThanOrEqual(r.high);
+      if (id !== 'reg_picp') {
+        expect(r.low, id).toBeLessThanOrEqual(r.value + 1e-12);
+        expect(r.high, id).toBeGreaterThanOrEqual(r.value - 1e-12);
+      }
+    }
+    expect(csv.risk_aurc.value).toBe(aurc);
+    const b = bootstrap(
+      () => {
+        const rc = {
+          m: null as ReturnType<typeof riskCoverageCurve> | null,
+          ins: [] as Float32Array[],
+          update(...x: Float32Array[]) {
+            rc.ins = x;
+            return rc;
+          },
+          compute: () => riskCoverageCurve(rc.ins[0], rc.ins[1], rc.ins[2], { nPoints: 'all' }).aurc,
+          dispose: () => undefined,
+        };
+        return rc as never;
+      },
+      [f32(REG.p), f32(REG.t), f32(REG.s)],
+      { resamples: 200, level: 0.9, seed: 3 },
+    );
+    expect([csv.risk_aurc.low, csv.risk_aurc.high]).toEqual([b.low, b.high]);
+    for (const id of REG_IDS) {
+      const r = bootstrap(id, [f32(REG.p), f32(REG.t), f32(REG.s)], { resamples: 200, level: 0.9, seed: 3 });
+      expect(csv[id].low, id).toBeCloseTo(r.low, 10);
+      expect(csv[id].high, id).toBeCloseTo(r.high, 10);
+    }
+  });
+
+  it('--plots writes the calibration curve and the risk–coverage plot by std', async () => {
+    const dir = join(tmp, 'reg-plots');
+    const ids = ['risk_aurc', ...REG_IDS.filter((id) => id === 'reg_miscal_area')];
+    const r = await run([
+      'report',
+      fixture('regression.csv'),
+      '--format',
+      'json',
+      '--metrics',
+      ids.join(','),
+      '--plots',
+      dir,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['calibration.svg', 'risk-coverage.svg']);
+    expect(r.stderr).toBe(`ecuas: wrote ${join(dir, 'calibration.svg')}, ${join(dir, 'risk-coverage.svg')}\n`);
+    const table = JSON.parse(r.stdout) as Record<string, number>;
+    const rc = readFileSync(join(dir, 'risk-coverage.svg'), 'utf8');
+    const curve = regressionRiskCoverage(f32(REG.p), f32(REG.t), f32(REG.s));
+    expect(curve.aurc).toBe(table.risk_aurc);
+    expect(rc).toContain(
+      `Standard deviation  (AURC ${formatNumber(table.risk_aurc)}, E-AURC ${formatNumber(curve.eaurc)})`,
+    );
+    const cal = readFileSync(join(dir, 'calibration.svg'), 'utf8');
+    expect(cal).toContain('class="miscalibration-area"');
+    const area = regressionCalibrationCurve(f32(REG.p), f32(REG.t), f32(REG.s), 100).miscalibrationArea;
+    expect(cal).toContain(`Miscalibration area ${formatNumber(area)}`);
+    if ('reg_miscal_area' in table) expect(area).toBeCloseTo(table.reg_miscal_area, 12);
+  });
+
+  it('a metric with no better direction (PICP, best at its level) gets · in the tables', () => {
+    const rows = [
+      { id: 'reg_picp', fullName: 'PICP', higherIsBetter: null, value: 0.9 },
+      { id: 'risk_aurc', fullName: 'AURC', higherIsBetter: false, value: 0.5 },
+    ];
+    const meta = { file: 'r.csv', kind: 'regression' as const, n: 3, k: 0 };
+    const table = formatReport('table', rows, meta);
+    expect(table).toMatch(/reg_picp +PICP +0\.9000 +·\n/);
+    expect(table).toContain('↓ lower is better, ↑ higher is better, · best at its nominal level');
+    expect(formatReport('markdown', rows, meta)).toContain('| `reg_picp` | PICP | 0.9000 | · |');
+    expect(formatReport('table', rows.slice(1), meta)).not.toContain('nominal');
+  });
+
+  it('regressionRiskCoverage draws at most 1000 points, with the AURC of every sample', () => {
+    const n = 2500;
+    const p = new Float32Array(n);
+    const t = Float32Array.from({ length: n }, (_, i) => Math.sin(i));
+    const s = Float32Array.from({ length: n }, (_, i) => 0.1 + ((i * 7919) % 101) / 100);
+    const drawn = regressionRiskCoverage(p, t, s);
+    const exact = riskCoverageCurve(p, t, s, { nPoints: 'all' });
+    expect(drawn.coverage.length).toBe(1000);
+    expect([drawn.aurc, drawn.oracleAurc, drawn.eaurc]).toEqual([exact.aurc, exact.oracleAurc, exact.eaurc]);
+  });
+
+  it('streams regression batches with their lines and entries', async () => {
+    for (const [name, where] of [
+      ['regression.csv', ['lines 2–8', 'lines 37–41']],
+      ['regression.json', ['key "yPred" entries 0–6', 'key "yPred" entries 35–39']],
+    ] as const) {
+      const batches: Batch[] = [];
+      const kinds: string[] = [];
+      const summary = await readInputFile(
+        fixture(name),
+        { onKind: (k) => kinds.push(k), onBatch: (b) => batches.push(b) },
+        { batchSize: 7 },
+      );
+      expect(kinds).toEqual(['regression']);
+      expect(summary).toMatchObject({ kind: 'regression', n: 40, k: 0, probabilities: false, passes: 1 });
+      expect(batches.map((b) => b.n)).toEqual([7, 7, 7, 7, 7, 5]);
+      expect([batches[0].where, batches[5].where]).toEqual(where);
+      expect(Array.from(batches.flatMap((b) => Array.from(b.yStd as Float32Array)))).toEqual(Array.from(f32(REG.s)));
+      expect(Array.from(batches.flatMap((b) => Array.from(b.yTrue as Float32Array)))).toEqual(Array.from(f32(REG.t)));
+    }
+  });
+});
+
 describe('ecuas report: malformed input', () => {
   // [file name, content, message]; every one exits 1 with one line on stderr naming the file
   const cases: Array<[string, string, RegExp]> = [
@@ -599,7 +815,7 @@ describe('ecuas report: malformed input', () => {
     [
       'header.csv',
       'conf,correct\n0.5,1\n',
-      /header\.csv: line 1: expected the header "confidence,correct", "label,logit_0,…,logit_\{K-1\}" or "label,prob_0,…,prob_\{K-1\}" with K ≥ 2, got "conf,correct"$/,
+      /header\.csv: line 1: expected the header "confidence,correct", "label,logit_0,…,logit_\{K-1\}", "label,prob_0,…,prob_\{K-1\}" with K ≥ 2, or "prediction,target,std" \(any order\), got "conf,correct"$/,
     ],
     ['header-order.csv', 'label,logit_0,logit_2\n0,1,2\n', /line 1: .*column 3 is "logit_2" where "logit_1" belongs$/],
     ['one-class.csv', 'label,logit_0\n0,1\n', /line 1: .*only one logit column \(K = 1\)$/],
@@ -643,7 +859,7 @@ describe('ecuas report: malformed input', () => {
     [
       'nokeys.json',
       '{"predictions": [1]}',
-      /missing keys: expected "logits" \(or "probabilities"\) and "labels", or "confidences" and "correctness"; found "predictions"$/,
+      /missing keys: expected "logits" \(or "probabilities"\) and "labels", "confidences" and "correctness", or "yPred", "yTrue" and "yStd"; found "predictions"$/,
     ],
     ['array.json', '[[1, 2]]', /array\.json: expected a JSON object with the keys .*, got an array \(line 1\)$/],
     [
@@ -710,6 +926,83 @@ describe('ecuas report: malformed input', () => {
     ],
     ['empty.json', '{"confidences": [], "correctness": []}', /no samples: "confidences" and "correctness" are empty/],
     ['k1.json', '{"labels": [0], "logits": [[1]]}', /key "logits"\[0\]: expected rows of K ≥ 2 logits, got 1/],
+    // regression
+    [
+      'std0.csv',
+      'prediction,target,std\n1,1,0.5\n2,2,0\n',
+      /line 3, column "std": expected a standard deviation \(finite, > 0; not a variance\), got 0$/,
+    ],
+    [
+      'std-neg.csv',
+      'std,target,prediction\n-0.5,1,1\n',
+      /line 2, column "std": expected a standard deviation \(finite, > 0; not a variance\), got -0.5$/,
+    ],
+    [
+      'std-tiny.csv',
+      'prediction,target,std\n1,1,1e-60\n',
+      /line 2, column "std": expected a standard deviation \(finite, > 0; not a variance\), got 1e-60 \(0 in float32\)$/,
+    ],
+    [
+      'std-inf.csv',
+      'prediction,target,std\n1,1,inf\n',
+      /column "std": expected a standard deviation \(finite, > 0; not a variance\), got Infinity$/,
+    ],
+    [
+      'target-nan.csv',
+      'prediction,target,std\n1,nan,1\n',
+      /line 2, column "target": expected a finite target, got NaN$/,
+    ],
+    [
+      'pred-big.csv',
+      'prediction,target,std\n1e300,1,1\n',
+      /column "prediction": expected a finite prediction, got 1e\+300 \(too large for float32\)$/,
+    ],
+    [
+      'reg-ragged.csv',
+      'prediction,target,std\n1,2\n',
+      /line 2: expected 3 comma-separated cells \(prediction,target,std\), got 2$/,
+    ],
+    ['no-std.csv', 'prediction,target\n1,2\n', /line 1: expected the header .*, but column "std" is missing$/],
+    [
+      'two-std.csv',
+      'prediction,std,target,std\n1,2,3,4\n',
+      /line 1: expected the header .*, but column "std" appears 2 times$/,
+    ],
+    [
+      'extra.csv',
+      'prediction,target,std,weight\n1,2,3,4\n',
+      /line 1: expected the header .*, but column 4 is "weight", not one of prediction, target, std$/,
+    ],
+    [
+      'std0.json',
+      '{"yPred": [1, 2], "yTrue": [1, 2], "yStd": [1, 0]}',
+      /key "yStd"\[1\]: expected a standard deviation \(finite, > 0; not a variance\), got 0 \(line 1\)$/,
+    ],
+    [
+      'std-nan.json',
+      '{"yStd": [NaN], "yPred": [1], "yTrue": [1]}',
+      /key "yStd"\[0\]: expected a standard deviation \(finite, > 0; not a variance\), got NaN/,
+    ],
+    [
+      'std-text.json',
+      '{"yPred": [1], "yTrue": [1], "yStd": ["1"]}',
+      /key "yStd"\[0\]: expected a number, got the string "1"/,
+    ],
+    ['nested.json', '{"yPred": [[1]], "yTrue": [1], "yStd": [1]}', /key "yPred"\[0\]: expected a number, got an array/],
+    ['scalar.json', '{"yPred": 1, "yTrue": [1], "yStd": [1]}', /key "yPred": expected an array, got 1/],
+    [
+      'no-std.json',
+      '{"yPred": [1], "yTrue": [1]}',
+      /missing key "yStd" \(the file has "yPred" and "yTrue"\): a regression file needs "yPred", "yTrue" and "yStd"$/,
+    ],
+    [
+      'reg-short.json',
+      '{"yPred": [1, 2], "yTrue": [1], "yStd": [1, 1]}',
+      /key "yTrue" has 1 entry but "yPred" has 2: they must have the same length$/,
+    ],
+    ['reg-twice.json', '{"yPred": [1], "yPred": [1], "yTrue": [1], "yStd": [1]}', /key "yPred" appears twice/],
+    ['reg-mixed.json', '{"yPred": [1], "labels": [0]}', /key "labels" cannot be combined with "yPred"/],
+    ['reg-empty.json', '{"yPred": [], "yTrue": [], "yStd": []}', /no samples: "yPred", "yTrue" and "yStd" are empty$/],
   ];
 
   for (const [name, content, message] of cases) {

@@ -2,7 +2,16 @@ import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { ConfidenceECUAS, ExpectedCalibrationError, riskCoverageCurve } from '../src/index';
 import { binOf } from '../src/math/binning';
-import { costCurvePlot, reliabilityDiagram, reliabilityDiagramFromLogits, riskCoveragePlot } from '../src/plots/index';
+import { normalQuantile } from '../src/math/normal';
+import { getMetricFromId, METRIC_IDS } from '../src/registry';
+import {
+  costCurvePlot,
+  regressionCalibrationCurve,
+  regressionCalibrationPlot,
+  reliabilityDiagram,
+  reliabilityDiagramFromLogits,
+  riskCoveragePlot,
+} from '../src/plots/index';
 import { escapeXml, formatCount, formatNumber, formatTicks, niceTicks, placeLegend } from '../src/plots/svg';
 import { confidenceData, logitData } from './helpers/data';
 import { expectInputError } from './helpers/errors';
@@ -470,6 +479,163 @@ describe('costCurvePlot', () => {
     expectInputError(() => costCurvePlot(c, y, { ns: 2 as never }), /`ns`/);
     expectInputError(() => costCurvePlot(c, y, { points: 1 }), /`points`/);
     expectInputError(() => costCurvePlot(c, y, { gamma: 0.5 } as never), /unknown option `gamma`/);
+  });
+});
+
+describe('regressionCalibrationPlot', () => {
+  /** Points of a path's d (M/L commands only). */
+  const points = (d: string): Array<[number, number]> =>
+    [...d.matchAll(/[ML](-?[\d.]+),(-?[\d.]+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  const pathOf = (svg: string, cls: string): string => {
+    const m = new RegExp(`<path class="${cls}"[^>]* d="([^"]*)"`).exec(svg);
+    expect(m, cls).not.toBeNull();
+    return (m as RegExpExecArray)[1];
+  };
+  // n samples whose z are the centred quantiles of N(0, 1): a calibrated model; `scale` < 1 shrinks the std
+  const sample = (n: number, scale = 1) => {
+    const yPred = Array.from({ length: n }, (_, i) => (i % 7) - 3);
+    const yStd = Array.from({ length: n }, (_, i) => 0.5 + (i % 5) / 4);
+    const yTrue = yPred.map((m, i) => m + yStd[i] * normalQuantile((i + 0.5) / n));
+    return { yPred, yTrue, yStd: yStd.map((v) => v * scale) };
+  };
+
+  it('is valid SVG with the curve, the diagonal and the shaded miscalibration area', () => {
+    const { yPred, yTrue, yStd } = sample(400, 0.6);
+    const svg = regressionCalibrationPlot(yPred, yTrue, yStd);
+    const root = checkSvg(svg);
+    expect([root.width, root.height]).toEqual(['520', '500']);
+    expect(svg).toContain('Regression calibration curve');
+    expect(svg).toContain('400 samples, centered Gaussian intervals at 100 levels');
+    expect(svg).toMatch(/<path class="miscalibration-area"[^>]* fill="#0072B2" fill-opacity="0.22"/);
+    const area = points(pathOf(svg, 'miscalibration-area'));
+    expect(pathOf(svg, 'miscalibration-area').endsWith('Z')).toBe(true);
+    expect(area.length).toBeGreaterThan(4);
+    const diag = points(pathOf(svg, 'curve ideal'));
+    expect(diag).toHaveLength(2);
+    expect(svg).toContain('data-label="Model"');
+    const { miscalibrationArea } = regressionCalibrationCurve(
+      Float32Array.from(yPred),
+      Float32Array.from(yTrue),
+      Float32Array.from(yStd),
+      100,
+    );
+    expect(svg).toContain(`Miscalibration area ${formatNumber(miscalibrationArea)}`);
+  });
+
+  it('the drawn curve rises monotonically from (0, 0) to (1, 1)', () => {
+    const { yPred, yTrue, yStd } = sample(300, 1.7);
+    const svg = regressionCalibrationPlot(yPred, yTrue, yStd, { nLevels: 40 });
+    const pts = points(pathOf(svg, 'curve model'));
+    const diag = points(pathOf(svg, 'curve ideal'));
+    expect(pts[0]).toEqual(diag[0]);
+    expect(pts[pts.length - 1]).toEqual(diag[1]);
+    for (let i = 1; i < pts.length; i++) {
+      expect(pts[i][0]).toBeGreaterThanOrEqual(pts[i - 1][0]);
+      expect(pts[i][1]).toBeLessThanOrEqual(pts[i - 1][1]); // y grows upwards in data, downwards in px
+    }
+  });
+
+  it('hand-derived curve and area', () => {
+    // |z| = 0.5, 1, 2; levels 0, ½, 1 have the bounds 0, 0.6745, ∞
+    const c = regressionCalibrationCurve(
+      Float32Array.from([0, 0, 0]),
+      Float32Array.from([-0.5, 1, 4]),
+      Float32Array.from([1, 1, 2]),
+      3,
+    );
+    expect(Array.from(c.expected)).toEqual([0, 0.5, 1]);
+    expect(Array.from(c.observed)).toEqual([0, 1 / 3, 1]);
+    // gaps 0, −1/6, 0: two triangles of ½ · 1/6 · ½
+    expect(c.miscalibrationArea).toBeCloseTo(1 / 12, 15);
+    // a curve that crosses the diagonal: the two triangles on either side
+    const x = regressionCalibrationCurve(
+      Float32Array.from([0, 0]),
+      Float32Array.from([0, 3]),
+      Float32Array.from([1, 1]),
+      2,
+    );
+    expect(Array.from(x.observed)).toEqual([0.5, 1]);
+    expect(x.miscalibrationArea).toBeCloseTo(0.25, 15);
+  });
+
+  it('small area when calibrated; overconfident stds fall below the diagonal', () => {
+    const area = (scale: number) => {
+      const { yPred, yTrue, yStd } = sample(1000, scale);
+      return regressionCalibrationCurve(
+        Float32Array.from(yPred),
+        Float32Array.from(yTrue),
+        Float32Array.from(yStd),
+        100,
+      );
+    };
+    expect(area(1).miscalibrationArea).toBeLessThan(0.01);
+    const over = area(0.5);
+    expect(over.miscalibrationArea).toBeGreaterThan(0.15);
+    for (let j = 1; j < 99; j++) expect(over.observed[j]).toBeLessThan(over.expected[j]);
+    const under = area(2);
+    for (let j = 1; j < 99; j++) expect(under.observed[j]).toBeGreaterThan(under.expected[j]);
+  });
+
+  it.runIf(METRIC_IDS.includes('reg_miscal_area'))('its area is reg_miscal_area', () => {
+    const { yPred, yTrue, yStd } = sample(500, 0.8);
+    const c = regressionCalibrationCurve(
+      Float32Array.from(yPred),
+      Float32Array.from(yTrue),
+      Float32Array.from(yStd),
+      100,
+    );
+    expect(c.miscalibrationArea).toBeCloseTo(getMetricFromId('reg_miscal_area').function(yPred, yTrue, yStd), 12);
+  });
+
+  it('options: size, title, label, nLevels', () => {
+    const { yPred, yTrue, yStd } = sample(50);
+    const svg = regressionCalibrationPlot(yPred, yTrue, yStd, {
+      width: 300,
+      height: 260,
+      title: 'Test & set',
+      label: 'MC dropout',
+      nLevels: 11,
+    });
+    const root = checkSvg(svg);
+    expect([root.width, root.height]).toEqual(['300', '260']);
+    expect(svg).toContain('Test &amp; set');
+    expect(svg).toContain('data-label="MC dropout"');
+    expect(svg).toContain('at 11 levels');
+    const untitled = regressionCalibrationPlot(yPred, yTrue, yStd, { title: '' });
+    checkSvg(untitled);
+    expect(untitled).not.toContain('centered Gaussian intervals at 100 levels</text>');
+  });
+
+  it('tensors leave the tensor count unchanged and give the same SVG', () => {
+    const { yPred, yTrue, yStd } = sample(60, 0.7);
+    const before = tf.memory().numTensors;
+    const [p, t, s] = [tf.tensor1d(yPred), tf.tensor1d(yTrue), tf.tensor1d(yStd)];
+    const svg = regressionCalibrationPlot(p, t, s);
+    tf.dispose([p, t, s]);
+    expect(tf.memory().numTensors).toBe(before);
+    expect(svg).toBe(regressionCalibrationPlot(yPred, yTrue, yStd));
+  });
+
+  it('bad input and bad options throw MetricInputError', () => {
+    const P = [1, 2, 3];
+    const T = [1.5, 2, 2.5];
+    const S = [0.5, 1, 2];
+    expectInputError(
+      () => regressionCalibrationPlot(P, T, [0.5, 0, 1]),
+      /regressionCalibrationPlot: .*`yStd`.*> 0.*got 0 at index 1/,
+    );
+    expectInputError(() => regressionCalibrationPlot(P, T, [0.5, -1, 1]), /`yStd`/);
+    expectInputError(() => regressionCalibrationPlot(P, T, [0.5, NaN, 1]), /`yStd`.*finite/);
+    expectInputError(() => regressionCalibrationPlot(P, [1, Infinity, 2], S), /`yTrue`.*finite/);
+    expectInputError(() => regressionCalibrationPlot(P, T, [1, 2]), /N = 3/);
+    expectInputError(() => regressionCalibrationPlot([[1, 2]], [[1, 2]], [1]), /`yPred`/);
+    expectInputError(() => regressionCalibrationPlot([], [], []), /no samples/);
+    expectInputError(() => regressionCalibrationPlot(P, T, S, { nLevels: 1 }), /`nLevels`/);
+    expectInputError(() => regressionCalibrationPlot(P, T, S, { nLevels: 2.5 }), /`nLevels`/);
+    expectInputError(() => regressionCalibrationPlot(P, T, S, { nLevels: 10_001 }), /`nLevels`/);
+    expectInputError(() => regressionCalibrationPlot(P, T, S, { width: 10 }), /`width`/);
+    expectInputError(() => regressionCalibrationPlot(P, T, S, { label: 1 as never }), /`label`/);
+    expectInputError(() => regressionCalibrationPlot(P, T, S, { levels: 3 } as never), /unknown option `levels`/);
   });
 });
 

@@ -7,7 +7,8 @@ export type Format = (typeof FORMATS)[number];
 export interface ReportRow {
   readonly id: string;
   readonly fullName: string;
-  readonly higherIsBetter: boolean;
+  /** null: neither direction is better (e.g. an interval coverage, best at its level). */
+  readonly higherIsBetter: boolean | null;
   readonly value: number;
   /** Bootstrap interval, with `--ci`. */
   readonly ci?: { readonly low: number; readonly high: number; readonly nanResamples: number };
@@ -16,7 +17,7 @@ export interface ReportRow {
 /** What the report is about. */
 export interface ReportMeta {
   readonly file: string;
-  readonly kind: 'confidence' | 'classification';
+  readonly kind: 'confidence' | 'classification' | 'regression';
   /** Classification: the rows were probabilities, not logits. */
   readonly probabilities?: boolean;
   readonly n: number;
@@ -30,7 +31,7 @@ export interface ReportMeta {
 export interface CalibrationRow {
   readonly id: string;
   readonly fullName: string;
-  readonly higherIsBetter: boolean;
+  readonly higherIsBetter: boolean | null;
   readonly before: number;
   readonly after: number;
 }
@@ -68,8 +69,8 @@ function levelText(level: number): string {
   return `${Number((level * 100).toPrecision(10))}%`;
 }
 
-function arrow(row: { readonly higherIsBetter: boolean }): string {
-  return row.higherIsBetter ? '↑' : '↓';
+function arrow(row: { readonly higherIsBetter: boolean | null }): string {
+  return row.higherIsBetter === null ? '·' : row.higherIsBetter ? '↑' : '↓';
 }
 
 function interval(row: ReportRow): string {
@@ -78,6 +79,7 @@ function interval(row: ReportRow): string {
 
 function describeData(meta: ReportMeta): string {
   if (meta.kind === 'confidence') return `${meta.n} samples (confidences, correctness)`;
+  if (meta.kind === 'regression') return `${meta.n} samples (predictions, targets, standard deviations)`;
   const rows = meta.probabilities ? 'probabilities' : 'logits';
   const scaled = meta.temperature === undefined ? '' : ` at temperature ${meta.temperature}`;
   return `${meta.n} samples, ${meta.k} classes (${rows}, labels)${scaled}`;
@@ -129,7 +131,9 @@ function table(rows: readonly ReportRow[], meta: ReportMeta): string {
     );
     out.push(...nanNotes(rows, meta));
   }
-  out.push('↓ lower is better, ↑ higher is better');
+  out.push(
+    `↓ lower is better, ↑ higher is better${rows.some((r) => r.higherIsBetter === null) ? ', · best at its nominal level' : ''}`,
+  );
   return out.join('\n') + '\n';
 }
 

@@ -13,6 +13,7 @@ import { bootstrap } from '../bootstrap';
 import { MetricInputError } from '../errors';
 import { fitTemperatureRows, scaleProbabilityRows, type TemperatureFitResult } from '../math/temperature';
 import { looksLikeProbabilities } from '../math/topOne';
+import { RiskCoverageCurve } from '../metrics/selective';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
 import { logitsOfRows } from '../temperature';
 import { BackendError, ensureBackend } from './backend';
@@ -89,6 +90,7 @@ for temperature scaling.
 function reportHelp(): string {
   const conf = METRIC_IDS.filter((id) => id.startsWith('conf_'));
   const cls = METRIC_IDS.filter((id) => id.startsWith('cls_'));
+  const reg = defaultIds('regression');
   return `Usage: ecuas report FILE [options]
 
 Computes metrics of the samples in FILE and prints them (stdout).
@@ -97,10 +99,12 @@ FILE is CSV or JSON, told apart by the extension (.csv, .json), else by its firs
   CSV    header "confidence,correct", then one row per sample, e.g. 0.93,1
          header "label,logit_0,…,logit_{K-1}" (K ≥ 2), then e.g. 2,0.1,-1.3,2.4
          header "label,prob_0,…,prob_{K-1}" (K ≥ 2), then e.g. 2,0.1,0.2,0.7
+         header "prediction,target,std" (columns in any order), then e.g. 2.31,2.05,0.4
          correct is 0/1 or true/false; a confidence may be NaN (read as 0.5)
   JSON   {"confidences": [0.93, …], "correctness": [1, …]}  (true/false also allowed)
          {"logits": [[0.1, -1.3, 2.4], …], "labels": [2, …]}
          {"probabilities": [[0.1, 0.2, 0.7], …], "labels": [2, …]}
+         {"yPred": [2.31, …], "yTrue": [2.05, …], "yStd": [0.4, …]}
          other keys are ignored; NaN is accepted, as Python's json.dump writes it
 Probabilities (prob_* columns, the "probabilities" key, or --probabilities) must be
 finite, ≥ 0 and sum to 1 within 0.001 in every row; the cls_* metrics use them as they are
@@ -110,6 +114,9 @@ Both are read as streams and fed to the metrics in batches of 10,000 rows, so fi
 than memory work; a JSON file is read twice when its "labels" (or "correctness") come
 after its rows. Ranking metrics (AUC, AURC, AUGRC, FPR95, …) still keep a few bytes per
 sample.
+Regression files hold Gaussian predictive distributions N(prediction, std²): predictions and
+targets finite, std finite and > 0. A regression JSON file is held in memory while it is read
+(12 bytes per sample).
 
 Options:
   --metrics ID,ID,…   metrics to compute (ids below; parameterized forms such as
@@ -117,7 +124,7 @@ Options:
                       in any order: cls_ece_nbins=15_norm=l2_binning=quantile,
                       cls_cw_ece_norm=max, conf_smece_sigma=0.05).
                       Default: every cls_* id for logits or probabilities, every conf_* id
-                      for confidences.
+                      for confidences, every reg_* id and ${RISK_AURC_ID} for regression.
   --probabilities     the logit_* columns (or "logits" key) of FILE hold probabilities:
                       read them as prob_* columns (or a "probabilities" key). Only for
                       classification files; --ci and --plots use the probabilities too.
@@ -127,13 +134,16 @@ Options:
                       NaN in csv and in the tables.
   --ci LEVEL          add percentile bootstrap confidence intervals at this level, e.g. 0.95.
                       This holds all samples in memory (5 bytes per sample for confidences,
-                      4·K + 4 for logits or probabilities, plus a working copy while
-                      resampling) and evaluates every metric --resamples times.
+                      4·K + 4 for logits or probabilities, 12 for regression, plus a working
+                      copy while resampling) and evaluates every metric --resamples times.
   --resamples N       bootstrap resamples, an integer ≥ 1 (default 1000)
   --seed S            bootstrap seed, an integer (default 0): the same seed gives the same
                       intervals, and every metric sees the same resamples
   --plots DIR         also write SVG plots into DIR (created if needed): reliability.svg,
-                      risk-coverage.svg, cost-curve.svg. Holds all samples in memory.
+                      risk-coverage.svg, cost-curve.svg; for regression calibration.svg
+                      (observed against expected share of targets in the centered Gaussian
+                      intervals, the miscalibration area shaded) and risk-coverage.svg (by
+                      std). Holds all samples in memory.
   --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
                       \`ecuas calibrate\`). Needs logits: a file of probabilities is refused
                       unless --probabilities is given, and then log p is scaled as logits.
@@ -143,6 +153,11 @@ Metric ids for confidences (conf_*):
 ${wrapList(conf, '  ')}
 Metric ids for logits or probabilities (cls_*):
 ${wrapList(cls, '  ')}
+Metric ids for regression (reg_*; parameters as reg_picp_level=0.9, reg_mace_nlevels=50):
+${wrapList(reg, '  ')}
+  ${RISK_AURC_ID} is the area under the risk–coverage curve of the squared error, accepting
+  the smallest std first, one point per sample (riskCoverageCurve(yPred, yTrue, yStd,
+  { nPoints: 'all' }).aurc).
 (The scod_* ids need OOD scores and are not available here.)
 
 Needs a TensorFlow.js backend next to ecuas: the first installed of @tensorflow/tfjs-node,
@@ -488,6 +503,7 @@ function parseReport(argv: readonly string[]): Command {
     if (ids.length === 0) usage(`--metrics needs at least one metric id ${SEE}`);
     metrics = [...new Set(ids)];
     for (const id of metrics) {
+      if (id === RISK_AURC_ID) continue;
       try {
         getMetricFromId(id).obj.dispose();
       } catch (e) {
@@ -495,7 +511,7 @@ function parseReport(argv: readonly string[]): Command {
         throw e;
       }
       if (id.startsWith('scod_'))
-        usage(`--metrics: "${id}" needs OOD scores, which report files do not have; use conf_* or cls_* ids`);
+        usage(`--metrics: "${id}" needs OOD scores, which report files do not have; use conf_*, cls_* or reg_* ids`);
     }
   }
   const plots = values.plots;
@@ -515,18 +531,78 @@ interface ActiveMetric {
   readonly entry: MetricEntry;
 }
 
-const PREFIX: Record<InputKind, string> = { confidence: 'conf_', classification: 'cls_' };
+const PREFIX: Record<InputKind, string> = { confidence: 'conf_', classification: 'cls_', regression: 'reg_' };
 const NEEDS_TEXT: Record<InputKind, string> = {
   confidence: 'confidences and correctness',
   classification: 'logits (or probabilities) and labels',
+  regression: 'predictions, targets and standard deviations',
 };
+
+/**
+ * The CLI's own column for regression files: the AURC of the risk–coverage curve (squared
+ * error, accepting the smallest standard deviations first), one point per sample — the `aurc`
+ * of `riskCoverageCurve(yPred, yTrue, yStd, { nPoints: 'all' })`.
+ */
+export const RISK_AURC_ID = 'risk_aurc';
+
+/** The kind of input an id needs, by its prefix; undefined for ids the report cannot use. */
+function kindOfId(id: string): InputKind | undefined {
+  if (id === RISK_AURC_ID) return 'regression';
+  return (Object.keys(PREFIX) as InputKind[]).find((kind) => id.startsWith(PREFIX[kind]));
+}
+
+/** The default metrics of a kind: every id of its prefix (and risk_aurc for regression). */
+function defaultIds(kind: InputKind): string[] {
+  const ids = METRIC_IDS.filter((id) => id.startsWith(PREFIX[kind]));
+  return kind === 'regression' ? [...ids, RISK_AURC_ID] : ids;
+}
+
+/** {@link RISK_AURC_ID} as a metric: update(yPred, yTrue, yStd), compute() → the AURC. */
+class RiskAURC {
+  private readonly curve = new RiskCoverageCurve({ nPoints: 'all' });
+  update(yPred: Float32Array, yTrue: Float32Array, yStd: Float32Array): this {
+    this.curve.update(yPred, yTrue, yStd);
+    return this;
+  }
+  compute(): number {
+    return this.curve.compute().aurc;
+  }
+  dispose(): void {
+    this.curve.dispose();
+  }
+}
+
+function riskAurcEntry(): MetricEntry {
+  const obj = new RiskAURC() as unknown as MetricEntry['obj'];
+  return {
+    function: (...inputs: unknown[]) => {
+      const m = new RiskAURC();
+      try {
+        return m.update(...(inputs as [Float32Array, Float32Array, Float32Array])).compute();
+      } finally {
+        m.dispose();
+      }
+    },
+    obj,
+    fullName: 'Risk–coverage AURC (squared error, by std)',
+    display: 'AURC',
+    higherIsBetter: false,
+  };
+}
+
+/** The metric of an id: the registry's, or the CLI's own risk_aurc. */
+function metricEntry(id: string, extra?: { probabilities: boolean }): MetricEntry {
+  return id === RISK_AURC_ID ? riskAurcEntry() : getMetricFromId(id, extra);
+}
 
 function holdsText(kind: InputKind, probabilities: boolean): string {
   return kind === 'confidence'
     ? 'confidences and correctness'
-    : probabilities
-      ? 'probabilities and labels'
-      : 'logits and labels';
+    : kind === 'regression'
+      ? 'predictions, targets and standard deviations'
+      : probabilities
+        ? 'probabilities and labels'
+        : 'logits and labels';
 }
 
 /**
@@ -541,34 +617,46 @@ function resolveMetrics(
   file: string,
   scaled = false,
 ): ActiveMetric[] {
-  const wanted = ids ?? METRIC_IDS.filter((id) => id.startsWith(PREFIX[kind]));
+  const wanted = ids ?? defaultIds(kind);
   for (const id of wanted) {
-    if (!id.startsWith(PREFIX[kind])) {
-      const other: InputKind = kind === 'confidence' ? 'classification' : 'confidence';
+    const needs = kindOfId(id) ?? kind;
+    if (needs !== kind) {
+      const also = kind === 'regression' ? ` (or ${RISK_AURC_ID})` : '';
       usage(
-        `--metrics: "${id}" needs ${NEEDS_TEXT[other]}, but ${file} holds ${holdsText(kind, probabilities)}: use ${PREFIX[kind]}* ids`,
+        `--metrics: "${id}" needs ${NEEDS_TEXT[needs]}, but ${file} holds ${holdsText(kind, probabilities)}: use ${PREFIX[kind]}* ids${also}`,
       );
     }
   }
-  // only cls_* ids get here with probabilities (a confidence file is refused earlier)
+  // only cls_* ids get here with probabilities (other files are refused earlier)
   const extra = probabilities ? { probabilities: true } : scaled ? { probabilities: false } : undefined;
-  return wanted.map((id) => ({ id, entry: getMetricFromId(id, extra) }));
+  return wanted.map((id) => ({ id, entry: metricEntry(id, extra) }));
 }
 
 /** All samples of a file, kept for --ci and --plots. */
 class SampleStore {
   k = 0;
-  /** Confidences, or row-major logits. */
+  /** Confidences, row-major logits, or regression predictions. */
   private readonly a = new Grow((n) => new Float32Array(n));
-  /** Correctness or labels, typed by the first batch. */
-  private b: Grow<Uint8Array> | Grow<Int32Array> | null = null;
+  /** Correctness or labels, typed by the first batch; regression targets. */
+  private b: Grow<Uint8Array> | Grow<Int32Array> | Grow<Float32Array> | null = null;
+  /** Regression: the standard deviations. */
+  private readonly c = new Grow((n) => new Float32Array(n));
 
   add(batch: Batch): void {
     if (this.b === null) {
       this.k = batch.k;
-      this.b = batch.kind === 'confidence' ? new Grow((n) => new Uint8Array(n)) : new Grow((n) => new Int32Array(n));
+      this.b =
+        batch.kind === 'confidence'
+          ? new Grow((n) => new Uint8Array(n))
+          : batch.kind === 'regression'
+            ? new Grow((n) => new Float32Array(n))
+            : new Grow((n) => new Int32Array(n));
     }
-    if (batch.kind === 'confidence') {
+    if (batch.kind === 'regression') {
+      this.a.append((batch.yPred as Float32Array).subarray(0, batch.n));
+      this.b.append((batch.yTrue as Float32Array).subarray(0, batch.n));
+      this.c.append((batch.yStd as Float32Array).subarray(0, batch.n));
+    } else if (batch.kind === 'confidence') {
       this.a.append((batch.confidences as Float32Array).subarray(0, batch.n));
       this.b.append((batch.correctness as Uint8Array).subarray(0, batch.n));
     } else {
@@ -582,9 +670,14 @@ class SampleStore {
     return this.a.view;
   }
 
-  /** Second array: correctness or labels. */
-  get second(): Uint8Array | Int32Array {
+  /** Second array: correctness, labels or regression targets. */
+  get second(): Uint8Array | Int32Array | Float32Array {
     return this.b?.view ?? new Uint8Array(0);
+  }
+
+  /** Third array: regression standard deviations (empty otherwise). */
+  get third(): Float32Array {
+    return this.c.view;
   }
 }
 
@@ -614,6 +707,7 @@ function feed(
     if (batch.kind === 'classification') z = tf.tensor2d(batch.logits as Float32Array, [batch.n, batch.k]);
     for (const m of metrics) {
       if (z) m.entry.obj.update(z, batch.labels);
+      else if (batch.kind === 'regression') m.entry.obj.update(batch.yPred, batch.yTrue, batch.yStd);
       else m.entry.obj.update(batch.confidences, batch.correctness);
     }
   } catch (e) {
@@ -648,7 +742,7 @@ function scaleBatch(batch: Batch, temperature: number, probabilities: boolean): 
  * `--probabilities` says to take log p as the logits.
  */
 function requireLogits(kind: InputKind, asProbabilities: boolean, forced: boolean, file: string, what: string): void {
-  if (kind === 'confidence') usage(`${what} needs logits and labels, but ${file} holds confidences and correctness`);
+  if (kind !== 'classification') usage(`${what} needs logits and labels, but ${file} holds ${holdsText(kind, false)}`);
   if (asProbabilities && !forced)
     usage(`${what} needs logits, but ${file} holds probabilities: pass --probabilities to use log p as the logits`);
 }
@@ -776,9 +870,9 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       args.file,
       {
         onKind(kind, asProbabilities) {
-          if (kind === 'confidence' && args.probabilities) {
+          if (kind !== 'classification' && args.probabilities) {
             usage(
-              `--probabilities applies to files of logits and labels, but ${args.file} holds confidences and correctness: leave it out`,
+              `--probabilities applies to files of logits and labels, but ${args.file} holds ${holdsText(kind, false)}: leave it out`,
             );
           }
           if (args.temperature !== undefined)
@@ -815,10 +909,15 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       const showBoot = progress.enabled && work >= (options.progressMinWork ?? 1e7);
       const z = summary.kind === 'classification' ? tf.tensor2d(store.first, [summary.n, summary.k]) : null;
       try {
-        const inputs = z ? [z, store.second] : [store.first, store.second];
+        const inputs = z
+          ? [z, store.second]
+          : summary.kind === 'regression'
+            ? [store.first, store.second, store.third]
+            : [store.first, store.second];
         for (let i = 0; i < rows.length; i++) {
           const row = rows[i];
-          const r = bootstrap(row.id, inputs, {
+          const metric = row.id === RISK_AURC_ID ? () => new RiskAURC() as unknown as MetricEntry['obj'] : row.id;
+          const r = bootstrap(metric, inputs, {
             resamples: args.resamples,
             level,
             seed: args.seed,
@@ -853,14 +952,16 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       const data: PlotData =
         summary.kind === 'confidence'
           ? { kind: 'confidence', confidences: store.first, correctness: store.second as Uint8Array }
-          : {
-              kind: 'classification',
-              n: summary.n,
-              k: summary.k,
-              values: store.first,
-              labels: store.second as Int32Array,
-              probabilities: summary.probabilities,
-            };
+          : summary.kind === 'regression'
+            ? { kind: 'regression', yPred: store.first, yTrue: store.second as Float32Array, yStd: store.third }
+            : {
+                kind: 'classification',
+                n: summary.n,
+                k: summary.k,
+                values: store.first,
+                labels: store.second as Int32Array,
+                probabilities: summary.probabilities,
+              };
       let written: string[];
       try {
         written = await writePlots(args.plots, data, { source: basename(args.file) });

@@ -15,8 +15,14 @@ import {
   type TieBlocks,
 } from '../math/ranking';
 import { topOneStats } from '../math/topOne';
-import type { RiskCoverageResult } from '../metrics/selective';
-import { costCurvePlot, reliabilityDiagram, reliabilityDiagramFromLogits, riskCoveragePlot } from '../plots/index';
+import { riskCoverageCurve, type RiskCoverageResult } from '../metrics/selective';
+import {
+  costCurvePlot,
+  regressionCalibrationPlot,
+  reliabilityDiagram,
+  reliabilityDiagramFromLogits,
+  riskCoveragePlot,
+} from '../plots/index';
 
 /** The samples of a report, held in memory for plotting. */
 export type PlotData =
@@ -35,6 +41,13 @@ export type PlotData =
       readonly labels: Int32Array;
       /** The rows hold probabilities (`cls_*` metrics built with `{ probabilities: true }`). */
       readonly probabilities: boolean;
+    }
+  | {
+      readonly kind: 'regression';
+      /** Predictive means, targets and standard deviations (> 0), float32. */
+      readonly yPred: Float32Array;
+      readonly yTrue: Float32Array;
+      readonly yStd: Float32Array;
     };
 
 /** Options of {@link writePlots}. */
@@ -61,6 +74,7 @@ export interface PlotSamples {
 
 /** Reads the plots' samples the way the report's metrics read them. */
 export function plotSamples(data: PlotData): PlotSamples {
+  if (data.kind === 'regression') throw new Error('plotSamples: regression data has no confidences');
   if (data.kind === 'confidence') {
     const confidence = Float32Array.from(data.confidences, (c) => (c === c ? c : 0.5));
     return { confidence, correct: data.correctness };
@@ -127,6 +141,7 @@ export function riskCoverage(samples: PlotSamples): RiskCoverageResult {
 export async function writePlots(dir: string, data: PlotData, options: WritePlotsOptions = {}): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const suffix = options.source ? ` — ${options.source}` : '';
+  if (data.kind === 'regression') return writeFiles(dir, regressionPlots(data, suffix));
   const samples = plotSamples(data);
   const { confidence, correct } = samples;
   const title = `Reliability diagram${suffix}`;
@@ -156,6 +171,52 @@ export async function writePlots(dir: string, data: PlotData, options: WritePlot
     ],
     ['cost-curve.svg', costCurvePlot(Float32Array.from(confidence), correct, { title: `γ-ECUAS cost curve${suffix}` })],
   ];
+  return writeFiles(dir, files);
+}
+
+/**
+ * The risk–coverage curve of a regression file: squared error, accepting the smallest standard
+ * deviations first, drawn at up to {@link MAX_CURVE_POINTS} points; its AURC and E-AURC are
+ * those of one point per sample, the report's `risk_aurc`.
+ */
+export function regressionRiskCoverage(
+  yPred: Float32Array,
+  yTrue: Float32Array,
+  yStd: Float32Array,
+): RiskCoverageResult {
+  const n = yPred.length;
+  const exact = riskCoverageCurve(yPred, yTrue, yStd, { nPoints: 'all' });
+  if (n <= MAX_CURVE_POINTS) return exact;
+  const drawn = riskCoverageCurve(yPred, yTrue, yStd, { nPoints: MAX_CURVE_POINTS });
+  return { ...drawn, aurc: exact.aurc, oracleAurc: exact.oracleAurc, eaurc: exact.eaurc };
+}
+
+/**
+ * The plots of a regression file: `calibration.svg`, the calibration curve of the centered
+ * Gaussian intervals with its miscalibration area shaded, and `risk-coverage.svg`, with the
+ * standard deviation as the uncertainty (see {@link regressionRiskCoverage}).
+ */
+function regressionPlots(data: Extract<PlotData, { kind: 'regression' }>, suffix: string): Array<[string, string]> {
+  const { yPred, yTrue, yStd } = data;
+  return [
+    [
+      'calibration.svg',
+      regressionCalibrationPlot(yPred, yTrue, yStd, {
+        title: `Calibration curve${suffix}`,
+        label: 'N(prediction, std²)',
+      }),
+    ],
+    [
+      'risk-coverage.svg',
+      riskCoveragePlot(regressionRiskCoverage(yPred, yTrue, yStd), {
+        title: `Risk–coverage by std (mean squared error)${suffix}`,
+        label: 'Standard deviation',
+      }),
+    ],
+  ];
+}
+
+async function writeFiles(dir: string, files: ReadonlyArray<[string, string]>): Promise<string[]> {
   const written: string[] = [];
   for (const [name, svg] of files) {
     const path = join(dir, name);

@@ -10,8 +10,11 @@ import { PROBABILITY_SUM_TOLERANCE, probabilityRowProblem } from '../math/topOne
 import { Grow } from './grow';
 import { JsonStreamParser, JsonSyntaxError, type JsonHandler, type JsonScalar } from './json';
 
-/** What a file holds: per-sample confidences and correctness, or class scores and labels. */
-export type InputKind = 'confidence' | 'classification';
+/**
+ * What a file holds: per-sample confidences and correctness, class scores and labels, or
+ * regression predictions, targets and predictive standard deviations.
+ */
+export type InputKind = 'confidence' | 'classification' | 'regression';
 
 /**
  * What a classification file's rows hold, by its own naming: logits (CSV `logit_*` columns,
@@ -34,6 +37,12 @@ export interface Batch {
   readonly logits?: Float32Array;
   /** Classification kind: labels in [0, k − 1]. */
   readonly labels?: Int32Array;
+  /** Regression kind: finite float32 predictions (the Gaussian means). */
+  readonly yPred?: Float32Array;
+  /** Regression kind: finite float32 targets. */
+  readonly yTrue?: Float32Array;
+  /** Regression kind: float32 predictive standard deviations, finite and > 0. */
+  readonly yStd?: Float32Array;
   /** Where these rows are in the file, for messages, e.g. "lines 2–10001". */
   readonly where: string;
 }
@@ -215,6 +224,20 @@ const check = {
   labelInteger(v: number): string | undefined {
     return Number.isInteger(v) && v >= 0 ? undefined : `expected an integer label ≥ 0, got ${fmt(v)}`;
   },
+  /** A regression prediction or target: finite in float32. */
+  regressionValue(v: number, what: string): string | undefined {
+    const f = Math.fround(v);
+    return f - f === 0
+      ? undefined
+      : `expected a finite ${what}, got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
+  },
+  /** A predictive standard deviation: finite and > 0 in float32 (the regression metrics' own rule and words). */
+  std(v: number): string | undefined {
+    const f = Math.fround(v);
+    if (f > 0 && f < Infinity) return undefined;
+    const why = v - v === 0 && f - f !== 0 ? ' (too large for float32)' : v > 0 && f === 0 ? ' (0 in float32)' : '';
+    return `expected a standard deviation (finite, > 0; not a variance), got ${fmt(v)}${why}`;
+  },
   labelRange(v: number, k: number, scores: ClassScores): string | undefined {
     return v < k ? undefined : `expected a label in [0, ${k - 1}] (the ${scores} have K = ${k} classes), got ${fmt(v)}`;
   },
@@ -233,13 +256,42 @@ function unquote(cell: string): string {
 /** Column prefix of each kind of class score in a CSV header. */
 const SCORE_PREFIX: Record<ClassScores, string> = { logits: 'logit_', probabilities: 'prob_' };
 
-function parseHeader(file: string, line: number, cells: string[]): { kind: InputKind; k: number; scores: ClassScores } {
+/** The columns of a regression CSV, in any order. */
+const REGRESSION_COLUMNS = ['prediction', 'target', 'std'] as const;
+
+interface Header {
+  kind: InputKind;
+  k: number;
+  scores: ClassScores;
+  /** Regression: the column index of prediction, target and std. */
+  columns?: readonly [number, number, number];
+}
+
+function parseHeader(file: string, line: number, cells: string[]): Header {
   const names = cells.map((c) => unquote(c).toLowerCase());
   const shown = cells.map(unquote).join(',');
   const expected =
-    'expected the header "confidence,correct", "label,logit_0,…,logit_{K-1}" or "label,prob_0,…,prob_{K-1}" with K ≥ 2';
+    'expected the header "confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2, or "prediction,target,std" (any order)';
   if (names.length === 2 && names[0] === CONF_HEADER[0] && names[1] === CONF_HEADER[1])
     return { kind: 'confidence', k: 0, scores: 'logits' };
+  if (names.some((c) => (REGRESSION_COLUMNS as readonly string[]).includes(c))) {
+    for (const c of REGRESSION_COLUMNS) {
+      const count = names.filter((x) => x === c).length;
+      if (count !== 1)
+        fileError(
+          file,
+          `line ${line}: ${expected}, but ${count === 0 ? `column "${c}" is missing` : `column "${c}" appears ${count} times`}`,
+        );
+    }
+    const extra = names.findIndex((c) => !(REGRESSION_COLUMNS as readonly string[]).includes(c));
+    if (extra >= 0)
+      fileError(
+        file,
+        `line ${line}: ${expected}, but column ${extra + 1} is ${JSON.stringify(cells[extra].trim())}, not one of prediction, target, std`,
+      );
+    const at = (c: string): number => names.indexOf(c);
+    return { kind: 'regression', k: 0, scores: 'logits', columns: [at('prediction'), at('target'), at('std')] };
+  }
   if (names[0] === 'label' && names.length >= 2) {
     // the second column decides logits or probabilities; the others must follow it
     const scores: ClassScores | undefined =
@@ -280,7 +332,7 @@ async function readCsv(
   const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: CHUNK });
   const rl = createInterface({ input: stream, crlfDelay: Infinity });
   let lineNo = 0;
-  let header: { kind: InputKind; k: number; scores: ClassScores; names: string } | null = null;
+  let header: (Header & { names: string }) | null = null;
   let asProbabilities = false;
   let note = '';
   let width = 0;
@@ -292,6 +344,7 @@ async function readCsv(
   let corr = null as Uint8Array | null;
   let logits = null as Float32Array | null;
   let labels = null as Int32Array | null;
+  let regression = null as [Float32Array, Float32Array, Float32Array] | null;
   let lastReport = 0;
 
   const fresh = (): void => {
@@ -299,6 +352,8 @@ async function readCsv(
     if (header.kind === 'confidence') {
       conf = new Float32Array(batchSize);
       corr = new Uint8Array(batchSize);
+    } else if (header.kind === 'regression') {
+      regression = [new Float32Array(batchSize), new Float32Array(batchSize), new Float32Array(batchSize)];
     } else {
       logits = new Float32Array(rowsPerBatch(batchSize, header.k) * header.k);
       labels = new Int32Array(rowsPerBatch(batchSize, header.k));
@@ -314,6 +369,17 @@ async function readCsv(
         k: 0,
         confidences: (conf as Float32Array).subarray(0, b),
         correctness: (corr as Uint8Array).subarray(0, b),
+        where,
+      });
+    } else if (header.kind === 'regression') {
+      const [p, t, sd] = regression as [Float32Array, Float32Array, Float32Array];
+      cb.onBatch({
+        kind: 'regression',
+        n: b,
+        k: 0,
+        yPred: p.subarray(0, b),
+        yTrue: t.subarray(0, b),
+        yStd: sd.subarray(0, b),
         where,
       });
     } else {
@@ -382,6 +448,21 @@ async function readCsv(
         }
         (conf as Float32Array)[b] = c;
         (corr as Uint8Array)[b] = y;
+      } else if (header.kind === 'regression') {
+        const [jp, jt, js] = header.columns as readonly [number, number, number];
+        const p = num(jp);
+        const t = num(jt);
+        const sd = num(js);
+        const problems: Array<[number, string | undefined]> = [
+          [jp, check.regressionValue(p, 'prediction')],
+          [jt, check.regressionValue(t, 'target')],
+          [js, check.std(sd)],
+        ];
+        for (const [j, problem] of problems) if (problem) at(j, problem);
+        const r = regression as [Float32Array, Float32Array, Float32Array];
+        r[0][b] = p;
+        r[1][b] = t;
+        r[2][b] = sd;
       } else {
         const k = header.k;
         const label = num(0);
@@ -444,13 +525,18 @@ interface KindKeys {
 
 const CONFIDENCE_KEYS: KindKeys = { big: 'confidences', small: 'correctness' };
 
+/** The keys of a regression JSON file, in the order of a batch's arrays. */
+const REGRESSION_KEYS = ['yPred', 'yTrue', 'yStd'] as const;
+
 function kindOfKey(key: string): InputKind | undefined {
   if (key === 'logits' || key === 'probabilities' || key === 'labels') return 'classification';
   if (key === 'confidences' || key === 'correctness') return 'confidence';
+  if ((REGRESSION_KEYS as readonly string[]).includes(key)) return 'regression';
   return undefined;
 }
 
-const EXPECTED_KEYS = '"logits" (or "probabilities") and "labels", or "confidences" and "correctness"';
+const EXPECTED_KEYS =
+  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", or "yPred", "yTrue" and "yStd"';
 
 function describeScalar(type: JsonScalar, text: string): string {
   if (type === 'string') return `the string ${JSON.stringify(text.length > 24 ? text.slice(0, 24) + '…' : text)}`;
@@ -477,6 +563,8 @@ class JsonDocument {
   bigStreamed = false;
   bigRows = 0;
   k = 0;
+  /** Regression: each key's values, all held (12 bytes a sample) and batched once read. */
+  readonly regression = new Map<string, Grow<Float32Array>>();
   constructor(
     readonly file: string,
     /** `--probabilities`: read "logits" as probabilities. */
@@ -499,7 +587,7 @@ class JsonDocument {
   }
 }
 
-type Mode = 'skip' | 'small' | 'big';
+type Mode = 'skip' | 'small' | 'big' | 'regression';
 
 /** Event consumer of one pass. */
 class JsonPass implements JsonHandler {
@@ -553,6 +641,15 @@ class JsonPass implements JsonHandler {
       return;
     }
     if (this.mode === 'skip') return;
+    if (this.mode === 'regression') {
+      const key = this.currentKey as string;
+      if (d === 1) {
+        if (what !== 'an array') this.fail(key, `: expected an array, got ${what}`);
+        this.index = 0;
+        return;
+      }
+      this.fail(key, `[${this.index}]: expected a number, got ${what}`);
+    }
     const keys = this.doc.keys();
     const key = this.mode === 'big' ? keys.big : keys.small;
     if (d === 1) {
@@ -586,6 +683,10 @@ class JsonPass implements JsonHandler {
   endArray(): void {
     const d = --this.depth;
     if (this.mode === 'skip') return;
+    if (this.mode === 'regression') {
+      if (d === 1) this.mode = 'skip';
+      return;
+    }
     const keys = this.doc.keys();
     if (d === 1) {
       // end of the wanted array
@@ -661,11 +762,18 @@ class JsonPass implements JsonHandler {
           doc.scores = name as ClassScores;
         }
         // classification waits for the rows' key: it decides logits or probabilities
-        if (!doc.announced && (kind === 'confidence' || doc.scores !== undefined)) {
+        if (!doc.announced && (kind !== 'classification' || doc.scores !== undefined)) {
           doc.announced = true;
           this.cb.onKind(kind, doc.asProbabilities);
         }
       }
+    }
+    if (doc.kind === 'regression') {
+      if (kindOfKey(name) === 'regression') {
+        this.mode = 'regression';
+        doc.regression.set(name, new Grow((n) => new Float32Array(n)));
+      } else this.mode = 'skip';
+      return;
     }
     const keys = doc.kind ? doc.keys() : undefined;
     if (name === keys?.small && this.pass === 1) {
@@ -689,6 +797,17 @@ class JsonPass implements JsonHandler {
         this.doc.file,
         `expected a JSON object with the keys ${EXPECTED_KEYS}, got ${describeScalar(type, text)} (${this.where()})`,
       );
+    if (this.mode === 'regression') {
+      const key = this.currentKey as string;
+      if (d === 1) this.fail(key, `: expected an array, got ${describeScalar(type, text)}`);
+      if (type !== 'number') this.fail(key, `[${this.index}]: expected a number, got ${describeScalar(type, text)}`);
+      const v = Number(text);
+      const bad = key === 'yStd' ? check.std(v) : check.regressionValue(v, key === 'yPred' ? 'prediction' : 'target');
+      if (bad) this.fail(key, `[${this.index}]: ${bad}`);
+      (this.doc.regression.get(key) as Grow<Float32Array>).push(v);
+      this.index++;
+      return;
+    }
     if (this.mode === 'skip' || d === 1) {
       if (d === 1 && this.mode !== 'skip') {
         const keys = this.doc.keys();
@@ -864,6 +983,7 @@ async function readJson(
       : 'the object is empty';
     fileError(file, `missing keys: expected ${EXPECTED_KEYS}; ${found}`);
   }
+  if (doc.kind === 'regression') return regressionBatches(doc, cb, batchSize);
   const keys = doc.keys();
   if (!doc.seen.has(keys.small)) fileError(file, `missing key "${keys.small}" (the file has "${keys.big}")`);
   if (!doc.seen.has(keys.big)) {
@@ -878,4 +998,42 @@ async function readJson(
   const n = doc.bigRows;
   if (n === 0) fileError(file, `no samples: "${keys.big}" and "${keys.small}" are empty`);
   return { format: 'json', kind: doc.kind, n, k: doc.k, probabilities: doc.asProbabilities, passes };
+}
+
+/** A regression JSON file, read whole in pass 1: checks its three arrays and hands them out in batches. */
+function regressionBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: number): ReadSummary {
+  const file = doc.file;
+  const present = REGRESSION_KEYS.filter((k) => doc.regression.has(k));
+  const missing = REGRESSION_KEYS.filter((k) => !doc.regression.has(k));
+  if (missing.length > 0)
+    fileError(
+      file,
+      `missing key${missing.length > 1 ? 's' : ''} ${missing.map((k) => JSON.stringify(k)).join(' and ')} (the file has ${present.map((k) => JSON.stringify(k)).join(' and ')}): a regression file needs "yPred", "yTrue" and "yStd"`,
+    );
+  const [p, t, sd] = REGRESSION_KEYS.map((k) => (doc.regression.get(k) as Grow<Float32Array>).view);
+  const n = p.length;
+  for (const [key, a] of [
+    ['yTrue', t],
+    ['yStd', sd],
+  ] as const) {
+    if (a.length !== n)
+      fileError(
+        file,
+        `key "${key}" has ${a.length} ${a.length === 1 ? 'entry' : 'entries'} but "yPred" has ${n}: they must have the same length`,
+      );
+  }
+  if (n === 0) fileError(file, 'no samples: "yPred", "yTrue" and "yStd" are empty');
+  for (let start = 0; start < n; start += batchSize) {
+    const end = Math.min(n, start + batchSize);
+    cb.onBatch({
+      kind: 'regression',
+      n: end - start,
+      k: 0,
+      yPred: p.slice(start, end),
+      yTrue: t.slice(start, end),
+      yStd: sd.slice(start, end),
+      where: `key "yPred"${end - start === 1 ? `[${start}]` : ` entries ${start}–${end - 1}`}`,
+    });
+  }
+  return { format: 'json', kind: 'regression', n, k: 0, probabilities: false, passes: 1 };
 }

@@ -9,5 +9,11 @@ export {
   type ReliabilityDiagramFromLogitsOptions,
   type ReliabilityDiagramOptions,
 } from './reliabilityDiagram';
+export {
+  regressionCalibrationCurve,
+  regressionCalibrationPlot,
+  type RegressionCalibrationCurve,
+  type RegressionCalibrationPlotOptions,
+} from './regressionCalibrationPlot';
 export { riskCoveragePlot, type LabelledRiskCoverage, type RiskCoveragePlotOptions } from './riskCoveragePlot';
 export type { PlotOptions } from './svg';
