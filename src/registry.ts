@@ -32,6 +32,15 @@ import {
   FPR95,
 } from './metrics/confidence';
 import { ClassificationSmoothECE, ClasswiseECE, SmoothECE } from './metrics/calibration';
+import {
+  ENCE,
+  GaussianCRPS,
+  GaussianNLL,
+  IntervalCoverage,
+  IntervalWidth,
+  RegressionCalibrationError,
+  Sharpness,
+} from './metrics/regression';
 import { SCODAUGRC, SCODAURC } from './metrics/selective';
 
 /** What {@link getMetricFromId} returns. */
@@ -45,8 +54,11 @@ export interface MetricEntry {
   readonly fullName: string;
   /** Short name for plots, e.g. "NECUAS (n=2)". */
   readonly display: string;
-  /** Whether larger values are better (only AUC). */
-  readonly higherIsBetter: boolean;
+  /**
+   * Whether larger values are better (the AUCs); `null` where the best value is a nominal one
+   * (interval coverage: its `level`).
+   */
+  readonly higherIsBetter: boolean | null;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each class takes its own options type
@@ -77,6 +89,8 @@ const costParam: Param = { name: 'cost', option: 'oodCost', pattern: DECIMAL };
 const normParam: Param = { name: 'norm', option: 'norm', pattern: /^(l1|l2|max)$/, value: (t) => t };
 const binningParam: Param = { name: 'binning', option: 'binning', pattern: /^(uniform|quantile)$/, value: (t) => t };
 const debiasParam: Param = { name: 'debias', option: 'debias', pattern: /^(true|false)$/, value: (t) => t === 'true' };
+const levelParam: Param = { name: 'level', option: 'level', pattern: DECIMAL };
+const nLevelsParam: Param = { name: 'nlevels', option: 'nLevels', pattern: INT };
 const sigmaParam: Param = {
   name: 'sigma',
   option: 'sigma',
@@ -89,7 +103,7 @@ interface Entry {
   readonly options: object;
   readonly fullName: string;
   readonly display: string;
-  readonly higherIsBetter?: boolean;
+  readonly higherIsBetter?: boolean | null;
   /**
    * The parameters the id may carry, each at most once, in any order. The first is always
    * shown in names (with its default when the id leaves it out); the others when given.
@@ -280,6 +294,71 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
     { cls: ClassificationFPR95, options: {}, fullName: 'Classification FPR at 95% recall', display: 'FPR95' },
   ],
 
+  ['reg_nll', { cls: GaussianNLL, options: {}, fullName: 'Gaussian Negative Log-Likelihood', display: 'NLL' }],
+  ['reg_crps', { cls: GaussianCRPS, options: {}, fullName: 'Gaussian CRPS', display: 'CRPS' }],
+  [
+    'reg_picp',
+    {
+      cls: IntervalCoverage,
+      options: {},
+      fullName: 'Prediction Interval Coverage Probability',
+      display: 'PICP',
+      higherIsBetter: null,
+      params: [levelParam],
+    },
+  ],
+  [
+    'reg_mpiw',
+    {
+      cls: IntervalWidth,
+      options: {},
+      fullName: 'Mean Prediction Interval Width',
+      display: 'MPIW',
+      params: [levelParam],
+    },
+  ],
+  ['reg_sharpness', { cls: Sharpness, options: {}, fullName: 'Sharpness', display: 'Sharpness' }],
+  [
+    'reg_mace',
+    {
+      cls: RegressionCalibrationError,
+      options: { norm: 'l1' },
+      fullName: 'Mean Absolute Calibration Error',
+      display: 'MACE',
+      params: [nLevelsParam],
+    },
+  ],
+  [
+    'reg_rmsce',
+    {
+      cls: RegressionCalibrationError,
+      options: { norm: 'l2' },
+      fullName: 'Root-Mean-Square Calibration Error',
+      display: 'RMSCE',
+      params: [nLevelsParam],
+    },
+  ],
+  [
+    'reg_miscal_area',
+    {
+      cls: RegressionCalibrationError,
+      options: { norm: 'area' },
+      fullName: 'Miscalibration Area',
+      display: 'MA',
+      params: [nLevelsParam],
+    },
+  ],
+  [
+    'reg_ence',
+    {
+      cls: ENCE,
+      options: {},
+      fullName: 'Expected Normalized Calibration Error',
+      display: 'ENCE',
+      params: [nBinsParam],
+    },
+  ],
+
   ['scod_aurc', { cls: SCODAURC, options: {}, fullName: 'SCOD AURC', display: 'SCOD-AURC', params: [costParam] }],
   ['scod_augrc', { cls: SCODAUGRC, options: {}, fullName: 'SCOD AUGRC', display: 'SCOD-AUGRC', params: [costParam] }],
 ]);
@@ -357,7 +436,8 @@ function formatValue(v: unknown): string {
  * `<base>` is one of {@link METRIC_IDS} and `<param>` one that base takes: `n` (ECUAS_n, a
  * decimal ≥ 0), `gamma` (γ-ECUAS, a decimal in [0, 1]), `nbins` (binned calibration errors, an
  * integer ≥ 1), `norm` (`l1`, `l2`, `max`), `binning` (`uniform`, `quantile`), `debias`
- * (`true`, `false`), `sigma` (smooth ECE, `auto` or a decimal in [0.001, 1]) or `cost` (SCOD, a
+ * (`true`, `false`), `sigma` (smooth ECE, `auto` or a decimal in [0.001, 1]), `level` (interval coverage and width, a
+ * decimal in (0, 1)), `nlevels` (regression calibration error, an integer ≥ 2) or `cost` (SCOD, a
  * decimal in [0, 1]); e.g. `cls_ece_nbins=15_norm=l2`. Anything else throws a
  * {@link MetricInputError} naming the id and the nearest valid one. `extra` options (e.g.
  * `{ probabilities: true }` for a `cls_*` id) are merged over the id's own, and checked by the class.
@@ -430,6 +510,6 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
     obj: new Cls(frozen),
     fullName: suffix ? `${entry.fullName} (${suffix})` : entry.fullName,
     display: suffix ? `${entry.display} (${suffix})` : entry.display,
-    higherIsBetter: entry.higherIsBetter ?? false,
+    higherIsBetter: entry.higherIsBetter === undefined ? false : entry.higherIsBetter,
   };
 }

@@ -63,7 +63,7 @@ async function compute(tf, ecuas, backend) {
   };
   const normal = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
   const N = 600, K = 4;
-  const c = [], y = [], ood = [], z = [], labels = [], yPred = [], yTrue = [], unc = [];
+  const c = [], y = [], ood = [], z = [], labels = [], yPred = [], yTrue = [], unc = [], sd = [];
   for (let i = 0; i < N; i++) {
     const v = i % 7 === 0 ? 0.5 : Math.fround(r()); // some ties
     c.push(v);
@@ -78,9 +78,11 @@ async function compute(tf, ecuas, backend) {
     yTrue.push(Math.fround(truth));
     yPred.push(Math.fround(truth + scale * normal()));
     unc.push(i % 11 === 0 ? 0.25 : Math.fround(scale + 0.3 * normal()));
+    sd.push(i % 11 === 0 ? 0.25 : Math.fround(scale)); // a Gaussian prediction's std, with ties
   }
   const errors = y.map((v) => 1 - v);
-  const inputsOf = (id) => (id.startsWith('conf_') ? [c, y] : id.startsWith('cls_') ? [z, labels] : [c, errors, ood]);
+  const inputsOf = (id) =>
+    id.startsWith('conf_') ? [c, y] : id.startsWith('cls_') ? [z, labels] : id.startsWith('reg_') ? [yPred, yTrue, sd] : [c, errors, ood];
   const enc = (v) => (Number.isFinite(v) ? v : String(v));
   const plain = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v, enc) : enc(v)]));
   const before = tf.memory().numTensors;

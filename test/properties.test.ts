@@ -85,7 +85,28 @@ const regArgs: fc.Arbitrary<Args> = fc.integer({ min: 1, max: 3 }).chain((d) =>
     .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])]),
 );
 
-const ARGS: Record<Kind, fc.Arbitrary<Args>> = { conf: confArgs, cls: clsArgs, scod: scodArgs, reg: regArgs };
+/** (yPred, yTrue, yStd) of a Gaussian prediction: [N] each, std > 0 (ties in std included). */
+const gaussArgs: fc.Arbitrary<Args> = fc
+  .array(
+    fc.tuple(
+      regValue,
+      regValue,
+      fc.oneof(
+        fc.float({ min: Math.fround(0.01), max: 4, noNaN: true }),
+        fc.integer({ min: 1, max: 4 }).map((k) => k / 2),
+      ),
+    ),
+    { minLength: 1, maxLength: 40 },
+  )
+  .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])]);
+
+const ARGS: Record<Kind | 'gauss', fc.Arbitrary<Args>> = {
+  conf: confArgs,
+  cls: clsArgs,
+  scod: scodArgs,
+  reg: regArgs,
+  gauss: gaussArgs,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Metrics (the list of test/merge.test.ts, plus a few option variants)
@@ -698,6 +719,10 @@ const PARAMS: Partial<Record<string, [string, string, fc.Arbitrary<string>]>> = 
   'conf_gamma-ecuas': ['gamma', 'gamma', unitText],
   'cls_gamma-ecuas': ['gamma', 'gamma', unitText],
   'cls_norm_gamma-ecuas': ['gamma', 'gamma', unitText],
+  reg_picp: ['level', 'level', unitText.filter((t) => Number(t) > 0 && Number(t) < 1)],
+  reg_mpiw: ['level', 'level', unitText.filter((t) => Number(t) > 0 && Number(t) < 1)],
+  reg_mace: ['nlevels', 'nLevels', fc.integer({ min: 2, max: 60 }).map(String)],
+  reg_ence: ['nbins', 'nBins', fc.integer({ min: 1, max: 20 }).map(String)],
   scod_aurc: ['cost', 'oodCost', unitText],
   scod_augrc: ['cost', 'oodCost', unitText],
 };
@@ -707,7 +732,8 @@ describe('getMetricFromId(id).function equals the class it names, on random data
     expect([...METRIC_IDS].sort()).toEqual(Object.keys(ID_TABLE).sort());
   });
 
-  const kindOf = (id: string): Kind => (id.startsWith('conf_') ? 'conf' : id.startsWith('cls_') ? 'cls' : 'scod');
+  const kindOf = (id: string): Kind | 'gauss' =>
+    id.startsWith('conf_') ? 'conf' : id.startsWith('cls_') ? 'cls' : id.startsWith('reg_') ? 'gauss' : 'scod';
   const idArb = fc.constantFrom(...Object.keys(ID_TABLE)).chain((base) => {
     const p = PARAMS[base];
     const plain = fc.constant({ base, id: base, option: undefined as undefined | [string, number] });

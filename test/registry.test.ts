@@ -67,7 +67,7 @@ describe('getMetricFromId', () => {
     const Cls = (ecuas as unknown as Record<string, new (o?: object) => ecuas.Metric<unknown[]>>)[className];
     expect(entry.obj.constructor).toBe(Cls);
     expect(entry.obj.options).toMatchObject(options);
-    expect(entry.higherIsBetter).toBe(id.endsWith('_auc'));
+    expect(entry.higherIsBetter).toBe(id === 'reg_picp' ? null : id.endsWith('_auc')); // PICP is best at its level (SPEC §10)
     expect(entry.fullName.length).toBeGreaterThan(0);
     expect(entry.display.length).toBeGreaterThan(0);
     // the one-shot function equals the class with the same options
