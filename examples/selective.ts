@@ -9,7 +9,7 @@
  * shows whether deferring the most uncertain test points removes the worst errors.
  */
 import * as tf from '@tensorflow/tfjs';
-import { coverageAtRisk, RejectionPolicy, riskAtCoverage, riskCoverageCurve } from '../src/index';
+import { coverageAtRisk, getMetricFromId, RejectionPolicy, riskAtCoverage, riskCoverageCurve } from '../src/index';
 import { mulberry32, normalFrom } from './random';
 
 tf.enableProdMode(); // silences tfjs's Node.js banner
@@ -104,6 +104,23 @@ for (const fraction of [0.05, 0.2]) {
     `defer ${fraction * 100}%: mean squared error ${meanRisk.toFixed(4)} on ${(coverage * 100).toFixed(1)}% kept (${nRejected} deferred)`,
   );
   policy.dispose();
+}
+
+// 4. Are the uncertainties calibrated? Read each as the standard deviation of a Gaussian
+// prediction N(mean, σ²) and score it (SPEC §9): a σ that is too small shows as low coverage of
+// the 95 % interval, a high calibration error and a high NLL.
+const REG = ['reg_nll', 'reg_crps', 'reg_picp', 'reg_mpiw', 'reg_sharpness', 'reg_mace', 'reg_miscal_area', 'reg_ence'];
+console.log(`\nas a Gaussian σ        ${REG.map((id) => id.slice(4).padStart(12)).join('')}`);
+for (const [name, sigma] of [
+  ['ensemble spread', spread],
+  ['spread + noise model', total],
+] as const) {
+  const values = REG.map((id) => {
+    const entry = getMetricFromId(id);
+    entry.obj.dispose(); // only the one-shot function is used
+    return entry.function(yPred, yTrue, sigma);
+  });
+  console.log(name.padEnd(22) + values.map((v) => v.toFixed(4).padStart(12)).join(''));
 }
 
 tf.dispose([yPred, yTrue, spread, total, random]);
