@@ -71,10 +71,22 @@ const oodScores = tf.tidy(() => tf.sub(1, tf.concat([confidences, oodConf])));
 const classificationErrors = tf.tidy(() => tf.concat([tf.logicalNot(correctness), tf.ones([N_OOD], 'bool')]));
 const isOod = tf.tidy(() => tf.concat([tf.zeros([N], 'bool'), tf.ones([N_OOD], 'bool')]));
 
+// Regression with a Gaussian prediction: the predicted standard deviation (not the variance) is
+// a little too small on purpose, so the coverage of the 95 % interval falls short of 0.95.
+const regRand = mulberry32(7);
+const regNormal = normalFrom(regRand);
+const sigmaArr = Array.from({ length: N }, () => 0.2 + regRand());
+const yTrueArr = Array.from({ length: N }, () => 3 * regNormal());
+const yPredArr = yTrueArr.map((y, i) => y + 1.2 * sigmaArr[i] * regNormal());
+const yPred = tf.tensor1d(yPredArr);
+const yTrue = tf.tensor1d(yTrueArr);
+const yStd = tf.tensor1d(sigmaArr);
+
 function inputsFor(id: string): unknown[] {
   if (id.startsWith('conf_')) return [confidences, correctness];
   if (id.startsWith('cls_')) return [logits, labels];
   if (id.startsWith('scod_')) return [oodScores, classificationErrors, isOod];
+  if (id.startsWith('reg_')) return [yPred, yTrue, yStd];
   throw new Error(`no inputs for ${id}`);
 }
 
@@ -104,7 +116,14 @@ const ids = [
 const rows = ids.map((id) => {
   const entry = getMetricFromId(id);
   const value = entry.function(...inputsFor(id));
-  return [id, entry.fullName, fmt(value), entry.higherIsBetter ? '↑ higher is better' : '↓ lower is better'];
+  const direction =
+    entry.higherIsBetter === null
+      ? '· best at its level'
+      : entry.higherIsBetter
+        ? '↑ higher is better'
+        : '↓ lower is better';
+  entry.obj.dispose();
+  return [id, entry.fullName, fmt(value), direction];
 });
 
 const accuracy = tf.tidy(() => tf.mean(tf.cast(correctness, 'float32')).dataSync()[0]);
@@ -200,5 +219,8 @@ tf.dispose([
   isOod,
   oneHot,
   uncertainty,
+  yPred,
+  yTrue,
+  yStd,
 ]);
 console.log(`\ntfjs tensors left over: ${tf.memory().numTensors - before}`);
