@@ -14,7 +14,7 @@ import type { TensorLike } from '../inputs/read';
 import { MIN_SIGMA } from '../math/smoothEce';
 import { Metric } from '../metric';
 import { calibrationNormOption, debiasOption, nBinsOption, type OptionSchema, type OptionSpec } from '../options';
-import { decisionColumnProblem, SumMetric } from '../reducers/metricBases';
+import { decisionColumnProblem, pushDecisions, SumMetric } from '../reducers/metricBases';
 import { FixedValueState, FlaggedKeyColumn } from '../reducers/state';
 
 // The calibration family of SPEC §8.2–§8.3. Each class declares its input, options and the pure
@@ -121,12 +121,7 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
   }
 
   protected ingest(args: [TensorLike, TensorLike]): void {
-    const { input } = this.decl;
-    const batch = input.read(this.metricName, args, this.options, this.numClasses.value);
-    if (input.count(batch) === 0) return;
-    const d = input.decisions(batch);
-    this.samples.push(d.rankKey, d.correct);
-    this.numClasses.value = input.classes(batch);
+    pushDecisions(this.metricName, this.decl.input, args, this.options, this.numClasses, this.samples);
   }
 
   protected computeValue(): number {

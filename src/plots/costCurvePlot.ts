@@ -3,18 +3,13 @@ import { constantSystemCost, gammaCost } from '../math/costs';
 import { ConfidenceECUAS } from '../metrics/confidence';
 import { integerOption, resolveOptions, type OptionSpec } from '../options';
 import {
-  clipRect,
+  chartDocument,
   coord,
   darken,
-  drawAxes,
-  drawGrid,
-  drawHeader,
-  drawLegend,
   el,
   FONT,
   formatCount,
   formatNumber,
-  ID,
   layoutPlot,
   niceDomain,
   PALETTE,
@@ -23,7 +18,6 @@ import {
   readConfidencePair,
   strokeAttrs,
   subscript,
-  svgDocument,
   text,
   textWidth,
   type LegendItem,
@@ -257,22 +251,23 @@ export function costCurvePlot(
       ...strokeAttrs(MODEL, 2),
     }),
   ];
-  const parts = [
-    drawHeader(title, subtitle, rect.x, rect.x + rect.width, W),
-    drawGrid(rect, x, yAxis),
-    el('g', { class: 'references', 'clip-path': `url(#${ID}-plot)` }, refLines.join('')),
-    el('g', { class: 'curves', 'clip-path': `url(#${ID}-plot)` }, curves.join('')),
-    drawAxes(rect, x, yAxis),
-    el('g', { class: 'reference-labels' }, refLabels.join('')),
-    drawLegend(items, legendAt.x, legendAt.y, legendAt.scale),
-  ];
-  return svgDocument({
+  return chartDocument({
     kind: 'cost-curve',
     width: W,
     height: H,
-    title: title || TITLE,
+    title,
+    fallbackTitle: TITLE,
+    subtitle,
     desc: `Mean γ-ECUAS cost against the rejection cost γ, with the no-information system and ECUAS_n reference lines (${refs.map((r) => r.label).join(', ')}). ${subtitle}.`,
-    defs: clipRect('plot', rect, 2),
-    body: parts.join(''),
+    rect,
+    x,
+    y: yAxis,
+    layers: [
+      ['references', refLines.join('')],
+      ['curves', curves.join('')],
+    ],
+    overlays: [el('g', { class: 'reference-labels' }, refLabels.join(''))],
+    items,
+    legendAt,
   });
 }

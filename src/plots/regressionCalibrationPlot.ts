@@ -3,15 +3,10 @@ import { readFiniteVector, requireSameN, type TensorLike } from '../inputs/read'
 import { centralQuantile } from '../math/normal';
 import { resolveOptions, stringOption, type OptionSpec } from '../options';
 import {
-  clipRect,
-  drawAxes,
-  drawGrid,
-  drawHeader,
-  drawLegend,
+  chartDocument,
   el,
   formatCount,
   formatNumber,
-  ID,
   INK,
   layoutPlot,
   PALETTE,
@@ -19,7 +14,6 @@ import {
   plotOptionSchema,
   requireSamples,
   strokeAttrs,
-  svgDocument,
   type Axis,
   type LegendItem,
   type PlotOptions,
@@ -217,20 +211,19 @@ export function regressionCalibrationPlot(
     ...strokeAttrs(color, 2, 'solid'),
   });
 
-  const parts = [
-    drawHeader(title, title ? subtitle : undefined, rect.x, rect.x + rect.width, W),
-    drawGrid(rect, x, y),
-    el('g', { class: 'curves', 'clip-path': `url(#${ID}-plot)` }, area + diagonal + line),
-    drawAxes(rect, x, y),
-    drawLegend(items, legendAt.x, legendAt.y, legendAt.scale),
-  ];
-  return svgDocument({
+  return chartDocument({
     kind: 'regression-calibration',
     width: W,
     height: H,
-    title: title || TITLE,
+    title,
+    fallbackTitle: TITLE,
+    subtitle: title ? subtitle : undefined,
     desc: `Observed against expected proportion of targets inside the centered Gaussian prediction intervals, ${opts.nLevels} levels, ${p.length} samples; miscalibration area ${formatNumber(miscalibrationArea)}.`,
-    defs: clipRect('plot', rect, 2),
-    body: parts.join(''),
+    rect,
+    x,
+    y,
+    layers: [['curves', area + diagonal + line]],
+    items,
+    legendAt,
   });
 }

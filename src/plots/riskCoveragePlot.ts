@@ -2,14 +2,9 @@ import { ARG, fail } from '../errors';
 import type { RiskCoverageResult } from '../metrics/selective';
 import { resolveOptions, stringOption } from '../options';
 import {
-  clipRect,
-  drawAxes,
-  drawGrid,
-  drawHeader,
-  drawLegend,
+  chartDocument,
   el,
   formatNumber,
-  ID,
   INK,
   layoutPlot,
   MUTED,
@@ -18,7 +13,6 @@ import {
   pathData,
   plotOptionSchema,
   strokeAttrs,
-  svgDocument,
   type Axis,
   type LegendItem,
   type LineStyle,
@@ -269,20 +263,18 @@ export function riskCoveragePlot(
     );
   }
 
-  const parts = [
-    drawHeader(title, undefined, rect.x, rect.x + rect.width, W),
-    drawGrid(rect, x, y),
-    el('g', { class: 'curves', 'clip-path': `url(#${ID}-plot)` }, lines.join('')),
-    drawAxes(rect, x, y),
-    drawLegend(items, legendAt.x, legendAt.y, legendAt.scale),
-  ];
-  return svgDocument({
+  return chartDocument({
     kind: 'risk-coverage',
     width: W,
     height: H,
-    title: title || TITLE,
+    title,
+    fallbackTitle: TITLE,
     desc: `Selective risk against coverage, accepting the least uncertain samples first. ${items.map((it) => it.label.replace(/ {2}/g, ' ')).join('; ')}.`,
-    defs: clipRect('plot', rect, 2),
-    body: parts.join(''),
+    rect,
+    x,
+    y,
+    layers: [['curves', lines.join('')]],
+    items,
+    legendAt,
   });
 }

@@ -807,6 +807,49 @@ export function clipRect(name: string, rect: Rect, pad = 0): string {
 }
 
 /**
+ * A chart on one plot rectangle: header, grid, the clipped data layers (in order), axes, any
+ * unclipped overlays, the legend — the page every line chart here is.
+ */
+export function chartDocument(p: {
+  kind: string;
+  width: number;
+  height: number;
+  /** The title shown (empty: none) and the one the document carries when none is shown. */
+  title: string;
+  fallbackTitle: string;
+  subtitle?: string;
+  desc: string;
+  rect: Rect;
+  x: Axis;
+  y: Axis;
+  /** Data layers, clipped to the plot: [class, content] pairs. */
+  layers: ReadonlyArray<readonly [string, string]>;
+  /** Drawn after the axes, unclipped (e.g. labels at the plot's edge). */
+  overlays?: readonly string[];
+  items: readonly LegendItem[];
+  legendAt: LegendPlacement;
+}): string {
+  const { rect, x, y } = p;
+  const parts = [
+    drawHeader(p.title, p.subtitle, rect.x, rect.x + rect.width, p.width),
+    drawGrid(rect, x, y),
+    ...p.layers.map(([cls, content]) => el('g', { class: cls, 'clip-path': `url(#${ID}-plot)` }, content)),
+    drawAxes(rect, x, y),
+    ...(p.overlays ?? []),
+    drawLegend(p.items, p.legendAt.x, p.legendAt.y, p.legendAt.scale),
+  ];
+  return svgDocument({
+    kind: p.kind,
+    width: p.width,
+    height: p.height,
+    title: p.title || p.fallbackTitle,
+    desc: p.desc,
+    defs: clipRect('plot', rect, 2),
+    body: parts.join(''),
+  });
+}
+
+/**
  * The standalone document: `<svg>` root with size and viewBox, an accessible `<title>` and
  * `<desc>`, a white background, `defs` and `body`. {@link ID} in `defs`/`body` is replaced by
  * an id derived from the content, so several plots can share one HTML page.

@@ -88,6 +88,26 @@ function classesProblem(input: DecisionInput<unknown>, k: number, n: number): st
 }
 
 /**
+ * Reads one batch through a decision input and appends its decisions (key with the correct
+ * flag in its sign bit) to `samples`, keeping the batch's K in `numClasses`: the update of every
+ * metric that keeps its decisions. Validates everything before it changes anything.
+ */
+export function pushDecisions(
+  metric: string,
+  input: DecisionInput<unknown>,
+  args: readonly unknown[],
+  options: object,
+  numClasses: FixedValueState,
+  samples: FlaggedKeyColumn,
+): void {
+  const batch = input.read(metric, args, options, numClasses.value);
+  if (input.count(batch) === 0) return;
+  const d = input.decisions(batch);
+  samples.push(d.rankKey, d.correct);
+  numClasses.value = input.classes(batch);
+}
+
+/**
  * What makes a loaded column of decisions impossible — a confidence outside [0, 1] (outside
  * (0, 1] for the float64 top-1 probability of classifier rows) or a K that does not fit the
  * input — or null. Every metric that keeps its decisions checks its state with it.
@@ -133,12 +153,7 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
   }
 
   protected ingest(args: [TensorLike, TensorLike]): void {
-    const { input } = this.decl;
-    const batch = input.read(this.metricName, args, this.options, this.numClasses.value);
-    if (input.count(batch) === 0) return;
-    const d = input.decisions(batch);
-    this.samples.push(d.rankKey, d.correct);
-    this.numClasses.value = input.classes(batch);
+    pushDecisions(this.metricName, this.decl.input, args, this.options, this.numClasses, this.samples);
   }
 
   protected computeValue(): number {
