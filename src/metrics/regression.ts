@@ -18,58 +18,16 @@ import {
   type RegressionCalibrationNorm,
 } from '../functional/regression';
 import type { TensorLike } from '../inputs/read';
-import { GAUSSIAN, type GaussianBatch } from '../inputs/regression';
+import { GAUSSIAN } from '../inputs/regression';
 import { Metric } from '../metric';
-import type { NoOptions } from '../reducers/metricBases';
-import { choiceOption, integerOption, levelOption, nBinsOption, type OptionSchema } from '../options';
-import { float32Column, float64Column, SumState } from '../reducers/state';
+import { SumMetric, type NoOptions } from '../reducers/metricBases';
+import { choiceOption, integerOption, levelOption, nBinsOption } from '../options';
+import { float32Column, float64Column } from '../reducers/state';
 
 // The metrics of SPEC §9 over Gaussian predictions N(yPred, yStd²): each class declares its
 // options and the pure functions of ../functional/regression.ts that do its math.
 
 type GaussianArgs = [TensorLike, TensorLike, TensorLike];
-
-/** The declaration of a Gaussian sum metric: its pure update/compute pair and what makes loaded sums impossible. */
-interface GaussianSumDeclaration<O extends object> {
-  readonly options: OptionSchema<O>;
-  readonly update: (batch: GaussianBatch, options: Readonly<Required<O>>) => Float64Array;
-  readonly compute: (sums: Float64Array, options: Readonly<Required<O>>) => number;
-  readonly check: (sums: Float64Array, options: Readonly<Required<O>>) => string | null;
-}
-
-/**
- * A metric over (yPred, yTrue, yStd) whose state is a fixed float64 vector of sums [N, …]: its
- * memory does not grow with the number of samples.
- */
-abstract class GaussianSumMetric<O extends object> extends Metric<GaussianArgs, number, O> {
-  static override readonly inputs: readonly string[] = GAUSSIAN.names;
-  private readonly sums = this.track('sums', new SumState());
-  private readonly decl: GaussianSumDeclaration<O>;
-
-  protected constructor(decl: GaussianSumDeclaration<O>, options: O | undefined) {
-    super(decl.options, options);
-    this.decl = decl;
-  }
-
-  get sampleCount(): number {
-    return this.sums.first;
-  }
-
-  protected ingest(args: GaussianArgs): void {
-    const batch = GAUSSIAN.read(this.metricName, args, {}, 0);
-    if (batch.n === 0) return;
-    this.sums.add(this.decl.update(batch, this.options));
-  }
-
-  protected computeValue(): number {
-    return this.decl.compute(this.sums.read() as Float64Array, this.options);
-  }
-
-  protected stateProblem(): string | null {
-    const sums = this.sums.read();
-    return sums ? this.decl.check(sums, this.options) : null;
-  }
-}
 
 /** Sums of `length` entries whose entries after N must all be ≥ 0 (sums of non-negative terms). */
 const nonNegativeSums =
@@ -87,11 +45,13 @@ const nonNegativeSums =
  * new GaussianNLL().update([0, 1], [0, 1], [1, 1]).compute(); // ½ log 2π = 0.9189…
  * ```
  */
-export class GaussianNLL extends GaussianSumMetric<NoOptions> {
+export class GaussianNLL extends SumMetric<NoOptions, GaussianArgs> {
   static override readonly metricName: string = 'GaussianNLL';
+  static override readonly inputs: readonly string[] = GAUSSIAN.names;
   constructor(options?: NoOptions) {
     super(
       {
+        input: GAUSSIAN,
         options: {},
         update: gaussianNllUpdate,
         compute: gaussianNllCompute,
@@ -112,11 +72,18 @@ export class GaussianNLL extends GaussianSumMetric<NoOptions> {
  * new GaussianCRPS().update([0], [0], [1]).compute(); // (√2 − 1)/√π = 0.2337…
  * ```
  */
-export class GaussianCRPS extends GaussianSumMetric<NoOptions> {
+export class GaussianCRPS extends SumMetric<NoOptions, GaussianArgs> {
   static override readonly metricName: string = 'GaussianCRPS';
+  static override readonly inputs: readonly string[] = GAUSSIAN.names;
   constructor(options?: NoOptions) {
     super(
-      { options: {}, update: gaussianCrpsUpdate, compute: gaussianCrpsCompute, check: nonNegativeSums(2) },
+      {
+        input: GAUSSIAN,
+        options: {},
+        update: gaussianCrpsUpdate,
+        compute: gaussianCrpsCompute,
+        check: nonNegativeSums(2),
+      },
       options,
     );
   }
@@ -138,11 +105,13 @@ export interface IntervalOptions {
  * new IntervalCoverage({ level: 0.5 }).update([0, 0, 0, 0], [0.1, 0.5, 1, 3], [1, 1, 1, 1]).compute(); // 0.5
  * ```
  */
-export class IntervalCoverage extends GaussianSumMetric<IntervalOptions> {
+export class IntervalCoverage extends SumMetric<IntervalOptions, GaussianArgs> {
   static override readonly metricName: string = 'IntervalCoverage';
+  static override readonly inputs: readonly string[] = GAUSSIAN.names;
   constructor(options?: IntervalOptions) {
     super(
       {
+        input: GAUSSIAN,
         options: { level: levelOption(0.95) },
         update: intervalCoverageUpdate,
         compute: intervalCoverageCompute,
@@ -164,11 +133,13 @@ export class IntervalCoverage extends GaussianSumMetric<IntervalOptions> {
  * new IntervalWidth({ level: 0.95 }).update([0, 0], [1, 2], [1, 2]).compute(); // 2·1.95996…·1.5 = 5.8798…
  * ```
  */
-export class IntervalWidth extends GaussianSumMetric<IntervalOptions> {
+export class IntervalWidth extends SumMetric<IntervalOptions, GaussianArgs> {
   static override readonly metricName: string = 'IntervalWidth';
+  static override readonly inputs: readonly string[] = GAUSSIAN.names;
   constructor(options?: IntervalOptions) {
     super(
       {
+        input: GAUSSIAN,
         options: { level: levelOption(0.95) },
         update: intervalWidthUpdate,
         compute: intervalWidthCompute,
@@ -188,10 +159,14 @@ export class IntervalWidth extends GaussianSumMetric<IntervalOptions> {
  * new Sharpness().update([0, 0], [5, 7], [1, 7]).compute(); // √25 = 5
  * ```
  */
-export class Sharpness extends GaussianSumMetric<NoOptions> {
+export class Sharpness extends SumMetric<NoOptions, GaussianArgs> {
   static override readonly metricName: string = 'Sharpness';
+  static override readonly inputs: readonly string[] = GAUSSIAN.names;
   constructor(options?: NoOptions) {
-    super({ options: {}, update: sharpnessUpdate, compute: sharpnessCompute, check: nonNegativeSums(2) }, options);
+    super(
+      { input: GAUSSIAN, options: {}, update: sharpnessUpdate, compute: sharpnessCompute, check: nonNegativeSums(2) },
+      options,
+    );
   }
 }
 
@@ -217,11 +192,13 @@ export interface RegressionCalibrationErrorOptions {
  * new RegressionCalibrationError({ norm: 'l1', nLevels: 3 }).update([0, 0], [0.1, 0.2], [1, 1]).compute(); // 1/6
  * ```
  */
-export class RegressionCalibrationError extends GaussianSumMetric<RegressionCalibrationErrorOptions> {
+export class RegressionCalibrationError extends SumMetric<RegressionCalibrationErrorOptions, GaussianArgs> {
   static override readonly metricName: string = 'RegressionCalibrationError';
+  static override readonly inputs: readonly string[] = GAUSSIAN.names;
   constructor(options?: RegressionCalibrationErrorOptions) {
     super(
       {
+        input: GAUSSIAN,
         options: {
           nLevels: integerOption(100, 2, 1e6),
           norm: choiceOption<RegressionCalibrationNorm>(['l1', 'l2', 'area'], 'l1'),

@@ -1,4 +1,4 @@
-import type { DecisionInput } from '../inputs/adapter';
+import type { DecisionInput, InputAdapter } from '../inputs/adapter';
 import type { ConfidenceBatch } from '../inputs/confidences';
 import type { TensorLike } from '../inputs/read';
 import { tieBlocks, type TieBlocks } from '../math/ranking';
@@ -15,7 +15,8 @@ export type NoOptions = Record<string, never>;
  * options)` → the value — plus `check(sums, options)`, what makes loaded sums impossible.
  */
 export interface SumDeclaration<B, O extends object> {
-  readonly input: DecisionInput<B>;
+  /** Its input; a decision input (confidences, classifier rows) also keeps the K of classifier rows. */
+  readonly input: InputAdapter<B>;
   readonly options: OptionSchema<object>;
   readonly update: (batch: B, options: Readonly<Required<O>>) => Float64Array;
   readonly compute: (sums: Float64Array, options: Readonly<Required<O>>) => number;
@@ -27,8 +28,13 @@ export interface SumDeclaration<B, O extends object> {
   readonly classesInSums?: (sums: Float64Array) => number;
 }
 
+/** Whether an input's samples are decisions (confidences, classifier rows): those carry K. */
+function isDecisionInput(input: InputAdapter<unknown>): input is DecisionInput<unknown> {
+  return 'decisions' in input;
+}
+
 /** The schema of a declaration's own options plus those of its input. */
-function schemaOf(input: DecisionInput<unknown>, own: OptionSchema<object>): OptionSchema<object> {
+function schemaOf(input: InputAdapter<unknown>, own: OptionSchema<object>): OptionSchema<object> {
   return { ...own, ...input.options };
 }
 
@@ -36,7 +42,11 @@ function schemaOf(input: DecisionInput<unknown>, own: OptionSchema<object>): Opt
  * A metric whose state is a fixed vector of float64 sums [N, …] — its memory does not grow
  * with the number of samples — declared by a {@link SumDeclaration}.
  */
-export abstract class SumMetric<O extends object> extends Metric<[TensorLike, TensorLike], number, O> {
+export abstract class SumMetric<O extends object, A extends unknown[] = [TensorLike, TensorLike]> extends Metric<
+  A,
+  number,
+  O
+> {
   /** K of earlier classifier rows (format 1 keeps it as `numClasses`; 0 for confidences). */
   private readonly numClasses?: FixedValueState;
   private readonly sums: SumState;
@@ -46,7 +56,8 @@ export abstract class SumMetric<O extends object> extends Metric<[TensorLike, Te
   protected constructor(decl: SumDeclaration<any, O>, options: O | undefined) {
     super(schemaOf(decl.input, decl.options) as OptionSchema<O>, options);
     this.decl = decl;
-    if (!decl.classesInSums) this.numClasses = this.track('numClasses', new FixedValueState('K'));
+    if (isDecisionInput(decl.input) && !decl.classesInSums)
+      this.numClasses = this.track('numClasses', new FixedValueState('K'));
     this.sums = this.track('sums', new SumState());
   }
 
@@ -54,17 +65,17 @@ export abstract class SumMetric<O extends object> extends Metric<[TensorLike, Te
     return this.sums.first;
   }
 
-  protected ingest(args: [TensorLike, TensorLike]): void {
+  protected ingest(args: A): void {
     const { input, update, classesInSums } = this.decl;
     const k = classesInSums
       ? this.sums.length > 0
         ? classesInSums(this.sums.read() as Float64Array)
         : 0
-      : (this.numClasses as FixedValueState).value;
+      : (this.numClasses?.value ?? 0);
     const batch = input.read(this.metricName, args, this.options, k);
     if (input.count(batch) === 0) return;
     this.sums.add(update(batch, this.options));
-    if (this.numClasses) this.numClasses.value = input.classes(batch);
+    if (this.numClasses) this.numClasses.value = (input as DecisionInput<unknown>).classes(batch);
   }
 
   protected computeValue(): number {
@@ -74,7 +85,8 @@ export abstract class SumMetric<O extends object> extends Metric<[TensorLike, Te
   protected stateProblem(): string | null {
     const sums = this.sums.read();
     return (
-      (this.numClasses && classesProblem(this.decl.input, this.numClasses.value, sums ? sums[0] : 0)) ??
+      (this.numClasses &&
+        classesProblem(this.decl.input as DecisionInput<unknown>, this.numClasses.value, sums ? sums[0] : 0)) ??
       (sums ? this.decl.check(sums, this.options) : null)
     );
   }
