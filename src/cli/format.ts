@@ -107,23 +107,29 @@ function pad(s: string, w: number, right = false): string {
   return right ? fill + s : s + fill;
 }
 
-function table(rows: readonly ReportRow[], meta: ReportMeta): string {
-  const head = ['id', 'metric', 'value', ...(meta.ci ? [`${levelText(meta.ci.level)} CI`] : []), 'dir'];
-  const right = [false, false, true, ...(meta.ci ? [false] : []), false];
-  const body = rows.map((r) => [r.id, r.fullName, shortNumber(r.value), ...(meta.ci ? [interval(r)] : []), arrow(r)]);
+/** A plain-text table: header, a rule, the rows; columns padded to their widest cell (`right`: right-aligned). */
+function textGrid(head: readonly string[], body: readonly string[][], right: readonly boolean[]): string[] {
   const widths = head.map((h, j) => Math.max(width(h), ...body.map((b) => width(b[j]))));
-  const line = (cells: string[]): string =>
+  const line = (cells: readonly string[]): string =>
     cells
       .map((c, j) => pad(c, widths[j], right[j]))
       .join('  ')
       .trimEnd();
-  const out = [
-    `${meta.file}: ${describeData(meta)}`,
-    '',
-    line(head),
-    widths.map((w) => '-'.repeat(w)).join('  '),
-    ...body.map(line),
-  ];
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
+}
+
+/** A Markdown table: header, the alignment row (`---`, `---:`, `:---:`), the rows; `|` escaped. */
+function markdownGrid(head: readonly string[], body: readonly string[][], align: readonly string[]): string[] {
+  const esc = (s: string): string => s.replace(/\|/g, '\\|');
+  const line = (cells: readonly string[]): string => `| ${cells.map(esc).join(' | ')} |`;
+  return [line(head), `|${align.join('|')}|`, ...body.map(line)];
+}
+
+function table(rows: readonly ReportRow[], meta: ReportMeta): string {
+  const head = ['id', 'metric', 'value', ...(meta.ci ? [`${levelText(meta.ci.level)} CI`] : []), 'dir'];
+  const right = [false, false, true, ...(meta.ci ? [false] : []), false];
+  const body = rows.map((r) => [r.id, r.fullName, shortNumber(r.value), ...(meta.ci ? [interval(r)] : []), arrow(r)]);
+  const out = [`${meta.file}: ${describeData(meta)}`, '', ...textGrid(head, body, right)];
   if (meta.ci) {
     out.push(
       '',
@@ -140,11 +146,11 @@ function table(rows: readonly ReportRow[], meta: ReportMeta): string {
 function markdown(rows: readonly ReportRow[], meta: ReportMeta): string {
   const head = ['id', 'metric', 'value', ...(meta.ci ? [`${levelText(meta.ci.level)} CI`] : []), 'dir'];
   const align = ['---', '---', '---:', ...(meta.ci ? ['---'] : []), ':---:'];
-  const esc = (s: string): string => s.replace(/\|/g, '\\|');
-  const line = (cells: string[]): string => `| ${cells.map(esc).join(' | ')} |`;
-  const out = [line(head), `|${align.join('|')}|`];
-  for (const r of rows)
-    out.push(line([`\`${r.id}\``, r.fullName, shortNumber(r.value), ...(meta.ci ? [interval(r)] : []), arrow(r)]));
+  const out = markdownGrid(
+    head,
+    rows.map((r) => [`\`${r.id}\``, r.fullName, shortNumber(r.value), ...(meta.ci ? [interval(r)] : []), arrow(r)]),
+    align,
+  );
   const notes = [`${meta.file}: ${describeData(meta)}.`];
   if (meta.ci)
     notes.push(
@@ -219,19 +225,11 @@ function calibrationTable(fit: CalibrationFit, rows: readonly CalibrationRow[], 
     [TEMPERATURE_ROW.id, TEMPERATURE_ROW.fullName, shortNumber(1), shortNumber(fit.temperature), ''],
     ...rows.map((r) => [r.id, r.fullName, shortNumber(r.before), shortNumber(r.after), arrow(r)]),
   ];
-  const widths = head.map((h, j) => Math.max(width(h), ...body.map((b) => width(b[j]))));
-  const line = (cells: string[]): string =>
-    cells
-      .map((c, j) => pad(c, widths[j], right[j]))
-      .join('  ')
-      .trimEnd();
   const out = [
     `${meta.file}: ${describeData(meta)}`,
     `temperature fitted in [${meta.range[0]}, ${meta.range[1]}] by minimizing the NLL: T = ${fit.temperature}`,
     '',
-    line(head),
-    widths.map((w) => '-'.repeat(w)).join('  '),
-    ...body.map(line),
+    ...textGrid(head, body, right),
   ];
   const note = boundNote(fit, meta);
   if (note) out.push('', note);
@@ -240,14 +238,14 @@ function calibrationTable(fit: CalibrationFit, rows: readonly CalibrationRow[], 
 }
 
 function calibrationMarkdown(fit: CalibrationFit, rows: readonly CalibrationRow[], meta: CalibrationMeta): string {
-  const esc = (s: string): string => s.replace(/\|/g, '\\|');
-  const line = (cells: string[]): string => `| ${cells.map(esc).join(' | ')} |`;
-  const out = [line(['id', 'metric', 'before', 'after', 'dir']), '|---|---|---:|---:|:---:|'];
-  out.push(
-    line([`\`${TEMPERATURE_ROW.id}\``, TEMPERATURE_ROW.fullName, shortNumber(1), shortNumber(fit.temperature), '']),
+  const out = markdownGrid(
+    ['id', 'metric', 'before', 'after', 'dir'],
+    [
+      [`\`${TEMPERATURE_ROW.id}\``, TEMPERATURE_ROW.fullName, shortNumber(1), shortNumber(fit.temperature), ''],
+      ...rows.map((r) => [`\`${r.id}\``, r.fullName, shortNumber(r.before), shortNumber(r.after), arrow(r)]),
+    ],
+    ['---', '---', '---:', '---:', ':---:'],
   );
-  for (const r of rows)
-    out.push(line([`\`${r.id}\``, r.fullName, shortNumber(r.before), shortNumber(r.after), arrow(r)]));
   const notes = [
     `${meta.file}: ${describeData(meta)}.`,
     `Temperature fitted in [${meta.range[0]}, ${meta.range[1]}] by minimizing the NLL: T = ${fit.temperature}.`,

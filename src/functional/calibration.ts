@@ -47,14 +47,14 @@ export function classwiseEceUpdate(rows: ClassifierRows, o: { readonly nBins: nu
   return out;
 }
 
-/** Number of classes K of classwise sums with `nBins` bins. */
-export function classwiseEceClasses(sums: Float64Array, nBins: number): number {
-  return (sums.length - 1) / (3 * nBins);
+/** Number of classes K of classwise sums of `length` entries with `nBins` bins (1 + 3·K·nBins). */
+export function classwiseEceClasses(length: number, nBins: number): number {
+  return (length - 1) / (3 * nBins);
 }
 
 /** (1/K) Σ_k CE_k, CE_k the binned calibration error of (p_k, [label = k]) (SPEC §8.2). O(K·B). */
 export function classwiseEceCompute(sums: Float64Array, o: ClasswiseEceOptions): number {
-  const k = classwiseEceClasses(sums, o.nBins);
+  const k = classwiseEceClasses(sums.length, o.nBins);
   let total = 0;
   for (let j = 0; j < k; j++)
     total += calibrationErrorFromBins(sums, o.nBins, sums[0], o.norm, o.debias, 1 + 3 * o.nBins * j);
@@ -69,7 +69,7 @@ export function classwiseEceCompute(sums: Float64Array, o: ClasswiseEceOptions):
  */
 export function classwiseEceSumsProblem(sums: Float64Array, o: { readonly nBins: number }): string | null {
   const b = o.nBins;
-  const k = classwiseEceClasses(sums, b);
+  const k = classwiseEceClasses(sums.length, b);
   if (!Number.isInteger(k) || k < 2) return `${sums.length} sums for ${b} bins`;
   const n = sums[0];
   if (!isCount(n) || n === 0) return `N = ${n}`;

@@ -53,7 +53,7 @@ export class ClasswiseECE extends SumMetric<ClasswiseECEOptions> {
         update: classwiseEceUpdate,
         compute: classwiseEceCompute,
         check: classwiseEceSumsProblem,
-        classesInSums: (sums) => classwiseEceClasses(sums, layout.nBins),
+        classesInSums: (length) => classwiseEceClasses(length, layout.nBins),
       },
       options,
     );

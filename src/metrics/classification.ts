@@ -29,7 +29,7 @@ import type { ExpectedCalibrationErrorOptions } from './confidence';
 export type { ProbabilitiesOptions };
 
 /** K of prior-normalized sums [N, Σ cost, n_0 … n_{K−1}]. */
-const classesInSums = (sums: Float64Array): number => sums.length - 2;
+const classesInSums = (length: number): number => length - 2;
 
 /** Options of the classification metrics with only `normalize`. */
 export interface NormalizeOptions extends ProbabilitiesOptions {

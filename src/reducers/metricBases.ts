@@ -22,10 +22,11 @@ export interface SumDeclaration<B, O extends object> {
   readonly compute: (sums: Float64Array, options: Readonly<Required<O>>) => number;
   readonly check: (sums: Float64Array, options: Readonly<Required<O>>) => string | null;
   /**
-   * Where K lives for classifier rows: in the sums themselves (K = `classesInSums(sums)`, the
-   * prior-normalized metrics' class counts), or, without this, in a state entry of its own.
+   * Where K lives for classifier rows: in the layout of the sums themselves (K =
+   * `classesInSums(number of sums)`, e.g. the prior-normalized metrics' class counts), or,
+   * without this, in a state entry of its own.
    */
-  readonly classesInSums?: (sums: Float64Array) => number;
+  readonly classesInSums?: (length: number) => number;
 }
 
 /** Whether an input's samples are decisions (confidences, classifier rows): those carry K. */
@@ -69,7 +70,7 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
     const { input, update, classesInSums } = this.decl;
     const k = classesInSums
       ? this.sums.length > 0
-        ? classesInSums(this.sums.read() as Float64Array)
+        ? classesInSums(this.sums.length) // the length is known without decoding the sums
         : 0
       : (this.numClasses?.value ?? 0);
     const batch = input.read(this.metricName, args, this.options, k);
