@@ -111,11 +111,14 @@ function show(v: unknown): string {
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
-/** `normalize`: a boolean. */
-export const normalizeOption = (dflt: boolean): OptionSpec<boolean> => ({
+/** A boolean, `dflt` by default. */
+export const booleanOption = (dflt: boolean): OptionSpec<boolean> => ({
   default: dflt,
   check: (v) => (typeof v === 'boolean' ? null : 'a boolean'),
 });
+
+/** `normalize`: a boolean. */
+export const normalizeOption = booleanOption;
 
 /** `epsilon`: the clamp of confidences and the entropy floor, in (0, 0.5). */
 export const epsilonOption: OptionSpec<number> = {
@@ -146,12 +149,6 @@ export const nBinsOption: OptionSpec<number> = {
 export function choiceOption<T extends string>(values: readonly T[], dflt: T): OptionSpec<T> {
   return { ...oneOfOption(values), default: dflt };
 }
-
-/** A boolean, `dflt` by default. */
-export const booleanOption = (dflt: boolean): OptionSpec<boolean> => ({
-  default: dflt,
-  check: (v) => (typeof v === 'boolean' ? null : 'a boolean'),
-});
 
 /** `norm` of binned calibration errors (SPEC §8.1): 'l1' (ECE, the default), 'l2' or 'max' (MCE). */
 export const calibrationNormOption: OptionSpec<'l1' | 'l2' | 'max'> = choiceOption(['l1', 'l2', 'max'], 'l1');
