@@ -21,7 +21,7 @@ export default defineConfig([
     outDir: 'dist/cli',
     format: ['esm'],
     platform: 'node',
-    target: 'node18',
+    target: 'node20',
     dts: false,
     sourcemap: true,
     clean: true,

@@ -440,7 +440,7 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
     for (let start = 0; start < r.n; start += r.batchSize) {
       const b = Math.min(r.batchSize, r.n - start);
       const ok = tf.tidy(() => {
-        const xb = r.xs.map((t) => t.slice(start, b));
+        const xb = r.xs.map((t) => tf.slice(t, start, b));
         const out = r.model.predict(r.multiInput ? xb : xb[0]);
         if (Array.isArray(out))
           fail(NAME, 'model', `expected the model to have one output, but predict returned ${out.length}`);
