@@ -1,4 +1,6 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
+
+type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
 
 // The library entry and the `ecuas/functional` entry are built separately, so each .d.ts is
 // self-contained (no shared chunks of types that users' editors and the docs check would have
@@ -11,10 +13,42 @@ const library = {
   external: ['@tensorflow/tfjs-core'],
 };
 
+/**
+ * For the browser bundle: `@tensorflow/tfjs-core` is the page's global `tf` (set by tfjs' own
+ * tf.min.js script), as tfjs' model packages do it, so the page has one tfjs, one engine and one
+ * set of backends. Checked when the bundle runs, so a missing or late tfjs script says so.
+ */
+const tfGlobal: EsbuildPlugin = {
+  name: 'tfjs-core-as-global-tf',
+  setup(build) {
+    build.onResolve({ filter: /^@tensorflow\/tfjs-core$/ }, (args) => ({ path: args.path, namespace: 'tf-global' }));
+    build.onLoad({ filter: /.*/, namespace: 'tf-global' }, () => ({
+      contents:
+        "if (typeof tf === 'undefined' || typeof tf.tensor !== 'function') throw new Error('ecuas.min.js needs TensorFlow.js: load tf.min.js with a <script> tag before it');\n" +
+        'module.exports = tf;',
+      loader: 'js',
+    }));
+  },
+};
+
 export default defineConfig([
-  // dist/cli/ and dist/functional.* belong to the builds below, which run in parallel
-  { ...library, entry: { index: 'src/index.ts' }, clean: ['!cli/**', '!functional.*'] },
+  // dist/cli/, dist/functional.* and dist/ecuas.min.* belong to the builds below, which run in parallel
+  { ...library, entry: { index: 'src/index.ts' }, clean: ['!cli/**', '!functional.*', '!ecuas.min.*'] },
   { ...library, entry: { functional: 'src/functional/index.ts' }, clean: false },
+  {
+    // dist/ecuas.min.js for a <script> tag: defines the global `ecuas`, uses the global `tf`
+    entry: { ecuas: 'src/index.ts' },
+    format: ['iife'],
+    globalName: 'ecuas',
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    sourcemap: true,
+    dts: false,
+    clean: false,
+    outExtension: () => ({ js: '.min.js' }),
+    esbuildPlugins: [tfGlobal],
+  },
   {
     // the `ecuas` executable (package.json "bin"): ESM for Node, tfjs resolved at run time
     entry: { ecuas: 'src/cli/bin.ts' },

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 //    the whole tfjs surface. The import map points "@tensorflow/tfjs-core" straight at it, and
 //    the page imports tf from the same specifier, so there is one module instance and one engine
 //    (a second copy of tfjs would have its own Tensor class and backend registry).
+//  - "iife": the package's browser bundle dist/ecuas.min.js as a classic script after tf.min.js:
+//    it reads the global `tf` and defines the global `ecuas` (no import map).
 //
 // The same computation (COMPUTE below, plain JS so that no transform touches it) runs in a
 // child `node` that imports `ecuas` through the package's exports map; every number must agree
@@ -45,7 +48,7 @@ if (skipReason) console.warn(`[browser.test] skipping the browser tests: ${skipR
 
 const REL_TOL = 1e-12;
 const BACKENDS = ['cpu', 'webgl'] as const;
-const LOADERS = ['umd', 'esm'] as const;
+const LOADERS = ['umd', 'esm', 'iife'] as const;
 type Loader = (typeof LOADERS)[number];
 
 /** `async function compute(tf, ecuas, backend)` → JSON-safe results; shared verbatim by Node and the page. */
@@ -220,7 +223,24 @@ export const { ${names.join(', ')} } = tf;
 `;
 }
 
+const LOADER_NAMES: Record<Loader, string> = {
+  umd: 'tf.min.js (UMD global) + import-map shim',
+  esm: 'tf.fesm.js (ES module) via import map',
+  iife: 'tf.min.js + dist/ecuas.min.js (globals)',
+};
+
 function pageHtml(loader: Loader): string {
+  if (loader === 'iife')
+    return `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">
+<script>window.addEventListener('error', (e) => { window.__loadError = String(e.message || e); });</script>
+<script src="/node_modules/@tensorflow/tfjs/dist/tf.min.js"></script>
+<script src="/dist/ecuas.min.js"></script>
+<script type="module">
+  import { compute } from '/compute.js';
+  tf.env().set('IS_TEST', true);
+  window.__run = (backend) => compute(tf, ecuas, backend);
+</script>
+</head><body></body></html>`;
   const tfjsCore = loader === 'umd' ? '/shim.js' : '/node_modules/@tensorflow/tfjs/dist/tf.fesm.js';
   const umd = loader === 'umd' ? '<script src="/node_modules/@tensorflow/tfjs/dist/tf.min.js"></script>' : '';
   return `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">${umd}
@@ -243,6 +263,7 @@ function startServer(): Promise<{ server: Server; origin: string }> {
     ['/compute.js', `export ${COMPUTE}`],
     ['/umd.html', pageHtml('umd')],
     ['/esm.html', pageHtml('esm')],
+    ['/iife.html', pageHtml('iife')],
   ]);
   const allowed = [join(root, 'dist') + sep, join(root, 'node_modules', '@tensorflow', 'tfjs', 'dist') + sep];
   const types: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html', '.map': 'application/json' };
@@ -287,8 +308,9 @@ describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equa
     try {
       if (!haveChromium)
         throw new Error(`${CHROMIUM} not found, and CI is set: .ci/run installs Debian's chromium when it is missing`);
-      if (!existsSync(join(root, 'dist', 'index.js')))
-        throw new Error('dist/index.js not found: run `npm run build` (npm test does it first)');
+      for (const f of ['index.js', 'ecuas.min.js'])
+        if (!existsSync(join(root, 'dist', f)))
+          throw new Error(`dist/${f} not found: run \`npm run build\` (npm test does it first)`);
       expected = nodeResult();
       expected.catch(() => undefined); // awaited in each test
       const { chromium } = await import('playwright-core');
@@ -314,7 +336,7 @@ describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equa
 
   for (const loader of LOADERS) {
     for (const backend of BACKENDS) {
-      it(`${loader === 'umd' ? 'tf.min.js (UMD global) + import-map shim' : 'tf.fesm.js (ES module) via import map'}, ${backend} backend`, async (ctx) => {
+      it(`${LOADER_NAMES[loader]}, ${backend} backend`, async (ctx) => {
         if (setupError) throw setupError;
         const page = await (browser as Browser).newPage();
         const problems: string[] = [];
@@ -377,5 +399,208 @@ describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equa
         }
       });
     }
+  }
+});
+
+// The README's "Browser" section: each `###` recipe, run as written. Its files are the fenced
+// blocks whose first line names them (`<!-- index.html -->`, `// main.js`), written into a
+// reader's project folder (ecuas and @tensorflow/tfjs in node_modules/); its `sh` block's
+// commands run there (`npx vite build` → this repository's vite); then the folder (or the
+// build's dist/) is served on 127.0.0.1 and the page loaded in Chromium. What the page prints
+// with console.log must be, line for line, the `// …` comments after its console.log calls.
+
+interface Recipe {
+  title: string;
+  files: Map<string, string>;
+  commands: string[];
+  /** The lines the README says the page prints. */
+  expected: string[];
+}
+
+/** The `###` recipes of the README's `## Browser` section. */
+function readmeRecipes(): Recipe[] {
+  const lines = readFileSync(join(root, 'README.md'), 'utf8').split(/\r?\n/);
+  const start = lines.indexOf('## Browser');
+  if (start < 0) throw new Error('README.md has no "## Browser" section');
+  const end = lines.findIndex((l, k) => k > start && l.startsWith('## '));
+  const recipes: Recipe[] = [];
+  for (let i = start + 1; i < (end < 0 ? lines.length : end); i++) {
+    if (lines[i].startsWith('### ')) {
+      recipes.push({ title: lines[i].slice(4).trim(), files: new Map(), commands: [], expected: [] });
+      continue;
+    }
+    const open = /^(`{3,})(\w*)\s*$/.exec(lines[i]);
+    if (!open) continue;
+    const body: string[] = [];
+    for (i++; i < lines.length && lines[i] !== open[1]; i++) body.push(lines[i]);
+    const recipe = recipes.at(-1);
+    if (!recipe) throw new Error(`README.md:${i}: a code block in "## Browser" before its first ### recipe`);
+    if (open[2] === 'sh') {
+      recipe.commands.push(...body.map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean));
+      continue;
+    }
+    const first = body.length > 0 ? body[0].trim() : '';
+    const name = /^<!--\s*(\S+)\s*-->$/.exec(first)?.[1] ?? /^\/\/\s*(\S+\.[cm]?js)$/.exec(first)?.[1];
+    if (name === undefined)
+      throw new Error(`README.md:${i - body.length}: a ${open[2]} block whose first line names no file`);
+    recipe.files.set(name, `${body.join('\n')}\n`);
+    for (const l of body) {
+      const m = /console\.log\(.*\);?\s*\/\/ ?(.*)$/.exec(l);
+      if (m) recipe.expected.push(m[1].trim());
+    }
+  }
+  return recipes;
+}
+
+/** A static file server for a folder (symlinks followed, nothing outside the folder's paths). */
+function serveFolder(dir: string): Promise<{ server: Server; origin: string }> {
+  const types: Record<string, string> = {
+    '.js': 'text/javascript',
+    '.mjs': 'text/javascript',
+    '.html': 'text/html',
+    '.map': 'application/json',
+    '.json': 'application/json',
+    '.wasm': 'application/wasm',
+  };
+  const server = createServer((req, res) => {
+    let pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
+    if (pathname.endsWith('/')) pathname += 'index.html';
+    const file = normalize(join(dir, pathname));
+    const send = (status: number, body: string | Buffer, type = 'text/plain'): void => {
+      res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    if (!file.startsWith(dir + sep)) {
+      send(404, 'not found');
+      return;
+    }
+    readFile(file).then(
+      (body) => send(200, body, types[extname(file)] ?? 'application/octet-stream'),
+      () => send(404, 'not found'),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    );
+  });
+}
+
+/** Runs one README command in the project: only `npx vite …` is known (this repository's vite). */
+async function runCommand(command: string, cwd: string): Promise<void> {
+  const m = /^npx vite((?:\s+\S+)*)$/.exec(command);
+  if (!m) throw new Error(`README "Browser": no way to run \`${command}\` in the test (only \`npx vite …\`)`);
+  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+  // a reader's environment: without vitest's variables (NODE_ENV=test would change Vite's mode)
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => k !== 'NODE_OPTIONS' && k !== 'NODE_ENV' && !k.startsWith('VITEST') && k !== 'TEST',
+    ),
+  );
+  try {
+    await promisify(execFile)(process.execPath, [vite, ...m[1].split(/\s+/).filter(Boolean)], {
+      cwd,
+      env,
+      timeout: 120_000,
+      maxBuffer: 16 << 20,
+    });
+  } catch (e) {
+    const err = e as Error & { stdout?: string; stderr?: string };
+    throw new Error(`\`${command}\` failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
+  }
+}
+
+describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', () => {
+  const recipes = readmeRecipes();
+  let browser: Browser | undefined;
+  let setupError: Error | undefined;
+  const projects: string[] = [];
+
+  beforeAll(async () => {
+    try {
+      if (!haveChromium) throw new Error(`${CHROMIUM} not found, and CI is set`);
+      for (const f of ['index.js', 'ecuas.min.js'])
+        if (!existsSync(join(root, 'dist', f)))
+          throw new Error(`dist/${f} not found: run \`npm run build\` (npm test does it first)`);
+      const { chromium } = await import('playwright-core');
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+        timeout: 20_000,
+      });
+    } catch (e) {
+      setupError = e instanceof Error ? e : new Error(String(e));
+    }
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    for (const dir of projects) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('has the three recipes: Vite, an import map over the ESM build, a script tag', () => {
+    expect(recipes.map((r) => r.title)).toEqual([
+      'With a bundler (Vite)',
+      'Import map over the ESM build',
+      'Script tag',
+    ]);
+    for (const r of recipes) {
+      expect([...r.files.keys()], r.title).toContain('index.html');
+      expect(r.expected.length, `${r.title}: console.log lines with the output in a comment`).toBeGreaterThan(0);
+    }
+    const [vite, importMap, script] = recipes;
+    expect(vite.commands).toEqual(['npx vite build']);
+    const map = /<script type="importmap">([\s\S]*?)<\/script>/.exec(importMap.files.get('index.html') ?? '');
+    expect((JSON.parse(map?.[1] ?? '{}') as { imports?: Record<string, string> }).imports).toMatchObject({
+      '@tensorflow/tfjs-core': expect.stringMatching(/\/tf\.fesm(\.min)?\.js$/) as unknown,
+      ecuas: './node_modules/ecuas/dist/index.js',
+    });
+    expect(script.files.get('index.html')).toContain('/ecuas.min.js');
+  });
+
+  for (const title of ['With a bundler (Vite)', 'Import map over the ESM build', 'Script tag']) {
+    it(`${title}: runs as written and prints what the README shows`, { timeout: 120_000 }, async () => {
+      if (setupError) throw setupError;
+      const recipe = recipes.find((r) => r.title === title);
+      if (!recipe) throw new Error(`README.md "## Browser" has no "### ${title}"`);
+      const project = mkdtempSync(join(tmpdir(), 'ecuas-browser-'));
+      projects.push(project);
+      // a reader's project: ecuas (the built package, through its exports map) and tfjs installed
+      writeFileSync(join(project, 'package.json'), '{ "name": "browser-recipe", "private": true, "type": "module" }\n');
+      mkdirSync(join(project, 'node_modules'));
+      symlinkSync(root, join(project, 'node_modules', 'ecuas'), 'junction');
+      symlinkSync(join(root, 'node_modules', '@tensorflow'), join(project, 'node_modules', '@tensorflow'), 'junction');
+      for (const [name, text] of recipe.files) writeFileSync(join(project, name), text);
+      const started = Date.now();
+      for (const command of recipe.commands) await runCommand(command, project);
+      // a build writes the site to dist/; otherwise the project folder is the site
+      const site = recipe.commands.some((c) => /\bbuild\b/.test(c)) ? join(project, 'dist') : project;
+      const { server, origin } = await serveFolder(site);
+      const page = await (browser as Browser).newPage();
+      const printed: string[] = [];
+      const problems: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'log') printed.push(m.text());
+        else if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`);
+      });
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+      page.on('response', (r) => {
+        if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+      });
+      try {
+        await page.goto(`${origin}/index.html`, { waitUntil: 'load' });
+        const deadline = Date.now() + 20_000;
+        while (printed.length < recipe.expected.length && problems.length === 0 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 50));
+        expect(problems, `${title}: the page reported problems`).toEqual([]);
+        expect(printed, `${title}: what the page printed`).toEqual(recipe.expected);
+        console.log(`[browser.test] README "${title}": ${printed.join(' | ')} (${Date.now() - started} ms)`);
+      } finally {
+        await page.close();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
   }
 });
