@@ -2,6 +2,7 @@
  * ecuas — evaluation metrics for uncertainty-augmented systems on TensorFlow.js.
  *
  * @packageDocumentation
+ * @module ecuas
  */
 export { MetricInputError } from './errors';
 export type { NestedArray, TensorLike, TypedArray } from './inputs/read';

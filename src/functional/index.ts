@@ -16,6 +16,7 @@
  * ```
  *
  * @packageDocumentation
+ * @module ecuas/functional
  */
 import type { ClassifierRows } from '../inputs/logits';
 import { tieBlocks, type TieBlocks } from '../math/ranking';
@@ -32,7 +33,7 @@ export type { ConfidenceBatch } from '../inputs/confidences';
 export { topOneStats, probabilityStats } from '../math/topOne';
 export type { SoftmaxStats, SoftmaxWants } from '../math/softmax';
 export { orderFreeSum } from '../math/orderFreeSum';
-export { eceFromBins, eceBatchSums } from '../math/binning';
+export { eceFromBins, eceBatchSums, type Binning, type CalibrationNorm } from '../math/binning';
 export {
   aurc,
   augrc,

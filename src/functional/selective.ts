@@ -21,7 +21,7 @@ export interface RiskCoverageResult {
   readonly eaurc: number;
 }
 
-/** The result of a {@link RejectionPolicy}. */
+/** The result of a {@link ecuas!RejectionPolicy | RejectionPolicy}. */
 export interface RejectionResult {
   /** Mean risk of the kept samples (NaN if none is kept). */
   readonly meanRisk: number;

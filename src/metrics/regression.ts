@@ -27,7 +27,11 @@ import { float32Column, float64Column } from '../reducers/state';
 // The metrics of SPEC §9 over Gaussian predictions N(yPred, yStd²): each class declares its
 // options and the pure functions of ../functional/regression.ts that do its math.
 
-type GaussianArgs = [TensorLike, TensorLike, TensorLike];
+/**
+ * What the regression metrics' `update` takes: the predicted means, the targets and the
+ * predicted **standard deviations** (not variances), one value per sample, `[N]` each.
+ */
+export type GaussianArgs = [yPred: TensorLike, yTrue: TensorLike, yStd: TensorLike];
 
 /** Sums of `length` entries whose entries after N must all be ≥ 0 (sums of non-negative terms). */
 const nonNegativeSums =
