@@ -23,11 +23,28 @@ export class MetricInputError extends Error {
   readonly argument: string;
 
   constructor(metric: string, argument: string, problem: string) {
-    super(`${metric}: ${problem.split(ARG).join(`\`${argument}\``)}`);
+    super(`${metric}: ${problem.split(ARG).join(`\`${clip(argument)}\``)}`);
     this.name = 'MetricInputError';
     this.metric = metric;
     this.argument = argument;
   }
+}
+
+/** How many characters of user input an error message echoes at most. */
+export const ECHO_LIMIT = 200;
+
+/**
+ * `text` cut to `max` characters (an ellipsis and the number of characters left out mark the
+ * cut). Every message that echoes user input goes through it: a megabyte id or option value must
+ * not become a megabyte message.
+ *
+ * @example
+ * ```ts
+ * clip('x'.repeat(1000), 10); // "xxxxxxxxxx… (990 more characters)"
+ * ```
+ */
+export function clip(text: string, max: number = ECHO_LIMIT): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
 /** Throws a {@link MetricInputError}; `problem` may contain {@link ARG} wherever the argument's name goes. */
