@@ -15,6 +15,8 @@ import {
   metricFromJSON,
   MetricInputError,
   RiskCoverageCurve,
+  riskCoverageCurve,
+  riskCoveragePlot,
 } from '../src/index';
 import { clip, ECHO_LIMIT } from '../src/errors';
 import { readConfidences, readLogits } from '../src/inputs/read';
@@ -170,6 +172,20 @@ describe('options and loaded states are read as own properties only', () => {
     metric.dispose();
     expect(value).toBeCloseTo(0.95335, 5);
     expect(Math.abs(value - expected)).toBeLessThan(1e-12);
+  });
+
+  it('a plotted curve takes no field from Object.prototype', () => {
+    const curve = riskCoverageCurve([1, 2, 3], [1, 2.5, 2], [0.1, 0.5, 0.9]);
+    const { oracleRisk, ...partial } = curve;
+    try {
+      proto.oracleRisk = oracleRisk;
+      proto.label = 'Model';
+      expectInputError(() => riskCoveragePlot(partial as never), 'oracleRisk');
+      expectInputError(() => riskCoveragePlot([{ curve } as never]), 'label: string');
+    } finally {
+      unpollute('oracleRisk');
+      unpollute('label');
+    }
   });
 
   // metricFromJSON and loadState: they read the JSON's fields as own properties once
