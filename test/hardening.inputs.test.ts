@@ -16,6 +16,7 @@ import {
   MetricInputError,
   RiskCoverageCurve,
   riskCoverageCurve,
+  riskAtCoverage,
   riskCoveragePlot,
 } from '../src/index';
 import { clip, ECHO_LIMIT } from '../src/errors';
@@ -310,7 +311,9 @@ describe('messages stay small and every failure is an input error', () => {
     const e4 = expectInputError(() => new ConfidenceECUAS({ [long]: 1 }), 'unknown option');
     const e5 = expectRejected((m) => m.update(long as never, [1]), 'the string');
     const e6 = expectInputError(() => ConfidenceECUAS.createShortcutFunction()(C, Y, (() => long) as never));
-    for (const e of [e1, e2, e3, e4, e5, e6]) expect(e.message.length, e.message.slice(0, 80)).toBeLessThan(800);
+    const curve = riskCoverageCurve([1, 2, 3], [1, 2.5, 2], [0.1, 0.5, 0.9]);
+    const e7 = expectInputError(() => riskAtCoverage(curve, long as never), '`coverage`');
+    for (const e of [e1, e2, e3, e4, e5, e6, e7]) expect(e.message.length, e.message.slice(0, 80)).toBeLessThan(800);
   });
 
   it('clip cuts at the echo limit and says how much it left out', () => {

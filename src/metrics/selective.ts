@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { ARG, fail } from '../errors';
+import { ARG, clip, fail } from '../errors';
 import type { TensorLike } from '../inputs/read';
 import { RISK_TRIPLES } from '../inputs/regression';
 import { SCOD } from '../inputs/scod';
@@ -13,7 +13,7 @@ import {
 } from '../functional/selective';
 import { aurc, augrc, tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
-import { unitOption, type OptionSpec } from '../options';
+import { isRecord, ownProperty, unitOption, type OptionSpec } from '../options';
 import { float32Column, float64Column, flagColumn } from '../reducers/state';
 
 export type { RejectionResult, RiskCoverageResult };
@@ -311,6 +311,9 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
   }
 }
 
+const isArrayLike = (v: unknown): v is ArrayLike<number> =>
+  Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView));
+
 /**
  * Risk of a computed curve at `coverage` ∈ (0, 1] ("I can defer at most 10 %": coverage 0.9),
  * linearly interpolated between the curve's points; below the first point, the first point's
@@ -323,9 +326,12 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
  * ```
  */
 export function riskAtCoverage(curve: Pick<RiskCoverageResult, 'coverage' | 'risk'>, coverage: number): number {
-  if (!(coverage > 0 && coverage <= 1))
-    fail('riskAtCoverage', 'coverage', `expected ${ARG} to be in (0, 1], but got ${coverage}`);
-  const { coverage: c, risk: r } = curve;
+  if (!(typeof coverage === 'number' && coverage > 0 && coverage <= 1))
+    fail('riskAtCoverage', 'coverage', `expected ${ARG} to be in (0, 1], but got ${clip(String(coverage), 40)}`);
+  const c = isRecord(curve) ? ownProperty(curve, 'coverage') : undefined;
+  const r = isRecord(curve) ? ownProperty(curve, 'risk') : undefined;
+  if (!isArrayLike(c) || !isArrayLike(r) || c.length === 0 || r.length !== c.length)
+    fail('riskAtCoverage', 'curve', `expected ${ARG} to be a RiskCoverageResult (coverage and risk of one length ≥ 1)`);
   if (coverage <= c[0]) return r[0];
   let j = 1;
   while (j < c.length - 1 && c[j] < coverage) j++;
