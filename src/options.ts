@@ -13,8 +13,13 @@ export interface OptionSpec<T> {
 export type OptionSchema<O> = { readonly [K in keyof O]-?: OptionSpec<O[K]> };
 
 /** A plain object (not null, not an array): an options object, or a record read from JSON. */
-export const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> => {
+  try {
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false; // a revoked proxy: no use as either
+  }
+};
 
 /** `o[key]` if `key` is `o`'s own property, else undefined: what `Object.prototype` holds is never read. */
 export function ownProperty<T extends object, K extends keyof T>(o: T, key: K): T[K] | undefined {

@@ -16,6 +16,7 @@ import {
   MetricInputError,
   RiskCoverageCurve,
   riskCoverageCurve,
+  coverageAtRisk,
   riskAtCoverage,
   riskCoveragePlot,
 } from '../src/index';
@@ -339,6 +340,15 @@ describe('messages stay small and every failure is an input error', () => {
     expectInputError(() => ConfidenceECUAS.createShortcutFunction(5 as never), 'options object');
     expectInputError(() => ConfidenceECUAS.createShortcutFunction()(C, Y, throwing), 'could not read');
     expectInputError(() => getMetricFromId('conf_ece', throwing), 'could not read');
+    expectInputError(() => riskAtCoverage(null as never, 0.5), '`curve`');
+    expectInputError(() => coverageAtRisk({ coverage: [1] } as never, 0.5), '`curve`');
+    const curve = riskCoverageCurve([1, 2], [1, 1], [0, 1]);
+    expectInputError(() => coverageAtRisk(curve, '0.5' as never), '`maxRisk`');
+    expectInputError(() => riskAtCoverage(curve, revoked.proxy as never), '`coverage`');
+    // the error itself never throws, whatever it is given
+    expect(new MetricInputError(undefined as never, Symbol('a') as never, undefined as never).message).toBe(
+      'undefined: undefined',
+    );
   });
 
   it('a riskFn that returns one of its input tensors does not get it disposed', () => {

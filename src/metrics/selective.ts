@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { ARG, clip, fail } from '../errors';
+import { ARG, echo, fail } from '../errors';
 import type { TensorLike } from '../inputs/read';
 import { RISK_TRIPLES } from '../inputs/regression';
 import { SCOD } from '../inputs/scod';
@@ -314,6 +314,15 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
 const isArrayLike = (v: unknown): v is ArrayLike<number> =>
   Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView));
 
+/** The coverage and risk arrays of a computed curve (own properties, one length ≥ 1), or a MetricInputError. */
+function curveArrays(where: string, curve: unknown): [ArrayLike<number>, ArrayLike<number>] {
+  const c = isRecord(curve) ? ownProperty(curve, 'coverage') : undefined;
+  const r = isRecord(curve) ? ownProperty(curve, 'risk') : undefined;
+  if (!isArrayLike(c) || !isArrayLike(r) || c.length === 0 || r.length !== c.length)
+    fail(where, 'curve', `expected ${ARG} to be a RiskCoverageResult (coverage and risk of one length ≥ 1)`);
+  return [c, r];
+}
+
 /**
  * Risk of a computed curve at `coverage` ∈ (0, 1] ("I can defer at most 10 %": coverage 0.9),
  * linearly interpolated between the curve's points; below the first point, the first point's
@@ -327,11 +336,8 @@ const isArrayLike = (v: unknown): v is ArrayLike<number> =>
  */
 export function riskAtCoverage(curve: Pick<RiskCoverageResult, 'coverage' | 'risk'>, coverage: number): number {
   if (!(typeof coverage === 'number' && coverage > 0 && coverage <= 1))
-    fail('riskAtCoverage', 'coverage', `expected ${ARG} to be in (0, 1], but got ${clip(String(coverage), 40)}`);
-  const c = isRecord(curve) ? ownProperty(curve, 'coverage') : undefined;
-  const r = isRecord(curve) ? ownProperty(curve, 'risk') : undefined;
-  if (!isArrayLike(c) || !isArrayLike(r) || c.length === 0 || r.length !== c.length)
-    fail('riskAtCoverage', 'curve', `expected ${ARG} to be a RiskCoverageResult (coverage and risk of one length ≥ 1)`);
+    fail('riskAtCoverage', 'coverage', `expected ${ARG} to be in (0, 1], but got ${echo(coverage, 40)}`);
+  const [c, r] = curveArrays('riskAtCoverage', curve);
   if (coverage <= c[0]) return r[0];
   let j = 1;
   while (j < c.length - 1 && c[j] < coverage) j++;
@@ -349,7 +355,9 @@ export function riskAtCoverage(curve: Pick<RiskCoverageResult, 'coverage' | 'ris
  * ```
  */
 export function coverageAtRisk(curve: Pick<RiskCoverageResult, 'coverage' | 'risk'>, maxRisk: number): number {
-  if (Number.isNaN(maxRisk)) fail('coverageAtRisk', 'maxRisk', `expected ${ARG} to be a number, but got NaN`);
-  for (let j = curve.coverage.length - 1; j >= 0; j--) if (curve.risk[j] <= maxRisk) return curve.coverage[j];
+  if (typeof maxRisk !== 'number' || Number.isNaN(maxRisk))
+    fail('coverageAtRisk', 'maxRisk', `expected ${ARG} to be a number, but got ${echo(maxRisk, 40)}`);
+  const [c, r] = curveArrays('coverageAtRisk', curve);
+  for (let j = c.length - 1; j >= 0; j--) if (r[j] <= maxRisk) return c[j];
   return NaN;
 }
