@@ -190,21 +190,41 @@ describe('options and loaded states are read as own properties only', () => {
     }
   });
 
-  // metricFromJSON and loadState: they read the JSON's fields as own properties once
-  // serialization does too (the other half of this class); until then these are known failures.
-  it.fails('metricFromJSON takes no field of the JSON from Object.prototype (state, state entries)', () => {
-    const good = JSON.parse(JSON.stringify(new ConfidenceECUAS().update(C, Y).toJSON())) as {
+  // metricFromJSON and loadState read the JSON as own properties once serialization does too
+  // (the other half of this class, in src/serialization.ts and Metric.loadState); until then
+  // these two are known failures: turn `it.fails` into `it` when that lands.
+  const goodJSON = (): Record<string, unknown> & { state: Record<string, unknown> } => {
+    const metric = new ConfidenceECUAS().update(C, Y);
+    const json = JSON.parse(JSON.stringify(metric.toJSON())) as Record<string, unknown> & {
       state: Record<string, unknown>;
     };
+    metric.dispose();
+    return json;
+  };
+
+  it.fails('metricFromJSON takes no field of the JSON (state, version) from Object.prototype', () => {
+    const good = goodJSON();
+    try {
+      for (const field of ['state', 'version']) {
+        proto[field] = good[field];
+        const partial: Record<string, unknown> = { ...good };
+        Reflect.deleteProperty(partial, field); // absent, so only Object.prototype could supply it
+        expectInputError(() => metricFromJSON(partial), 'metricFromJSON');
+        unpollute(field);
+      }
+    } finally {
+      unpollute('state');
+      unpollute('version');
+    }
+  });
+
+  it.fails('loadState takes no state entry from Object.prototype', () => {
+    const good = goodJSON();
     const keys = Object.keys(good.state);
     try {
-      proto.state = good.state;
-      expectInputError(() => metricFromJSON({ ...good, state: undefined }), 'metricFromJSON');
-      delete proto.state;
       for (const k of keys) proto[k] = good.state[k];
       expectInputError(() => metricFromJSON({ ...good, state: {} }), 'state');
     } finally {
-      delete proto.state;
       for (const k of keys) unpollute(k);
     }
   });
