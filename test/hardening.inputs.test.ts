@@ -60,6 +60,17 @@ describe('inputs that used to kill the process or poison the state', () => {
     for (let i = 0; i < 20_000; i++) deep = [deep]; // overflowed the stack with a raw RangeError
     expectRejected((m) => m.update(deep as never, [1]), '`confidences`', 'at most 32 levels deep');
 
+    // exactly 32 levels are fine (a rank-32 regression target); 33 are not
+    const nest = (levels: number, leaf: number): unknown => {
+      let v: unknown = leaf;
+      for (let i = 0; i < levels; i++) v = [v];
+      return v;
+    };
+    const curve = new RiskCoverageCurve({ nPoints: 2 });
+    expect(curve.update(nest(32, 1) as never, nest(32, 3) as never, [0.5]).compute().risk[1]).toBe(4); // (1 − 3)²
+    curve.dispose();
+    expectInputError(() => new RiskCoverageCurve().update(nest(33, 1) as never, nest(33, 3) as never, [0.5]), '32');
+
     // shape [4] over 2 values: accepted before, it read past the data into NaN (null in JSON)
     const lying = { dataSync: () => new Float32Array([0.9, 0.8]), shape: [4], dtype: 'float32', isDisposed: false };
     expectRejected((m) => m.update(lying as never, Y), '`confidences`', 'shape [4] says (4)', 'holds 2');

@@ -87,59 +87,59 @@ function arrayShape(metric: string, arg: string, x: NestedArray): number[] {
   return shape;
 }
 
-/** Flattens a nested array after checking it is rectangular and holds only numbers or booleans. */
+/**
+ * Flattens a nested array after checking it is rectangular and holds only numbers or booleans.
+ * Iterative: an odometer over the outer indices keeps the path of arrays from the root to the
+ * current innermost array, so no input shape can exhaust the stack.
+ */
 function flattenNested(metric: string, arg: string, x: NestedArray): RawArray {
   const shape = arrayShape(metric, arg, x);
+  const d = shape.length; // ≥ 1; every level but the last is non-empty (arrayShape stops at an empty one)
   const size = shape.reduce((a, b) => a * b, 1);
   // float32, as a tensor of the same numbers holds them: every input form gives the same result
   const out = new Float32Array(size);
-  const index: number[] = []; // the path to the current node, formatted only for an error
-  const where = (): string => `index ${index.map((i) => `[${i}]`).join('')}`;
+  const index = new Array<number>(d - 1).fill(0); // position at each outer level
+  const nodes = new Array<readonly unknown[]>(d); // the arrays on the path to the current innermost one
+  nodes[0] = x;
+  const where = (upTo: number, last?: number): string =>
+    `index ${[...index.slice(0, upTo), ...(last === undefined ? [] : [last])].map((i) => `[${i}]`).join('')}`;
+  /** Follows `index` from the array at level `from` down to the innermost level, checking each array. */
+  const descend = (from: number): void => {
+    for (let l = from; l < d - 1; l++) {
+      const child: unknown = nodes[l][index[l]];
+      if (!Array.isArray(child) || child.length !== shape[l + 1]) {
+        fail(
+          metric,
+          arg,
+          `expected argument ${ARG} to be a rectangular array of shape [${shape.join(', ')}], but ${where(l + 1)} is ` +
+            (Array.isArray(child) ? `of length ${child.length}` : describe(child)),
+        );
+      }
+      nodes[l + 1] = child;
+    }
+  };
+  descend(0);
   let pos = 0;
-  const walk = (node: unknown, depth: number): void => {
-    if (depth === shape.length) {
-      if (typeof node === 'number') out[pos++] = node;
-      else if (typeof node === 'boolean') out[pos++] = node ? 1 : 0;
+  for (;;) {
+    // the innermost level: most elements are here
+    const node = nodes[d - 1];
+    const m = shape[d - 1]; // not node.length: a proxy need not answer the same twice
+    for (let i = 0; i < m; i++) {
+      const v: unknown = node[i];
+      if (typeof v === 'number') out[pos++] = v;
+      else if (typeof v === 'boolean') out[pos++] = v ? 1 : 0;
       else
         fail(
           metric,
           arg,
-          `expected argument ${ARG} to hold numbers or booleans, but got ${describe(node)} at ${where()}`,
+          `expected argument ${ARG} to hold numbers or booleans, but got ${describe(v)} at ${where(d - 1, i)}`,
         );
-      return;
     }
-    if (!Array.isArray(node) || node.length !== shape[depth]) {
-      fail(
-        metric,
-        arg,
-        `expected argument ${ARG} to be a rectangular array of shape [${shape.join(', ')}], but ${where()} is ` +
-          (Array.isArray(node) ? `of length ${node.length}` : describe(node)),
-      );
-    }
-    if (depth === shape.length - 1) {
-      // the innermost level, inline: most elements are here
-      for (let i = 0; i < node.length; i++) {
-        const v: unknown = node[i];
-        if (typeof v === 'number') out[pos++] = v;
-        else if (typeof v === 'boolean') out[pos++] = v ? 1 : 0;
-        else {
-          index.push(i);
-          fail(
-            metric,
-            arg,
-            `expected argument ${ARG} to hold numbers or booleans, but got ${describe(v)} at ${where()}`,
-          );
-        }
-      }
-      return;
-    }
-    for (let i = 0; i < node.length; i++) {
-      index.push(i);
-      walk(node[i], depth + 1); // recursion depth < MAX_RANK: every level was measured by arrayShape
-      index.pop();
-    }
-  };
-  walk(x, 0);
+    let l = d - 2; // the next outer index, odometer-wise
+    while (l >= 0 && ++index[l] === shape[l]) index[l--] = 0;
+    if (l < 0) break;
+    descend(l);
+  }
   return { values: out, shape };
 }
 
