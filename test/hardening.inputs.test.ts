@@ -382,7 +382,7 @@ describe('messages stay small and every failure is an input error', () => {
     );
   });
 
-  it('a riskFn that returns one of its input tensors does not get it disposed', () => {
+  it('riskFn: the tensors it is given are never disposed, every tensor it returns is', () => {
     const p = tf.tensor([1, 2, 3]);
     const t = tf.tensor([1, 1, 1]);
     const before = tf.memory().numTensors;
@@ -399,6 +399,13 @@ describe('messages stay small and every failure is an input error', () => {
         expect(m.compute().aurc).toBeGreaterThan(0);
         m.dispose();
       }
+    }
+    // a wrong answer holding tensors (an array, an object) is refused and freed, the inputs kept
+    for (const riskFn of [(a: tf.Tensor) => [tf.square(a)], (a: tf.Tensor, b: tf.Tensor) => ({ a, s: tf.sub(a, b) })]) {
+      const m = new RiskCoverageCurve({ riskFn: riskFn as never, nPoints: 3 });
+      expectInputError(() => m.update(p, t, [0.1, 0.2, 0.3]), '`riskFn`', 'to return a tensor');
+      expect(m.sampleCount).toBe(0);
+      m.dispose();
     }
     expect(p.isDisposed || t.isDisposed).toBe(false);
     expect(tf.memory().numTensors).toBe(before);

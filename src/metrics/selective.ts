@@ -188,7 +188,11 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
       }
       return rho;
     } finally {
-      if (out instanceof tf.Tensor && out !== p && out !== t && !own.includes(out)) out.dispose();
+      // what riskFn made is freed (a wrong answer too: tidy kept the tensors of a returned array
+      // or object), never the caller's tensors it was given, nor twice what was made here
+      const given = new Set<unknown>([p, t, ...own]);
+      for (const x of out instanceof tf.Tensor ? [out] : isRecord(out) || Array.isArray(out) ? Object.values(out) : [])
+        if (x instanceof tf.Tensor && !given.has(x) && !x.isDisposed) x.dispose();
       for (const o of own) o.dispose();
     }
   }
