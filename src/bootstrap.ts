@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { ARG, fail } from './errors';
+import { ARG, clip, fail } from './errors';
 import { readRaw } from './inputs/read';
 import type { Metric } from './metric';
 import {
@@ -139,7 +139,11 @@ function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluat
     entry.obj.dispose();
     if (probabilities === undefined) return (inputs) => entry.function(...inputs);
     if (!metric.startsWith('cls_')) {
-      fail(NAME, 'probabilities', `option ${ARG} applies to classification (cls_*) ids, not ${JSON.stringify(metric)}`);
+      fail(
+        NAME,
+        'probabilities',
+        `option ${ARG} applies to classification (cls_*) ids, not ${clip(JSON.stringify(metric))}`,
+      );
     }
     const over = { probabilities };
     return (inputs) => entry.function(...inputs, over);

@@ -7,7 +7,7 @@
  * a subclass of `tf.Callback` instead (see {@link EcuasCallbackOptions.tf}).
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { ARG, fail, MetricInputError } from './errors';
+import { ARG, clip, fail, MetricInputError } from './errors';
 import { isTensor, readRaw, type TensorLike } from './inputs/read';
 import {
   functionOption,
@@ -213,12 +213,12 @@ function resolve(options: unknown): Resolved {
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
     if (ids.indexOf(id) !== i)
-      fail(NAME, 'metrics', `metric id ${JSON.stringify(id)} is listed twice in option ${ARG}`);
+      fail(NAME, 'metrics', `metric id ${clip(JSON.stringify(id))} is listed twice in option ${ARG}`);
     if (id.startsWith('scod_'))
       fail(
         NAME,
         'metrics',
-        `metric id ${JSON.stringify(id)} needs OOD scores, which a classifier's outputs do not give: use cls_* or conf_* ids`,
+        `metric id ${clip(JSON.stringify(id))} needs OOD scores, which a classifier's outputs do not give: use cls_* or conf_* ids`,
       );
   }
   const { outputs, probabilities: given } = o;

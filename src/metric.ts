@@ -1,7 +1,7 @@
 import { engine } from '@tensorflow/tfjs-core';
-import { ARG, fail } from './errors';
+import { ARG, clip, fail } from './errors';
 import type { TensorLike } from './inputs/read';
-import { resolveOptions, type OptionSchema } from './options';
+import { ownOptions, resolveOptions, type OptionSchema } from './options';
 import type { MetricState } from './reducers/state';
 
 /** Version of the format written by {@link Metric.toJSON}. */
@@ -53,6 +53,13 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
   private readonly states = new Map<string, MetricState>();
 
   protected constructor(schema: OptionSchema<O>, options: O | undefined) {
+    // reachable from JavaScript, where `protected` and `abstract` do not exist
+    if (new.target === Metric)
+      fail(
+        'Metric',
+        'Metric',
+        `${ARG} is the abstract base of the metrics: construct one of them, e.g. new ConfidenceECUAS()`,
+      );
     this.options = Object.freeze(resolveOptions(this.metricName, schema, options));
   }
 
@@ -221,7 +228,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     defaults?: O,
   ): ShortcutFunction<A, R, O> {
     const arity = this.inputs.length;
-    const base = { ...(defaults ?? {}) } as O;
+    const base = ownOptions(this.metricName, defaults) as O;
     new this(base).dispose(); // bad defaults fail here, not at the first call
     return (...args: unknown[]): R => {
       if (args.length < arity || args.length > arity + 1) {
@@ -237,10 +244,10 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
           this.metricName,
           'options',
           // eslint-disable-next-line @typescript-eslint/no-base-to-string -- not an object here: a primitive or a function
-          `expected the overrides after the inputs to be an options object, but got ${Array.isArray(over) ? 'an array' : String(over)}`,
+          `expected the overrides after the inputs to be an options object, but got ${Array.isArray(over) ? 'an array' : clip(String(over), 40)}`,
         );
       }
-      const options = over === undefined ? base : { ...base, ...over };
+      const options = over === undefined ? base : { ...base, ...ownOptions(this.metricName, over) };
       const metric = new this(options);
       try {
         metric.update(...(args.slice(0, arity) as A));

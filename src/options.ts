@@ -1,4 +1,4 @@
-import { ARG, fail, MetricInputError } from './errors';
+import { ARG, clip, fail, MetricInputError } from './errors';
 
 /**
  * One option: its default and a check that returns what is wrong with a value, or null. A
@@ -13,26 +13,42 @@ export interface OptionSpec<T> {
 export type OptionSchema<O> = { readonly [K in keyof O]-?: OptionSpec<O[K]> };
 
 /** A plain object (not null, not an array): an options object, or a record read from JSON. */
-export const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> => {
+  try {
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false; // a revoked proxy: no use as either
+  }
+};
+
+/** `o[key]` if `key` is `o`'s own property, else undefined: what `Object.prototype` holds is never read. */
+export function ownProperty<T extends object, K extends keyof T>(o: T, key: K): T[K] | undefined {
+  return Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
+}
 
 /**
  * The options object `given` with only its own enumerable properties (inherited ones are no
- * options); undefined and null stand for no options.
+ * options), each read once; undefined and null stand for no options. Whatever reading the
+ * object throws (a getter, a proxy) is reported as a {@link MetricInputError}.
  */
 export function ownOptions(where: string, given: unknown): Record<string, unknown> {
   // no prototype: an own "__proto__" key stays a plain (unknown) option name, and a name
   // looked up but not given (`toString`) is absent
   const own = Object.create(null) as Record<string, unknown>;
   if (given === undefined || given === null) return own;
-  if (!isRecord(given)) {
-    fail(
-      where,
-      'options',
-      `expected ${ARG} to be an options object, but got ${Array.isArray(given) ? 'an array' : typeof given}`,
-    );
+  try {
+    if (!isRecord(given)) {
+      fail(
+        where,
+        'options',
+        `expected ${ARG} to be an options object, but got ${Array.isArray(given) ? 'an array' : typeof given}`,
+      );
+    }
+    for (const key of Object.keys(given)) own[key] = given[key];
+  } catch (e) {
+    if (e instanceof MetricInputError) throw e;
+    fail(where, 'options', `could not read ${ARG}: ${clip(e instanceof Error ? e.message : String(e))}`);
   }
-  for (const key of Object.keys(given)) own[key] = given[key];
   return own;
 }
 
@@ -59,10 +75,11 @@ export function resolveOptions<O extends object>(metric: string, schema: OptionS
     }
   }
   for (const key of names) {
+    // the specs are read as own properties too: `Object.prototype.required = true` is no option rule
     const spec = (schema as Record<string, OptionSpec<unknown>>)[key];
     const value = own[key];
-    if (value === undefined && !spec.required) {
-      out[key] = spec.default;
+    if (value === undefined && ownProperty(spec, 'required') !== true) {
+      out[key] = ownProperty(spec, 'default');
       continue;
     }
     const problem = spec.check(value);
@@ -96,17 +113,21 @@ export function rejectOption(metric: string, option: string, expected: string, v
 
 function show(v: unknown): string {
   if (typeof v === 'function') return 'a function';
-  if (typeof v !== 'object' || v === null) return typeof v === 'string' ? JSON.stringify(v) : String(v);
+  if (typeof v !== 'object' || v === null) return clip(typeof v === 'string' ? JSON.stringify(v) : String(v));
   let text: string | undefined;
   try {
     text = JSON.stringify(v); // undefined when toJSON returns undefined
   } catch {
     // circular, or holding a BigInt
   }
-  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the last resort for what JSON cannot show
-  text ??= String(v);
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the last resort for what JSON cannot show
+    text ??= String(v);
+  } catch {
+    text = 'an object'; // a hostile toString, or no prototype to find one on
+  }
   // a wrong object may be large (a whole namespace, a model): its start identifies it
-  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+  return clip(text, 100);
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);

@@ -1,6 +1,6 @@
-import { ARG, fail } from './errors';
+import { ARG, clip, fail } from './errors';
 import type { Metric } from './metric';
-import { ownOptions, rejectedOption } from './options';
+import { ownOptions, ownProperty, rejectedOption } from './options';
 import {
   ClassificationAUC,
   ClassificationAUGRC,
@@ -114,7 +114,10 @@ interface Entry {
 const N = { normalize: true };
 const RAW = { normalize: false };
 
-/** Every id without its parameter → how to build it. A Map, so `__proto__` and friends are just unknown ids. */
+/**
+ * Every id without its parameter → how to build it. A Map, so `__proto__` and friends are just
+ * unknown ids; the optional fields of an entry are read as own properties only.
+ */
 const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
   ['conf_error_rate', { cls: ConfidenceErrorRate, options: {}, fullName: 'Confidence Error Rate', display: 'ER' }],
   [
@@ -404,15 +407,24 @@ function paramDefault(entry: Entry, param: Param): unknown {
   return options[param.option];
 }
 
+/**
+ * Characters of an unknown id compared with the valid ones: the longest valid id is far shorter,
+ * and the edit distance costs its length times theirs (a megabyte id must not take seconds).
+ */
+const SUGGEST_CHARS = 100;
+
 /** The valid id nearest to `id`: a base, or a base with one parameter at its default. */
-function nearestId(id: string): string {
+function nearestId(given: string): string {
+  const id = given.slice(0, SUGGEST_CHARS);
   let best = METRIC_IDS[0];
   let bestD = Infinity;
   for (const candidate of METRIC_IDS) {
     const entry = REGISTRY.get(candidate) as Entry;
     const forms = [
       candidate,
-      ...(entry.params ?? []).map((p) => `${candidate}_${p.name}=${formatValue(paramDefault(entry, p))}`),
+      ...(ownProperty(entry, 'params') ?? []).map(
+        (p) => `${candidate}_${p.name}=${formatValue(paramDefault(entry, p))}`,
+      ),
     ];
     for (const form of forms) {
       const d = editDistance(id, form);
@@ -455,7 +467,11 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
   if (typeof id !== 'string') fail('getMetricFromId', 'id', `expected ${ARG} to be a string, but got ${typeof id}`);
   const given = ownOptions('getMetricFromId', extra);
   const bad = (why: string): never =>
-    fail('getMetricFromId', 'id', `unknown metric id ${JSON.stringify(id)}: ${why} (did you mean "${nearestId(id)}"?)`);
+    fail(
+      'getMetricFromId',
+      'id',
+      `unknown metric id ${clip(JSON.stringify(id))}: ${why} (did you mean "${nearestId(id)}"?)`,
+    );
   // <base>(_<param>=<value>)*: the base ends at the last `_` before the first `=`; values hold no `_`
   const eq = id.indexOf('=');
   const sep = eq >= 0 ? id.lastIndexOf('_', eq) : -1;
@@ -463,7 +479,7 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
   const base = eq >= 0 ? id.slice(0, sep) : id;
   const entry = REGISTRY.get(base);
   if (!entry) return bad('no such metric');
-  const params = entry.params ?? [];
+  const params = ownProperty(entry, 'params') ?? [];
   let options: Record<string, unknown> = { ...entry.options };
   const shown = new Map<Param, string>();
   const texts = new Map<string, [Param, string]>();
@@ -475,12 +491,12 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
     const p = params.find((q) => q.name === name);
     if (!p) {
       const names = params.map((q) => `\`${q.name}\``).join(', ');
-      return bad(`${base} takes the parameter${params.length > 1 ? 's' : ''} ${names}, not \`${name}\``);
+      return bad(`${base} takes the parameter${params.length > 1 ? 's' : ''} ${names}, not \`${clip(name)}\``);
     }
-    if (at < 0) return bad(`malformed parameter \`${part}\``);
+    if (at < 0) return bad(`malformed parameter \`${clip(part)}\``);
     if (shown.has(p)) return bad(`the parameter \`${name}\` is given twice`);
     // Text of another form becomes NaN, which the class rejects too: one wording for both.
-    const value = p.pattern.test(text) ? (p.value ?? Number)(text) : NaN;
+    const value = p.pattern.test(text) ? (ownProperty(p, 'value') ?? Number)(text) : NaN;
     options = { ...options, [p.option]: value };
     texts.set(p.option, [p, text]);
     shown.set(p, formatValue(value));
@@ -491,11 +507,11 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
     const named = texts.get(problem.option);
     if (!named)
       return bad(`it conflicts with the default \`${problem.option}\`: ${problem.option} must be ${problem.expected}`);
-    return bad(`${named[0].name} must be ${problem.expected}, got ${JSON.stringify(named[1])}`);
+    return bad(`${named[0].name} must be ${problem.expected}, got ${clip(JSON.stringify(named[1]))}`);
   }
   // text of another form that the class happens to accept as NaN
   for (const [p, text] of texts.values()) {
-    if (!p.pattern.test(text)) return bad(`${p.name} must be a plain number, got ${JSON.stringify(text)}`);
+    if (!p.pattern.test(text)) return bad(`${p.name} must be a plain number, got ${clip(JSON.stringify(text))}`);
   }
   const first = params[0] as Param | undefined;
   if (first && !shown.has(first)) shown.set(first, formatValue(paramDefault(entry, first)));
@@ -504,12 +520,13 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
     .map((p) => `${p.name}=${shown.get(p) as string}`)
     .join(', ');
   const Cls = entry.cls;
+  const higherIsBetter = ownProperty(entry, 'higherIsBetter');
   const frozen = Object.freeze({ ...options, ...given });
   return {
     function: Cls.createShortcutFunction(frozen) as (...inputs: unknown[]) => number,
     obj: new Cls(frozen),
     fullName: suffix ? `${entry.fullName} (${suffix})` : entry.fullName,
     display: suffix ? `${entry.display} (${suffix})` : entry.display,
-    higherIsBetter: entry.higherIsBetter === undefined ? false : entry.higherIsBetter,
+    higherIsBetter: higherIsBetter === undefined ? false : higherIsBetter,
   };
 }

@@ -17,6 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { getMetricFromId, METRIC_IDS, metricFromJSON, MetricInputError } from '../src/index';
+import { clip } from '../src/errors';
 import { ID_TABLE } from './helpers/specIds';
 
 fc.configureGlobal({ seed: 42, numRuns: 200 });
@@ -257,7 +258,8 @@ describe('getMetricFromId fuzz', () => {
           getMetricFromId(id).obj.dispose();
           return;
         }
-        expect(err.message, 'message quotes the id').toContain(JSON.stringify(id));
+        // quoted in full up to the echo limit: a longer id is cut (clip), not repeated whole
+        expect(err.message, 'message quotes the id').toContain(clip(JSON.stringify(id)));
         const suggestion = /did you mean "([^"]*)"\?\)$/.exec(err.message);
         expect(suggestion, err.message).not.toBeNull();
         getMetricFromId((suggestion as RegExpExecArray)[1]).obj.dispose();

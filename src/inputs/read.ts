@@ -1,5 +1,5 @@
 import type { Tensor } from '@tensorflow/tfjs-core';
-import { ARG, fail } from '../errors';
+import { ARG, clip, fail, MetricInputError } from '../errors';
 
 /** Any of the JavaScript typed arrays a 1-D argument may be given as. */
 export type TypedArray =
@@ -46,16 +46,40 @@ function describe(x: unknown): string {
   if (x === undefined) return 'undefined (is an argument missing?)';
   if (x === null) return 'null';
   if (Array.isArray(x)) return 'an array';
-  if (typeof x === 'object') return `a ${(x as { constructor?: { name?: string } }).constructor?.name ?? 'object'}`;
-  if (typeof x === 'string') return `the string ${JSON.stringify(x.length > 20 ? x.slice(0, 20) + '…' : x)}`;
+  if (typeof x === 'object') {
+    const name: unknown = (x as { constructor?: { name?: unknown } }).constructor?.name;
+    return `a ${typeof name === 'string' && name ? clip(name, 40) : 'object'}`;
+  }
+  if (typeof x === 'string') return `the string ${clip(JSON.stringify(x), 40)}`;
   // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects returned above: primitives and functions here
-  return `${typeof x} ${String(x)}`;
+  return `${typeof x} ${clip(String(x), 40)}`;
 }
 
-function arrayShape(x: NestedArray): number[] {
+/**
+ * Deepest nesting accepted: far beyond any real tensor's rank, and low enough that no walk can
+ * exhaust the stack.
+ */
+export const MAX_RANK = 32;
+
+/**
+ * The shape of a nested array, read along the first elements: iterative, bounded by
+ * {@link MAX_RANK} and stopped at an array that contains itself (`a.push(a)`), which would
+ * otherwise be walked forever.
+ */
+function arrayShape(metric: string, arg: string, x: NestedArray): number[] {
   const shape: number[] = [];
+  const seen = new Set<unknown>();
   let level: unknown = x;
   while (Array.isArray(level)) {
+    if (seen.has(level))
+      fail(
+        metric,
+        arg,
+        `expected argument ${ARG} to be a nested array, but it contains itself at depth ${shape.length}`,
+      );
+    if (shape.length === MAX_RANK)
+      fail(metric, arg, `expected argument ${ARG} to be nested at most ${MAX_RANK} levels deep, but it is deeper`);
+    seen.add(level);
     shape.push(level.length);
     if (level.length === 0) break;
     level = level[0];
@@ -63,80 +87,124 @@ function arrayShape(x: NestedArray): number[] {
   return shape;
 }
 
-/** Flattens a nested array after checking it is rectangular and holds only numbers or booleans. */
+/**
+ * Flattens a nested array after checking it is rectangular and holds only numbers or booleans.
+ * Iterative: an odometer over the outer indices keeps the path of arrays from the root to the
+ * current innermost array, so no input shape can exhaust the stack.
+ */
 function flattenNested(metric: string, arg: string, x: NestedArray): RawArray {
-  const shape = arrayShape(x);
+  const shape = arrayShape(metric, arg, x);
+  const d = shape.length; // ≥ 1; every level but the last is non-empty (arrayShape stops at an empty one)
   const size = shape.reduce((a, b) => a * b, 1);
-  const out = new Float64Array(size);
-  const index: number[] = []; // the path to the current node, formatted only for an error
-  const where = (): string => `index ${index.map((i) => `[${i}]`).join('')}`;
+  // float32, as a tensor of the same numbers holds them: every input form gives the same result
+  const out = new Float32Array(size);
+  const index = new Array<number>(d - 1).fill(0); // position at each outer level
+  const nodes = new Array<readonly unknown[]>(d); // the arrays on the path to the current innermost one
+  nodes[0] = x;
+  const where = (upTo: number, last?: number): string =>
+    `index ${[...index.slice(0, upTo), ...(last === undefined ? [] : [last])].map((i) => `[${i}]`).join('')}`;
+  /** Follows `index` from the array at level `from` down to the innermost level, checking each array. */
+  const descend = (from: number): void => {
+    for (let l = from; l < d - 1; l++) {
+      const child: unknown = nodes[l][index[l]];
+      if (!Array.isArray(child) || child.length !== shape[l + 1]) {
+        fail(
+          metric,
+          arg,
+          `expected argument ${ARG} to be a rectangular array of shape [${shape.join(', ')}], but ${where(l + 1)} is ` +
+            (Array.isArray(child) ? `of length ${child.length}` : describe(child)),
+        );
+      }
+      nodes[l + 1] = child;
+    }
+  };
+  descend(0);
   let pos = 0;
-  const walk = (node: unknown, depth: number): void => {
-    if (depth === shape.length) {
-      if (typeof node === 'number') out[pos++] = node;
-      else if (typeof node === 'boolean') out[pos++] = node ? 1 : 0;
+  for (;;) {
+    // the innermost level: most elements are here
+    const node = nodes[d - 1];
+    const m = shape[d - 1]; // not node.length: a proxy need not answer the same twice
+    for (let i = 0; i < m; i++) {
+      const v: unknown = node[i];
+      if (typeof v === 'number') out[pos++] = v;
+      else if (typeof v === 'boolean') out[pos++] = v ? 1 : 0;
       else
         fail(
           metric,
           arg,
-          `expected argument ${ARG} to hold numbers or booleans, but got ${describe(node)} at ${where()}`,
+          `expected argument ${ARG} to hold numbers or booleans, but got ${describe(v)} at ${where(d - 1, i)}`,
         );
-      return;
     }
-    if (!Array.isArray(node) || node.length !== shape[depth]) {
-      fail(
-        metric,
-        arg,
-        `expected argument ${ARG} to be a rectangular array of shape [${shape.join(', ')}], but ${where()} is ` +
-          (Array.isArray(node) ? `of length ${node.length}` : describe(node)),
-      );
-    }
-    if (depth === shape.length - 1) {
-      // the innermost level, inline: most elements are here
-      for (let i = 0; i < node.length; i++) {
-        const v: unknown = node[i];
-        if (typeof v === 'number') out[pos++] = v;
-        else if (typeof v === 'boolean') out[pos++] = v ? 1 : 0;
-        else {
-          index.push(i);
-          fail(
-            metric,
-            arg,
-            `expected argument ${ARG} to hold numbers or booleans, but got ${describe(v)} at ${where()}`,
-          );
-        }
-      }
-      return;
-    }
-    for (let i = 0; i < node.length; i++) {
-      index.push(i);
-      walk(node[i], depth + 1);
-      index.pop();
-    }
-  };
-  walk(x, 0);
+    let l = d - 2; // the next outer index, odometer-wise
+    while (l >= 0 && ++index[l] === shape[l]) index[l--] = 0;
+    if (l < 0) break;
+    descend(l);
+  }
   return { values: out, shape };
 }
 
 /**
- * Reads any accepted argument form into flat values and a shape, without copying tensor data
- * and without touching the caller's tensor.
+ * Reads any accepted argument form into flat values and a shape, without touching the caller's
+ * tensor. Numbers from nested arrays and Float64Arrays are rounded to float32, as a float32
+ * tensor holds them, so every form of the same numbers is checked and used alike. Data another
+ * thread may write (a SharedArrayBuffer) is copied first, so what is checked is what is used.
+ * Whatever reading the caller's object throws (a getter, a proxy, a failing `dataSync`) is
+ * reported as a {@link MetricInputError}.
  */
 export function readRaw(metric: string, arg: string, x: unknown): RawArray {
+  try {
+    return readRawUnchecked(metric, arg, x);
+  } catch (e) {
+    if (e instanceof MetricInputError) throw e;
+    return fail(metric, arg, `could not read argument ${ARG}: ${clip(e instanceof Error ? e.message : String(e))}`);
+  }
+}
+
+function readRawUnchecked(metric: string, arg: string, x: unknown): RawArray {
   if (isTensor(x)) {
     if (x.isDisposed) fail(metric, arg, `expected argument ${ARG} to be a live tensor, but it was disposed`);
     if (x.dtype !== 'float32' && x.dtype !== 'int32' && x.dtype !== 'bool') {
-      fail(metric, arg, `expected argument ${ARG} to be a float32, int32 or bool tensor, but got dtype ${x.dtype}`);
+      fail(
+        metric,
+        arg,
+        `expected argument ${ARG} to be a float32, int32 or bool tensor, but got dtype ${clip(x.dtype)}`,
+      );
     }
-    return { values: x.dataSync(), shape: x.shape };
+    // read once: a duck-typed tensor's getters need not answer the same twice
+    const shape = Array.from(x.shape);
+    const values: unknown = x.dataSync();
+    let size = 1;
+    for (const d of shape) {
+      if (!(Number.isSafeInteger(d) && d >= 0))
+        fail(metric, arg, `expected argument ${ARG} to have a shape of integers ≥ 0, but got ${clip(String(d))}`);
+      size *= d;
+    }
+    if (!isTypedArray(values) || values.length !== size) {
+      fail(
+        metric,
+        arg,
+        `expected argument ${ARG} to hold as many values as its shape [${shape.join(', ')}] says (${size}), but its data ` +
+          (isTypedArray(values) ? `holds ${values.length}` : `is ${describe(values)}`),
+      );
+    }
+    return { values: privateData(values), shape };
   }
-  if (isTypedArray(x)) return { values: x, shape: [x.length] };
+  if (isTypedArray(x)) {
+    const values = x instanceof Float64Array ? Float32Array.from(x) : privateData(x);
+    return { values, shape: [x.length] };
+  }
   if (Array.isArray(x)) return flattenNested(metric, arg, x);
   return fail(
     metric,
     arg,
     `expected argument ${ARG} to be a tf.Tensor, an array or a typed array, but got ${describe(x)}`,
   );
+}
+
+/** `values`, or a private copy when another thread may write them (a SharedArrayBuffer). */
+function privateData<T extends TypedArray>(values: T): T {
+  // by tag, not instanceof: an ArrayBuffer from another realm (a vm context, a worker) is fine as it is
+  return Object.prototype.toString.call(values.buffer) === '[object ArrayBuffer]' ? values : (values.slice() as T);
 }
 
 function shapeText(shape: readonly number[]): string {

@@ -8,13 +8,26 @@ import { logInPlace } from './wasm/softmaxKernel';
  * ECUAS_n cost of one decision, in the common form of SPEC §3 (u_M = 1) and §4:
  * with v = u/u_M (u = uncertainty) and ℓ = log of the smoothed uncertainty,
  * - n = 0: correct v; incorrect v + (log u_M − ℓ)/u_M
- * - n > 0: correct v^(n+1); incorrect v^(n+1) + (n+1)/(n·u_M)·(1 − v^n)
- * `1 − v^n` is computed as −expm1(n·log v) to keep its digits when v is near 1.
+ * - n > 0: correct v^(n+1); incorrect v^(n+1) + (n+1)/u_M · (1 − v^n)/n
+ * `(1 − v^n)/n` is {@link oneMinusPowerOverN}: stable for v near 1 and for tiny n.
  */
 export function ecuasCost(v: number, logU: number, correct: boolean, n: number, uM: number, logUM: number): number {
   if (n === 0) return correct ? v : v + (logUM - logU) / uM;
   const head = Math.pow(v, n + 1);
-  return correct ? head : head - ((n + 1) / (n * uM)) * Math.expm1(n * Math.log(v));
+  return correct ? head : head + ((n + 1) / uM) * oneMinusPowerOverN(Math.log(v), n);
+}
+
+/**
+ * (1 − v^n)/n for n > 0 from logV = log v, as −expm1(n·log v)/n: expm1 keeps the digits of
+ * 1 − v^n when v is near 1. For tiny n (5e-309, 1e-320) that quotient is 0/0 or ∞·0, so where
+ * t = n·log v is small the series −log v·(1 + t/2 + t²/6) is used instead; it tends to −log v,
+ * the n = 0 cost, as n → 0.
+ */
+export function oneMinusPowerOverN(logV: number, n: number): number {
+  const t = n * logV;
+  // |t| < 1e-5: the next term, t³/24, is below 1e-16 relative
+  if (Math.abs(t) < 1e-5) return -logV * (1 + t / 2 + (t * t) / 6);
+  return -Math.expm1(t) / n;
 }
 
 /**

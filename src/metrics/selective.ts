@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { ARG, fail } from '../errors';
+import { ARG, echo, fail } from '../errors';
 import type { TensorLike } from '../inputs/read';
 import { RISK_TRIPLES } from '../inputs/regression';
 import { SCOD } from '../inputs/scod';
@@ -13,7 +13,7 @@ import {
 } from '../functional/selective';
 import { aurc, augrc, tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
-import { unitOption, type OptionSpec } from '../options';
+import { isRecord, ownProperty, unitOption, type OptionSpec } from '../options';
 import { float32Column, float64Column, flagColumn } from '../reducers/state';
 
 export type { RejectionResult, RiskCoverageResult };
@@ -188,7 +188,11 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
       }
       return rho;
     } finally {
-      if (out instanceof tf.Tensor && out !== p && out !== t && !own.includes(out)) out.dispose();
+      // what riskFn made is freed (a wrong answer too: tidy kept the tensors of a returned array
+      // or object), never the caller's tensors it was given, nor twice what was made here
+      const given = new Set<unknown>([p, t, ...own]);
+      for (const x of out instanceof tf.Tensor ? [out] : isRecord(out) || Array.isArray(out) ? Object.values(out) : [])
+        if (x instanceof tf.Tensor && !given.has(x) && !x.isDisposed) x.dispose();
       for (const o of own) o.dispose();
     }
   }
@@ -311,6 +315,18 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
   }
 }
 
+const isArrayLike = (v: unknown): v is ArrayLike<number> =>
+  Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView));
+
+/** The coverage and risk arrays of a computed curve (own properties, one length ≥ 1), or a MetricInputError. */
+function curveArrays(where: string, curve: unknown): [ArrayLike<number>, ArrayLike<number>] {
+  const c = isRecord(curve) ? ownProperty(curve, 'coverage') : undefined;
+  const r = isRecord(curve) ? ownProperty(curve, 'risk') : undefined;
+  if (!isArrayLike(c) || !isArrayLike(r) || c.length === 0 || r.length !== c.length)
+    fail(where, 'curve', `expected ${ARG} to be a RiskCoverageResult (coverage and risk of one length ≥ 1)`);
+  return [c, r];
+}
+
 /**
  * Risk of a computed curve at `coverage` ∈ (0, 1] ("I can defer at most 10 %": coverage 0.9),
  * linearly interpolated between the curve's points; below the first point, the first point's
@@ -323,9 +339,9 @@ export class RejectionPolicy extends RiskMetric<RejectionResult, RejectionPolicy
  * ```
  */
 export function riskAtCoverage(curve: Pick<RiskCoverageResult, 'coverage' | 'risk'>, coverage: number): number {
-  if (!(coverage > 0 && coverage <= 1))
-    fail('riskAtCoverage', 'coverage', `expected ${ARG} to be in (0, 1], but got ${coverage}`);
-  const { coverage: c, risk: r } = curve;
+  if (!(typeof coverage === 'number' && coverage > 0 && coverage <= 1))
+    fail('riskAtCoverage', 'coverage', `expected ${ARG} to be in (0, 1], but got ${echo(coverage, 40)}`);
+  const [c, r] = curveArrays('riskAtCoverage', curve);
   if (coverage <= c[0]) return r[0];
   let j = 1;
   while (j < c.length - 1 && c[j] < coverage) j++;
@@ -343,7 +359,9 @@ export function riskAtCoverage(curve: Pick<RiskCoverageResult, 'coverage' | 'ris
  * ```
  */
 export function coverageAtRisk(curve: Pick<RiskCoverageResult, 'coverage' | 'risk'>, maxRisk: number): number {
-  if (Number.isNaN(maxRisk)) fail('coverageAtRisk', 'maxRisk', `expected ${ARG} to be a number, but got NaN`);
-  for (let j = curve.coverage.length - 1; j >= 0; j--) if (curve.risk[j] <= maxRisk) return curve.coverage[j];
+  if (typeof maxRisk !== 'number' || Number.isNaN(maxRisk))
+    fail('coverageAtRisk', 'maxRisk', `expected ${ARG} to be a number, but got ${echo(maxRisk, 40)}`);
+  const [c, r] = curveArrays('coverageAtRisk', curve);
+  for (let j = c.length - 1; j >= 0; j--) if (r[j] <= maxRisk) return c[j];
   return NaN;
 }

@@ -1,6 +1,6 @@
-import { ARG, fail } from '../errors';
+import { ARG, clip, fail } from '../errors';
 import type { RiskCoverageResult } from '../metrics/selective';
-import { resolveOptions, stringOption } from '../options';
+import { ownProperty, resolveOptions, stringOption } from '../options';
 import {
   chartDocument,
   el,
@@ -49,7 +49,7 @@ function readCurve(x: unknown, arg: string, label: string): Curve {
     fail(PLOT, arg, `expected ${ARG} to be a RiskCoverageResult, but got ${x === null ? 'null' : typeof x}`);
   const c = x as Record<string, unknown>;
   const arr = (key: string): ArrayLike<number> => {
-    const v = c[key];
+    const v = ownProperty(c, key); // own properties only, as everywhere user objects are read
     const ok = (ArrayBuffer.isView(v) || Array.isArray(v)) && typeof (v as ArrayLike<number>).length === 'number';
     if (!ok)
       fail(
@@ -60,12 +60,16 @@ function readCurve(x: unknown, arg: string, label: string): Curve {
     const a = v as ArrayLike<number>;
     for (let i = 0; i < a.length; i++) {
       if (typeof a[i] !== 'number' || !Number.isFinite(a[i]))
-        fail(PLOT, arg, `expected ${ARG}.${key} to hold finite numbers, but got ${String(a[i])} at index ${i}`);
+        fail(
+          PLOT,
+          arg,
+          `expected ${ARG}.${key} to hold finite numbers, but got ${clip(String(a[i]), 40)} at index ${i}`,
+        );
     }
     return a;
   };
   const num = (key: string): number => {
-    const v = c[key];
+    const v = ownProperty(c, key); // own properties only, as everywhere user objects are read
     if (typeof v !== 'number') fail(PLOT, arg, `expected ${ARG} to have a number \`${key}\`, but got ${typeof v}`);
     return v;
   };
@@ -96,10 +100,11 @@ function readCurves(input: unknown, label: string): Curve[] {
     fail(PLOT, 'curves', `expected at most ${PALETTE.length} ${ARG} on one plot, but got ${input.length}`);
   return input.map((item: unknown, i) => {
     const it = item as { label?: unknown; curve?: unknown } | null;
-    if (typeof it !== 'object' || it === null || typeof it.label !== 'string') {
+    const label = typeof it === 'object' && it !== null ? ownProperty(it, 'label') : undefined;
+    if (typeof label !== 'string') {
       fail(PLOT, `curves[${i}]`, `expected ${ARG} to be { label: string, curve: RiskCoverageResult }`);
     }
-    return readCurve(it.curve, `curves[${i}].curve`, it.label);
+    return readCurve(ownProperty(it as { curve?: unknown }, 'curve'), `curves[${i}].curve`, label);
   });
 }
 
