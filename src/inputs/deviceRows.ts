@@ -164,6 +164,26 @@ export async function reduceRowsOnDevice(x: tf.Tensor, withM: boolean): Promise<
 }
 
 /**
+ * Whether rows x must be looked at on the host before use: true if a value is not finite, or,
+ * with `unitMatters`, if every value lies in [0, 1] (the rows may be probabilities). Computed on
+ * the device; 8 bytes cross.
+ */
+export async function screenOnDevice(x: tf.Tensor, unitMatters: boolean): Promise<boolean> {
+  const flags = tf.tidy(() => {
+    const z = x.dtype === 'float32' ? x : tf.cast(x, 'float32');
+    const finite = tf.cast(tf.all(tf.isFinite(z)), 'float32').reshape([1]);
+    const inUnit = tf.cast(tf.all(tf.logicalAnd(tf.greaterEqual(z, 0), tf.lessEqual(z, 1))), 'float32').reshape([1]);
+    return tf.concat([finite, inUnit]);
+  });
+  try {
+    const v = await flags.data();
+    return v[0] !== 1 || (unitMatters && v[1] === 1);
+  } finally {
+    flags.dispose();
+  }
+}
+
+/**
  * z[i, labels[i]] for each row, gathered on the device (float32, exact) and read back: 4 bytes
  * a row. `labels` must be valid (integers in [0, k − 1]).
  */
