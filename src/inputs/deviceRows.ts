@@ -25,7 +25,7 @@ let reductionMode: DeviceReduction = 'auto';
  * Sets when `updateAsync` of a classification metric reduces the logits to per-row statistics
  * on the tfjs device before reading them back, and returns the previous setting.
  *
- * - `'auto'` (default): when the active backend is a GPU backend (`webgl` with float32
+ * - `'auto'` (default): when the active backend is a GPU backend (`webgl` rendering to float32
  *   textures, `webgpu`) and the statistics are smaller than the rows (K ≥ 5);
  * - `'never'`: always read the whole rows (values bit-identical to `update`);
  * - `'always'`: on any backend (e.g. to check the device path on the cpu backend).
@@ -80,8 +80,21 @@ export function shouldReduce(x: tf.Tensor, withLabelLogit: boolean): boolean {
   if (!(n > 0 && k >= 2 && k <= MAX_K)) return false;
   if (reductionMode === 'always') return true;
   const name = tf.getBackend();
-  const gpu = name === 'webgpu' || (name === 'webgl' && tf.backend().floatPrecision() === 32);
+  const gpu = name === 'webgpu' || (name === 'webgl' && float32Textures());
   return gpu && reducedFloatsPerRow(k, withLabelLogit) < k;
+}
+
+/**
+ * Whether WebGL renders to float32 textures (else tfjs computes in float16, too coarse for the
+ * digits). Read from the flag: the backend's `floatPrecision()` answers 16 when this is on
+ * (tfjs 4.22), and reads a value back synchronously when it is off.
+ */
+function float32Textures(): boolean {
+  try {
+    return tf.env().getBool('WEBGL_RENDER_FLOAT32_ENABLED');
+  } catch {
+    return false; // no such flag: not tfjs's WebGL backend
+  }
 }
 
 /** What the device sends back for a batch of rows [n, k]. */
