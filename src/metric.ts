@@ -107,7 +107,8 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * column order.
    *
    * Concurrent calls apply in call order; `compute()` sees the batches whose promises have
-   * resolved. Keep the tensors alive (undisposed) until the promise settles.
+   * resolved (a synchronous `update` or `reset` meanwhile takes effect at once, ahead of the
+   * pending ones). Keep the tensors alive (undisposed) until the promise settles.
    *
    * @example
    * ```ts
@@ -117,11 +118,27 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * ```
    */
   updateAsync(...args: A): Promise<this> {
-    const read = readArgumentsAsync(args, this.rowNeeds(), (this.options as { probabilities?: boolean }).probabilities);
+    const read = this.readAsync(args);
     read.catch(() => undefined); // handled below, possibly after an earlier call settles
-    const applied = this.pendingUpdate.then(() => read).then((host) => this.update(...(host as A)));
+    const applied = this.pendingUpdate
+      .then(() => read)
+      .then((apply) => {
+        apply();
+        return this;
+      });
     this.pendingUpdate = applied.catch(() => undefined);
     return applied;
+  }
+
+  /**
+   * The reading half of {@link updateAsync}: starts every device read now and resolves to the
+   * step that checks and adds the batch (`update` on the values read), run in call order.
+   */
+  protected readAsync(args: A): Promise<() => void> {
+    const probabilities = (this.options as { probabilities?: boolean }).probabilities;
+    return readArgumentsAsync(args, this.rowNeeds(), probabilities).then((host) => () => {
+      this.update(...(host as A));
+    });
   }
 
   /**

@@ -347,3 +347,59 @@ describe("device reduction (setDeviceReduction('always') on the cpu backend)", (
     expect(() => setDeviceReduction('sometimes' as 'auto')).toThrow(MetricInputError);
   });
 });
+
+describe('updateAsync with a custom riskFn', () => {
+  const { z } = logitData(40, 3, 8);
+  const yPred = z.map((row) => row[0]);
+  const yTrue = z.map((row) => row[1]);
+  const unc = z.map((row) => Math.abs(row[2]));
+  const M = METRIC_CLASSES.get('RiskCoverageCurve') as unknown as Make;
+
+  it('reads its output with data(), never dataSync, and gives the value of update', async () => {
+    const before = tf.memory().numTensors;
+    const absError = (p: tf.Tensor, t: tf.Tensor): tf.Tensor => {
+      const out = tf.abs(tf.sub(p, t));
+      out.dataSync = () => {
+        throw new Error('dataSync on the risk');
+      };
+      return out;
+    };
+    const plainAbs = (p: tf.Tensor, t: tf.Tensor): tf.Tensor => tf.abs(tf.sub(p, t));
+    const p = tf.tensor1d(yPred);
+    const t = tf.tensor1d(yTrue);
+    const want = new M({ nPoints: 'all', riskFn: plainAbs }).update(p, t, unc).update(yPred, yTrue, unc);
+    const got = new M({ nPoints: 'all', riskFn: absError });
+    await Promise.all([got.updateAsync(p, t, unc), got.updateAsync(yPred, yTrue, unc)]);
+    expect(got.compute()).toEqual(want.compute());
+    expect(() => new M({ riskFn: absError }).update(p, t, unc)).toThrow('dataSync on the risk');
+    got.dispose();
+    want.dispose();
+    tf.dispose([p, t]);
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it("rejects a bad riskFn output with update's error, state unchanged, no tensors left", async () => {
+    const before = tf.memory().numTensors;
+    const wrongShape = (q: tf.Tensor): tf.Tensor => tf.zeros([q.shape[0] + 1]);
+    const infinite = (q: tf.Tensor): tf.Tensor => tf.div(q, tf.scalar(0));
+    const throws = (): tf.Tensor => {
+      throw new RangeError('riskFn failed');
+    };
+    for (const riskFn of [wrongShape, infinite, throws]) {
+      const m = new M({ riskFn });
+      await expect(m.updateAsync(yPred, yTrue, unc)).rejects.toThrow(
+        (() => {
+          try {
+            new M({ riskFn }).update(yPred, yTrue, unc);
+          } catch (e) {
+            return (e as Error).message;
+          }
+          return 'no error';
+        })(),
+      );
+      expect(m.sampleCount).toBe(0);
+      m.dispose();
+    }
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});

@@ -26,7 +26,8 @@ let reductionMode: DeviceReduction = 'auto';
  * on the tfjs device before reading them back, and returns the previous setting.
  *
  * - `'auto'` (default): when the active backend is a GPU backend (`webgl` rendering to float32
- *   textures, `webgpu`) and the statistics are smaller than the rows (K ≥ 5);
+ *   textures, `webgpu`) and the statistics are fewer numbers than a row (K ≥ 6; K ≥ 8 for
+ *   cross-entropy, which also reads m and z_label);
  * - `'never'`: always read the whole rows (values bit-identical to `update`);
  * - `'always'`: on any backend (e.g. to check the device path on the cpu backend).
  *
