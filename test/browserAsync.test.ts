@@ -78,11 +78,12 @@ export async function run(tf, ecuas) {
   const gl = document.createElement('canvas').getContext('webgl2');
   const info = gl && gl.getExtension('WEBGL_debug_renderer_info');
   const renderer = gl ? String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER)) : 'none';
-  let asyncBytes = 0, syncBytes = 0;
-  const onGpu = (id) => { const d = be.texData.get(id); return d != null && d.values == null; };
+  // a tensor counts once: concurrent reads of one tensor share its download, later ones its CPU copy
+  let asyncBytes = 0, syncBytes = 0, seen = new Set();
+  const onGpu = (id) => { const d = be.texData.get(id); return d != null && d.values == null && !seen.has(id); };
   const read = be.read.bind(be), readSync = be.readSync.bind(be);
-  be.read = async (id) => { const g = onGpu(id); const v = await read(id); if (g) asyncBytes += v.byteLength; return v; };
-  be.readSync = (id) => { const g = onGpu(id); const v = readSync(id); if (g) syncBytes += v.byteLength; return v; };
+  be.read = async (id) => { const g = onGpu(id); seen.add(id); const v = await read(id); if (g) asyncBytes += v.byteLength; return v; };
+  be.readSync = (id) => { const g = onGpu(id); seen.add(id); const v = readSync(id); if (g) syncBytes += v.byteLength; return v; };
   // the logits as a GPU op's output (× 1 is exact), fresh for every measurement
   const onDevice = (rows) => tf.tidy(() => tf.mul(tf.tensor2d(rows), tf.scalar(1)));
 
@@ -94,6 +95,7 @@ export async function run(tf, ecuas) {
       for (const C of classes) {
         const x1 = onDevice(z.slice(0, n / 2)), x2 = onDevice(z.slice(n / 2));
         asyncBytes = syncBytes = 0;
+        seen = new Set();
         const m = new C();
         await Promise.all([m.updateAsync(x1, labels.slice(0, n / 2)), m.updateAsync(x2, labels.slice(n / 2))]);
         const key = k + ':' + C.metricName;
@@ -130,7 +132,24 @@ export async function run(tf, ecuas) {
     }
     orderFree[name] = got.map(enc);
   }
+  // the training callback, on a "model" whose output is its input × 1 (the logits, on the GPU)
+  const ids = ['cls_norm_n-ecuas_n=0', 'cls_ece', 'cls_aurc'];
+  const callback = {};
+  for (const mode of ['auto', 'never']) {
+    ecuas.setDeviceReduction(mode);
+    const x = onDevice(z);
+    const cb = ecuas.ecuasCallback({ model: { predict: (b) => tf.mul(b, tf.scalar(1)) }, metrics: ids, validationData: [x, labels], batchSize: 256 });
+    const logs = {};
+    asyncBytes = syncBytes = 0;
+    seen = new Set();
+    await cb.onEpochEnd(0, logs);
+    callback[mode] = { values: ids.map((id) => enc(logs['val_' + id])), bytes: { async: asyncBytes / z.length, sync: syncBytes / z.length } };
+    x.dispose();
+  }
+  ecuas.setDeviceReduction('auto');
+
   return {
+    callback,
     backend: tf.getBackend(),
     renderer,
     float32Textures: tf.env().getBool('WEBGL_RENDER_FLOAT32_ENABLED'),
@@ -157,6 +176,7 @@ interface Result {
   values: Record<'auto' | 'never', Record<string, number | string>>;
   bytesPerSample: Record<'auto' | 'never', Record<string, Bytes>>;
   orderFree: Record<string, Array<number | string>>;
+  callback: Record<'auto' | 'never', { values: Array<number | string>; bytes: Bytes }>;
 }
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">
@@ -320,6 +340,23 @@ describe.skipIf(!!skipReason)(`updateAsync in headless Chromium (${CHROMIUM}), W
       }
       console.log(
         `[browserAsync.test] ${got.renderer}, float32 textures ${got.float32Textures}; largest relative difference from the cpu backend ${maxRel.toExponential(2)}; bytes read back a sample, whole rows → device reduction:\n  ${lines.join('\n  ')}`,
+      );
+
+      // the training callback: the same values; on WebGL its three top-1 metrics read reduced rows
+      const want = ['ClassificationECUAS', 'ClassificationECE', 'ClassificationAURC'].map(
+        (n) => got.reference[`100:${n}`],
+      );
+      for (const mode of ['auto', 'never'] as const) {
+        const { values, bytes } = got.callback[mode];
+        values.forEach((v, i) =>
+          expect(withinSpec(v, want[i]), `callback ${mode} ${i}: ${v} vs ${want[i]}`).toBe(true),
+        );
+        expect(bytes.sync).toBe(0);
+      }
+      expect(got.callback.auto.bytes.async).toBeLessThanOrEqual(3 * 20.05 + 0.1);
+      expect(got.callback.never.bytes.async).toBeGreaterThanOrEqual(400); // the rows, once
+      console.log(
+        `[browserAsync.test] ecuasCallback, 3 metrics, K = 100: ${got.callback.never.bytes.async.toFixed(2)} → ${got.callback.auto.bytes.async.toFixed(2)} B/sample`,
       );
 
       for (const [name, [a, b]] of Object.entries(got.orderFree)) expect(a, `${name} on permuted columns`).toBe(b);
