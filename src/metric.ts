@@ -102,7 +102,8 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * Classification metrics that need only each row's top-1 statistics (ECUAS, γ-ECUAS, error
    * rate, cross-entropy, AUC, AURC and the other ranking metrics, ECE, smooth ECE) reduce the
    * logits on the device first when the backend is a GPU one: per row, a few numbers cross to
-   * the host instead of K (see `setDeviceReduction`). The values then agree with `update` to
+   * the host instead of K (see `setDeviceReduction`); metrics updated at once from one tensor
+   * share one reduction. The values then agree with `update` to
    * the SPEC tolerance rather than to the bit (the device's float32 `exp`), and stay free of the
    * column order.
    *

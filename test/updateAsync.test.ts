@@ -403,3 +403,29 @@ describe('updateAsync with a custom riskFn', () => {
     expect(tf.memory().numTensors).toBe(before);
   });
 });
+
+describe('metrics updated at once from one tensor', () => {
+  it('share one device reduction', async () => {
+    setDeviceReduction('always');
+    const { z, labels } = spreadLogits(64, 9, 12);
+    const x = tf.tensor2d(z);
+    const names = ['ClassificationECUAS', 'ClassificationAURC', 'ClassificationECE'];
+    const metrics = names.map((n) => new (METRIC_CLASSES.get(n) as unknown as Make)());
+    const exps = async (run: () => Promise<unknown>): Promise<number> =>
+      (await tf.profile(run)).kernels.filter((k) => k.name === 'Exp').length;
+    expect(await exps(() => Promise.all(metrics.map((m) => m.updateAsync(x, labels))))).toBe(1);
+    // one after the other: one each
+    expect(
+      await exps(async () => {
+        for (const m of metrics) await m.updateAsync(x, labels);
+      }),
+    ).toBe(3);
+    for (const [i, m] of metrics.entries()) {
+      const want = new (METRIC_CLASSES.get(names[i]) as unknown as Make)().update(z, labels).update(z, labels);
+      expect(close(m.compute() as number, want.compute() as number)).toBe(true);
+      want.dispose();
+      m.dispose();
+    }
+    x.dispose();
+  });
+});

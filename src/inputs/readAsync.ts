@@ -1,5 +1,5 @@
 import type { DataType, Tensor } from '@tensorflow/tfjs-core';
-import { labelLogitsOnDevice, reduceRowsOnDevice, shouldReduce } from './deviceRows';
+import { labelLogitsOnDevice, reduceRowsOnDevice, shouldReduce, type DeviceRowStats } from './deviceRows';
 import { LOGIT_INPUTS, ReducedLogits, type ProbabilitiesMode } from './logits';
 import { isTensor, readLabels } from './read';
 
@@ -61,6 +61,31 @@ function acceptedLabels(y: unknown, n: number, k: number): Int32Array | null {
 }
 
 /**
+ * Reductions in flight, by the tensor's data (immutable; a variable's `assign` gives it new
+ * data): metrics updated at once from one tensor, as the training callback does, share one
+ * reduction and one read-back.
+ */
+const inFlight = new WeakMap<object, Map<boolean, Promise<DeviceRowStats>>>();
+
+function sharedReduction(x: Tensor, withM: boolean): Promise<DeviceRowStats> {
+  const key = x.dataId;
+  let byM = inFlight.get(key);
+  if (!byM) {
+    byM = new Map();
+    inFlight.set(key, byM);
+  }
+  let reduction = byM.get(withM);
+  if (!reduction) {
+    const entries = byM;
+    reduction = reduceRowsOnDevice(x, withM);
+    entries.set(withM, reduction);
+    const forget = (): void => void entries.delete(withM);
+    reduction.then(forget, forget);
+  }
+  return reduction;
+}
+
+/**
  * The arguments of `updateAsync`, read to the host without blocking: {@link hostArguments}, or,
  * for a metric that needs only the top-1 statistics of classifier rows (`rows`) given a tensor
  * of logits when {@link shouldReduce} says so, the logits reduced on the device to a
@@ -76,7 +101,8 @@ export async function readArgumentsAsync(
   const x = args[0];
   if (!rows || probabilities === true || !isReadableTensor(x) || !shouldReduce(x, rows.labelLogit))
     return hostArguments(args);
-  const [stats, rest] = await Promise.all([reduceRowsOnDevice(x, rows.labelLogit), hostArguments(args.slice(1))]);
+  const [shared, rest] = await Promise.all([sharedReduction(x, rows.labelLogit), hostArguments(args.slice(1))]);
+  const stats = { ...shared, s: shared.s.slice(), top: shared.top.slice() }; // each metric its own arrays
   if (!stats.finite || (probabilities === undefined && stats.inUnit)) return [...(await hostArguments([x])), ...rest];
   let labelLogit: Float64Array | undefined;
   if (rows.labelLogit) {
