@@ -411,9 +411,13 @@ describe('metrics updated at once from one tensor', () => {
     const x = tf.tensor2d(z);
     const names = ['ClassificationECUAS', 'ClassificationAURC', 'ClassificationECE'];
     const metrics = names.map((n) => new (METRIC_CLASSES.get(n) as unknown as Make)());
-    const exps = async (run: () => Promise<unknown>): Promise<number> =>
+    const exps = async (run: () => Promise<void>): Promise<number> =>
       (await tf.profile(run)).kernels.filter((k) => k.name === 'Exp').length;
-    expect(await exps(() => Promise.all(metrics.map((m) => m.updateAsync(x, labels))))).toBe(1);
+    expect(
+      await exps(async () => {
+        await Promise.all(metrics.map((m) => m.updateAsync(x, labels)));
+      }),
+    ).toBe(1);
     // one after the other: one each
     expect(
       await exps(async () => {
