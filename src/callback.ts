@@ -22,6 +22,7 @@ import {
 import { getMetricFromId, type MetricEntry } from './registry';
 import { checkProbabilities } from './inputs/logits';
 import { PROBABILITY_SUM_TOLERANCE, topOneStats } from './math/topOne';
+import { screenOnDevice } from './inputs/deviceRows';
 
 const NAME = 'ecuasCallback';
 
@@ -373,7 +374,9 @@ function confidenceAndCorrectness(
  * callback after this one).
  *
  * Per evaluated epoch it runs `model.predict` on `batchSize` rows at a time inside `tf.tidy`,
- * reads the output as logits or probabilities (see {@link EcuasCallbackOptions.probabilities}), feeds every metric,
+ * reads the output as logits or probabilities (see {@link EcuasCallbackOptions.probabilities}), feeds every metric
+ * with `updateAsync` (nothing blocks the page on WebGL/WebGPU, and on those the classification
+ * metrics that need only top-1 statistics read a few numbers per row instead of the rows),
  * computes and resets them: between epochs it holds no tensors, and it never disposes yours.
  * An output with NaN or ±Infinity (a diverged model) logs NaN for that epoch instead of
  * stopping training.
@@ -431,28 +434,45 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
     for (const m of r.entries) m.obj.reset();
   };
 
-  /** Feeds every validation batch to the metrics; false if the model produced a non-finite output. */
-  const feedAll = (): boolean => {
+  /**
+   * Feeds every validation batch to the metrics (with `updateAsync`: nothing blocks the page);
+   * false if the model produced a non-finite output.
+   */
+  const feedAll = async (): Promise<boolean> => {
     for (const t of r.xs) {
       if (t.isDisposed) fail(NAME, 'validationData[0]', `the validation input ${ARG} was disposed during training`);
     }
     const wantsConf = r.ids.some((id) => id.startsWith('conf_'));
     for (let start = 0; start < r.n; start += r.batchSize) {
       const b = Math.min(r.batchSize, r.n - start);
-      const ok = tf.tidy(() => {
+      const y = tf.tidy(() => {
         const xb = r.xs.map((t) => tf.slice(t, start, b));
         const out = r.model.predict(r.multiInput ? xb : xb[0]);
         if (Array.isArray(out))
           fail(NAME, 'model', `expected the model to have one output, but predict returned ${out.length}`);
-        const y = out;
-        if (y.rank !== 2 || y.shape[0] !== b)
-          fail(NAME, 'model', `expected the model's output to have shape [N, K], but got [${y.shape.join(', ')}]`);
+        if (out.rank !== 2 || out.shape[0] !== b)
+          fail(NAME, 'model', `expected the model's output to have shape [N, K], but got [${out.shape.join(', ')}]`);
+        if ((out.shape[1] as number) < 1)
+          fail(NAME, 'model', "expected the model's output to have at least one column");
+        return out;
+      });
+      let made: tf.Tensor | null = null;
+      try {
         const k = y.shape[1] as number;
-        if (k < 1) fail(NAME, 'model', "expected the model's output to have at least one column");
-        const raw = y.dataSync() as Float32Array;
-        const z = toRows(raw, b, k, r.probabilities, start);
-        if (z === null) return false;
         const kk = Math.max(2, k);
+        // The rows come to the host only when something here needs them: the confidences, a
+        // single column, probability rows, or rows that may be non-finite or probabilities
+        // (a few numbers from the device say which). Otherwise only the metrics read, reduced.
+        let z: Float32Array | null = null;
+        const onHost =
+          wantsConf || k === 1 || r.probabilities === true || (await screenOnDevice(y, r.probabilities === undefined));
+        if (onHost) {
+          const raw = (await y.data()) as Float32Array;
+          z = toRows(raw, b, k, r.probabilities, start);
+          if (z === null) return false;
+          // k > 1 rows come back unchanged: feed the model's own output tensor
+          if (z !== raw) made = tf.tensor2d(z, [b, kk]);
+        }
         const labels = r.labels.subarray(start, start + b);
         for (let i = 0; i < b; i++) {
           if (labels[i] >= kk) {
@@ -463,19 +483,20 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
             );
           }
         }
-        // k > 1 rows come back unchanged: feed the model's own output tensor
-        const logits = z === raw ? y : tf.tensor2d(z, [b, kk]);
-        const [conf, correct] = wantsConf
-          ? confidenceAndCorrectness(z, b, kk, labels, r.probabilities === true)
-          : [null, null];
-        for (let i = 0; i < r.ids.length; i++) {
-          const obj = r.entries[i].obj;
-          if (r.ids[i].startsWith('conf_')) obj.update(conf, correct);
-          else obj.update(logits, labels);
-        }
-        return true;
-      });
-      if (!ok) return false;
+        const logits = made ?? y;
+        const [conf, correct] =
+          wantsConf && z ? confidenceAndCorrectness(z, b, kk, labels, r.probabilities === true) : [null, null];
+        const updates = r.ids.map((id, i) =>
+          id.startsWith('conf_')
+            ? r.entries[i].obj.updateAsync(conf, correct)
+            : r.entries[i].obj.updateAsync(logits, labels),
+        );
+        const settled = await Promise.allSettled(updates);
+        for (const u of settled) if (u.status === 'rejected') throw u.reason; // the first metric's error
+      } finally {
+        y.dispose();
+        made?.dispose();
+      }
     }
     return true;
   };
@@ -491,7 +512,7 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
       const values: Record<string, number> = {};
       if (due) {
         try {
-          const finite = feedAll();
+          const finite = await feedAll();
           for (let i = 0; i < r.ids.length; i++) values[r.ids[i]] = finite ? r.entries[i].obj.compute() : NaN;
         } finally {
           resetAll();

@@ -1,6 +1,7 @@
 import { engine } from '@tensorflow/tfjs-core';
 import { ARG, clip, fail } from './errors';
 import type { TensorLike } from './inputs/read';
+import { readArgumentsAsync, type RowNeeds } from './inputs/readAsync';
 import { ownOptions, resolveOptions, type OptionSchema } from './options';
 import type { MetricState } from './reducers/state';
 
@@ -51,6 +52,8 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
   /** The options in force, defaults filled in. */
   readonly options: Readonly<Required<O>>;
   private readonly states = new Map<string, MetricState>();
+  /** The last `updateAsync` not yet applied (settled either way): the next one applies after it. */
+  private pendingUpdate: Promise<unknown> = Promise.resolve();
 
   protected constructor(schema: OptionSchema<O>, options: O | undefined) {
     // reachable from JavaScript, where `protected` and `abstract` do not exist
@@ -94,6 +97,65 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     }
     this.ingest(args);
     return this;
+  }
+
+  /**
+   * {@link update} without blocking: tensor arguments are read with `await tensor.data()`, all
+   * at once, instead of `dataSync()`, which on WebGL/WebGPU stalls the page's main thread until
+   * the GPU is done. The result and the errors are those of `update` on the same values: the
+   * batch is checked and added exactly as `update` does, once the reads are in, and a rejected
+   * batch (the promise rejects with {@link MetricInputError}) leaves the state unchanged.
+   *
+   * Classification metrics that need only each row's top-1 statistics (ECUAS, γ-ECUAS, error
+   * rate, cross-entropy, AUC, AURC and the other ranking metrics, ECE, smooth ECE) reduce the
+   * logits on the device first when the backend is a GPU one: per row, a few numbers cross to
+   * the host instead of K (see `setDeviceReduction`); metrics updated at once from one tensor
+   * share one reduction. The values then agree with `update` to
+   * the SPEC tolerance rather than to the bit (the device's float32 `exp`), and stay free of the
+   * column order.
+   *
+   * Concurrent calls apply in call order; `compute()` sees the batches whose promises have
+   * resolved (a synchronous `update` or `reset` meanwhile takes effect at once, ahead of the
+   * pending ones). Keep the tensors alive (undisposed) until the promise settles.
+   *
+   * @example
+   * ```ts
+   * const m = new ClassificationECUAS();
+   * await m.updateAsync(logitsTensor, labelsTensor); // the page stays responsive meanwhile
+   * m.compute();
+   * ```
+   */
+  updateAsync(...args: A): Promise<this> {
+    const read = this.readAsync(args);
+    read.catch(() => undefined); // handled below, possibly after an earlier call settles
+    const applied = this.pendingUpdate
+      .then(() => read)
+      .then((apply) => {
+        apply();
+        return this;
+      });
+    this.pendingUpdate = applied.catch(() => undefined);
+    return applied;
+  }
+
+  /**
+   * The reading half of {@link updateAsync}: starts every device read now and resolves to the
+   * step that checks and adds the batch (`update` on the values read), run in call order.
+   */
+  protected readAsync(args: A): Promise<() => void> {
+    const probabilities = (this.options as { probabilities?: boolean }).probabilities;
+    return readArgumentsAsync(args, this.rowNeeds(), probabilities).then((host) => () => {
+      this.update(...(host as A));
+    });
+  }
+
+  /**
+   * What `update` needs of classifier rows when it needs only their top-1 statistics (s, the
+   * argmax, and with `labelLogit` log p_label), so that `updateAsync` may reduce the rows on the
+   * device; null (the default) when it needs the rows themselves or takes no classifier rows.
+   */
+  protected rowNeeds(): RowNeeds | null {
+    return null;
   }
 
   /** Validates and accumulates one batch: must validate everything before changing any state. */

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ecuasCallback, getMetricFromId, MetricInputError } from '../src/index';
+import { ecuasCallback, getMetricFromId, MetricInputError, setDeviceReduction } from '../src/index';
 
 beforeAll(async () => {
   await tf.setBackend('cpu');
@@ -378,5 +378,68 @@ describe('ecuasCallback', () => {
     expect(yVal.isDisposed).toBe(false);
     tf.dispose([xTrain, yTrain, xVal, yVal]);
     model.dispose();
+  });
+});
+
+describe('ecuasCallback reads without blocking', () => {
+  /** A linear "model" whose outputs refuse dataSync and count their data() calls. */
+  function linearModel(reads: { data: number }): { predict(x: tf.Tensor): tf.Tensor } {
+    const w = tf.tensor2d([
+      [1.5, -0.5, 0.25, 2],
+      [-1, 0.75, 1.25, -0.5],
+    ]);
+    return {
+      predict(x: tf.Tensor): tf.Tensor {
+        const out = tf.matMul(x, w);
+        out.dataSync = () => {
+          throw new Error('dataSync on the model output');
+        };
+        const data = out.data.bind(out);
+        out.data = () => {
+          reads.data++;
+          return data();
+        };
+        return out;
+      },
+    };
+  }
+
+  it('feeds the metrics with updateAsync: no dataSync, and with device reduction no read of the rows', async () => {
+    const xVal = tf.tensor2d(val.x);
+    const labels = val.y.map((c, i) => (i % 4 === 3 ? 3 : c));
+    const ids = ['cls_norm_n-ecuas_n=0', 'cls_aurc', 'cls_error_rate', 'cls_brier'];
+    const want = tf.tidy(() => {
+      const z = tf.matMul(
+        xVal,
+        tf.tensor2d([
+          [1.5, -0.5, 0.25, 2],
+          [-1, 0.75, 1.25, -0.5],
+        ]),
+      );
+      return ids.map((id) => getMetricFromId(id).function(z, labels));
+    });
+    for (const [mode, metrics, fullReads] of [
+      ['auto', ids, 4 * 3], // on the cpu backend each metric reads each of the 3 batches (data(), not dataSync)
+      ['always', ids.slice(0, 3), 0], // top-1 metrics only, reduced on the device: the rows stay there
+    ] as const) {
+      const previous = setDeviceReduction(mode);
+      try {
+        const reads = { data: 0 };
+        const start = tf.memory().numTensors;
+        const cb = ecuasCallback({ model: linearModel(reads), metrics, validationData: [xVal, labels], batchSize: 25 });
+        const logs: Record<string, unknown> = {};
+        await cb.onEpochEnd(0, logs);
+        for (let i = 0; i < metrics.length; i++) {
+          const got = logs[`val_${metrics[i]}`] as number;
+          expect(Math.abs(got - want[i]), `${mode} ${metrics[i]}`).toBeLessThanOrEqual(1e-6 * Math.abs(want[i]));
+        }
+        // the callback's own screen reads 8 bytes of flags, not the rows
+        expect(reads.data).toBe(fullReads);
+        expect(tf.memory().numTensors).toBe(start + 1); // the model's weights
+      } finally {
+        setDeviceReduction(previous);
+      }
+    }
+    xVal.dispose();
   });
 });

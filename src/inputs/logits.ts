@@ -5,6 +5,7 @@ import { looksLikeProbabilities, probabilityRowProblem, topOneStats } from '../m
 import { probabilitiesOption } from '../options';
 import type { DecisionInput } from './adapter';
 import type { ConfidenceBatch } from './confidences';
+import type { DeviceRowStats } from './deviceRows';
 
 /** Argument names of classification metrics. */
 export const LOGIT_INPUTS = Object.freeze(['logits', 'labels'] as const);
@@ -36,6 +37,29 @@ export interface ClassifierRows {
   readonly labels: Int32Array;
   /** Whether `values` hold probabilities (the option `probabilities: true`). */
   readonly probabilities: boolean;
+  /**
+   * The rows' top-1 statistics computed on the tfjs device by `updateAsync` (then `values` is
+   * empty): {@link rowStats} answers from them.
+   */
+  readonly reduced?: ReducedRowStats;
+}
+
+/** Per-row statistics of classifier rows reduced on the device, and z_label when log p_label is needed. */
+export interface ReducedRowStats extends Pick<DeviceRowStats, 's' | 'top' | 'm'> {
+  /** z[i, label_i] (float32 values), when log p_label is needed. */
+  readonly labelLogit?: Float64Array;
+}
+
+/**
+ * Classifier rows already reduced on the device by `updateAsync`: it stands in for the logits
+ * argument, so the usual reader checks the labels, N and K against it (the device checked that
+ * the values are finite and, unless `probabilities: false`, that they are not all in [0, 1]).
+ */
+export class ReducedLogits {
+  constructor(
+    readonly stats: DeviceRowStats,
+    readonly labelLogit: Float64Array | undefined,
+  ) {}
 }
 
 /**
@@ -79,6 +103,7 @@ export function readClassifierRows(
   expectedK: number,
   probabilities: ProbabilitiesMode,
 ): ClassifierRows {
+  if (args[0] instanceof ReducedLogits) return readReducedRows(metric, args[0], args[1], expectedK);
   const logits = readLogits(metric, LOGIT_INPUTS[0], args[0]);
   const labels = readLabels(metric, LOGIT_INPUTS[1], args[1], logits.k);
   requireSameN(metric, LOGIT_INPUTS, [logits.n, labels.length]);
@@ -93,8 +118,42 @@ export function readClassifierRows(
   return { n: logits.n, k: logits.k, values: logits.values, labels, probabilities: probabilities === true };
 }
 
+/** The checks of {@link readClassifierRows} after the logits' own, for rows reduced on the device. */
+function readReducedRows(metric: string, x: ReducedLogits, y: unknown, expectedK: number): ClassifierRows {
+  const { n, k, s, top, m } = x.stats;
+  const labels = readLabels(metric, LOGIT_INPUTS[1], y, k);
+  requireSameN(metric, LOGIT_INPUTS, [n, labels.length]);
+  if (expectedK > 0 && k !== expectedK) {
+    fail(
+      metric,
+      LOGIT_INPUTS[0],
+      `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${k}`,
+    );
+  }
+  const reduced = { s, top, m, labelLogit: x.labelLogit };
+  return { n, k, values: new Float32Array(0), labels, probabilities: false, reduced };
+}
+
+/** {@link rowStats} of rows reduced on the device: s and the argmax as given, log p_label = z_label − m − log1p(s). */
+function reducedStats(rows: ClassifierRows, r: ReducedRowStats, wants: SoftmaxWants): SoftmaxStats {
+  if (wants.entropy || wants.brier || (wants.logPLabel && !(r.m && r.labelLogit))) {
+    throw new Error('rowStats: rows reduced on the device hold only the top-1 statistics'); // a declaration bug
+  }
+  const correct = new Uint8Array(rows.n);
+  for (let i = 0; i < rows.n; i++) correct[i] = rows.labels[i] === r.top[i] ? 1 : 0;
+  let logPLabel: Float64Array | undefined;
+  if (wants.logPLabel) {
+    const m = r.m as Float64Array;
+    const z = r.labelLogit as Float64Array;
+    logPLabel = new Float64Array(rows.n);
+    for (let i = 0; i < rows.n; i++) logPLabel[i] = z[i] - m[i] - Math.log1p(r.s[i]);
+  }
+  return { s: r.s, correct, logPLabel };
+}
+
 /** Per-sample top-1 statistics of classifier rows (the one path: {@link topOneStats}). */
 export function rowStats(rows: ClassifierRows, wants: SoftmaxWants = {}): SoftmaxStats {
+  if (rows.reduced) return reducedStats(rows, rows.reduced, wants);
   return topOneStats(rows.values, rows.n, rows.k, rows.labels, wants, rows.probabilities);
 }
 

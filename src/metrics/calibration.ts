@@ -11,10 +11,11 @@ import type { DecisionInput } from '../inputs/adapter';
 import { CONFIDENCE_INPUTS, CONFIDENCES } from '../inputs/confidences';
 import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
+import type { RowNeeds } from '../inputs/readAsync';
 import { MIN_SIGMA } from '../math/smoothEce';
 import { Metric } from '../metric';
 import { calibrationNormOption, debiasOption, nBinsOption, type OptionSchema, type OptionSpec } from '../options';
-import { decisionColumnProblem, pushDecisions, SumMetric } from '../reducers/metricBases';
+import { decisionColumnProblem, decisionRowNeeds, pushDecisions, SumMetric } from '../reducers/metricBases';
 import { FixedValueState, FlaggedKeyColumn } from '../reducers/state';
 
 // The calibration family of SPEC §8.2–§8.3. Each class declares its input, options and the pure
@@ -122,6 +123,10 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
 
   protected ingest(args: [TensorLike, TensorLike]): void {
     pushDecisions(this.metricName, this.decl.input, args, this.options, this.numClasses, this.samples);
+  }
+
+  protected override rowNeeds(): RowNeeds | null {
+    return decisionRowNeeds(this.decl.input);
   }
 
   protected computeValue(): number {

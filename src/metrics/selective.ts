@@ -1,7 +1,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { ARG, echo, fail } from '../errors';
 import type { TensorLike } from '../inputs/read';
-import { RISK_TRIPLES } from '../inputs/regression';
+import { hostArguments } from '../inputs/readAsync';
+import { RISK_TRIPLES, type RegressionBatch } from '../inputs/regression';
 import { SCOD } from '../inputs/scod';
 import {
   rejectAbove,
@@ -140,6 +141,47 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     this.risk.push(risk);
   }
 
+  /** The outcome of a custom riskFn on the batch being added, found by `readAsync`. */
+  private riskReadAhead: { risk?: Float64Array; error?: unknown } | null = null;
+
+  /**
+   * With a custom riskFn, `updateAsync` also runs it and reads its output with `await data()`
+   * ahead of the step that adds the batch (on a valid batch: the checks decide first, as in
+   * `update`); the step then uses that outcome, its risks or its error.
+   */
+  protected override readAsync(args: [TensorLike, TensorLike, TensorLike]): Promise<() => void> {
+    if (!this.options.riskFn) return super.readAsync(args);
+    return hostArguments(args).then(async (host) => {
+      let batch: RegressionBatch | null = null;
+      try {
+        batch = RISK_TRIPLES.read(this.metricName, host, {}, 0);
+      } catch {
+        // invalid: `update` rejects it with the same error
+      }
+      let ahead: { risk?: Float64Array; error?: unknown } | null = null;
+      if (batch && batch.n > 0) {
+        try {
+          const { out, release } = this.runRiskFn(args[0], args[1], batch.yPred, batch.yTrue, batch.shape);
+          try {
+            ahead = { risk: this.finiteRisks(await out.data(), batch.n) };
+          } finally {
+            release();
+          }
+        } catch (error) {
+          ahead = { error };
+        }
+      }
+      return () => {
+        this.riskReadAhead = ahead;
+        try {
+          this.update(...(host as [TensorLike, TensorLike, TensorLike]));
+        } finally {
+          this.riskReadAhead = null;
+        }
+      };
+    });
+  }
+
   /** ρ_i = riskFn(yPred, yTrue), mean-reduced over trailing axes; default squared error in float64. */
   private perSampleRisk(
     p: unknown,
@@ -149,8 +191,7 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     shape: readonly number[],
   ): Float64Array {
     const n = shape[0];
-    const riskFn = this.options.riskFn;
-    if (!riskFn) {
+    if (!this.options.riskFn) {
       const sq = new Float64Array(pred.length);
       for (let i = 0; i < pred.length; i++) {
         const d = pred[i] - target[i];
@@ -158,6 +199,33 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
       }
       return rowMeans(sq, n);
     }
+    const ahead = this.riskReadAhead;
+    if (ahead) {
+      if (ahead.risk) return ahead.risk;
+      throw ahead.error;
+    }
+    const { out, release } = this.runRiskFn(p, t, pred, target, shape);
+    try {
+      return this.finiteRisks(out.dataSync(), n);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Runs riskFn on the batch — on the caller's tensors when given tensors, else on tensors made
+   * of the values — and checks its output's shape [N, …]. Returns the output and the release of
+   * it and of any tensor made for it (never the caller's).
+   */
+  private runRiskFn(
+    p: unknown,
+    t: unknown,
+    pred: Float32Array,
+    target: Float32Array,
+    shape: readonly number[],
+  ): { out: tf.Tensor; release: () => void } {
+    const n = shape[0];
+    const riskFn = this.options.riskFn as RiskFn;
     const own: tf.Tensor[] = [];
     const asTensor = (x: unknown, values: Float32Array): tf.Tensor => {
       if (x instanceof tf.Tensor) return x as tf.Tensor;
@@ -168,6 +236,19 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     const a = asTensor(p, pred);
     const b = asTensor(t, target);
     let out: tf.Tensor | undefined;
+    const release = (): void => {
+      // what riskFn made is freed (a wrong answer too: tidy kept the tensors of a returned array
+      // or object), never the caller's tensors it was given, nor twice what was made here
+      const given = new Set<unknown>([p, t, ...own]);
+      const made: unknown = out;
+      for (const x of made instanceof tf.Tensor
+        ? [made]
+        : isRecord(made) || Array.isArray(made)
+          ? Object.values(made)
+          : [])
+        if (x instanceof tf.Tensor && !given.has(x) && !x.isDisposed) x.dispose();
+      for (const o of own) o.dispose();
+    };
     try {
       out = tf.tidy(() => riskFn(a, b));
       if (!(out instanceof tf.Tensor) || out.shape[0] !== n || out.size % n !== 0) {
@@ -177,24 +258,25 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
           `expected option ${ARG} to return a tensor with leading axis N = ${n}, but got ${out instanceof tf.Tensor ? `shape [${out.shape.join(', ')}]` : typeof out}`,
         );
       }
-      const rho = rowMeans(out.dataSync(), n);
-      for (let i = 0; i < n; i++) {
-        if (!Number.isFinite(rho[i]))
-          fail(
-            this.metricName,
-            'riskFn',
-            `expected option ${ARG} to return finite risks, but got ${rho[i]} for sample ${i}`,
-          );
-      }
-      return rho;
-    } finally {
-      // what riskFn made is freed (a wrong answer too: tidy kept the tensors of a returned array
-      // or object), never the caller's tensors it was given, nor twice what was made here
-      const given = new Set<unknown>([p, t, ...own]);
-      for (const x of out instanceof tf.Tensor ? [out] : isRecord(out) || Array.isArray(out) ? Object.values(out) : [])
-        if (x instanceof tf.Tensor && !given.has(x) && !x.isDisposed) x.dispose();
-      for (const o of own) o.dispose();
+      return { out, release };
+    } catch (e) {
+      release();
+      throw e;
     }
+  }
+
+  /** The per-sample means of riskFn's output, which must be finite. */
+  private finiteRisks(values: ArrayLike<number>, n: number): Float64Array {
+    const rho = rowMeans(values, n);
+    for (let i = 0; i < n; i++) {
+      if (!Number.isFinite(rho[i]))
+        fail(
+          this.metricName,
+          'riskFn',
+          `expected option ${ARG} to return finite risks, but got ${rho[i]} for sample ${i}`,
+        );
+    }
+    return rho;
   }
 
   protected computeValue(): R {

@@ -1,6 +1,8 @@
 import type { DecisionInput, InputAdapter } from '../inputs/adapter';
 import type { ConfidenceBatch } from '../inputs/confidences';
+import { LOGITS } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
+import type { RowNeeds } from '../inputs/readAsync';
 import { tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
@@ -27,6 +29,16 @@ export interface SumDeclaration<B, O extends object> {
    * without this, in a state entry of its own.
    */
   readonly classesInSums?: (length: number) => number;
+  /**
+   * For classifier rows: set when `update` reads them only through `rowStats` for s and the
+   * argmax (and, with `labelLogit`, log p_label), so that `updateAsync` may reduce them on the device.
+   */
+  readonly rowNeeds?: RowNeeds;
+}
+
+/** The decisions of classifier rows need only their top-1 statistics; other inputs are not rows. */
+export function decisionRowNeeds(input: InputAdapter<unknown>): RowNeeds | null {
+  return input === LOGITS ? { labelLogit: false } : null;
 }
 
 /** Whether an input's samples are decisions (confidences, classifier rows): those carry K. */
@@ -81,6 +93,10 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
 
   protected computeValue(): number {
     return this.decl.compute(this.sums.read() as Float64Array, this.options);
+  }
+
+  protected override rowNeeds(): RowNeeds | null {
+    return this.decl.rowNeeds ?? null;
   }
 
   protected stateProblem(): string | null {
@@ -169,6 +185,10 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
     pushDecisions(this.metricName, this.decl.input, args, this.options, this.numClasses, this.samples);
   }
 
+  protected override rowNeeds(): RowNeeds | null {
+    return decisionRowNeeds(this.decl.input);
+  }
+
   protected computeValue(): number {
     const { keys, flags } = this.samples.read();
     for (let i = 0; i < flags.length; i++) flags[i] = 1 - flags[i]; // correct → error
@@ -247,6 +267,10 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
     if (this.sums) this.sums.add(this.decl.update(d, this.resolved));
     else (this.samples as FlaggedKeyColumn).push(d.rankKey, d.correct);
     this.numClasses.value = input.classes(batch);
+  }
+
+  protected override rowNeeds(): RowNeeds | null {
+    return decisionRowNeeds(this.decl.input);
   }
 
   protected computeValue(): number {
