@@ -177,8 +177,15 @@ function dataText(s: StateSetup): string {
 export function setupDifference(a: StateSetup, aName: string, b: StateSetup, bName: string): string | null {
   if (a.kind !== b.kind || a.probabilities !== b.probabilities)
     return `${bName} holds ${dataText(b)}, but ${aName} holds ${dataText(a)}`;
-  if (a.ids.join(',') !== b.ids.join(','))
-    return `${bName} has the metrics ${b.ids.join(',')}, but ${aName} has ${a.ids.join(',')}: compute every shard with the same --metrics`;
+  if (a.ids.join(',') !== b.ids.join(',')) {
+    const only = (x: StateSetup, y: StateSetup, name: string): string[] => {
+      const ids = x.ids.filter((id) => !y.ids.includes(id));
+      return ids.length ? [`${ids.join(',')} only in ${name}`] : [];
+    };
+    const parts = [...only(b, a, bName), ...only(a, b, aName)];
+    const what = parts.length ? parts.join('; ') : 'the same metrics in another order';
+    return `${bName} and ${aName} hold other metrics (${what}): compute every shard with the same --metrics`;
+  }
   if (a.temperature !== b.temperature) {
     const t = (s: StateSetup): string =>
       s.temperature === null ? 'no --temperature' : `--temperature ${s.temperature}`;
