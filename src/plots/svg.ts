@@ -111,6 +111,11 @@ export function subscript(s: string): string {
   return s.replace(/[0-9]/g, (d) => SUBSCRIPT[d]);
 }
 
+/** Digits and minus signs as Unicode superscripts (`-2` → `⁻²`); other characters are kept. */
+export function superscript(s: string): string {
+  return s.replace(/[-0-9]/g, (d) => SUPERSCRIPT[d]);
+}
+
 /** Groups the thousands of an integer: 12345 → "12,345". */
 export function formatCount(n: number): string {
   const s = String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -553,7 +558,8 @@ function legendBelow(
   docWidth: number,
   docHeight: number,
 ): { x: number; y: number; scale: number } {
-  const scale = Math.min(1, (docWidth - 2 * PAD) / size.width);
+  // within the width, and within a third of a small plot's height (else the panel has no room)
+  const scale = Math.min(1, (docWidth - 2 * PAD) / size.width, docHeight / 3 / size.height);
   const w = size.width * scale;
   const x = Math.min(Math.max(PAD, rect.x + (rect.width - w) / 2), docWidth - PAD - w);
   return { x, y: docHeight - PAD - size.height * scale, scale };
