@@ -534,6 +534,7 @@ export interface LegendItem {
   readonly kind: 'line' | 'box' | 'pattern';
   readonly pattern?: string;
   readonly style?: LineStyle;
+  /** A line's width, or a box's outline width (default 0.8). */
   readonly lineWidth?: number;
   readonly fillOpacity?: number;
 }
@@ -608,7 +609,7 @@ export function drawLegend(items: readonly LegendItem[], x: number, y: number, s
           fill,
           'fill-opacity': it.fillOpacity,
           stroke: it.color,
-          'stroke-width': 0.8,
+          'stroke-width': it.lineWidth ?? 0.8,
         }),
       );
     }
