@@ -235,7 +235,7 @@ describe('riskCoveragePlot: the y axis and the legend', () => {
     expect(Math.max(...yTicks(svg))).toBeGreaterThanOrEqual(12); // the risks run up to 12.5
   });
 
-  it('the legend covers neither the oracle line nor the model curve', () => {
+  it('the legend covers neither the oracle line nor the model curve nor the random baseline', () => {
     const { c, y } = confidenceData(500, 21);
     const ones = y.map(() => 1);
     const spiky = Float64Array.from(y, (v) => 1 - v);
@@ -300,7 +300,7 @@ describe('riskCoveragePlot: the y axis and the legend', () => {
         continue;
       }
       const [x, yTop, w, h] = box.slice(1).map(Number);
-      for (const cls of ['oracle', 'model']) {
+      for (const cls of ['oracle', 'model', 'random']) {
         for (const tag of tagOf(svg, cls)) {
           const pts = points(attr(tag, 'd') as string);
           // along every segment, at 1 px steps
