@@ -233,7 +233,7 @@ export interface PixelLine {
  *
  * @example
  * ```ts
- * thinLine([0, 0.2, 0.4, 0.6, 1.2], [5, 9, 1, 4, 2]); // { xs: [0, 0.2, 0.4, 0.6, 1.2], ys: [5, 9, 1, 4, 2] }
+ * thinLine([0, 1, 2], [5, 9, 1]);                   // one point a column: all kept
  * thinLine([0, 0.1, 0.2, 0.3, 0.4], [5, 9, 7, 1, 4]); // keeps 5, 9, 1, 4: first, highest, lowest, last
  * ```
  */
