@@ -434,7 +434,7 @@ describe('ecuas merge: command line', () => {
     mkdirSync(join(dir, 'taken'));
     const taken = await run(['report', data, '--save-state', join(dir, 'taken')]);
     expect(taken.code).toBe(1);
-    expect(taken.stderr).toMatch(/^ecuas: --save-state: cannot write .*taken: /);
+    expect(taken.stderr).toMatch(/^ecuas: --save-state: cannot write .*taken: it is a directory\n$/);
     expect(existsSync(join(dir, 'taken'))).toBe(true);
   });
 });

@@ -784,6 +784,8 @@ function checkWritable(option: string, path: string, dir: boolean): void {
   } else throw new CliError(`${option}: cannot write ${path}: the directory ${dirname(path)} does not exist`, 1);
   const what = dir ? `cannot create the directory ${path}` : `cannot write ${path}`;
   if (!statSync(at).isDirectory()) throw new CliError(`${option}: ${what}: ${at} is not a directory`, 1);
+  if (!dir && existsSync(path) && statSync(path).isDirectory())
+    throw new CliError(`${option}: ${what}: it is a directory`, 1);
   try {
     accessSync(at, constants.W_OK);
   } catch {
