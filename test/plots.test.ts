@@ -396,28 +396,55 @@ describe('riskCoveragePlot', () => {
 describe('costCurvePlot', () => {
   const { c, y } = confidenceData(500, 13);
 
-  it('draws the model and no-information curves and one labelled reference line per n', () => {
+  it('draws the model and no-information curves; ECUAS_n in the legend with its weight, drawn in a side panel', () => {
     const s = costCurvePlot(c, y);
     expectWellFormedPlot(s, 680, 440);
     expect(rootTitle(s)).toBe('γ-ECUAS cost curve');
     expect(tagsWithClass(s, 'model')).toHaveLength(1);
     expect(tagsWithClass(s, 'no-information')).toHaveLength(1);
-    const refs = tagsWithClass(s, 'reference');
-    expect(refs.map((r) => attr(r, 'data-n'))).toEqual(['0', '1', '2']);
-    for (const r of refs) {
-      const n = Number(attr(r, 'data-n'));
+    // no horizontal line at ECUAS_n over the curve: it is a weighted total, not a height on it
+    expect(tagsWithClass(s, 'reference')).toHaveLength(0);
+    const weights = tagsWithClass(s, 'weight');
+    expect(weights.map((r) => attr(r, 'data-n'))).toEqual(['0', '1', '2']);
+    const formulas = ['1/γ', '2', '3γ'];
+    const legend = texts(s);
+    for (const w of weights) {
+      const n = Number(attr(w, 'data-n'));
       const expected = ConfidenceECUAS.createShortcutFunction({ n })(c, y);
-      expect(Number(attr(r, 'data-value'))).toBeCloseTo(expected, 8);
-      expect(texts(s)).toContain(`ECUAS${'₀₁₂'[n]} = ${formatNumber(expected)}`);
+      expect(Number(attr(w, 'data-value'))).toBeCloseTo(expected, 8);
+      expect(legend).toContain(`ECUAS${'₀₁₂'[n]} = ${formatNumber(expected)}  (weight ${formulas[n]})`);
     }
-    const t = texts(s);
+    // the weight curves: w₀ = 1/γ falls, w₁ = 2 is flat, w₂ = 3γ rises; they share one panel
+    const pts = (tag: string) =>
+      [...(attr(tag, 'd') as string).matchAll(/[ML](-?[\d.]+),(-?[\d.]+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    const [w0, w1, w2] = weights.map(pts);
+    expect(w0[0][1]).toBeLessThan(w0[w0.length - 1][1]); // high at small γ (smaller y px)
+    expect(new Set(w1.map((p) => p[1])).size).toBe(1);
+    expect(w2[0][1]).toBeGreaterThan(w2[w2.length - 1][1]);
+    // at γ = 1: w₀ = 1, w₁ = 2, w₂ = 3 — equally spaced heights
+    const end = [w0, w1, w2].map((w) => w[w.length - 1][1]);
+    expect(end[0] - end[1]).toBeCloseTo(end[1] - end[2], 1);
+    // the side panel lies right of the main one
+    const mainRight = Math.max(...pts(tagsWithClass(s, 'model')[0]).map((p) => p[0]));
+    expect(Math.min(...w1.map((p) => p[0]))).toBeGreaterThan(mainRight + 20);
     for (const label of [
       'Rejection cost γ',
       'Expected cost',
-      'Model: mean γ-ECUAS cost',
+      'Model: mean γ-ECUAS cost C(γ)',
       'No-information system (c = accuracy)',
+      'Weight wₙ(γ) = (n+1)·γⁿ⁻¹',
     ])
-      expect(t).toContain(label);
+      expect(legend).toContain(label);
+  });
+
+  it('the side panel is left out of a narrow plot; the legend still gives each weight', () => {
+    const s = costCurvePlot(c, y, { width: 300, height: 260, ns: [0, 0.5, 3] });
+    expectWellFormedPlot(s, 300, 260);
+    expect(tagsWithClass(s, 'weight')).toHaveLength(0);
+    const t = texts(s);
+    expect(t.some((x) => x.startsWith('ECUAS₀ = ') && x.endsWith('(weight 1/γ)'))).toBe(true);
+    expect(t.some((x) => x.startsWith('ECUAS (n = 0.5) = ') && x.endsWith('(weight 1.5·γ^(−0.5))'))).toBe(true);
+    expect(t.some((x) => x.startsWith('ECUAS₃ = ') && x.endsWith('(weight 4γ²)'))).toBe(true);
   });
 
   it('samples the curves at `points` values of γ', () => {
@@ -443,16 +470,22 @@ describe('costCurvePlot', () => {
     expect(value(pts[0][1])).toBeCloseTo(0, 1);
     expect(value(pts[1][1])).toBeCloseTo(1.5 / 4, 1);
     expect(value(pts[2][1])).toBeCloseTo(0.5, 1);
-    expect(tagsWithClass(s, 'reference')).toHaveLength(0);
+    expect(tagsWithClass(s, 'weight')).toHaveLength(0);
   });
 
-  it('a huge ECUAS_0 (confident mistakes at c = 1) is marked off-scale instead of squashing the axis', () => {
+  it('a huge ECUAS_0 (confident mistakes at c = 1) does not squash the axis: it is only in the legend', () => {
     const s = costCurvePlot([1, 1, 0.9, 0.8], [0, 1, 1, 0], { ns: [0, 2] });
     expectWellFormedPlot(s, 680, 440);
-    expect(tagsWithClass(s, 'reference').map((r) => attr(r, 'data-n'))).toEqual(['2']);
-    const off = tagsWithClass(s, 'off-scale');
-    expect(off.map((r) => attr(r, 'data-n'))).toEqual(['0']);
-    expect(texts(s).some((t) => t.startsWith('ECUAS₀ = ') && t.endsWith('↑'))).toBe(true);
+    expect(tagsWithClass(s, 'weight').map((r) => attr(r, 'data-n'))).toEqual(['0', '2']);
+    const ecuas0 = ConfidenceECUAS.createShortcutFunction({ n: 0 })([1, 1, 0.9, 0.8], [0, 1, 1, 0]);
+    expect(ecuas0).toBeGreaterThan(2); // far above the curves, which stay ≤ 1
+    expect(texts(s)).toContain(`ECUAS₀ = ${formatNumber(ecuas0)}  (weight 1/γ)`);
+    // the cost axis (its labels left of the main panel, not the side panel's) ends just above the curves' top
+    const ticks = [...s.matchAll(/<text x="([\d.]+)" y="[\d.]+" text-anchor="end">([^<]*)<\/text>/g)]
+      .filter((m) => Number(m[1]) < 200)
+      .map((m) => Number(m[2]));
+    expect(ticks.length).toBeGreaterThan(2);
+    expect(Math.max(...ticks)).toBeLessThanOrEqual(1);
   });
 
   it('non-integer n gets a readable label', () => {

@@ -1,20 +1,22 @@
 /**
- * `ecuas` command line: `ecuas report FILE [options]` and `ecuas calibrate FILE [options]`.
+ * `ecuas` command line: `ecuas report FILE [options]`, `ecuas calibrate FILE [options]` and
+ * `ecuas merge STATE… [options]`.
  * {@link main} runs in-process with injected output writers and returns the exit code; `bin.ts`
  * wires it to the process.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { bootstrap } from '../bootstrap';
 import { MetricInputError } from '../errors';
+import type { Metric } from '../metric';
 import { fitTemperatureRows, scaleProbabilityRows, type TemperatureFitResult } from '../math/temperature';
 import { looksLikeProbabilities } from '../math/topOne';
 import { RiskCoverageCurve } from '../metrics/selective';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
+import { metricFromJSON } from '../serialization';
 import { logitsOfRows } from '../temperature';
 import { BackendError, ensureBackend } from './backend';
 import { FORMATS, formatCalibration, formatReport, type CalibrationRow, type Format, type ReportRow } from './format';
@@ -22,12 +24,16 @@ import { Grow } from './grow';
 import { plotsAvailable, writePlots, type PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
 import { InputFileError, readInputFile, type Batch, type InputKind } from './readers';
+import { readStateFile, setupDifference, writeStateFile, type StateFile } from './state';
 
 /** Where the CLI writes. */
 export interface CliIO {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-  /** Whether stderr is a terminal: the progress bar is drawn only then. Default false. */
+  /**
+   * Whether stderr is a terminal: a progress bar is drawn then, else a plain line every 10 %.
+   * Default false.
+   */
   stderrIsTTY?: boolean;
 }
 
@@ -80,11 +86,13 @@ Usage:
                                    metrics of the samples in FILE (CSV or JSON)
   ecuas calibrate FILE [options]   fit the temperature of temperature scaling to the logits
                                    in FILE and show the metrics before and after
+  ecuas merge STATE… [options]     merge the states that \`ecuas report SHARD --save-state
+                                   STATE\` wrote and show the metrics of all the shards
   ecuas --help                     show this help
   ecuas --version                  show the version
 
 Run \`ecuas report --help\` for the options and the file formats, \`ecuas calibrate --help\`
-for temperature scaling.
+for temperature scaling, \`ecuas merge --help\` for sharded evaluations.
 `;
 
 function reportHelp(): string {
@@ -147,7 +155,11 @@ Options:
   --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
                       \`ecuas calibrate\`). Needs logits: a file of probabilities is refused
                       unless --probabilities is given, and then log p is scaled as logits.
+  --save-state OUT    also write the metrics' states to OUT (JSON), for \`ecuas merge\`:
+                      run report on each shard of a large evaluation, then merge the states
+                      (see \`ecuas merge --help\`)
   -h, --help          show this help
+Each option may be given once.
 
 Metric ids for confidences (conf_*):
 ${wrapList(conf, '  ')}
@@ -197,6 +209,30 @@ Exit status: 0 success, 1 unreadable or malformed input, 2 bad command line.
 `;
 }
 
+const MERGE_HELP = `Usage: ecuas merge STATE… [options]
+
+Merges the metric states that \`ecuas report SHARD --save-state STATE\` wrote, one per shard of
+a large evaluation, and prints the metrics of all the shards together: the same table as one
+\`ecuas report\` over all the data (sums agree to rounding). Shards may be run by any job runner
+(Kubernetes Jobs, Slurm arrays, GNU parallel, a queue), in any order and on any machine:
+
+  parallel ecuas report {} --save-state {.}.state.json --format csv ::: shard-*.csv
+  ecuas merge shard-*.state.json
+
+Every state must come from the same --metrics, --temperature and --probabilities, the same kind
+of data (and number of classes), and this version of ecuas; other states are refused.
+Bootstrap intervals (--ci) need every sample, which states do not keep: run \`ecuas report\`
+on all the data for them.
+
+Options:
+  --format FORMAT     table (default), json, csv or markdown, as for \`ecuas report\`
+  --save-state OUT    also write the merged state to OUT, to be merged again
+  -h, --help          show this help
+Each option may be given once.
+
+Exit status: 0 success, 1 unreadable, malformed or mismatched states, 2 bad command line.
+`;
+
 /** The package version, read from the package.json above this file (src/cli or dist/cli). */
 export function version(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -230,6 +266,15 @@ interface ReportArgs {
   seed: number;
   /** `--temperature`: score the logits divided by it. */
   temperature?: number;
+  /** `--save-state`: write the metrics' states there. */
+  saveState?: string;
+}
+
+interface MergeArgs {
+  files: string[];
+  format: Format;
+  /** `--save-state`: write the merged state there. */
+  saveState?: string;
 }
 
 interface CalibrateArgs {
@@ -245,12 +290,14 @@ type Command =
   | { kind: 'help'; text: string }
   | { kind: 'version' }
   | { kind: 'report'; args: ReportArgs }
-  | { kind: 'calibrate'; args: CalibrateArgs };
+  | { kind: 'calibrate'; args: CalibrateArgs }
+  | { kind: 'merge'; args: MergeArgs };
 
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
 const SEE = '(see `ecuas report --help`)';
 const SEE_CALIBRATE = '(see `ecuas calibrate --help`)';
+const SEE_MERGE = '(see `ecuas merge --help`)';
 const TRY = '(try `ecuas --help`)';
 
 /** Before the command: `ecuas --help [report]`, `ecuas --version`. */
@@ -269,6 +316,7 @@ const REPORT_OPTIONS = {
   seed: { type: 'string' },
   plots: { type: 'string' },
   temperature: { type: 'string' },
+  'save-state': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsOptionsConfig;
 
@@ -278,6 +326,20 @@ const CALIBRATE_OPTIONS = {
   format: { type: 'string' },
   'min-temperature': { type: 'string' },
   'max-temperature': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsOptionsConfig;
+
+/** `ecuas merge STATE… [options]`; the report options a merge cannot take are known, to refuse them in words. */
+const MERGE_OPTIONS = {
+  format: { type: 'string' },
+  'save-state': { type: 'string' },
+  ci: { type: 'string' },
+  resamples: { type: 'string' },
+  seed: { type: 'string' },
+  plots: { type: 'string' },
+  metrics: { type: 'string' },
+  temperature: { type: 'string' },
+  probabilities: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsOptionsConfig;
 
@@ -337,7 +399,16 @@ function parseOptions<O extends ParseArgsOptionsConfig>(
     return explainParseError(args, options, stops, hint, e);
   }
   const stop = parsed.tokens.find((t) => t.kind === 'option' && stops.includes(t.name));
-  return stop?.kind === 'option' ? { stop: stop.name, positionals: parsed.positionals } : parsed;
+  if (stop?.kind === 'option') return { stop: stop.name, positionals: parsed.positionals };
+  // parseArgs keeps the last of a repeated option: `--format json --format csv` is more likely a
+  // mistake (two commands pasted together) than a choice
+  const seen = new Set<string>();
+  for (const t of parsed.tokens) {
+    if (t.kind !== 'option') continue;
+    if (seen.has(t.name)) usage(`option --${t.name} is given more than once: give it once ${hint}`);
+    seen.add(t.name);
+  }
+  return parsed;
 }
 
 /**
@@ -409,19 +480,29 @@ function nearestOption(typed: string, options: ParseArgsOptionsConfig): string |
 
 /** The help of `ecuas help [command]` and `ecuas --help [command]`. */
 function helpFor(command: string | undefined): string {
-  return command === 'report' ? reportHelp() : command === 'calibrate' ? calibrateHelp() : MAIN_HELP;
+  return command === 'report'
+    ? reportHelp()
+    : command === 'calibrate'
+      ? calibrateHelp()
+      : command === 'merge'
+        ? MERGE_HELP
+        : MAIN_HELP;
 }
 
 function parseCommand(argv: readonly string[]): Command {
-  if (argv.length === 0) usage(`missing command: expected \`ecuas report FILE\` or \`ecuas calibrate FILE\` ${SEE}`);
+  if (argv.length === 0)
+    usage(`missing command: expected \`ecuas report FILE\`, \`ecuas calibrate FILE\` or \`ecuas merge STATE…\` ${SEE}`);
   const [cmd, ...rest] = argv;
   if (cmd === 'report') return parseReport(rest);
   if (cmd === 'calibrate') return parseCalibrate(rest);
+  if (cmd === 'merge') return parseMerge(rest);
   if (cmd === 'help') return { kind: 'help', text: helpFor(rest[0]) };
   // the old lower-case spelling; parseArgs gives an option one short name
   if (cmd === '-v') return { kind: 'version' };
   if (!cmd.startsWith('-'))
-    usage(`unknown command "${cmd}": the commands are \`ecuas report FILE\` and \`ecuas calibrate FILE\` ${TRY}`);
+    usage(
+      `unknown command "${cmd}": the commands are \`ecuas report FILE\`, \`ecuas calibrate FILE\` and \`ecuas merge STATE…\` ${TRY}`,
+    );
   // only the first option counts, as in `ecuas --version --help`
   const parsed = parseOptions(argv, TOP_OPTIONS, ['help', 'version'], TRY);
   if (parsed.stop === 'help') return { kind: 'help', text: helpFor(parsed.positionals[0]) };
@@ -516,11 +597,45 @@ function parseReport(argv: readonly string[]): Command {
   }
   const plots = values.plots;
   if (plots?.trim() === '') usage('--plots needs a directory');
+  const saveState = parseSaveState(values['save-state']);
   const probabilities = values.probabilities === true;
   return {
     kind: 'report',
-    args: { file, metrics, probabilities, format, plots, ci, resamples, seed, temperature },
+    args: { file, metrics, probabilities, format, plots, ci, resamples, seed, temperature, saveState },
   };
+}
+
+function parseSaveState(path: string | undefined): string | undefined {
+  if (path?.trim() === '') usage('--save-state needs a file name');
+  return path;
+}
+
+/** What a merge cannot do, said for each report option it refuses. */
+const MERGE_REFUSALS: Record<string, string> = {
+  ci: 'bootstrap intervals need every sample, and states keep only sums and rankings: run `ecuas report` on all the data with --ci',
+  plots:
+    'plots need every sample, and states keep only sums and rankings: run `ecuas report` on all the data with --plots',
+  metrics: 'the metrics are those of the states: choose them with `ecuas report --metrics` on every shard',
+  temperature: 'the temperature is that of the states: give it to `ecuas report` on every shard',
+  probabilities: 'the states say whether they hold probabilities: give it to `ecuas report` on every shard',
+};
+MERGE_REFUSALS.resamples = MERGE_REFUSALS.seed = MERGE_REFUSALS.ci;
+
+function parseMerge(argv: readonly string[]): Command {
+  const parsed = parseOptions(argv, MERGE_OPTIONS, ['help'], SEE_MERGE);
+  if (parsed.stop !== undefined) return { kind: 'help', text: MERGE_HELP };
+  const { values, positionals } = parsed;
+  for (const name of Object.keys(MERGE_REFUSALS))
+    if (hasOwn(values, name)) usage(`merge does not take --${name}: ${MERGE_REFUSALS[name]}`);
+  if (positionals.length === 0) usage(`missing STATE: expected \`ecuas merge STATE… [options]\` ${SEE_MERGE}`);
+  const seen = new Map<string, string>();
+  for (const f of positionals) {
+    const again = seen.get(resolve(f));
+    if (again !== undefined) usage(`the state ${f} is given twice (also as ${again}): its samples would count twice`);
+    seen.set(resolve(f), f);
+  }
+  const format = parseFormat(values.format);
+  return { kind: 'merge', args: { files: positionals, format, saveState: parseSaveState(values['save-state']) } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -559,7 +674,8 @@ function defaultIds(kind: InputKind): string[] {
 
 /** {@link RISK_AURC_ID} as a metric: update(yPred, yTrue, yStd), compute() → the AURC. */
 class RiskAURC {
-  private readonly curve = new RiskCoverageCurve({ nPoints: 'all' });
+  /** The curve whose AURC this is: its state is the state saved for risk_aurc. */
+  readonly curve = new RiskCoverageCurve({ nPoints: 'all' });
   update(yPred: Float32Array, yTrue: Float32Array, yStd: Float32Array): this {
     this.curve.update(yPred, yTrue, yStd);
     return this;
@@ -630,6 +746,51 @@ function resolveMetrics(
   // only cls_* ids get here with probabilities (other files are refused earlier)
   const extra = probabilities ? { probabilities: true } : scaled ? { probabilities: false } : undefined;
   return wanted.map((id) => ({ id, entry: metricEntry(id, extra) }));
+}
+
+/** The library metric that holds an active metric's state (risk_aurc's is its curve). */
+function stateHolder(m: ActiveMetric): Metric<unknown[], unknown> {
+  const obj: unknown = m.entry.obj;
+  return obj instanceof RiskAURC ? obj.curve : (obj as Metric<unknown[], unknown>);
+}
+
+/** The state file of a run: its setup and each metric's state. */
+function stateFile(metrics: readonly ActiveMetric[], setup: Omit<StateFile, 'ids' | 'states' | 'ecuas'>): StateFile {
+  return {
+    ...setup,
+    ecuas: version(),
+    ids: metrics.map((m) => m.id),
+    states: metrics.map((m) => stateHolder(m).toJSON()),
+  };
+}
+
+async function saveState(path: string, state: StateFile): Promise<void> {
+  try {
+    await writeStateFile(path, state);
+  } catch (e) {
+    throw new CliError(`--save-state: cannot write ${path}: ${(e as Error).message}`, 1);
+  }
+}
+
+/**
+ * Refuses, before any work, an output path that cannot be written: `dir` (to be created if
+ * missing) for a directory, else the file's folder, which must exist.
+ */
+function checkWritable(option: string, path: string, dir: boolean): void {
+  let at = resolve(dir ? path : dirname(resolve(path)));
+  if (dir || existsSync(at)) {
+    // the nearest existing folder on the way
+    while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  } else throw new CliError(`${option}: cannot write ${path}: the directory ${dirname(path)} does not exist`, 1);
+  const what = dir ? `cannot create the directory ${path}` : `cannot write ${path}`;
+  if (!statSync(at).isDirectory()) throw new CliError(`${option}: ${what}: ${at} is not a directory`, 1);
+  if (!dir && existsSync(path) && statSync(path).isDirectory())
+    throw new CliError(`${option}: ${what}: it is a directory`, 1);
+  try {
+    accessSync(at, constants.W_OK);
+  } catch {
+    throw new CliError(`${option}: ${what}: ${at} is not writable`, 1);
+  }
 }
 
 /** All samples of a file, kept for --ci and --plots. */
@@ -758,7 +919,7 @@ function readProgress(
   } catch {
     // readInputFile reports unreadable files
   }
-  if (!progress.enabled || size < (options.progressMinBytes ?? 1 << 20)) return undefined;
+  if (size < (options.progressMinBytes ?? 1 << 20)) return undefined;
   return (p) =>
     progress.update(
       `reading${p.pass > 1 ? ` (pass ${p.pass})` : ''}`,
@@ -849,14 +1010,12 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
 }
 
 async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promise<void> {
+  // checked before a long read, made only after it: a missing input leaves no empty folder
   if (args.plots !== undefined) {
     if (!plotsAvailable()) throw new CliError('--plots: plots are not available in this build of ecuas', 1);
-    try {
-      await mkdir(args.plots, { recursive: true });
-    } catch (e) {
-      throw new CliError(`--plots: cannot create the directory ${args.plots}: ${(e as Error).message}`, 1);
-    }
+    checkWritable('--plots', args.plots, true);
   }
+  if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, false);
   await ensureBackend();
 
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
@@ -906,7 +1065,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
     if (args.ci !== undefined && store) {
       const level = args.ci;
       const work = summary.n * args.resamples * rows.length;
-      const showBoot = progress.enabled && work >= (options.progressMinWork ?? 1e7);
+      const showBoot = work >= (options.progressMinWork ?? 1e7);
       const z = summary.kind === 'classification' ? tf.tensor2d(store.first, [summary.n, summary.k]) : null;
       try {
         const inputs = z
@@ -934,6 +1093,13 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         z?.dispose();
         progress.clear();
       }
+    }
+
+    if (args.saveState !== undefined) {
+      const { kind, probabilities, n, k } = summary;
+      const source = basename(args.file);
+      const temperature = args.temperature ?? null;
+      await saveState(args.saveState, stateFile(metrics, { source, kind, probabilities, k, temperature, n }));
     }
 
     io.stdout(
@@ -977,6 +1143,94 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
 }
 
 /**
+ * `ecuas merge`: the metrics of every state, merged into fresh metrics built from the first
+ * state's ids (so each state is checked against its id's class and options), then computed.
+ */
+async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<void> {
+  if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, false);
+  await ensureBackend();
+  const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
+  let total = 0;
+  for (const f of args.files) {
+    try {
+      total += statSync(f).size;
+    } catch {
+      // readStateFile reports it
+    }
+  }
+  const show = total >= (options.progressMinBytes ?? 1 << 20);
+  let metrics: ActiveMetric[] = [];
+  try {
+    let first: StateFile | undefined;
+    let n = 0;
+    for (const [i, file] of args.files.entries()) {
+      if (show) progress.update('merging', i / args.files.length, `${i}/${args.files.length} states`);
+      const state = await readStateFile(file);
+      if (state.ecuas !== version())
+        throw new InputFileError(
+          `${file}: written by ecuas ${state.ecuas}, but this is ecuas ${version()}: states merge only within one version (compute every shard with the same ecuas)`,
+        );
+      if (first === undefined) {
+        first = state;
+        try {
+          metrics = resolveMetrics(state.ids, state.kind, state.probabilities, file, state.temperature !== null);
+        } catch (e) {
+          // ids a report could not have saved: a forged or corrupted file
+          if (e instanceof CliError || e instanceof MetricInputError)
+            throw new InputFileError(`${file}: ${e.message.replace(/^--metrics: /, '')}`);
+          throw e;
+        }
+      } else {
+        const difference = setupDifference(first, args.files[0], state, file);
+        if (difference) throw new InputFileError(`cannot merge the states: ${difference}`);
+      }
+      for (const [j, m] of metrics.entries()) addState(m, state.states[j], state.n, file);
+      n += state.n;
+    }
+    if (show) progress.update('merging', 1, `${args.files.length}/${args.files.length} states`);
+    progress.clear();
+    if (first === undefined) return; // parseMerge asks for one state at least
+    const { kind, probabilities, k, temperature } = first;
+    if (args.saveState !== undefined) {
+      const source = `${args.files.length} merged states`;
+      await saveState(args.saveState, stateFile(metrics, { source, kind, probabilities, k, temperature, n }));
+    }
+    const rows: ReportRow[] = metrics.map((m) => ({
+      id: m.id,
+      fullName: m.entry.fullName,
+      higherIsBetter: m.entry.higherIsBetter,
+      value: m.entry.obj.compute(),
+    }));
+    const file = args.files.length === 1 ? first.source : `${args.files.length} merged states`;
+    io.stdout(
+      formatReport(args.format, rows, { file, kind, probabilities, n, k, temperature: temperature ?? undefined }),
+    );
+  } finally {
+    progress.clear();
+    for (const m of metrics) m.entry.obj.dispose();
+  }
+}
+
+/** Merges one state into an active metric; a state its id's class and options could not have written is refused. */
+function addState(m: ActiveMetric, json: unknown, n: number, file: string): void {
+  const target = stateHolder(m);
+  let loaded: Metric<unknown[], unknown> | undefined;
+  try {
+    loaded = metricFromJSON(json, target.constructor as new () => Metric<unknown[], unknown>);
+    if (loaded.sampleCount !== n)
+      throw new InputFileError(
+        `${file}: the state of ${m.id} holds ${loaded.sampleCount} samples, but the file says ${n}: it is not one that \`ecuas report --save-state\` wrote`,
+      );
+    target.merge(loaded);
+  } catch (e) {
+    if (e instanceof MetricInputError) throw new InputFileError(`${file}: the state of ${m.id}: ${e.message}`);
+    throw e;
+  } finally {
+    loaded?.dispose();
+  }
+}
+
+/**
  * Runs the CLI with `argv` (without the node and script paths), writing through `io`; returns
  * the exit code: 0 success, 1 unreadable or malformed input (or another runtime error), 2 bad
  * command line. Errors are reported as one line on stderr, never as a stack trace.
@@ -995,6 +1249,7 @@ export async function main(argv: readonly string[], io: CliIO, options: MainOpti
       return 0;
     }
     if (cmd.kind === 'calibrate') await calibrate(cmd.args, io, options);
+    else if (cmd.kind === 'merge') await merge(cmd.args, io, options);
     else await report(cmd.args, io, options);
     return 0;
   } catch (e) {

@@ -14,6 +14,7 @@ import {
   plotOptionSchema,
   requireSamples,
   strokeAttrs,
+  thinLine,
   type Axis,
   type LegendItem,
   type PlotOptions,
@@ -170,7 +171,10 @@ export function regressionCalibrationPlot(
   ];
   const subtitle = `${formatCount(p.length)} samples, centered Gaussian intervals at ${opts.nLevels} levels`;
   const toPx = (x: Axis, y: Axis) => [
-    { xs: Array.from(expected, (v) => x.scale(v)), ys: Array.from(observed, (v) => y.scale(v)) },
+    thinLine(
+      Array.from(expected, (v) => x.scale(v)),
+      Array.from(observed, (v) => y.scale(v)),
+    ),
     { xs: [x.scale(0), x.scale(1)], ys: [y.scale(0), y.scale(1)] },
   ];
   const { rect, x, y, legendAt } = layoutPlot({

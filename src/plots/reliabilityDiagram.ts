@@ -73,6 +73,8 @@ const BAR = PALETTE[0];
 /** Narrowest bar in px (a quantile bin may hold a single confidence). */
 const MIN_WIDTH = 2;
 const GAP = PALETTE[1];
+/** Outline of a gap, in the plot and in its legend swatch. */
+const GAP_OUTLINE = 1;
 
 /**
  * Reliability diagram of (confidences, correctness): the confidences are split into `nBins`
@@ -162,7 +164,7 @@ function render(
 
   const items: LegendItem[] = [
     { label: 'Accuracy', kind: 'box', color: BAR, fillOpacity: 0.85 },
-    { label: 'Gap to mean confidence', kind: 'pattern', pattern: `${ID}-gap`, color: GAP },
+    { label: 'Gap to mean confidence', kind: 'pattern', pattern: `${ID}-gap`, color: GAP, lineWidth: GAP_OUTLINE },
     { label: 'Perfect calibration', kind: 'line', color: INK, style: 'dashed', lineWidth: 1.25 },
   ];
   if (nEmpty > 0)
@@ -360,7 +362,9 @@ function render(
   parts.push(
     el('g', { class: 'bars', fill: BAR, 'fill-opacity': 0.85, stroke: '#ffffff', 'stroke-width': 0 }, barEls.join('')),
   );
-  parts.push(el('g', { class: 'gaps', fill: `url(#${ID}-gap)`, stroke: GAP, 'stroke-width': 0.8 }, gapEls.join('')));
+  parts.push(
+    el('g', { class: 'gaps', fill: `url(#${ID}-gap)`, stroke: GAP, 'stroke-width': GAP_OUTLINE }, gapEls.join('')),
+  );
   const diag = `M${coord(x.scale(0))},${coord(yMain.scale(0))}L${coord(x.scale(1))},${coord(yMain.scale(1))}`;
   parts.push(
     el('path', { class: 'diagonal', d: diag, ...strokeAttrs(INK, 1.25, 'dashed'), 'clip-path': `url(#${ID}-main)` }),
@@ -385,7 +389,9 @@ function render(
     desc: `Reliability diagram: accuracy per confidence bin against the diagonal of perfect calibration. ${subtitle}.`,
     defs:
       hatchPattern('hatch', '#cfcfcf', '#fbfbfb') +
-      hatchPattern('gap', GAP, GAP, { angle: -45, stripe: 1.3, backgroundOpacity: 0.16, size: 5 }) +
+      // stripes over a veil of white: over a bar (underconfidence) as over the white above one
+      // (overconfidence) the gap reads as its legend swatch, the bar's colour only faintly through
+      hatchPattern('gap', GAP, '#ffffff', { angle: -45, stripe: 1.3, backgroundOpacity: 0.72, size: 5 }) +
       clipRect('main', main),
     body: parts.join(''),
   });

@@ -3,7 +3,10 @@ import type { RiskCoverageResult } from '../metrics/selective';
 import { ownProperty, resolveOptions, stringOption } from '../options';
 import {
   chartDocument,
+  darken,
   el,
+  escapeXml,
+  FONT,
   formatNumber,
   INK,
   layoutPlot,
@@ -13,14 +16,24 @@ import {
   pathData,
   plotOptionSchema,
   strokeAttrs,
+  textWidth,
+  thinLine,
+  tooltip,
   type Axis,
   type LegendItem,
   type LineStyle,
+  type Obstacle,
   type PlotOptions,
+  type Rect,
 } from './svg';
 
 const PLOT = 'riskCoveragePlot';
 const TITLE = 'Risk–coverage curve';
+/**
+ * The y axis is fitted to the curves from this coverage on: the first points average the risk
+ * of a few samples (at coverage 1/N, one), and one bad early sample would squash every curve.
+ */
+const HEAD = 0.05;
 
 /** A risk–coverage curve with the name it gets in the legend. */
 export interface LabelledRiskCoverage {
@@ -127,6 +140,10 @@ function sameArray(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
  * same samples share one of each; curves over different samples get one per curve, in the
  * curve's colour.
  *
+ * The y axis spans the curves from coverage 0.05 on, where each point averages enough samples:
+ * a curve whose first points rise far above that range leaves the top of the plot there, and
+ * a label ↑ at the top gives its highest value.
+ *
  * @returns a standalone `<svg>` document as a string.
  *
  * @example
@@ -223,18 +240,49 @@ export function riskCoveragePlot(
     });
   });
 
+  // the y range of the curves past their first points (all of a curve that has none past them)
   let lo = 0;
   let hi = 0;
-  for (const s of series)
-    for (let i = 0; i < s.ys.length; i++) {
+  for (const s of series) {
+    const n = s.xs.length;
+    let start = 0;
+    while (start < n - 1 && s.xs[start] < HEAD) start++;
+    for (let i = start; i < n; i++) {
       lo = Math.min(lo, s.ys[i]);
       hi = Math.max(hi, s.ys[i]);
     }
+  }
   const yDomain = niceDomain(lo, hi, 5);
+  // the first points above the axis: the highest of each curve gets a label at the top
+  const peaks: Array<{ series: number; at: number; value: number; label: string }> = [];
+  series.forEach((s, k) => {
+    let at = -1;
+    for (let i = 0; i < s.ys.length; i++) if (s.ys[i] > yDomain[1] && (at < 0 || s.ys[i] > s.ys[at])) at = i;
+    if (at >= 0) peaks.push({ series: k, at, value: s.ys[at], label: `↑ ${formatNumber(s.ys[at])}` });
+  });
+  const peakBoxes = (x: Axis, rect: Rect): Rect[] => {
+    let right = -Infinity;
+    return peaks.map((p) => {
+      const width = textWidth(p.label, FONT.small) + 2;
+      // at the peak's coverage, kept inside the plot and clear of the label before
+      const left = Math.max(
+        right + 4,
+        Math.min(x.scale(series[p.series].xs[p.at]) + 3, rect.x + rect.width - width - 2),
+        rect.x + 3,
+      );
+      right = left + width;
+      return { x: left, y: rect.y + 2, width, height: FONT.small + 3 };
+    });
+  };
 
-  // the series in px: what the legend must not cover, and what is drawn
+  // the series in px, thinned to a few points a pixel column: what the legend must not cover, and what is drawn
   const toPx = (x: Axis, y: Axis) =>
-    series.map((s) => ({ xs: Array.from(s.xs, (v) => x.scale(v)), ys: Array.from(s.ys, (v) => y.scale(v)) }));
+    series.map((s) =>
+      thinLine(
+        Array.from(s.xs, (v) => x.scale(v)),
+        Array.from(s.ys, (v) => y.scale(v)),
+      ),
+    );
   const { rect, x, y, legendAt } = layoutPlot({
     width: W,
     height: H,
@@ -244,9 +292,24 @@ export function riskCoveragePlot(
     xTitle: 'Coverage',
     yTitle: 'Selective risk',
     legend: items,
-    obstacles: toPx,
+    obstacles: (xAxis, yAxis, panel): Obstacle[] => [...toPx(xAxis, yAxis), ...peakBoxes(xAxis, panel)],
   });
   const px = toPx(x, y);
+  const peakLabels = peakBoxes(x, rect).map((box, i) => {
+    const p = peaks[i];
+    const s = series[p.series];
+    const tip = tooltip(
+      `${s.label}: risk ${formatNumber(p.value)} at coverage ${formatNumber(s.xs[p.at])}, above the axis`,
+    );
+    const attrs = { class: 'off-scale', 'data-label': s.label, 'data-value': String(p.value) };
+    // a white halo keeps the label readable where a curve runs under it
+    const halo = { stroke: '#ffffff', 'stroke-width': 3, 'stroke-linejoin': 'round', 'paint-order': 'stroke' };
+    return el(
+      'text',
+      { x: box.x + 1, y: box.y + FONT.small, ...attrs, 'font-size': FONT.small, fill: darken(s.color, 0.25), ...halo },
+      escapeXml(p.label) + tip,
+    );
+  });
 
   const lines: string[] = [];
   // baselines first, the first model curve last (on top)
@@ -274,11 +337,12 @@ export function riskCoveragePlot(
     height: H,
     title,
     fallbackTitle: TITLE,
-    desc: `Selective risk against coverage, accepting the least uncertain samples first. ${items.map((it) => it.label.replace(/ {2}/g, ' ')).join('; ')}.`,
+    desc: `Selective risk against coverage, accepting the least uncertain samples first. ${items.map((it) => it.label.replace(/ {2}/g, ' ')).join('; ')}.${peaks.map((p) => ` ${series[p.series].label} reaches ${formatNumber(p.value)} at coverage ${formatNumber(series[p.series].xs[p.at])}, above the axis.`).join('')}`,
     rect,
     x,
     y,
     layers: [['curves', lines.join('')]],
+    overlays: peakLabels.length ? [el('g', { class: 'off-scale-labels' }, peakLabels.join(''))] : [],
     items,
     legendAt,
   });

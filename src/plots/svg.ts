@@ -38,18 +38,40 @@ export type LineStyle = 'solid' | 'dashed' | 'dotted' | 'dashdot';
 // ---------------------------------------------------------------------------------------------
 // Strings and numbers
 
-/** Escapes text for XML element content and attribute values. */
+/**
+ * What XML 1.0 forbids even escaped (C0 controls but tab, newline and carriage return; U+FFFE,
+ * U+FFFF) and lone surrogates, which no encoder can write.
+ */
+const NOT_XML = new RegExp(
+  // eslint-disable-next-line no-control-regex -- the control characters are what it finds
+  '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]|[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]',
+  'g',
+);
+
+/**
+ * Escapes text for XML element content and attribute values. Characters XML 1.0 forbids are
+ * dropped (a NUL in a title would make the document unreadable); lone surrogates become U+FFFD.
+ */
 export function escapeXml(s: string): string {
-  return s.replace(
-    /[&<>"']/g,
-    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string,
-  );
+  return s
+    .replace(NOT_XML, (ch) => (ch.length === 1 && ch >= '\uD800' && ch <= '\uDFFF' ? '\uFFFD' : ''))
+    .replace(
+      /[&<>"']/g,
+      (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string,
+    );
 }
 
-/** A coordinate for an attribute: at most 2 decimals, no `-0`. */
+/** Farthest a coordinate is written from the origin (px): off-page points stay plain, finite numbers. */
+const FAR = 1e6;
+
+/**
+ * A coordinate for an attribute: at most 2 decimals, no `-0`. A point far off the page (a value
+ * far outside the axis) is pulled in to ±10⁶ px, which changes no visible line; NaN is never
+ * written.
+ */
 export function coord(x: number): string {
-  const r = Math.round(x * 100) / 100;
-  return r === 0 ? '0' : String(r);
+  const r = Math.round(Math.min(FAR, Math.max(-FAR, x)) * 100) / 100;
+  return r === 0 || r !== r ? '0' : String(r);
 }
 
 const MINUS = '\u2212';
@@ -89,6 +111,11 @@ export function subscript(s: string): string {
   return s.replace(/[0-9]/g, (d) => SUBSCRIPT[d]);
 }
 
+/** Digits and minus signs as Unicode superscripts (`-2` → `⁻²`); other characters are kept. */
+export function superscript(s: string): string {
+  return s.replace(/[-0-9]/g, (d) => SUPERSCRIPT[d]);
+}
+
 /** Groups the thousands of an integer: 12345 → "12,345". */
 export function formatCount(n: number): string {
   const s = String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -116,6 +143,8 @@ export function formatNumber(x: number, sig = 3): string {
 
 /** Tick labels with one shared number of decimals, the fewest that tell every tick apart exactly. */
 export function formatTicks(ticks: readonly number[]): string[] {
+  // beyond 10²¹ numbers print in exponent form: write them as 1.00×10³⁰⁸
+  if (ticks.some((t) => Math.abs(t) >= 1e21)) return ticks.map((t) => formatNumber(t));
   let step = Infinity;
   for (let i = 1; i < ticks.length; i++) step = Math.min(step, Math.abs(ticks[i] - ticks[i - 1]));
   const tol = Number.isFinite(step) ? step * 1e-6 : 1e-9;
@@ -190,14 +219,34 @@ export function strokeAttrs(color: string, width: number, style: LineStyle = 'so
   };
 }
 
+/** A line in pixels: its points' x and y. */
+export interface PixelLine {
+  readonly xs: number[];
+  readonly ys: number[];
+}
+
 /**
- * Path data through pixel points, dropping points that would not change the picture: within
- * each pixel column it keeps the first, lowest, highest and last point, so spikes survive.
+ * A line through pixel points thinned to what can be seen: within each run of points in one
+ * pixel column it keeps the first, lowest, highest and last, so at most four points a column
+ * and every peak survives. Every line plot draws, and places its legend around, its lines
+ * through this: a curve of 10⁵ points costs what one of a few thousand does. Runs in O(n).
+ *
+ * @example
+ * ```ts
+ * thinLine([0, 1, 2], [5, 9, 1]);                   // one point a column: all kept
+ * thinLine([0, 0.1, 0.2, 0.3, 0.4], [5, 9, 7, 1, 4]); // keeps 5, 9, 1, 4: first, highest, lowest, last
+ * ```
  */
-export function pathData(xs: ArrayLike<number>, ys: ArrayLike<number>): string {
-  const n = xs.length;
-  if (n === 0) return '';
-  const keep: number[] = [];
+export function thinLine(xs: ArrayLike<number>, ys: ArrayLike<number>): PixelLine {
+  const n = Math.min(xs.length, ys.length);
+  const out: PixelLine = { xs: [], ys: [] };
+  let last = -1;
+  const push = (k: number): void => {
+    if (k === last) return;
+    last = k;
+    out.xs.push(xs[k]);
+    out.ys.push(ys[k]);
+  };
   let i = 0;
   while (i < n) {
     const col = Math.round(xs[i]);
@@ -209,10 +258,19 @@ export function pathData(xs: ArrayLike<number>, ys: ArrayLike<number>): string {
       if (ys[j] < ys[lo]) lo = j;
       if (ys[j] > ys[hi]) hi = j;
     }
-    for (const k of [i, Math.min(lo, hi), Math.max(lo, hi), j]) if (keep[keep.length - 1] !== k) keep.push(k);
+    push(i);
+    push(Math.min(lo, hi));
+    push(Math.max(lo, hi));
+    push(j);
     i = j + 1;
   }
-  return keep.map((k, idx) => `${idx === 0 ? 'M' : 'L'}${coord(xs[k])},${coord(ys[k])}`).join('');
+  return out;
+}
+
+/** Path data through pixel points, thinned by {@link thinLine}. */
+export function pathData(xs: ArrayLike<number>, ys: ArrayLike<number>): string {
+  const line = thinLine(xs, ys);
+  return line.xs.map((x, k) => `${k === 0 ? 'M' : 'L'}${coord(x)},${coord(line.ys[k])}`).join('');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,8 +286,11 @@ export interface Scale {
 export function linearScale(domain: readonly [number, number], range: readonly [number, number]): Scale {
   const [d0, d1] = domain;
   const [r0, r1] = range;
-  const k = d1 === d0 ? 0 : (r1 - r0) / (d1 - d0);
-  const f = ((v: number) => r0 + (v - d0) * k) as Scale;
+  // halves: a domain such as [−1e308, 1e308] has a span beyond the largest double
+  const h0 = d0 / 2;
+  const span = d1 / 2 - h0;
+  const k = span === 0 ? 0 : (r1 - r0) / span;
+  const f = ((v: number) => r0 + (v / 2 - h0) * k) as Scale;
   return Object.assign(f, { domain, range });
 }
 
@@ -244,6 +305,7 @@ function niceStep(span: number, count: number): number {
 /** Ticks at nice multiples inside [min, max] (about `count` intervals). */
 export function niceTicks(min: number, max: number, count: number): number[] {
   if (!(max > min)) return [min];
+  if (!Number.isFinite(max - min)) return [min, max]; // a span beyond the largest double
   const step = niceStep(max - min, count);
   const out: number[] = [];
   const first = Math.ceil(min / step - 1e-9);
@@ -258,6 +320,7 @@ export function niceDomain(min: number, max: number, count = 5): [number, number
     const pad = min === 0 ? 1 : Math.abs(min) * 0.1;
     return niceDomain(min - (min === 0 ? 0 : pad), max + pad, count);
   }
+  if (!Number.isFinite(max - min)) return [min, max]; // nothing nicer within the doubles
   const step = niceStep(max - min, count);
   return [
     Number((Math.floor(min / step + 1e-9) * step).toPrecision(12)),
@@ -471,6 +534,7 @@ export interface LegendItem {
   readonly kind: 'line' | 'box' | 'pattern';
   readonly pattern?: string;
   readonly style?: LineStyle;
+  /** A line's width, or a box's outline width (default 0.8). */
   readonly lineWidth?: number;
   readonly fillOpacity?: number;
 }
@@ -495,7 +559,8 @@ function legendBelow(
   docWidth: number,
   docHeight: number,
 ): { x: number; y: number; scale: number } {
-  const scale = Math.min(1, (docWidth - 2 * PAD) / size.width);
+  // within the width, and within a third of a small plot's height (else the panel has no room)
+  const scale = Math.min(1, (docWidth - 2 * PAD) / size.width, docHeight / 3 / size.height);
   const w = size.width * scale;
   const x = Math.min(Math.max(PAD, rect.x + (rect.width - w) / 2), docWidth - PAD - w);
   return { x, y: docHeight - PAD - size.height * scale, scale };
@@ -544,7 +609,7 @@ export function drawLegend(items: readonly LegendItem[], x: number, y: number, s
           fill,
           'fill-opacity': it.fillOpacity,
           stroke: it.color,
-          'stroke-width': 0.8,
+          'stroke-width': it.lineWidth ?? 0.8,
         }),
       );
     }
@@ -556,32 +621,107 @@ export function drawLegend(items: readonly LegendItem[], x: number, y: number, s
 /** Something drawn in a panel that a legend should not cover: a polyline or a rectangle (px). */
 export type Obstacle = { readonly xs: ArrayLike<number>; readonly ys: ArrayLike<number> } | Rect;
 
-function overlap(box: Rect, obstacles: readonly Obstacle[]): number {
-  const x1 = box.x + box.width;
-  const y1 = box.y + box.height;
-  let score = 0;
-  for (const o of obstacles) {
-    if ('width' in o) {
-      const w = Math.min(x1, o.x + o.width) - Math.max(box.x, o.x);
-      const h = Math.min(y1, o.y + o.height) - Math.max(box.y, o.y);
-      if (w > 0 && h > 0) score += w * h;
-      continue;
+/**
+ * Which cells of a grid over `area` some obstacle touches, as a summed-area table: whether a
+ * box holds anything is then four look-ups, however long the lines are. Lines are clipped to
+ * the area and walked at half a cell, so no cell they cross is missed.
+ */
+class Occupancy {
+  private readonly cell: number;
+  private readonly cols: number;
+  private readonly rows: number;
+  /** (cols + 1) × (rows + 1) prefix sums of the marked cells. */
+  private readonly sums: Int32Array;
+
+  constructor(
+    private readonly area: Rect,
+    obstacles: readonly Obstacle[],
+  ) {
+    // ~1 px cells, coarser for a huge panel (at most ~10⁶ cells)
+    this.cell = Math.max(1, Math.sqrt((area.width * area.height) / 1e6));
+    this.cols = Math.max(1, Math.ceil(area.width / this.cell));
+    this.rows = Math.max(1, Math.ceil(area.height / this.cell));
+    const marks = new Uint8Array(this.cols * this.rows);
+    const mark = (px: number, py: number): void => {
+      const c = Math.floor((px - area.x) / this.cell);
+      const r = Math.floor((py - area.y) / this.cell);
+      if (c >= 0 && c < this.cols && r >= 0 && r < this.rows) marks[r * this.cols + c] = 1;
+    };
+    for (const o of obstacles) {
+      if ('width' in o) {
+        const [c0, c1] = this.span(o.x, o.x + o.width, this.cols, area.x);
+        const [r0, r1] = this.span(o.y, o.y + o.height, this.rows, area.y);
+        for (let r = r0; r < r1; r++) marks.fill(1, r * this.cols + c0, r * this.cols + Math.max(c0, c1));
+        continue;
+      }
+      const n = Math.min(o.xs.length, o.ys.length);
+      for (let i = 0; i < n; i++) {
+        const seg = clipSegment(
+          o.xs[i],
+          o.ys[i],
+          i + 1 < n ? o.xs[i + 1] : o.xs[i],
+          i + 1 < n ? o.ys[i + 1] : o.ys[i],
+          area,
+        );
+        if (!seg) continue;
+        const [ax, ay, bx, by] = seg;
+        const steps = Math.max(1, Math.ceil((2 * Math.hypot(bx - ax, by - ay)) / this.cell));
+        for (let k = 0; k <= steps; k++) mark(ax + ((bx - ax) * k) / steps, ay + ((by - ay) * k) / steps);
+      }
     }
-    // sample every segment at ≤ 2 px steps
-    for (let i = 0; i < o.xs.length; i++) {
-      const ax = o.xs[i];
-      const ay = o.ys[i];
-      const bx = i + 1 < o.xs.length ? o.xs[i + 1] : ax;
-      const by = i + 1 < o.ys.length ? o.ys[i + 1] : ay;
-      const steps = Math.max(1, Math.ceil(Math.hypot(bx - ax, by - ay) / 2));
-      for (let s = 0; s < steps; s++) {
-        const px = ax + ((bx - ax) * s) / steps;
-        const py = ay + ((by - ay) * s) / steps;
-        if (px >= box.x && px <= x1 && py >= box.y && py <= y1) score += 4;
+    const w = this.cols + 1;
+    this.sums = new Int32Array(w * (this.rows + 1));
+    for (let r = 0; r < this.rows; r++) {
+      let row = 0;
+      for (let c = 0; c < this.cols; c++) {
+        row += marks[r * this.cols + c];
+        this.sums[(r + 1) * w + c + 1] = this.sums[r * w + c + 1] + row;
       }
     }
   }
-  return score;
+
+  /** The cells [first, end) that the interval [a, b) of px overlaps (an interval touching a cell's edge is not in it). */
+  private span(a: number, b: number, count: number, origin: number): [number, number] {
+    const first = Math.min(count, Math.max(0, Math.floor((a - origin) / this.cell)));
+    const end = Math.min(count, Math.max(0, Math.ceil((b - origin) / this.cell)));
+    return [first, end];
+  }
+
+  /** Whether any obstacle touches the box. */
+  occupied(box: Rect): boolean {
+    const [c0, c1] = this.span(box.x, box.x + box.width, this.cols, this.area.x);
+    const [r0, r1] = this.span(box.y, box.y + box.height, this.rows, this.area.y);
+    if (c1 <= c0 || r1 <= r0) return false;
+    const w = this.cols + 1;
+    const s = this.sums;
+    return s[r1 * w + c1] - s[r0 * w + c1] - s[r1 * w + c0] + s[r0 * w + c0] > 0;
+  }
+}
+
+/** The part of the segment a→b inside `r` (Liang–Barsky), or null when it misses `r`. */
+function clipSegment(ax: number, ay: number, bx: number, by: number, r: Rect): [number, number, number, number] | null {
+  if (![ax, ay, bx, by].every(Number.isFinite)) return null;
+  const dx = bx - ax;
+  const dy = by - ay;
+  let t0 = 0;
+  let t1 = 1;
+  const edges: Array<[number, number]> = [
+    [-dx, ax - r.x],
+    [dx, r.x + r.width - ax],
+    [-dy, ay - r.y],
+    [dy, r.y + r.height - ay],
+  ];
+  for (const [p, q] of edges) {
+    if (p === 0) {
+      if (q < 0) return null;
+      continue;
+    }
+    const t = q / p;
+    if (p < 0) t0 = Math.max(t0, t);
+    else t1 = Math.min(t1, t);
+    if (t0 > t1) return null;
+  }
+  return [ax + t0 * dx, ay + t0 * dy, ax + t1 * dx, ay + t1 * dy];
 }
 
 /**
@@ -602,11 +742,9 @@ export function placeLegend(
   const t = rect.y + inset;
   const b = rect.y + rect.height - inset - size.height;
   const margin = 4; // keep a little air between legend and data
+  const grid = new Occupancy(rect, obstacles);
   const free = (x: number, y: number): boolean =>
-    overlap(
-      { x: x - margin, y: y - margin, width: size.width + 2 * margin, height: size.height + 2 * margin },
-      obstacles,
-    ) === 0;
+    !grid.occupied({ x: x - margin, y: y - margin, width: size.width + 2 * margin, height: size.height + 2 * margin });
   const cx = (l + r) / 2;
   for (const [x, y] of [
     [l, t],
