@@ -1,7 +1,7 @@
 import { engine } from '@tensorflow/tfjs-core';
 import { ARG, fail } from './errors';
 import type { TensorLike } from './inputs/read';
-import { resolveOptions, type OptionSchema } from './options';
+import { isRecord, resolveOptions, type OptionSchema } from './options';
 import type { MetricState } from './reducers/state';
 
 /** Version of the format written by {@link Metric.toJSON}. */
@@ -129,12 +129,18 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     }
     const diff = optionDifference(this.options, other.options);
     if (diff) fail(name, 'other', `expected ${ARG} to have the same options, but ${diff}`);
-    const source = other === this ? this.clone().states : other.states;
-    for (const [key, state] of this.states) {
-      const problem = state.incompatibility(source.get(key) as typeof state);
-      if (problem) fail(name, 'other', `cannot merge ${ARG}: it holds ${problem}`);
+    // merging with itself reads a private copy, which is freed again whatever happens
+    const copy = other === this ? this.clone() : undefined;
+    try {
+      const source = (copy ?? other).states;
+      for (const [key, state] of this.states) {
+        const problem = state.incompatibility(source.get(key) as typeof state);
+        if (problem) fail(name, 'other', `cannot merge ${ARG}: it holds ${problem}`);
+      }
+      for (const [key, state] of this.states) state.merge(source.get(key) as typeof state);
+    } finally {
+      copy?.dispose();
     }
-    for (const [key, state] of this.states) state.merge(source.get(key) as typeof state);
     return this;
   }
 
@@ -167,9 +173,12 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
   /** Replaces this metric's state by a snapshot from {@link toJSON} (for `metricFromJSON`). */
   loadState(state: Record<string, unknown>): this {
     const name = this.metricName;
+    if (!isRecord(state))
+      fail(name, 'state', `expected ${ARG} to be an object of named states, but got ${describe(state)}`);
     const keys = [...this.states.keys()];
     const extra = Object.keys(state).filter((k) => !this.states.has(k));
-    if (extra.length || keys.some((k) => !(k in state))) {
+    // own entries only: an entry lent by Object.prototype is no part of the snapshot
+    if (extra.length || keys.some((k) => !Object.prototype.hasOwnProperty.call(state, k))) {
       fail(
         name,
         'state',
@@ -250,6 +259,11 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
       }
     };
   }
+}
+
+/** A short description of a value that is not an object. */
+function describe(v: unknown): string {
+  return Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v;
 }
 
 /** Describes the first option that differs (functions compare by identity), or null. */

@@ -1,7 +1,8 @@
 import { ARG, fail } from './errors';
-import { STATE_FORMAT_VERSION, type Metric, type MetricJSON } from './metric';
+import { STATE_FORMAT_VERSION, type Metric } from './metric';
 import { METRIC_CLASSES as CLASSES, type MetricClass } from './metrics/index';
 import { isRecord } from './options';
+import { own } from './own';
 
 /**
  * Rebuilds a metric from {@link Metric.toJSON}'s output — in another worker, process or
@@ -33,9 +34,13 @@ export function metricFromJSON(json: unknown, second?: unknown, third?: unknown)
   const functions: unknown = (expected ? third : second) ?? {};
   if (!isRecord(functions))
     fail(where, 'functions', `expected ${ARG} to be an object of function options, but got ${String(functions)}`);
-  if (!isRecord(json) || json.format !== 'ecuas-metric')
+  if (!isRecord(json) || own(json, 'format') !== 'ecuas-metric')
     fail(where, 'json', `expected ${ARG} to be an object written by Metric.toJSON() (format "ecuas-metric")`);
-  const { version, metric, options, state } = json as unknown as MetricJSON;
+  // own properties only: nothing Object.prototype lends (a polluted `state`, `nBins`, …) is read
+  const version = own(json, 'version') as number;
+  const metric = own(json, 'metric');
+  const options = own(json, 'options');
+  const state = own(json, 'state');
   if (!Number.isInteger(version) || version < 1)
     fail(where, 'json', `expected ${ARG}.version to be an integer ≥ 1, but got ${String(version)}`);
   if (version > STATE_FORMAT_VERSION) {
@@ -56,9 +61,10 @@ export function metricFromJSON(json: unknown, second?: unknown, third?: unknown)
   const opts: Record<string, unknown> = { ...options };
   for (const [k, v] of Object.entries(opts)) {
     if (v !== 'function') continue;
-    if (typeof functions[k] !== 'function')
+    const fn = own(functions, k);
+    if (typeof fn !== 'function')
       fail(where, k, `the metric was built with a custom ${ARG}: pass it again, metricFromJSON(json, { ${k} })`);
-    opts[k] = functions[k];
+    opts[k] = fn;
   }
   return new Cls(opts).loadState(state);
 }

@@ -3,7 +3,7 @@
  * `classwiseEceUpdate(rows, options)` → sums, `classwiseEceCompute(sums, options)` → value, and
  * the smooth ECE of (confidence, correctness) per sample.
  */
-import type { ClassifierRows } from '../inputs/logits';
+import { MAX_CLASSES, type ClassifierRows } from '../inputs/logits';
 import { classProbabilities } from '../math/classProbabilities';
 import { calibrationErrorFromBins, type CalibrationNorm } from '../math/binning';
 import { isCount } from '../math/isCount';
@@ -70,7 +70,7 @@ export function classwiseEceCompute(sums: Float64Array, o: ClasswiseEceOptions):
 export function classwiseEceSumsProblem(sums: Float64Array, o: { readonly nBins: number }): string | null {
   const b = o.nBins;
   const k = classwiseEceClasses(sums.length, b);
-  if (!Number.isInteger(k) || k < 2) return `${sums.length} sums for ${b} bins`;
+  if (!Number.isInteger(k) || k < 2 || k > MAX_CLASSES) return `${sums.length} sums for ${b} bins`;
   const n = sums[0];
   if (!isCount(n) || n === 0) return `N = ${n}`;
   let labels = 0;

@@ -1,6 +1,10 @@
 import { CONFIDENCES, CONFIDENCE_INPUTS, type ConfidenceBatch } from '../inputs/confidences';
 import {
+  brierCostRange,
   brierCompute,
+  crossEntropyCostRange,
+  ecuasCostRange,
+  gammaCostRange,
   brierUpdate,
   crossEntropyCompute,
   crossEntropyUpdate,
@@ -44,7 +48,7 @@ export class ConfidenceErrorRate extends SumMetric<NoOptions> {
         options: {},
         update: errorRateUpdate,
         compute: errorRateCompute,
-        check: decisionSumsProblem,
+        check: (s) => decisionSumsProblem(s),
       },
       options,
     );
@@ -76,7 +80,7 @@ export class ConfidenceBrierScore extends SumMetric<ConfidenceBrierScoreOptions>
         options: { normalize: normalizeOption(false) },
         update: brierUpdate,
         compute: brierCompute,
-        check: decisionSumsProblem,
+        check: (s) => decisionSumsProblem(s, brierCostRange()),
       },
       options,
     );
@@ -110,7 +114,7 @@ export class ConfidenceCrossEntropy extends SumMetric<ConfidenceCrossEntropyOpti
         options: { epsilon: epsilonOption, normalize: normalizeOption(false) },
         update: crossEntropyUpdate,
         compute: crossEntropyCompute,
-        check: decisionSumsProblem,
+        check: (s, o) => decisionSumsProblem(s, crossEntropyCostRange(o)),
       },
       options,
     );
@@ -201,7 +205,7 @@ export class ConfidenceECUAS extends SumMetric<ConfidenceECUASOptions> {
         options: { n: nOption, epsilon: epsilonOption, normalize: normalizeOption(false) },
         update: ecuasUpdate,
         compute: ecuasCompute,
-        check: decisionSumsProblem,
+        check: (s, o) => decisionSumsProblem(s, ecuasCostRange(o)),
       },
       options,
     );
@@ -229,7 +233,7 @@ export class CCAS extends SumMetric<CCASOptions> {
         options: { epsilon: epsilonOption, normalize: normalizeOption(false) },
         update: (b: ConfidenceBatch, o: Required<CCASOptions>) => ecuasUpdate(b, { ...o, n: 0 }),
         compute: (sums: Float64Array, o: Required<CCASOptions>) => ecuasCompute(sums, { ...o, n: 0 }),
-        check: decisionSumsProblem,
+        check: (s: Float64Array, o: Required<CCASOptions>) => decisionSumsProblem(s, ecuasCostRange({ ...o, n: 0 })),
       },
       options,
     );
@@ -263,7 +267,7 @@ export class ConfidenceGammaECUAS extends SumMetric<ConfidenceGammaECUASOptions>
         options: { gamma: gammaOption, normalize: normalizeOption(false) },
         update: gammaEcuasUpdate,
         compute: gammaEcuasCompute,
-        check: decisionSumsProblem,
+        check: (s, o) => decisionSumsProblem(s, gammaCostRange(o)),
       },
       options,
     );

@@ -23,17 +23,29 @@ import { Metric } from '../metric';
 import { SumMetric, type NoOptions } from '../reducers/metricBases';
 import { choiceOption, integerOption, levelOption, nBinsOption } from '../options';
 import { float32Column, float64Column } from '../reducers/state';
+import { sumInRange } from '../math/isCount';
 
 // The metrics of SPEC §9 over Gaussian predictions N(yPred, yStd²): each class declares its
 // options and the pure functions of ../functional/regression.ts that do its math.
 
 type GaussianArgs = [TensorLike, TensorLike, TensorLike];
 
-/** Sums of `length` entries whose entries after N must all be ≥ 0 (sums of non-negative terms). */
+/** The largest finite float32: σ (and every input) is a finite float32. */
+const FLOAT32_MAX = 3.4028234663852886e38;
+/** log of the smallest σ > 0 a float32 holds (2^−149) and of the largest. */
+const LOG_SIGMA_RANGE = [-149 * Math.LN2, Math.log(FLOAT32_MAX)] as const;
+
+/**
+ * Sums [N, Σ term] of `length` entries whose entries after N must all be ≥ 0 (sums of
+ * non-negative terms) and, with `maxTerm`, at most N·maxTerm (the largest term a float32 input gives).
+ */
 const nonNegativeSums =
-  (length: number) =>
+  (length: number, maxTerm = Infinity) =>
   (sums: Float64Array): string | null =>
-    gaussianSumsProblem(sums, length) ?? (sums.every((v) => v >= 0) ? null : `a negative sum in [${sums.join(', ')}]`);
+    gaussianSumsProblem(sums, length) ??
+    (sums.every((v, i) => i === 0 || sumInRange(v, 0, sums[0] * maxTerm))
+      ? null
+      : `a sum out of range in [${sums.join(', ')}]`);
 
 /**
  * Mean Gaussian negative log-likelihood of the targets under N(yPred, yStd²):
@@ -55,7 +67,10 @@ export class GaussianNLL extends SumMetric<NoOptions, GaussianArgs> {
         options: {},
         update: gaussianNllUpdate,
         compute: gaussianNllCompute,
-        check: (s) => gaussianSumsProblem(s, 3) ?? (s[2] >= 0 ? null : `Σz² = ${s[2]}`),
+        check: (s) =>
+          gaussianSumsProblem(s, 3) ??
+          (sumInRange(s[1], s[0] * LOG_SIGMA_RANGE[0], s[0] * LOG_SIGMA_RANGE[1]) ? null : `Σ log σ = ${s[1]}`) ??
+          (s[2] >= 0 ? null : `Σz² = ${s[2]}`),
       },
       options,
     );
@@ -143,7 +158,7 @@ export class IntervalWidth extends SumMetric<IntervalOptions, GaussianArgs> {
         options: { level: levelOption(0.95) },
         update: intervalWidthUpdate,
         compute: intervalWidthCompute,
-        check: nonNegativeSums(2),
+        check: nonNegativeSums(2, FLOAT32_MAX), // Σσ
       },
       options,
     );
@@ -164,7 +179,13 @@ export class Sharpness extends SumMetric<NoOptions, GaussianArgs> {
   static override readonly inputs: readonly string[] = GAUSSIAN.names;
   constructor(options?: NoOptions) {
     super(
-      { input: GAUSSIAN, options: {}, update: sharpnessUpdate, compute: sharpnessCompute, check: nonNegativeSums(2) },
+      {
+        input: GAUSSIAN,
+        options: {},
+        update: sharpnessUpdate,
+        compute: sharpnessCompute,
+        check: nonNegativeSums(2, FLOAT32_MAX * FLOAT32_MAX), // Σσ²
+      },
       options,
     );
   }

@@ -1,5 +1,6 @@
 import type { DecisionInput, InputAdapter } from '../inputs/adapter';
 import type { ConfidenceBatch } from '../inputs/confidences';
+import { MAX_CLASSES } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import { tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
@@ -96,7 +97,7 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
 /** The number of classes a loaded state claims: K ≥ 2 for classifier rows, none for confidences. */
 function classesProblem(input: DecisionInput<unknown>, k: number, n: number): string | null {
   if (n === 0) return k === 0 ? null : `K = ${k} classes but no samples`;
-  if (input.keyPrecision === 'float64') return k >= 2 ? null : `K = ${k} classes`;
+  if (input.keyPrecision === 'float64') return k >= 2 && k <= MAX_CLASSES ? null : `K = ${k} classes`;
   return k === 0 ? null : `K = ${k} classes for confidence inputs`;
 }
 

@@ -1,6 +1,18 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { fromBase64, toBase64 } from '../base64';
 import { isRecord } from '../options';
+import { own } from '../own';
+
+/**
+ * The largest sample count a state holds, 2^53 − 1: float64 counts are exact up to there, so a
+ * merge that would pass it is refused (and a loaded count beyond it rejected).
+ */
+export const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+
+/** What stops counts `a` and `b` from adding up exactly, or null. */
+function countOverflow(a: number, b: number): string | null {
+  return a + b > MAX_COUNT ? `N = ${b}, which with N = ${a} here exceeds 2^53 − 1 samples` : null;
+}
 
 /**
  * One piece of a metric's state with its merge rule, so that `reset`, `merge` and
@@ -75,7 +87,7 @@ export class SumState implements MetricState {
   incompatibility(other: SumState): string | null {
     return this.length && other.length && this.length !== other.length
       ? `sums of length ${other.length}, not ${this.length}`
-      : null;
+      : countOverflow(this.entry0, other.entry0);
   }
 
   merge(other: SumState): void {
@@ -185,7 +197,9 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
   }
 
   incompatibility(other: ColumnState<T>): string | null {
-    return other.codec.name === this.codec.name ? null : `a ${other.codec.name} column, not ${this.codec.name}`;
+    return other.codec.name === this.codec.name
+      ? countOverflow(this.total, other.total)
+      : `a ${other.codec.name} column, not ${this.codec.name}`;
   }
 
   merge(other: ColumnState<T>): void {
@@ -209,22 +223,26 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
   }
 
   load(snapshot: unknown): string | null {
+    // own properties only: what Object.prototype lends is no part of a snapshot
+    const n = isRecord(snapshot) ? own(snapshot, 'n') : undefined;
+    const data = isRecord(snapshot) ? own(snapshot, 'data') : undefined;
     if (
       !isRecord(snapshot) ||
-      snapshot.dtype !== this.codec.name ||
-      !Number.isInteger(snapshot.n) ||
-      typeof snapshot.data !== 'string'
+      own(snapshot, 'dtype') !== this.codec.name ||
+      !Number.isSafeInteger(n) ||
+      (n as number) < 0 ||
+      typeof data !== 'string'
     ) {
       return `expected a ${this.codec.name} column { dtype, n, data }`;
     }
-    const bytes = fromBase64(snapshot.data);
-    const n = snapshot.n as number;
-    if (bytes?.length !== n * this.codec.bytes)
-      return `column data is not ${n} base64-encoded ${this.codec.name} values`;
-    const values = this.codec.make(n);
+    const count = n as number;
+    const bytes = fromBase64(data);
+    if (bytes?.length !== count * this.codec.bytes)
+      return `column data is not ${count} base64-encoded ${this.codec.name} values`;
+    const values = this.codec.make(count);
     new Uint8Array(values.buffer).set(bytes);
     const flags = this.codec.name === 'bool';
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < count; i++) {
       const v = values[i];
       if (flags ? v > 1 : v - v !== 0) return `column value ${v} at ${i} is not ${flags ? '0 or 1' : 'finite'}`;
     }

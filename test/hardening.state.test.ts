@@ -1,0 +1,165 @@
+import * as tf from '@tensorflow/tfjs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as ecuas from '../src/index';
+import { metricFromJSON } from '../src/index';
+import { confidenceData, logitData } from './helpers/data';
+import { expectInputError } from './helpers/errors';
+
+// Loading, merging and serializing metric state: what no update could produce is rejected,
+// nothing leaks, and a rejected call leaves the state as it was.
+
+const conf = confidenceData(64, 7, true);
+const logits = logitData(48, 4, 8);
+
+let tensorsBefore = 0;
+beforeEach(() => {
+  tensorsBefore = tf.memory().numTensors;
+});
+afterEach(() => {
+  expect(tf.memory().numTensors, 'tensor leak').toBe(tensorsBefore);
+});
+
+/** Runs `bad` (which must throw a MetricInputError matching `pattern`) and checks `m` is unchanged and leaks nothing. */
+function expectRejectedUnchanged(m: ecuas.Metric<unknown[], unknown>, bad: () => unknown, pattern: RegExp): void {
+  const json = JSON.stringify(m.toJSON());
+  const held = tf.memory().numTensors;
+  expectInputError(bad, pattern);
+  expect(JSON.stringify(m.toJSON())).toBe(json);
+  expect(tf.memory().numTensors).toBe(held);
+}
+
+describe('merge with itself', () => {
+  it('counts everything twice and frees its private copy', () => {
+    const m = new ecuas.ConfidenceAURC().update(conf.c, conf.y);
+    const held = tf.memory().numTensors;
+    const fed = new ecuas.ConfidenceAURC();
+    for (let i = 0; i < 32; i++) fed.update(conf.c, conf.y);
+    const expected = fed.compute();
+    fed.dispose();
+    for (let i = 0; i < 5; i++) m.merge(m);
+    expect(m.sampleCount).toBe(64 * 32);
+    expect(m.compute()).toBeCloseTo(expected, 12); // as if fed 32 times
+    // the column's chunks combine like a binary counter: never more tensors than log2(chunks) + 1
+    expect(tf.memory().numTensors).toBeLessThanOrEqual(held + 6);
+    m.dispose();
+  });
+});
+
+describe('loadState reads objects only, and only their own entries', () => {
+  it('rejects a snapshot that is not an object with a MetricInputError, state unchanged', () => {
+    const m = new ecuas.ConfidenceECUAS().update(conf.c, conf.y);
+    for (const bad of [null, undefined, 3, 'sums', [1, 2, 3]])
+      expectRejectedUnchanged(m, () => m.loadState(bad as never), /ConfidenceECUAS.*state/s);
+    m.dispose();
+  });
+
+  it('ignores entries lent by a prototype', () => {
+    const m = new ecuas.ConfidenceECUAS().update(conf.c, conf.y);
+    const sums = m.toJSON().state;
+    expectRejectedUnchanged(m, () => m.loadState(Object.create(sums) as Record<string, unknown>), /entries/);
+    const aurc = new ecuas.ConfidenceAURC().update(conf.c, conf.y);
+    const { numClasses, samples } = aurc.toJSON().state as { numClasses: number; samples: object };
+    const inherited = { numClasses, samples: Object.create(samples) as object };
+    expectRejectedUnchanged(aurc, () => aurc.loadState(inherited), /column/);
+    m.dispose();
+    aurc.dispose();
+  });
+
+  it('metricFromJSON reads nothing Object.prototype lends', () => {
+    const brier = new ecuas.ConfidenceBrierScore().update(conf.c, conf.y);
+    const json = brier.toJSON() as unknown as Record<string, unknown>;
+    brier.dispose();
+    const proto = Object.prototype as Record<string, unknown>;
+    const { state, ...noState } = json;
+    const risky = new ecuas.RiskCoverageCurve({ riskFn: (p, t) => tf.abs(tf.sub(p, t)) });
+    const riskJSON = risky.toJSON();
+    risky.dispose();
+    try {
+      proto.state = state;
+      proto.normalize = true;
+      proto.nBins = 3;
+      proto.riskFn = (p: tf.Tensor, t: tf.Tensor) => tf.sub(p, t);
+      expectInputError(() => metricFromJSON(noState), /state/);
+      const back = metricFromJSON({ ...json, options: {} });
+      expect(back.options).toEqual({ normalize: false }); // the default, not the polluted true
+      back.dispose();
+      expectInputError(() => metricFromJSON(riskJSON), /riskFn/);
+      expectInputError(() => metricFromJSON(riskJSON, {}), /riskFn/);
+    } finally {
+      delete proto.state;
+      delete proto.normalize;
+      delete proto.nBins;
+      delete proto.riskFn;
+    }
+  });
+});
+
+describe('loaded states must be ones that updates could produce', () => {
+  const wire = (m: ecuas.Metric<unknown[], unknown>): Record<string, unknown> =>
+    JSON.parse(JSON.stringify(m.toJSON())) as Record<string, unknown>;
+  const withState = (json: Record<string, unknown>, state: object): unknown => ({ ...json, state });
+
+  it('counts are whole numbers below 2^53', () => {
+    const m = new ecuas.ConfidenceErrorRate().update([0.9, 0.2, 0.7], [1, 0, 1]);
+    const json = wire(m);
+    for (const n of [1e308, 2 ** 53 + 2, 2 ** 53, 2.5])
+      expectRejectedUnchanged(m, () => m.loadState({ numClasses: 0, sums: [n, 1] }), /N = /);
+    expectInputError(() => metricFromJSON(withState(json, { numClasses: 0, sums: [1e308, 1] })), /N = 1e\+308/);
+    // the largest count is still fine
+    const big = metricFromJSON(withState(json, { numClasses: 0, sums: [2 ** 53 - 1, 2 ** 52] }));
+    expect(big.compute()).toBeCloseTo(0.5, 12);
+    big.dispose();
+    m.dispose();
+  });
+
+  it('a merge past 2^53 − 1 samples is refused, both sides unchanged', () => {
+    const a = new ecuas.ConfidenceErrorRate().loadState({ numClasses: 0, sums: [2 ** 52, 7] });
+    const b = new ecuas.ConfidenceErrorRate().loadState({ numClasses: 0, sums: [2 ** 52, 9] });
+    const bJSON = JSON.stringify(b.toJSON());
+    expectRejectedUnchanged(a, () => a.merge(b), /2\^53/);
+    expectRejectedUnchanged(a, () => a.merge(a), /2\^53/);
+    expect(JSON.stringify(b.toJSON())).toBe(bJSON);
+    a.dispose();
+    b.dispose();
+  });
+
+  it('K of classifier rows is at most 2^24', () => {
+    const m = new ecuas.ClassificationAURC().update(logits.z.slice(0, 3), logits.labels.slice(0, 3));
+    const { samples } = m.toJSON().state as { samples: unknown };
+    expectRejectedUnchanged(m, () => m.loadState({ numClasses: 1e9, samples }), /K = 1000000000/);
+    expect(m.loadState({ numClasses: 2 ** 24, samples }).sampleCount).toBe(3);
+    m.dispose();
+  });
+
+  it('every cost sum lies in the range its counts allow', () => {
+    // ECUAS_1: a correct decision costs u'² ≤ 1, an incorrect one u'² + 2(1 − u') < 2: at most 8 for N = 4
+    const e1 = new ecuas.ConfidenceECUAS({ n: 1 }).update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]);
+    expectRejectedUnchanged(e1, () => e1.loadState({ numClasses: 0, sums: [4, 2, 1e6] }), /cost sum of 1000000/);
+    expectRejectedUnchanged(e1, () => e1.loadState({ numClasses: 0, sums: [4, 2, 6.01] }), /cost sum/); // > 2·1 + 2·2
+    expect(e1.loadState({ numClasses: 0, sums: [4, 2, 5.99] }).compute()).toBeCloseTo(5.99 / 4, 12);
+    // the extremes updates reach load back: every decision wrong at confidence 1 costs the most
+    const worst = new ecuas.ConfidenceECUAS({ n: 0 }).update([1, 1, 1], [0, 0, 0]);
+    const back = metricFromJSON(wire(worst));
+    expect(back.compute()).toBe(worst.compute());
+    back.dispose();
+    const gamma = new ecuas.ConfidenceGammaECUAS({ gamma: 0.3 }).update([0.9, 0.1], [1, 0]);
+    // an incorrect decision costs γ or 1, never less than γ
+    expectRejectedUnchanged(gamma, () => gamma.loadState({ numClasses: 0, sums: [2, 1, 0.2] }), /cost sum/);
+    const brier = new ecuas.ConfidenceBrierScore().update([0.9, 0.1], [1, 0]);
+    expectRejectedUnchanged(brier, () => brier.loadState({ numClasses: 0, sums: [2, 1, 2.5] }), /cost sum/);
+    const ce = new ecuas.ConfidenceCrossEntropy({ epsilon: 0.01 }).update([0.9, 0.1], [1, 0]);
+    // −log 0.01 = 4.6 at most per decision
+    expectRejectedUnchanged(ce, () => ce.loadState({ numClasses: 0, sums: [2, 1, 9.3] }), /cost sum/);
+    const clsBrier = new ecuas.ClassificationBrierScore().update(logits.z, logits.labels);
+    expectRejectedUnchanged(clsBrier, () => clsBrier.loadState({ sums: [2, 4.5, 1, 1, 0, 0] }), /cost sum/);
+    const clsEcuas = new ecuas.ClassificationECUAS({ n: 1 }).update(logits.z, logits.labels);
+    // n = 1, K = 4: at most (n + 1)/(n·u_M) = 8/3 per sample
+    expectRejectedUnchanged(clsEcuas, () => clsEcuas.loadState({ sums: [3, 8.1, 1, 1, 1, 0] }), /cost sum/);
+    expect(clsEcuas.loadState({ sums: [3, 7.9, 1, 1, 1, 0] }).sampleCount).toBe(3);
+    const width = new ecuas.IntervalWidth().update([0], [1], [2]);
+    expectRejectedUnchanged(width, () => width.loadState({ sums: [1, 1e39] }), /out of range/);
+    const nll = new ecuas.GaussianNLL().update([0], [1], [2]);
+    expectRejectedUnchanged(nll, () => nll.loadState({ sums: [1, 200, 1] }), /log σ/);
+    for (const m of [e1, worst, gamma, brier, ce, clsBrier, clsEcuas, width, nll]) m.dispose();
+  });
+});
