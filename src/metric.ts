@@ -1,4 +1,5 @@
 import { engine } from '@tensorflow/tfjs-core';
+import { frameBinary } from './binary';
 import { ARG, fail } from './errors';
 import type { TensorLike } from './inputs/read';
 import { isRecord, resolveOptions, type OptionSchema } from './options';
@@ -163,11 +164,62 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * ```
    */
   toJSON(): MetricJSON {
-    const options: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(this.options)) options[k] = typeof v === 'function' ? 'function' : v;
     const state: Record<string, unknown> = {};
     for (const [key, s] of this.states) state[key] = s.toJSON();
-    return { format: 'ecuas-metric', version: STATE_FORMAT_VERSION, metric: this.metricName, options, state };
+    return {
+      format: 'ecuas-metric',
+      version: STATE_FORMAT_VERSION,
+      metric: this.metricName,
+      options: this.optionsJSON(),
+      state,
+    };
+  }
+
+  /** The options as JSON: a function option (a custom `riskFn`) as the string "function". */
+  private optionsJSON(): Record<string, unknown> {
+    const options: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(this.options)) options[k] = typeof v === 'function' ? 'function' : v;
+    return options;
+  }
+
+  /**
+   * The metric in binary form, for shards too large for {@link toJSON} (a JSON string holds at
+   * most about 512 MB: some 100 million float32 samples): class, options and format version in a
+   * small JSON header, then the sums and per-sample columns as their raw little-endian bytes —
+   * 4 or 8 bytes a sample, exact. Returns the parts in order: write them one after another (to
+   * a file, a socket, a worker); `metricFromBinary` takes the parts or any other split of the
+   * same bytes. The parts are copies: the metric can go on being updated.
+   *
+   * @example
+   * ```ts
+   * const parts = shard.toBinary();                             // Uint8Array[]
+   * const back = metricFromBinary(parts, ConfidenceAURC);       // same class, options and state
+   * // or through a file: writeFileSync(path, Buffer.concat(parts)); metricFromBinary(readFileSync(path))
+   * ```
+   */
+  toBinary(): Uint8Array[] {
+    const state: Record<string, unknown> = {};
+    const binary: string[] = [];
+    const bulk: Uint8Array[] = [];
+    for (const [key, s] of this.states) {
+      if (!s.toRaw) {
+        state[key] = s.toJSON();
+        continue;
+      }
+      const raw = s.toRaw();
+      state[key] = { dtype: raw.dtype, n: raw.n };
+      binary.push(key);
+      bulk.push(...raw.parts);
+    }
+    const header = {
+      format: 'ecuas-metric',
+      version: STATE_FORMAT_VERSION,
+      metric: this.metricName,
+      options: this.optionsJSON(),
+      state,
+      binary,
+    };
+    return frameBinary(header, bulk);
   }
 
   /** Replaces this metric's state by a snapshot from {@link toJSON} (for `metricFromJSON`). */

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
-import { metricFromJSON } from '../src/index';
+import { metricFromBinary, metricFromJSON } from '../src/index';
 import { confidenceData, logitData } from './helpers/data';
 import { expectInputError } from './helpers/errors';
 
@@ -161,5 +161,95 @@ describe('loaded states must be ones that updates could produce', () => {
     const nll = new ecuas.GaussianNLL().update([0], [1], [2]);
     expectRejectedUnchanged(nll, () => nll.loadState({ sums: [1, 200, 1] }), /log σ/);
     for (const m of [e1, worst, gamma, brier, ce, clsBrier, clsEcuas, width, nll]) m.dispose();
+  });
+});
+
+describe('toBinary and metricFromBinary', () => {
+  const riskFn = (p: tf.Tensor, t: tf.Tensor): tf.Tensor => tf.abs(tf.sub(p, t));
+  const reg = [
+    conf.c.map((v) => [v, 1 - v]),
+    conf.c.map((v, i) => [v * (i % 3), 0.5]),
+    conf.c.map((_, i) => (i % 5) / 5),
+  ];
+  const gauss = [conf.c, conf.c.map((v, i) => v + (i % 4) / 8), conf.c.map((v) => v + 0.5)];
+  const cases: Array<[string, () => ecuas.Metric<unknown[], unknown>, unknown[]]> = [
+    ['ConfidenceECUAS', () => new ecuas.ConfidenceECUAS({ n: 1.5 }), [conf.c, conf.y]],
+    ['ConfidenceAURC', () => new ecuas.ConfidenceAURC(), [conf.c, conf.y]],
+    ['ClassificationAURC', () => new ecuas.ClassificationAURC(), [logits.z, logits.labels]],
+    ['ClassificationBrierScore', () => new ecuas.ClassificationBrierScore(), [logits.z, logits.labels]],
+    ['ClasswiseECE', () => new ecuas.ClasswiseECE({ nBins: 4 }), [logits.z, logits.labels]],
+    ['ECE quantile', () => new ecuas.ExpectedCalibrationError({ binning: 'quantile' }), [conf.c, conf.y]],
+    ['SCODAURC', () => new ecuas.SCODAURC(), [conf.c, conf.y, conf.y.map((_, i) => (i % 3 === 0 ? 1 : 0))]],
+    ['RiskCoverageCurve', () => new ecuas.RiskCoverageCurve({ nPoints: 'all', riskFn }), reg],
+    ['ENCE', () => new ecuas.ENCE({ nBins: 3 }), gauss],
+  ];
+
+  it.each(cases)('%s round-trips exactly, whole or in any split of its bytes', (_, make, inputs) => {
+    const m = make();
+    // two updates: columns hold more than one chunk
+    m.update(...inputs).update(...inputs);
+    const parts = m.toBinary();
+    const whole = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) whole.set(p, (at += p.length) - p.length);
+    const sevens: Uint8Array[] = [];
+    for (let i = 0; i < whole.length; i += 7) sevens.push(whole.slice(i, i + 7));
+    const expected = m.toJSON();
+    for (const bytes of [parts, whole, sevens]) {
+      const back = metricFromBinary(bytes, { riskFn });
+      expect(back.toJSON()).toEqual(expected);
+      expect(back.compute()).toEqual(m.compute());
+      back.dispose();
+    }
+    m.update(...inputs); // the parts are copies: the metric goes on
+    const again = metricFromBinary(parts, { riskFn });
+    expect(again.toJSON()).toEqual(expected);
+    again.dispose();
+    m.dispose();
+  });
+
+  it('an empty metric round-trips', () => {
+    const m = new ecuas.ConfidenceAURC();
+    const back = metricFromBinary(m.toBinary(), ecuas.ConfidenceAURC);
+    expect(back.sampleCount).toBe(0);
+    expect(back.toJSON()).toEqual(m.toJSON());
+    const sums = metricFromBinary(new ecuas.ConfidenceECUAS().toBinary(), ecuas.ConfidenceECUAS);
+    expect(sums.toJSON()).toEqual(new ecuas.ConfidenceECUAS().toJSON());
+  });
+
+  it('rejects bytes that are not a whole, valid state, leaking nothing', () => {
+    const m = new ecuas.SCODAURC().update([0.1, 0.5, 0.9], [0, 1, 0], [1, 0, 0]);
+    const parts = m.toBinary();
+    m.dispose();
+    const head = parts[0];
+    const bulk = parts.slice(1);
+    const header = JSON.parse(new TextDecoder().decode(head.subarray(12))) as Record<string, unknown>;
+    const frame = (h: object): Uint8Array => {
+      const text = new TextEncoder().encode(JSON.stringify(h));
+      const out = new Uint8Array(12 + text.length);
+      out.set(head.subarray(0, 8));
+      new DataView(out.buffer).setUint32(8, text.length, true);
+      out.set(text, 12);
+      return out;
+    };
+    const state = header.state as Record<string, unknown>;
+    const nan = new Uint8Array(new Float32Array([0.1, NaN, 0.9]).buffer);
+    const bad: Array<[unknown, RegExp]> = [
+      [null, /Uint8Array/],
+      [[head, 'x'], /Uint8Array/],
+      [new Uint8Array([1, 2, 3]), /toBinary/],
+      [[head.subarray(0, 20)], /header/],
+      [[head, ...bulk].slice(0, -1), /bytes follow/],
+      [[head, ...bulk, new Uint8Array(1)], /nothing after/],
+      [[frame({ ...header, version: 99 }), ...bulk], /newer ecuas/],
+      [[frame({ ...header, binary: ['scores', 'scores'] }), ...bulk], /once/],
+      [[frame({ ...header, binary: ['__proto__'] }), ...bulk], /once/],
+      [[frame({ ...header, state: { ...state, scores: { dtype: 'float32', n: 4 } } }), ...bulk], /bytes follow/],
+      [[frame({ ...header, state: { ...state, errors: { dtype: 'float64', n: 0 } } }), bulk[0], bulk[2]], /column/],
+      [[frame(header), nan, ...bulk.slice(1)], /not finite/],
+      [[frame({ ...header, metric: 'ConfidenceAURC', options: {} }), ...bulk], /entries/],
+    ];
+    for (const [bytes, pattern] of bad) expectInputError(() => metricFromBinary(bytes as Uint8Array), pattern);
+    expectInputError(() => metricFromBinary(parts, ecuas.SCODAUGRC), /holds a SCODAURC/);
   });
 });

@@ -27,8 +27,50 @@ export interface MetricState {
   merge(other: this): void;
   /** A JSON-serializable snapshot. */
   toJSON(): unknown;
-  /** Replaces the contents with a snapshot; returns what is wrong with it, or null. */
+  /**
+   * Replaces the contents with a snapshot — from `toJSON`, or a {@link RawSnapshot} of the
+   * bytes `toRaw` gave — and returns what is wrong with it, or null.
+   */
   load(snapshot: unknown): string | null;
+  /** The contents as raw bytes (states whose bulk is numbers): what `Metric.toBinary` writes instead of `toJSON`. */
+  toRaw?(): RawParts;
+}
+
+/** A state's contents as raw little-endian bytes: n values of `dtype`, in `parts` to be joined in order. */
+export interface RawParts {
+  readonly dtype: string;
+  readonly n: number;
+  readonly parts: Uint8Array[];
+}
+
+/** Bytes of one value of each raw dtype. */
+const RAW_BYTES: ReadonlyMap<string, number> = new Map([
+  ['float64', 8],
+  ['float32', 4],
+  ['bool', 1],
+]);
+
+/** Bytes of one value of a raw dtype, or undefined for another name. */
+export function rawBytesPerValue(dtype: unknown): number | undefined {
+  return typeof dtype === 'string' ? RAW_BYTES.get(dtype) : undefined;
+}
+
+/**
+ * The snapshot `load` takes for what `toRaw` wrote: n values of `dtype` as raw little-endian
+ * bytes, in a buffer of their own (offset 0) that the state may keep.
+ */
+export class RawSnapshot {
+  constructor(
+    readonly dtype: string,
+    readonly n: number,
+    readonly bytes: Uint8Array<ArrayBuffer>,
+  ) {}
+}
+
+/** A fresh copy of a tensor's raw bytes (the float64 states hold their bits as int32). */
+function tensorBytes(t: tf.Tensor): Uint8Array {
+  const v = t.dataSync<'float32' | 'int32' | 'bool'>();
+  return new Uint8Array(v.buffer, v.byteOffset, v.byteLength).slice();
 }
 
 /**
@@ -101,7 +143,22 @@ export class SumState implements MetricState {
     return sums ? Array.from(sums) : null;
   }
 
+  /** The sums as raw float64 bytes (none before the first update). */
+  toRaw(): RawParts {
+    return this.tensor
+      ? { dtype: 'float64', n: this.length, parts: [tensorBytes(this.tensor)] }
+      : { dtype: 'float64', n: 0, parts: [] };
+  }
+
   load(snapshot: unknown): string | null {
+    if (snapshot instanceof RawSnapshot) {
+      if (snapshot.dtype !== 'float64' || snapshot.bytes.length !== 8 * snapshot.n) return 'sums must be float64';
+      const sums = new Float64Array(snapshot.bytes.buffer, 0, snapshot.n);
+      if (!sums.every((v) => Number.isFinite(v))) return 'sums must be finite numbers';
+      this.clear();
+      if (sums.length) this.add(sums);
+      return null;
+    }
     if (snapshot === null) return (this.clear(), null);
     if (
       !Array.isArray(snapshot) ||
@@ -123,6 +180,8 @@ interface ColumnCodec<T extends ColumnArray> {
   encode(values: T): tf.Tensor;
   decode(t: tf.Tensor): ArrayLike<number>;
   make(n: number): T;
+  /** The values in `bytes` (a buffer of their own, offset 0), without a copy. */
+  view(bytes: Uint8Array<ArrayBuffer>): T;
   /** Bytes of one sample in serialized form. */
   readonly bytes: number;
 }
@@ -222,7 +281,16 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
     };
   }
 
+  /** The samples as raw bytes: each chunk's, in order. */
+  toRaw(): RawParts {
+    return { dtype: this.codec.name, n: this.total, parts: this.chunks.map(tensorBytes) };
+  }
+
   load(snapshot: unknown): string | null {
+    if (snapshot instanceof RawSnapshot) {
+      if (snapshot.dtype !== this.codec.name) return `a ${snapshot.dtype} column, not ${this.codec.name}`;
+      return this.loadBytes(snapshot.n, snapshot.bytes);
+    }
     // own properties only: what Object.prototype lends is no part of a snapshot
     const n = isRecord(snapshot) ? own(snapshot, 'n') : undefined;
     const data = isRecord(snapshot) ? own(snapshot, 'data') : undefined;
@@ -239,8 +307,13 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
     const bytes = fromBase64(data);
     if (bytes?.length !== count * this.codec.bytes)
       return `column data is not ${count} base64-encoded ${this.codec.name} values`;
-    const values = this.codec.make(count);
-    new Uint8Array(values.buffer).set(bytes);
+    return this.loadBytes(count, bytes);
+  }
+
+  /** Loads `count` values from their raw bytes (a buffer of their own, which the column may keep). */
+  private loadBytes(count: number, bytes: Uint8Array<ArrayBuffer>): string | null {
+    if (bytes.length !== count * this.codec.bytes) return `column data is not ${count} ${this.codec.name} values`;
+    const values = this.codec.view(bytes);
     const flags = this.codec.name === 'bool';
     for (let i = 0; i < count; i++) {
       const v = values[i];
@@ -260,6 +333,7 @@ export const float32Column = (): ColumnState<Float32Array> =>
     encode: (v) => tf.tensor1d(v, 'float32'),
     decode: (t) => t.dataSync(),
     make: (n) => new Float32Array(n),
+    view: (b) => new Float32Array(b.buffer, b.byteOffset, b.length / 4),
   });
 
 /** float64 per sample (8 bytes, as raw bits). */
@@ -270,6 +344,7 @@ export const float64Column = (): ColumnState<Float64Array> =>
     encode: encodeFloat64,
     decode: decodeFloat64,
     make: (n) => new Float64Array(n),
+    view: (b) => new Float64Array(b.buffer, b.byteOffset, b.length / 8),
   });
 
 /** 0/1 per sample (a bool tensor: 1 byte). */
@@ -280,6 +355,7 @@ export const flagColumn = (): ColumnState<Uint8Array> =>
     encode: (v) => tf.tensor1d(v, 'bool'),
     decode: (t) => t.dataSync(),
     make: (n) => new Uint8Array(n),
+    view: (b) => b,
   });
 
 /**
@@ -336,6 +412,11 @@ export class FlaggedKeyColumn implements MetricState {
   /** The packed keys (flag in the sign bit) as a column snapshot. */
   toJSON(): unknown {
     return this.column.toJSON();
+  }
+
+  /** The packed keys as raw bytes. */
+  toRaw(): RawParts {
+    return this.column.toRaw();
   }
 
   load(snapshot: unknown): string | null {
