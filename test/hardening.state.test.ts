@@ -253,3 +253,69 @@ describe('toBinary and metricFromBinary', () => {
     expectInputError(() => metricFromBinary(parts, ecuas.SCODAUGRC), /holds a SCODAURC/);
   });
 });
+
+describe('size options', () => {
+  it('nPoints and resamples have an upper bound, checked in the constructor', () => {
+    expectInputError(() => new ecuas.RiskCoverageCurve({ nPoints: 2 ** 31 }), /nPoints.*at most 1e6/);
+    expect(new ecuas.RiskCoverageCurve({ nPoints: 1e6 }).options.nPoints).toBe(1e6);
+    expectInputError(() => ecuas.bootstrap('conf_brier', [[0.5], [1]], { resamples: 1e7 }), /resamples.*at most 1e6/);
+  });
+
+  it('ClasswiseECE keeps at most 10⁷ bins over all classes', () => {
+    const m = new ecuas.ClasswiseECE({ nBins: 5e6 });
+    expectRejectedUnchanged(m, () => m.update([[1, 2, 3]], [0]), /K·nBins ≤ 1e7.*K = 3/);
+    m.dispose();
+  });
+
+  it('an update costs O(batch) whatever nBins; the value is unchanged', () => {
+    const c = conf.c.slice(0, 40);
+    const y = conf.y.slice(0, 40);
+    const m = new ecuas.ExpectedCalibrationError({ nBins: 1e7 });
+    const t0 = performance.now();
+    m.update([c[0]], [y[0]]); // the first update allocates the 3·10⁷ sums
+    const first = performance.now() - t0;
+    const t1 = performance.now();
+    for (let i = 1; i < c.length; i++) m.update([c[i]], [y[i]]);
+    const rest = (performance.now() - t1) / (c.length - 1);
+    // a dense update reads and rewrites 240 MB of sums: as slow as the first
+    expect(rest).toBeLessThan(first / 5);
+    // with 10⁷ bins the distinct confidences fall in bins of their own: ECE = Σ_b |Σc_b − Σy_b| / N
+    const byValue = new Map<number, number>();
+    c.forEach((v, i) => byValue.set(v, (byValue.get(v) ?? 0) + v - y[i]));
+    let gap = 0;
+    for (const d of byValue.values()) gap += Math.abs(d);
+    expect(m.compute()).toBeCloseTo(gap / c.length, 12);
+    m.dispose();
+  }, 120_000);
+
+  it('sparse updates give the sums of dense ones, read, serialized and merged', () => {
+    const c = conf.c.slice(0, 40);
+    const y = conf.y.slice(0, 40);
+    const sparse = new ecuas.ClassificationECE({ nBins: 1e5, probabilities: true });
+    const rows = c.map((v) => [v, 1 - v]);
+    const labels = y.map((v) => 1 - v); // label 0 when correct: p_0 = c is the top-1 probability where c ≥ ½
+    for (let i = 0; i < c.length; i++) sparse.update([rows[i]], [labels[i]]);
+    const dense = new ecuas.ClassificationECE({ nBins: 1e5, probabilities: true }).update(rows, labels);
+    expect(sparse.toJSON()).toEqual(dense.toJSON());
+    expect(sparse.compute()).toBe(dense.compute());
+    sparse.update([[0.7, 0.3]], [0]); // pending, not yet written out
+    dense.update([[0.7, 0.3]], [0]);
+    const back = metricFromBinary(sparse.toBinary());
+    expect(back.toJSON()).toEqual(dense.toJSON());
+    back.dispose();
+    expect(sparse.merge(sparse).toJSON()).toEqual(dense.merge(dense).toJSON());
+    sparse.dispose();
+    dense.dispose();
+  });
+
+  it('quantile bins beyond N cost nothing and change nothing', () => {
+    const m = new ecuas.ExpectedCalibrationError({ binning: 'quantile', nBins: 1e7 }).update(conf.c, conf.y);
+    const n = new ecuas.ExpectedCalibrationError({ binning: 'quantile', nBins: conf.c.length }).update(conf.c, conf.y);
+    expect(m.compute()).toBe(n.compute());
+    const std = conf.c.map((v) => v + 0.25);
+    const e = new ecuas.ENCE({ nBins: 1e7 }).update(conf.c, conf.y, std);
+    const f = new ecuas.ENCE({ nBins: conf.c.length }).update(conf.c, conf.y, std);
+    expect(e.compute()).toBe(f.compute());
+    for (const x of [m, n, e, f]) x.dispose();
+  });
+});

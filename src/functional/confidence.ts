@@ -125,7 +125,7 @@ export function eceCompute(sums: Float64Array, o: EceOptions): number {
 /**
  * The binned calibration error with equal-mass bins, from every decision at once (ties that
  * straddle a bin boundary are split by count and carry their mean correctness, so the order of
- * the decisions does not matter). O(N + B).
+ * the decisions does not matter). O(N + min(B, N)).
  *
  * @example
  * ```ts
@@ -138,8 +138,11 @@ export function quantileEceCompute(d: Pick<Decisions, 'confidence' | 'correct'>,
     d.confidence instanceof Float32Array || d.confidence instanceof Float64Array
       ? d.confidence
       : Float64Array.from(d.confidence);
-  const stats = quantileBins(keys, d.correct, o.nBins);
-  return calibrationErrorFromBins(stats.bins, o.nBins, stats.n, o.norm ?? 'l1', o.debias ?? false);
+  // B ≥ N bins put one sample in each of the first N and leave the rest empty, which adds
+  // nothing: N bins give the same value, in O(N) whatever nBins is
+  const b = Math.max(1, Math.min(o.nBins, keys.length));
+  const stats = quantileBins(keys, d.correct, b);
+  return calibrationErrorFromBins(stats.bins, b, stats.n, o.norm ?? 'l1', o.debias ?? false);
 }
 
 /**

@@ -14,9 +14,9 @@ import {
   classificationLogLogUpdate,
   priorSumsProblem,
 } from '../functional/classification';
-import { eceCompute, eceOptionsProblem, eceUpdate, quantileEceCompute } from '../functional/confidence';
+import { eceCompute, eceOptionsProblem, quantileEceCompute } from '../functional/confidence';
 import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
-import { eceSumsProblem } from '../math/binning';
+import { eceBatchDelta, eceSumsProblem } from '../math/binning';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
 import { binnedCalibrationOptions, epsilonOption, gammaOption, normalizeOption, nOption } from '../options';
 import { BinnedMetric, RankingMetric, SumMetric } from '../reducers/metricBases';
@@ -270,7 +270,7 @@ export class ClassificationECE extends BinnedMetric<ClassificationECEOptions> {
         input: LOGITS,
         options: binnedCalibrationOptions,
         optionsProblem: eceOptionsProblem,
-        update: eceUpdate,
+        update: (d, o) => eceBatchDelta(d.confidence, d.correct, o.nBins), // O(batch) whatever nBins
         compute: eceCompute,
         check: (sums, o) => eceSumsProblem(sums, o.nBins),
         computeSamples: quantileEceCompute,

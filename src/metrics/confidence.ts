@@ -11,7 +11,6 @@ import {
   decisionSumsProblem,
   eceCompute,
   eceOptionsProblem,
-  eceUpdate,
   ecuasCompute,
   ecuasUpdate,
   errorRateCompute,
@@ -20,7 +19,7 @@ import {
   gammaEcuasUpdate,
   quantileEceCompute,
 } from '../functional/confidence';
-import { eceSumsProblem } from '../math/binning';
+import { eceBatchDelta, eceSumsProblem } from '../math/binning';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
 import { binnedCalibrationOptions, epsilonOption, gammaOption, normalizeOption, nOption } from '../options';
 import { BinnedMetric, RankingMetric, SumMetric, type NoOptions } from '../reducers/metricBases';
@@ -164,7 +163,7 @@ export class ExpectedCalibrationError extends BinnedMetric<ExpectedCalibrationEr
         input: CONFIDENCES,
         options: binnedCalibrationOptions,
         optionsProblem: eceOptionsProblem,
-        update: eceUpdate,
+        update: (d, o) => eceBatchDelta(d.confidence, d.correct, o.nBins), // O(batch) whatever nBins
         compute: eceCompute,
         check: (s, o) => eceSumsProblem(s, o.nBins),
         computeSamples: quantileEceCompute,

@@ -5,7 +5,7 @@ import type { TensorLike } from '../inputs/read';
 import { tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
-import { FixedValueState, FlaggedKeyColumn, SumState } from './state';
+import { FixedValueState, FlaggedKeyColumn, SumState, type SparseSums } from './state';
 
 /** No options. */
 export type NoOptions = Record<string, never>;
@@ -198,7 +198,8 @@ export interface BinnedDeclaration<O extends BinningOptions> {
   readonly input: DecisionInput<unknown>;
   readonly options: OptionSchema<object>;
   readonly optionsProblem: (options: Readonly<O>) => { option: string; expected: string } | null;
-  readonly update: (d: ConfidenceBatch, options: Readonly<O>) => Float64Array;
+  /** The batch's sums, dense or (for a batch that touches few of many bins) sparse. */
+  readonly update: (d: ConfidenceBatch, options: Readonly<O>) => Float64Array | SparseSums;
   readonly compute: (sums: Float64Array, options: Readonly<O>) => number;
   readonly check: (sums: Float64Array, options: Readonly<O>) => string | null;
   readonly computeSamples: (d: { confidence: Float32Array; correct: Uint8Array }, options: Readonly<O>) => number;

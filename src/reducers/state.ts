@@ -89,9 +89,24 @@ function decodeFloat64(t: tf.Tensor): Float64Array {
   return new Float64Array(bits.buffer);
 }
 
+/**
+ * Sums of one batch given by the entries they change (a batch touches a few of many bins):
+ * `value[j]` is added to entry `index[j]` of a vector of `length` entries.
+ */
+export interface SparseSums {
+  readonly length: number;
+  readonly index: ArrayLike<number>;
+  readonly value: ArrayLike<number>;
+}
+
 /** A fixed-size vector of float64 sums (counts, running totals, bins) held as a tensor. Merges by addition. */
 export class SumState implements MetricState {
   private tensor: tf.Tensor | null = null;
+  /**
+   * Sparse additions not yet in the tensor, by entry: the tensor is rewritten (O(length)) only
+   * once they touch a quarter of the entries, or when the sums are read.
+   */
+  private pending: Map<number, number> | null = null;
   /** Entry 0 (the sample count of every sum metric), kept beside the tensor so reading it decodes nothing. */
   private entry0 = 0;
 
@@ -107,11 +122,19 @@ export class SumState implements MetricState {
 
   /** The current sums (a fresh array), or null before the first update. */
   read(): Float64Array | null {
+    this.flush();
     return this.tensor ? decodeFloat64(this.tensor) : null;
   }
 
-  /** Adds `delta` entry-wise (and may overwrite it); the first call fixes the length. */
-  add(delta: Float64Array): void {
+  /**
+   * Adds `delta` entry-wise (and may overwrite it); the first call fixes the length. Sparse sums
+   * cost O(entries given), amortized, whatever the length.
+   */
+  add(delta: Float64Array | SparseSums): void {
+    if (!(delta instanceof Float64Array)) {
+      this.addSparse(delta);
+      return;
+    }
     const current = this.read();
     if (current) for (let i = 0; i < delta.length; i++) delta[i] += current[i];
     const next = encodeFloat64(delta);
@@ -120,9 +143,40 @@ export class SumState implements MetricState {
     this.entry0 = delta[0];
   }
 
+  private addSparse(delta: SparseSums): void {
+    const { index, value } = delta;
+    if (!this.tensor) {
+      const dense = new Float64Array(delta.length); // the state's first update allocates it
+      for (let j = 0; j < index.length; j++) dense[index[j]] += value[j];
+      this.add(dense);
+      return;
+    }
+    const pending = (this.pending ??= new Map<number, number>());
+    for (let j = 0; j < index.length; j++) {
+      const i = index[j];
+      pending.set(i, (pending.get(i) ?? 0) + value[j]);
+      if (i === 0) this.entry0 += value[j];
+    }
+    if (4 * pending.size > this.length) this.flush();
+  }
+
+  /** Writes the pending sparse additions into the tensor. */
+  private flush(): void {
+    const pending = this.pending;
+    if (!pending || !this.tensor) return;
+    this.pending = null;
+    const sums = decodeFloat64(this.tensor);
+    for (const [i, v] of pending) sums[i] += v;
+    const next = encodeFloat64(sums);
+    this.tensor.dispose();
+    this.tensor = next;
+    this.entry0 = sums[0];
+  }
+
   clear(): void {
     this.tensor?.dispose();
     this.tensor = null;
+    this.pending = null;
     this.entry0 = 0;
   }
 
@@ -145,6 +199,7 @@ export class SumState implements MetricState {
 
   /** The sums as raw float64 bytes (none before the first update). */
   toRaw(): RawParts {
+    this.flush();
     return this.tensor
       ? { dtype: 'float64', n: this.length, parts: [tensorBytes(this.tensor)] }
       : { dtype: 'float64', n: 0, parts: [] };
