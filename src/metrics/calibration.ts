@@ -22,7 +22,7 @@ import { FixedValueState, FlaggedKeyColumn } from '../reducers/state';
 
 /** Options of {@link ClasswiseECE}. */
 export interface ClasswiseECEOptions extends ProbabilitiesOptions {
-  /** Number of equal-width probability bins per class. Default 10. */
+  /** Number of equal-width probability bins per class, an integer from 1 to 10⁷ (K·nBins at most 10⁷). Default 10. */
   nBins?: number;
   /** How each class's bin gaps combine: 'l1' (ECE, the default), 'l2' or 'max' (MCE). */
   norm?: 'l1' | 'l2' | 'max';

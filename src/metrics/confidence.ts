@@ -122,7 +122,7 @@ export class ConfidenceCrossEntropy extends SumMetric<ConfidenceCrossEntropyOpti
 
 /** Options of {@link ExpectedCalibrationError} (and ClassificationECE). */
 export interface ExpectedCalibrationErrorOptions {
-  /** Number of confidence bins. Default 10. */
+  /** Number of confidence bins, an integer from 1 to 10⁷. Default 10. */
   nBins?: number;
   /**
    * How the per-bin gaps d_b = accuracy − mean confidence combine, with weights w_b = n_b/N:
