@@ -306,6 +306,16 @@ describe('size options', () => {
     expect(sparse.merge(sparse).toJSON()).toEqual(dense.merge(dense).toJSON());
     sparse.dispose();
     dense.dispose();
+    // classwise: every class's probability lands in a bin of its own class
+    const z = logits.z.slice(0, 30);
+    const l = logits.labels.slice(0, 30);
+    const cw = new ecuas.ClasswiseECE({ nBins: 1e5 });
+    for (let i = 0; i < z.length; i++) cw.update([z[i]], [l[i]]);
+    const cwDense = new ecuas.ClasswiseECE({ nBins: 1e5 }).update(z, l);
+    expect(cw.toJSON()).toEqual(cwDense.toJSON());
+    expect(cw.compute()).toBe(cwDense.compute());
+    cw.dispose();
+    cwDense.dispose();
   });
 
   it('quantile bins beyond N cost nothing and change nothing', () => {

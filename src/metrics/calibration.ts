@@ -1,8 +1,8 @@
 import {
   classwiseEceClasses,
   classwiseEceCompute,
+  classwiseEceDelta,
   classwiseEceSumsProblem,
-  classwiseEceUpdate,
   smoothECE,
 } from '../functional/calibration';
 import { eceOptionsProblem } from '../functional/confidence';
@@ -51,7 +51,7 @@ export class ClasswiseECE extends SumMetric<ClasswiseECEOptions> {
       {
         input: classwiseInput(layout),
         options: { nBins: nBinsOption, norm: calibrationNormOption, debias: debiasOption },
-        update: classwiseEceUpdate,
+        update: classwiseEceDelta, // O(batch·K) whatever nBins
         compute: classwiseEceCompute,
         check: classwiseEceSumsProblem,
         classesInSums: (length) => classwiseEceClasses(length, layout.nBins),

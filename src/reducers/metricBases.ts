@@ -19,7 +19,8 @@ export interface SumDeclaration<B, O extends object> {
   /** Its input; a decision input (confidences, classifier rows) also keeps the K of classifier rows. */
   readonly input: InputAdapter<B>;
   readonly options: OptionSchema<object>;
-  readonly update: (batch: B, options: Readonly<Required<O>>) => Float64Array;
+  /** The batch's sums, dense or (for a batch that touches few of many sums) sparse. */
+  readonly update: (batch: B, options: Readonly<Required<O>>) => Float64Array | SparseSums;
   readonly compute: (sums: Float64Array, options: Readonly<Required<O>>) => number;
   readonly check: (sums: Float64Array, options: Readonly<Required<O>>) => string | null;
   /**
