@@ -156,11 +156,15 @@ describe('loaded states must be ones that updates could produce', () => {
     // n = 1, K = 4: at most (n + 1)/(n·u_M) = 8/3 per sample
     expectRejectedUnchanged(clsEcuas, () => clsEcuas.loadState({ sums: [3, 8.1, 1, 1, 1, 0] }), /cost sum/);
     expect(clsEcuas.loadState({ sums: [3, 7.9, 1, 1, 1, 0] }).sampleCount).toBe(3);
+    // equal-width bins: bin b holds confidences in [b/B, (b + 1)/B], so its Σconfidence is bounded too
+    const ece = new ecuas.ExpectedCalibrationError({ nBins: 2 }).update([0.2, 0.7], [0, 1]);
+    expectRejectedUnchanged(ece, () => ece.loadState({ numClasses: 0, sums: [2, 1, 1, 0.9, 0.7, 0, 1] }), /bin 0/);
+    expect(ece.loadState({ numClasses: 0, sums: [2, 1, 1, 0.5, 0.5, 0, 1] }).compute()).toBeCloseTo(0.5, 12);
     const width = new ecuas.IntervalWidth().update([0], [1], [2]);
     expectRejectedUnchanged(width, () => width.loadState({ sums: [1, 1e39] }), /out of range/);
     const nll = new ecuas.GaussianNLL().update([0], [1], [2]);
     expectRejectedUnchanged(nll, () => nll.loadState({ sums: [1, 200, 1] }), /log σ/);
-    for (const m of [e1, worst, gamma, brier, ce, clsBrier, clsEcuas, width, nll]) m.dispose();
+    for (const m of [e1, worst, gamma, brier, ce, clsBrier, clsEcuas, ece, width, nll]) m.dispose();
   });
 });
 

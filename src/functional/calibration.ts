@@ -5,7 +5,7 @@
  */
 import { MAX_CLASSES, type ClassifierRows } from '../inputs/logits';
 import { classProbabilities } from '../math/classProbabilities';
-import { calibrationErrorFromBins, type CalibrationNorm } from '../math/binning';
+import { binConfidenceSumFits, calibrationErrorFromBins, type CalibrationNorm } from '../math/binning';
 import { isCount } from '../math/isCount';
 import { smoothEceAt, smoothEceSearch } from '../math/smoothEce';
 
@@ -127,7 +127,7 @@ export function classwiseEceSumsProblem(sums: Float64Array, o: { readonly nBins:
       const count = sums[base + i];
       const sumP = sums[base + b + i];
       const correct = sums[base + 2 * b + i];
-      if (!isCount(count) || !(sumP >= 0 && sumP <= count) || !isCount(correct) || correct > count)
+      if (!isCount(count) || !binConfidenceSumFits(sumP, count, i, b) || !isCount(correct) || correct > count)
         return `class ${j}, bin ${i}: count ${count}, Σp ${sumP}, Σcorrect ${correct}`;
       total += count;
       labels += correct;

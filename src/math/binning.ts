@@ -1,4 +1,4 @@
-import { isCount } from './isCount';
+import { isCount, sumInRange } from './isCount';
 import { sortWithPayload } from './radixSort';
 
 /**
@@ -105,6 +105,14 @@ export function eceBatchDelta(
     : eceBatchSums(confidences, correct, nBins);
 }
 
+/**
+ * Whether Σconfidence of `count` samples in equal-width bin `bin` of `nBins` can be `sum`: each
+ * confidence lies in [bin/B, (bin + 1)/B] (up to the rounding of c·B).
+ */
+export function binConfidenceSumFits(sum: number, count: number, bin: number, nBins: number): boolean {
+  return sumInRange(sum, (count * bin) / nBins, (count * (bin + 1)) / nBins);
+}
+
 /** What makes an ECE state [N, 3B bin sums] impossible for `nBins` bins, or null. O(B). */
 export function eceSumsProblem(sums: Float64Array, nBins: number): string | null {
   const b = nBins;
@@ -114,7 +122,7 @@ export function eceSumsProblem(sums: Float64Array, nBins: number): string | null
     const count = sums[i];
     if (
       !isCount(count) ||
-      !(sums[i + b] >= 0 && sums[i + b] <= count) ||
+      !binConfidenceSumFits(sums[i + b], count, i - 1, b) ||
       !isCount(sums[i + 2 * b]) ||
       sums[i + 2 * b] > count
     ) {
