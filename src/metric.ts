@@ -3,7 +3,7 @@ import { frameBinary } from './binary';
 import { ARG, fail } from './errors';
 import type { TensorLike } from './inputs/read';
 import { isRecord, resolveOptions, type OptionSchema } from './options';
-import type { MetricState } from './reducers/state';
+import { RawSnapshot, type MetricState } from './reducers/state';
 
 /** Version of the format written by {@link Metric.toJSON}. */
 export const STATE_FORMAT_VERSION = 1;
@@ -148,7 +148,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
   /** A copy with the same options and state. */
   private clone(): this {
     const copy = new (this.constructor as new (o: object) => this)(this.options);
-    copy.states.forEach((s, key) => s.load(this.states.get(key)?.toJSON()));
+    copy.states.forEach((s, key) => s.load(snapshotOf(this.states.get(key) as MetricState)));
     return copy;
   }
 
@@ -237,7 +237,8 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
         `expected ${ARG} to have the entries ${keys.join(', ')}, but got ${Object.keys(state).join(', ') || 'none'}`,
       );
     }
-    const backup = this.toJSON().state;
+    const backup: Record<string, unknown> = {};
+    this.states.forEach((s, key) => (backup[key] = snapshotOf(s)));
     const restore = (): void => this.states.forEach((t, k) => t.load(backup[k])); // all or nothing
     for (const [key, s] of this.states) {
       const problem = s.load(state[key]);
@@ -311,6 +312,22 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
       }
     };
   }
+}
+
+/**
+ * A snapshot `load` restores exactly: the raw bytes of the states that have them (no JSON
+ * string to outgrow), JSON for the others.
+ */
+function snapshotOf(state: MetricState): unknown {
+  if (!state.toRaw) return state.toJSON();
+  const raw = state.toRaw();
+  const bytes = new Uint8Array(raw.parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of raw.parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  return new RawSnapshot(raw.dtype, raw.n, bytes);
 }
 
 /** A short description of a value that is not an object. */
