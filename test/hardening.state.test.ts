@@ -128,6 +128,10 @@ describe('loaded states must be ones that updates could produce', () => {
     const { samples } = m.toJSON().state as { samples: unknown };
     expectRejectedUnchanged(m, () => m.loadState({ numClasses: 1e9, samples }), /K = 1000000000/);
     expect(m.loadState({ numClasses: 2 ** 24, samples }).sampleCount).toBe(3);
+    // and no update gives more: the bound is the input's too
+    const wide = tf.zeros([1, 2 ** 24 + 1]);
+    expectRejectedUnchanged(m, () => m.update(wide, [0]), /at most 2\^24 classes/);
+    wide.dispose();
     m.dispose();
   });
 
