@@ -5,7 +5,6 @@ import type { Metric } from './metric';
 import {
   functionOption,
   levelOption,
-  positiveIntegerOption,
   probabilitiesOption,
   resolveOptions,
   safeIntegerOption,
@@ -17,7 +16,7 @@ const NAME = 'bootstrap';
 
 /** Options of {@link bootstrap}. */
 export interface BootstrapOptions {
-  /** Number of resamples, an integer ≥ 1. Default 1000. */
+  /** Number of resamples, an integer from 1 to 10⁶. Default 1000. */
   resamples?: number;
   /** Confidence level of the interval, in (0, 1). Default 0.95. */
   level?: number;
@@ -62,7 +61,12 @@ interface Resolved {
 }
 
 const SCHEMA: OptionSchema<Resolved> = {
-  resamples: positiveIntegerOption(1000),
+  // each resample costs a pass over the N samples and a value kept: 10⁶ bounds both
+  resamples: {
+    default: 1000,
+    check: (v) =>
+      Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1e6 ? null : 'an integer ≥ 1 (at most 1e6)',
+  },
   level: levelOption(0.95),
   seed: safeIntegerOption(0),
   onProgress: functionOption(),

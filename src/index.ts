@@ -8,7 +8,7 @@ export { MetricInputError } from './errors';
 export type { NestedArray, TensorLike, TypedArray } from './inputs/read';
 export { Metric, STATE_FORMAT_VERSION, type MetricJSON, type ShortcutFunction } from './metric';
 export { setDeviceReduction, type DeviceReduction } from './inputs/deviceRows';
-export { metricFromJSON } from './serialization';
+export { metricFromBinary, metricFromJSON } from './serialization';
 export * from './metrics/index';
 export type { ProbabilitiesOptions } from './inputs/logits';
 export type { ConfidenceBatch } from './inputs/confidences';

@@ -1,9 +1,10 @@
 import { engine } from '@tensorflow/tfjs-core';
+import { frameBinary } from './binary';
 import { ARG, clip, fail } from './errors';
 import type { TensorLike } from './inputs/read';
 import { readArgumentsAsync, type RowNeeds } from './inputs/readAsync';
-import { ownOptions, resolveOptions, type OptionSchema } from './options';
-import type { MetricState } from './reducers/state';
+import { isRecord, ownOptions, resolveOptions, type OptionSchema } from './options';
+import { RawSnapshot, type MetricState } from './reducers/state';
 
 /** Version of the format written by {@link Metric.toJSON}. */
 export const STATE_FORMAT_VERSION = 1;
@@ -198,19 +199,25 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     }
     const diff = optionDifference(this.options, other.options);
     if (diff) fail(name, 'other', `expected ${ARG} to have the same options, but ${diff}`);
-    const source = other === this ? this.clone().states : other.states;
-    for (const [key, state] of this.states) {
-      const problem = state.incompatibility(source.get(key) as typeof state);
-      if (problem) fail(name, 'other', `cannot merge ${ARG}: it holds ${problem}`);
+    // merging with itself reads a private copy, which is freed again whatever happens
+    const copy = other === this ? this.clone() : undefined;
+    try {
+      const source = (copy ?? other).states;
+      for (const [key, state] of this.states) {
+        const problem = state.incompatibility(source.get(key) as typeof state);
+        if (problem) fail(name, 'other', `cannot merge ${ARG}: it holds ${problem}`);
+      }
+      for (const [key, state] of this.states) state.merge(source.get(key) as typeof state);
+    } finally {
+      copy?.dispose();
     }
-    for (const [key, state] of this.states) state.merge(source.get(key) as typeof state);
     return this;
   }
 
   /** A copy with the same options and state. */
   private clone(): this {
     const copy = new (this.constructor as new (o: object) => this)(this.options);
-    copy.states.forEach((s, key) => s.load(this.states.get(key)?.toJSON()));
+    copy.states.forEach((s, key) => s.load(snapshotOf(this.states.get(key) as MetricState)));
     return copy;
   }
 
@@ -226,26 +233,81 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * ```
    */
   toJSON(): MetricJSON {
-    const options: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(this.options)) options[k] = typeof v === 'function' ? 'function' : v;
     const state: Record<string, unknown> = {};
     for (const [key, s] of this.states) state[key] = s.toJSON();
-    return { format: 'ecuas-metric', version: STATE_FORMAT_VERSION, metric: this.metricName, options, state };
+    return {
+      format: 'ecuas-metric',
+      version: STATE_FORMAT_VERSION,
+      metric: this.metricName,
+      options: this.optionsJSON(),
+      state,
+    };
+  }
+
+  /** The options as JSON: a function option (a custom `riskFn`) as the string "function". */
+  private optionsJSON(): Record<string, unknown> {
+    const options: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(this.options)) options[k] = typeof v === 'function' ? 'function' : v;
+    return options;
+  }
+
+  /**
+   * The metric in binary form, for shards too large for {@link toJSON} (a JSON string holds at
+   * most about 512 MB: some 100 million float32 samples): class, options and format version in a
+   * small JSON header, then the sums and per-sample columns as their raw little-endian bytes —
+   * 4 or 8 bytes a sample, exact. Returns the parts in order: write them one after another (to
+   * a file, a socket, a worker); `metricFromBinary` takes the parts or any other split of the
+   * same bytes. The parts are copies: the metric can go on being updated.
+   *
+   * @example
+   * ```ts
+   * const parts = shard.toBinary();                             // Uint8Array[]
+   * const back = metricFromBinary(parts, ConfidenceAURC);       // same class, options and state
+   * // or through a file: writeFileSync(path, Buffer.concat(parts)); metricFromBinary(readFileSync(path))
+   * ```
+   */
+  toBinary(): Uint8Array[] {
+    const state: Record<string, unknown> = {};
+    const binary: string[] = [];
+    const bulk: Uint8Array[] = [];
+    for (const [key, s] of this.states) {
+      if (!s.toRaw) {
+        state[key] = s.toJSON();
+        continue;
+      }
+      const raw = s.toRaw();
+      state[key] = { dtype: raw.dtype, n: raw.n };
+      binary.push(key);
+      bulk.push(...raw.parts);
+    }
+    const header = {
+      format: 'ecuas-metric',
+      version: STATE_FORMAT_VERSION,
+      metric: this.metricName,
+      options: this.optionsJSON(),
+      state,
+      binary,
+    };
+    return frameBinary(header, bulk);
   }
 
   /** Replaces this metric's state by a snapshot from {@link toJSON} (for `metricFromJSON`). */
   loadState(state: Record<string, unknown>): this {
     const name = this.metricName;
+    if (!isRecord(state))
+      fail(name, 'state', `expected ${ARG} to be an object of named states, but got ${describe(state)}`);
     const keys = [...this.states.keys()];
     const extra = Object.keys(state).filter((k) => !this.states.has(k));
-    if (extra.length || keys.some((k) => !(k in state))) {
+    // own entries only: an entry lent by Object.prototype is no part of the snapshot
+    if (extra.length || keys.some((k) => !Object.prototype.hasOwnProperty.call(state, k))) {
       fail(
         name,
         'state',
         `expected ${ARG} to have the entries ${keys.join(', ')}, but got ${Object.keys(state).join(', ') || 'none'}`,
       );
     }
-    const backup = this.toJSON().state;
+    const backup: Record<string, unknown> = {};
+    this.states.forEach((s, key) => (backup[key] = snapshotOf(s)));
     const restore = (): void => this.states.forEach((t, k) => t.load(backup[k])); // all or nothing
     for (const [key, s] of this.states) {
       const problem = s.load(state[key]);
@@ -319,6 +381,27 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
       }
     };
   }
+}
+
+/**
+ * A snapshot `load` restores exactly: the raw bytes of the states that have them (no JSON
+ * string to outgrow), JSON for the others.
+ */
+function snapshotOf(state: MetricState): unknown {
+  if (!state.toRaw) return state.toJSON();
+  const raw = state.toRaw();
+  const bytes = new Uint8Array(raw.parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of raw.parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  return new RawSnapshot(raw.dtype, raw.n, bytes);
+}
+
+/** A short description of a value that is not an object. */
+function describe(v: unknown): string {
+  return Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v;
 }
 
 /** Describes the first option that differs (functions compare by identity), or null. */

@@ -201,9 +201,7 @@ describe('options and loaded states are read as own properties only', () => {
     }
   });
 
-  // metricFromJSON and loadState read the JSON as own properties once serialization does too
-  // (the other half of this class, in src/serialization.ts and Metric.loadState); until then
-  // these two are known failures: turn `it.fails` into `it` when that lands.
+  // metricFromJSON and loadState read the JSON as own properties too
   const goodJSON = (): Record<string, unknown> & { state: Record<string, unknown> } => {
     const metric = new ConfidenceECUAS().update(C, Y);
     const json = JSON.parse(JSON.stringify(metric.toJSON())) as Record<string, unknown> & {
@@ -213,7 +211,7 @@ describe('options and loaded states are read as own properties only', () => {
     return json;
   };
 
-  it.fails('metricFromJSON takes no field of the JSON (state, version) from Object.prototype', () => {
+  it('metricFromJSON takes no field of the JSON (state, version) from Object.prototype', () => {
     const good = goodJSON();
     try {
       for (const field of ['state', 'version']) {
@@ -229,7 +227,7 @@ describe('options and loaded states are read as own properties only', () => {
     }
   });
 
-  it.fails('loadState takes no state entry from Object.prototype', () => {
+  it('loadState takes no state entry from Object.prototype', () => {
     const good = goodJSON();
     const keys = Object.keys(good.state);
     try {

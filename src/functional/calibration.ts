@@ -3,9 +3,9 @@
  * `classwiseEceUpdate(rows, options)` → sums, `classwiseEceCompute(sums, options)` → value, and
  * the smooth ECE of (confidence, correctness) per sample.
  */
-import type { ClassifierRows } from '../inputs/logits';
+import { MAX_CLASSES, type ClassifierRows } from '../inputs/logits';
 import { classProbabilities } from '../math/classProbabilities';
-import { calibrationErrorFromBins, type CalibrationNorm } from '../math/binning';
+import { binConfidenceSumFits, calibrationErrorFromBins, type CalibrationNorm } from '../math/binning';
 import { isCount } from '../math/isCount';
 import { smoothEceAt, smoothEceSearch } from '../math/smoothEce';
 
@@ -47,6 +47,51 @@ export function classwiseEceUpdate(rows: ClassifierRows, o: { readonly nBins: nu
   return out;
 }
 
+/**
+ * {@link classwiseEceUpdate} as the entries a batch changes when it is much smaller than the
+ * bins (N at entry 0, then the count, Σp and Σcorrect of each (class, bin) it touches), else
+ * dense: O(N·K) whatever nBins.
+ */
+export function classwiseEceDelta(
+  rows: ClassifierRows,
+  o: { readonly nBins: number },
+): Float64Array | { length: number; index: Int32Array; value: Float64Array } {
+  const { n, k, labels } = rows;
+  const b = o.nBins;
+  if (8 * n >= b) return classwiseEceUpdate(rows, o);
+  const p = classProbabilities(rows.values, n, k, rows.probabilities);
+  const slot = new Map<number, number>();
+  const touched: number[] = [];
+  const acc: number[] = []; // count, Σp, Σcorrect of each touched (class, bin), in the order of `touched`
+  for (let i = 0; i < n; i++) {
+    const row = i * k;
+    for (let j = 0; j < k; j++) {
+      const pj = p[row + j];
+      const at = 1 + 3 * b * j + Math.min(b - 1, Math.floor(pj * b));
+      let s = slot.get(at);
+      if (s === undefined) {
+        s = touched.length;
+        slot.set(at, s);
+        touched.push(at);
+        acc.push(0, 0, 0);
+      }
+      acc[3 * s] += 1; // in sample order per entry, as classwiseEceUpdate adds them
+      acc[3 * s + 1] += pj;
+      if (j === labels[i]) acc[3 * s + 2] += 1;
+    }
+  }
+  const index = new Int32Array(1 + 3 * touched.length);
+  const value = new Float64Array(index.length);
+  value[0] = n;
+  touched.forEach((at, s) => {
+    for (let part = 0; part < 3; part++) {
+      index[1 + 3 * s + part] = at + part * b;
+      value[1 + 3 * s + part] = acc[3 * s + part];
+    }
+  });
+  return { length: 1 + 3 * b * k, index, value };
+}
+
 /** Number of classes K of classwise sums of `length` entries with `nBins` bins (1 + 3·K·nBins). */
 export function classwiseEceClasses(length: number, nBins: number): number {
   return (length - 1) / (3 * nBins);
@@ -70,7 +115,7 @@ export function classwiseEceCompute(sums: Float64Array, o: ClasswiseEceOptions):
 export function classwiseEceSumsProblem(sums: Float64Array, o: { readonly nBins: number }): string | null {
   const b = o.nBins;
   const k = classwiseEceClasses(sums.length, b);
-  if (!Number.isInteger(k) || k < 2) return `${sums.length} sums for ${b} bins`;
+  if (!Number.isInteger(k) || k < 2 || k > MAX_CLASSES) return `${sums.length} sums for ${b} bins`;
   const n = sums[0];
   if (!isCount(n) || n === 0) return `N = ${n}`;
   let labels = 0;
@@ -82,7 +127,7 @@ export function classwiseEceSumsProblem(sums: Float64Array, o: { readonly nBins:
       const count = sums[base + i];
       const sumP = sums[base + b + i];
       const correct = sums[base + 2 * b + i];
-      if (!isCount(count) || !(sumP >= 0 && sumP <= count) || !isCount(correct) || correct > count)
+      if (!isCount(count) || !binConfidenceSumFits(sumP, count, i, b) || !isCount(correct) || correct > count)
         return `class ${j}, bin ${i}: count ${count}, Σp ${sumP}, Σcorrect ${correct}`;
       total += count;
       labels += correct;

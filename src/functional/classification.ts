@@ -6,9 +6,9 @@
  * probability, first argmax = label): see `decisionsOf`.
  */
 import type { ClassifierRows } from '../inputs/logits';
-import { rowStats } from '../inputs/logits';
+import { MAX_CLASSES, rowStats } from '../inputs/logits';
 import { constantSystemCost, ecuasCost, gammaCost, normalizeBy } from '../math/costs';
-import { isCount } from '../math/isCount';
+import { isCount, sumInRange } from '../math/isCount';
 import type { SoftmaxStats, SoftmaxWants } from '../math/softmax';
 
 /** Class counts over every accumulated sample, and what the prior baselines need of them. */
@@ -195,15 +195,32 @@ export function classificationGammaEcuasCompute(
 }
 
 /**
- * What makes sums [N, Σ cost, class counts] impossible, or null. `costIsCount`: the cost is a
- * count (the error rate's), so its sum must be a whole number ≤ N.
+ * The largest ECUAS_n cost of one decision among k classes: an incorrect decision at u = 0 (its
+ * cost falls as u grows) or a correct one at u = u_M (v = 1, cost 1), whichever is larger.
  */
-export function priorSumsProblem(sums: Float64Array, costIsCount = false): string | null {
+export function classificationEcuasCostMax(k: number, o: ClassificationEcuasOptions): number {
+  return Math.max(classificationEcuasCost(1, 0, false, k, o), classificationEcuasCost(1 / k, (k - 1) / k, true, k, o));
+}
+
+/**
+ * What makes sums [N, Σ cost, class counts] impossible, or null. `costIsCount`: the cost is a
+ * count (the error rate's), so its sum must be a whole number ≤ N. `maxCost(K)`: the largest
+ * cost of one sample, so the sum must lie in [0, N·maxCost(K)]. K ≤ `MAX_CLASSES`.
+ */
+export function priorSumsProblem(
+  sums: Float64Array,
+  costIsCount = false,
+  maxCost: (k: number) => number = () => Infinity,
+): string | null {
   const n = sums[0];
-  if (sums.length < 4) return `${sums.length - 2} classes`;
+  const k = sums.length - 2;
+  if (k < 2 || k > MAX_CLASSES) return `${k} classes`;
   if (!isCount(n) || n === 0) return `N = ${n}`;
-  if (!(sums[1] >= 0 && sums[1] < Infinity) || (costIsCount && (!isCount(sums[1]) || sums[1] > n)))
-    return `a cost sum of ${sums[1]}`;
+  if (
+    !(sums[1] < Infinity && sumInRange(sums[1], 0, n * maxCost(k))) ||
+    (costIsCount && (!isCount(sums[1]) || sums[1] > n))
+  )
+    return `a cost sum of ${sums[1]} for N = ${n}`;
   let total = 0;
   for (let j = 2; j < sums.length; j++) {
     if (!isCount(sums[j])) return `a count of ${sums[j]} for class ${j - 2}`;

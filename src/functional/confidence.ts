@@ -21,7 +21,7 @@ import {
   gammaCostSum,
   normalizeByConstantSystem,
 } from '../math/costs';
-import { isCount } from '../math/isCount';
+import { isCount, sumInRange } from '../math/isCount';
 
 /** Decisions as the functions here read them: confidence, 0/1 correctness, and the count of ones. */
 export type Decisions = Pick<ConfidenceBatch, 'n' | 'confidence' | 'correct' | 'nCorrect'>;
@@ -125,7 +125,7 @@ export function eceCompute(sums: Float64Array, o: EceOptions): number {
 /**
  * The binned calibration error with equal-mass bins, from every decision at once (ties that
  * straddle a bin boundary are split by count and carry their mean correctness, so the order of
- * the decisions does not matter). O(N + B).
+ * the decisions does not matter). O(N + min(B, N)).
  *
  * @example
  * ```ts
@@ -138,8 +138,11 @@ export function quantileEceCompute(d: Pick<Decisions, 'confidence' | 'correct'>,
     d.confidence instanceof Float32Array || d.confidence instanceof Float64Array
       ? d.confidence
       : Float64Array.from(d.confidence);
-  const stats = quantileBins(keys, d.correct, o.nBins);
-  return calibrationErrorFromBins(stats.bins, o.nBins, stats.n, o.norm ?? 'l1', o.debias ?? false);
+  // B ≥ N bins put one sample in each of the first N and leave the rest empty, which adds
+  // nothing: N bins give the same value, in O(N) whatever nBins is
+  const b = Math.max(1, Math.min(o.nBins, keys.length));
+  const stats = quantileBins(keys, d.correct, b);
+  return calibrationErrorFromBins(stats.bins, b, stats.n, o.norm ?? 'l1', o.debias ?? false);
 }
 
 /**
@@ -180,14 +183,57 @@ export function gammaEcuasCompute(sums: Float64Array, o: NormalizeOption & { rea
 }
 
 /**
- * What makes sums of the usual layout [N, number correct] or [N, number correct, Σ cost ≥ 0]
- * impossible (a loaded state that no updates could have produced), or null.
+ * The range [min, max] of one decision's cost, for a correct and for an incorrect decision: what
+ * bounds a loaded cost sum given its counts.
  */
-export function decisionSumsProblem(sums: Float64Array): string | null {
+export interface CostRange {
+  readonly correct: readonly [number, number];
+  readonly incorrect: readonly [number, number];
+}
+
+/** (c − y)² ∈ [0, 1] either way. */
+export const brierCostRange = (): CostRange => ({ correct: [0, 1], incorrect: [0, 1] });
+
+/** −log clamp(p, ε, 1 − ε) ∈ [−log(1 − ε), −log ε] either way. */
+export function crossEntropyCostRange(o: { readonly epsilon: number }): CostRange {
+  const range = [-Math.log1p(-o.epsilon), -Math.log(o.epsilon)] as const;
+  return { correct: range, incorrect: range };
+}
+
+/**
+ * ECUAS_n cost over u' ∈ [ε, 1 − ε]: a correct decision's cost grows with u', an incorrect
+ * one's shrinks (SPEC §3), so the ends of the clamp bound both.
+ */
+export function ecuasCostRange(o: EcuasOptions): CostRange {
+  const lo = o.epsilon;
+  const hi = 1 - o.epsilon;
+  const cost = (u: number, correct: boolean): number => ecuasCost(u, Math.log(u), correct, o.n, 1, 0);
+  return { correct: [cost(lo, true), cost(hi, true)], incorrect: [cost(hi, false), cost(lo, false)] };
+}
+
+/** γ cost: a correct decision costs 0 or γ, an incorrect one γ or 1. */
+export const gammaCostRange = (o: { readonly gamma: number }): CostRange => ({
+  correct: [0, o.gamma],
+  incorrect: [o.gamma, 1],
+});
+
+/**
+ * What makes sums of the usual layout [N, number correct] or [N, number correct, Σ cost]
+ * impossible (a loaded state that no updates could have produced), or null. With `range`, the
+ * cost sum must lie within what N decisions with that many correct can add up to.
+ */
+export function decisionSumsProblem(sums: Float64Array, range?: CostRange): string | null {
   const [n, nCorrect] = sums;
   if (sums.length < 2 || sums.length > 3) return `${sums.length} sums`;
   if (!isCount(n) || n === 0) return `N = ${n}`;
   if (!isCount(nCorrect) || nCorrect > n) return `${nCorrect} correct of ${n}`;
-  if (sums.length === 3 && !(sums[2] >= 0 && sums[2] < Infinity)) return `a cost sum of ${sums[2]}`;
+  if (sums.length === 3) {
+    const r = range ?? { correct: [0, Infinity], incorrect: [0, Infinity] };
+    const wrong = n - nCorrect;
+    const lo = nCorrect * r.correct[0] + wrong * r.incorrect[0];
+    const hi = nCorrect * r.correct[1] + wrong * r.incorrect[1];
+    if (!(sums[2] < Infinity && sumInRange(sums[2], lo, hi)))
+      return `a cost sum of ${sums[2]} for ${n} decisions, ${nCorrect} correct (possible: ${lo} to ${hi})`;
+  }
   return null;
 }

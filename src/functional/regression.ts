@@ -205,7 +205,7 @@ export function regressionCalibrationSumsProblem(sums: Float64Array, o: Regressi
 /**
  * ENCE (Levi et al. 2022) from every sample's standard deviation and squared error: equal-mass
  * bins of σ ascending (ties at a bin edge split by count, each part carrying the tie's mean
- * squared error), mean over non-empty bins of |RMV_b − RMSE_b|/RMV_b. O(N + B).
+ * squared error), mean over non-empty bins of |RMV_b − RMSE_b|/RMV_b. O(N + min(B, N)).
  *
  * @example
  * ```ts
@@ -215,14 +215,16 @@ export function regressionCalibrationSumsProblem(sums: Float64Array, o: Regressi
 export function ence(yStd: Float32Array | Float64Array, squaredError: ArrayLike<number>, nBins: number): number {
   const variance = new Float64Array(yStd.length);
   for (let i = 0; i < yStd.length; i++) variance[i] = yStd[i] * yStd[i]; // exact for float32 σ; same order as σ
-  const { bins } = quantileBins(variance, squaredError, nBins);
+  // B ≥ N bins hold one sample each in the first N, the rest empty and skipped: N bins are the same
+  const nb = Math.max(1, Math.min(nBins, yStd.length));
+  const { bins } = quantileBins(variance, squaredError, nb);
   let acc = 0;
   let used = 0;
-  for (let b = 0; b < nBins; b++) {
+  for (let b = 0; b < nb; b++) {
     const count = bins[b];
     if (count === 0) continue;
-    const rmv = Math.sqrt(bins[nBins + b] / count);
-    const rmse = Math.sqrt(bins[2 * nBins + b] / count);
+    const rmv = Math.sqrt(bins[nb + b] / count);
+    const rmse = Math.sqrt(bins[2 * nb + b] / count);
     acc += Math.abs(rmv - rmse) / rmv;
     used++;
   }

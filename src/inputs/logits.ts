@@ -7,6 +7,12 @@ import type { DecisionInput } from './adapter';
 import type { ConfidenceBatch } from './confidences';
 import type { DeviceRowStats } from './deviceRows';
 
+/**
+ * The most classes K a classifier row may have: 2^24 (16 777 216), far beyond any label set
+ * in use, so that a state claiming more (a corrupted or forged file) is rejected on loading.
+ */
+export const MAX_CLASSES = 2 ** 24;
+
 /** Argument names of classification metrics. */
 export const LOGIT_INPUTS = Object.freeze(['logits', 'labels'] as const);
 
@@ -107,6 +113,8 @@ export function readClassifierRows(
   const logits = readLogits(metric, LOGIT_INPUTS[0], args[0]);
   const labels = readLabels(metric, LOGIT_INPUTS[1], args[1], logits.k);
   requireSameN(metric, LOGIT_INPUTS, [logits.n, labels.length]);
+  if (logits.k > MAX_CLASSES)
+    fail(metric, LOGIT_INPUTS[0], `expected argument ${ARG} to have at most 2^24 classes, but got K = ${logits.k}`);
   if (logits.n > 0 && expectedK > 0 && logits.k !== expectedK) {
     fail(
       metric,

@@ -1,4 +1,4 @@
-import { isCount } from './isCount';
+import { isCount, sumInRange } from './isCount';
 import { sortWithPayload } from './radixSort';
 
 /**
@@ -51,6 +51,68 @@ export function eceBatchSums(confidences: ArrayLike<number>, correct: ArrayLike<
   return out;
 }
 
+/**
+ * The ECE state of one batch as the entries it changes: N at entry 0, and the count, Σconfidence
+ * and Σcorrect of each bin the batch touches (entries 1 + b, 1 + B + b, 1 + 2B + b). O(N)
+ * whatever B: for batches much smaller than the bins.
+ */
+export function eceBatchSparse(
+  confidences: ArrayLike<number>,
+  correct: ArrayLike<number>,
+  nBins: number,
+): { length: number; index: Int32Array; value: Float64Array } {
+  const slot = new Map<number, number>();
+  const touched: number[] = [];
+  const acc: number[] = []; // count, Σc, Σcorrect of each touched bin, in the order of `touched`
+  for (let i = 0; i < confidences.length; i++) {
+    const c = confidences[i];
+    const raw = (c * nBins) | 0;
+    const b = raw < nBins ? raw : nBins - 1;
+    let s = slot.get(b);
+    if (s === undefined) {
+      s = touched.length;
+      slot.set(b, s);
+      touched.push(b);
+      acc.push(0, 0, 0);
+    }
+    acc[3 * s] += 1; // in sample order per bin, as accumulateBins adds them
+    acc[3 * s + 1] += c;
+    acc[3 * s + 2] += correct[i];
+  }
+  const index = new Int32Array(1 + 3 * touched.length);
+  const value = new Float64Array(index.length);
+  value[0] = confidences.length;
+  touched.forEach((b, s) => {
+    for (let part = 0; part < 3; part++) {
+      index[1 + 3 * s + part] = 1 + part * nBins + b;
+      value[1 + 3 * s + part] = acc[3 * s + part];
+    }
+  });
+  return { length: 1 + 3 * nBins, index, value };
+}
+
+/**
+ * The ECE state of one batch in the cheaper form: sparse ({@link eceBatchSparse}) when the batch
+ * is much smaller than the bins, else dense ({@link eceBatchSums}). O(N) whatever B.
+ */
+export function eceBatchDelta(
+  confidences: ArrayLike<number>,
+  correct: ArrayLike<number>,
+  nBins: number,
+): Float64Array | { length: number; index: Int32Array; value: Float64Array } {
+  return 8 * confidences.length < nBins
+    ? eceBatchSparse(confidences, correct, nBins)
+    : eceBatchSums(confidences, correct, nBins);
+}
+
+/**
+ * Whether Σconfidence of `count` samples in equal-width bin `bin` of `nBins` can be `sum`: each
+ * confidence lies in [bin/B, (bin + 1)/B] (up to the rounding of c·B).
+ */
+export function binConfidenceSumFits(sum: number, count: number, bin: number, nBins: number): boolean {
+  return sumInRange(sum, (count * bin) / nBins, (count * (bin + 1)) / nBins);
+}
+
 /** What makes an ECE state [N, 3B bin sums] impossible for `nBins` bins, or null. O(B). */
 export function eceSumsProblem(sums: Float64Array, nBins: number): string | null {
   const b = nBins;
@@ -60,7 +122,7 @@ export function eceSumsProblem(sums: Float64Array, nBins: number): string | null
     const count = sums[i];
     if (
       !isCount(count) ||
-      !(sums[i + b] >= 0 && sums[i + b] <= count) ||
+      !binConfidenceSumFits(sums[i + b], count, i - 1, b) ||
       !isCount(sums[i + 2 * b]) ||
       sums[i + 2 * b] > count
     ) {

@@ -1,15 +1,15 @@
 import {
   classwiseEceClasses,
   classwiseEceCompute,
+  classwiseEceDelta,
   classwiseEceSumsProblem,
-  classwiseEceUpdate,
   smoothECE,
 } from '../functional/calibration';
 import { eceOptionsProblem } from '../functional/confidence';
 import { ARG, fail } from '../errors';
 import type { DecisionInput } from '../inputs/adapter';
 import { CONFIDENCE_INPUTS, CONFIDENCES } from '../inputs/confidences';
-import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
+import { LOGIT_INPUTS, LOGITS, type ClassifierRows, type ProbabilitiesOptions } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import type { RowNeeds } from '../inputs/readAsync';
 import { MIN_SIGMA } from '../math/smoothEce';
@@ -23,7 +23,7 @@ import { FixedValueState, FlaggedKeyColumn } from '../reducers/state';
 
 /** Options of {@link ClasswiseECE}. */
 export interface ClasswiseECEOptions extends ProbabilitiesOptions {
-  /** Number of equal-width probability bins per class. Default 10. */
+  /** Number of equal-width probability bins per class, an integer from 1 to 10⁷ (K·nBins at most 10⁷). Default 10. */
   nBins?: number;
   /** How each class's bin gaps combine: 'l1' (ECE, the default), 'l2' or 'max' (MCE). */
   norm?: 'l1' | 'l2' | 'max';
@@ -34,7 +34,8 @@ export interface ClasswiseECEOptions extends ProbabilitiesOptions {
 /**
  * Classwise ECE: the mean over the K classes of the binned calibration error of (p_k,
  * [label = k]) over all samples, binned by p_k (SPEC §8.2) — it sees every class's probability,
- * not only the top one. State: 1 + 3·K·nBins numbers, whatever the number of samples.
+ * not only the top one. State: 1 + 3·K·nBins numbers, whatever the number of samples; K·nBins
+ * must be at most 10⁷.
  *
  * @example
  * ```ts
@@ -49,9 +50,9 @@ export class ClasswiseECE extends SumMetric<ClasswiseECEOptions> {
     const layout = { nBins: 1 };
     super(
       {
-        input: LOGITS,
+        input: classwiseInput(layout),
         options: { nBins: nBinsOption, norm: calibrationNormOption, debias: debiasOption },
-        update: classwiseEceUpdate,
+        update: classwiseEceDelta, // O(batch·K) whatever nBins
         compute: classwiseEceCompute,
         check: classwiseEceSumsProblem,
         classesInSums: (length) => classwiseEceClasses(length, layout.nBins),
@@ -65,6 +66,30 @@ export class ClasswiseECE extends SumMetric<ClasswiseECEOptions> {
       fail(this.metricName, bad.option, `expected option ${ARG} to be ${bad.expected}, but got ${value}`);
     }
   }
+}
+
+/** The most sums a ClasswiseECE keeps, 3·K·nBins: as many as ECE's largest `nBins` (10⁷) gives it. */
+const MAX_CLASSWISE_BINS = 1e7;
+
+/**
+ * Classifier rows as ClasswiseECE reads them: K·nBins at most 10⁷, so that its state (3·K·nBins
+ * float64 sums, 240 MB at the bound) stays bounded like ECE's.
+ */
+function classwiseInput(layout: { readonly nBins: number }): DecisionInput<ClassifierRows> {
+  return Object.freeze({
+    ...LOGITS,
+    read: (metric: string, args: readonly unknown[], options: Readonly<Required<ProbabilitiesOptions>>, k: number) => {
+      const rows = LOGITS.read(metric, args, options, k);
+      if (rows.n > 0 && rows.k * layout.nBins > MAX_CLASSWISE_BINS) {
+        fail(
+          metric,
+          LOGIT_INPUTS[0],
+          `expected K·nBins ≤ 1e7 (ClasswiseECE keeps 3 sums per class and bin), but got K = ${rows.k} classes with nBins = ${layout.nBins}`,
+        );
+      }
+      return rows;
+    },
+  });
 }
 
 /** `sigma` of the smooth ECE: 'auto' or a bandwidth in [0.001, 1]. */

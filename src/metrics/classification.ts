@@ -4,6 +4,7 @@ import {
   classificationCrossEntropyCompute,
   classificationCrossEntropyUpdate,
   classificationEcuasCompute,
+  classificationEcuasCostMax,
   classificationEcuasUpdate,
   classificationErrorRateCompute,
   classificationErrorRateUpdate,
@@ -13,9 +14,9 @@ import {
   classificationLogLogUpdate,
   priorSumsProblem,
 } from '../functional/classification';
-import { eceCompute, eceOptionsProblem, eceUpdate, quantileEceCompute } from '../functional/confidence';
+import { eceCompute, eceOptionsProblem, quantileEceCompute } from '../functional/confidence';
 import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
-import { eceSumsProblem } from '../math/binning';
+import { eceBatchDelta, eceSumsProblem } from '../math/binning';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
 import { binnedCalibrationOptions, epsilonOption, gammaOption, normalizeOption, nOption } from '../options';
 import { BinnedMetric, RankingMetric, SumMetric } from '../reducers/metricBases';
@@ -113,7 +114,7 @@ export class ClassificationBrierScore extends SumMetric<NormalizeOptions> {
         options: { normalize: normalizeOption(true) },
         update: classificationBrierUpdate,
         compute: classificationBrierCompute,
-        check: (sums) => priorSumsProblem(sums),
+        check: (sums) => priorSumsProblem(sums, false, () => 2), // Σ_k (p_k − [label = k])² ≤ 2
         classesInSums,
       },
       options,
@@ -153,7 +154,7 @@ export class ClassificationECUAS extends SumMetric<ClassificationECUASOptions> {
         update: classificationEcuasUpdate,
         rowNeeds: { labelLogit: false },
         compute: classificationEcuasCompute,
-        check: (sums) => priorSumsProblem(sums),
+        check: (sums, o) => priorSumsProblem(sums, false, (k) => classificationEcuasCostMax(k, o)),
         classesInSums,
       },
       options,
@@ -225,7 +226,7 @@ export class ClassificationGammaECUAS extends SumMetric<ClassificationGammaECUAS
         update: classificationGammaEcuasUpdate,
         rowNeeds: { labelLogit: false },
         compute: classificationGammaEcuasCompute,
-        check: (sums) => priorSumsProblem(sums),
+        check: (sums) => priorSumsProblem(sums, false, () => 1), // γ or 0-1
         classesInSums,
       },
       options,
@@ -273,7 +274,7 @@ export class ClassificationECE extends BinnedMetric<ClassificationECEOptions> {
         input: LOGITS,
         options: binnedCalibrationOptions,
         optionsProblem: eceOptionsProblem,
-        update: eceUpdate,
+        update: (d, o) => eceBatchDelta(d.confidence, d.correct, o.nBins), // O(batch) whatever nBins
         compute: eceCompute,
         check: (sums, o) => eceSumsProblem(sums, o.nBins),
         computeSamples: quantileEceCompute,

@@ -1,13 +1,16 @@
 import { CONFIDENCES, CONFIDENCE_INPUTS, type ConfidenceBatch } from '../inputs/confidences';
 import {
+  brierCostRange,
   brierCompute,
+  crossEntropyCostRange,
+  ecuasCostRange,
+  gammaCostRange,
   brierUpdate,
   crossEntropyCompute,
   crossEntropyUpdate,
   decisionSumsProblem,
   eceCompute,
   eceOptionsProblem,
-  eceUpdate,
   ecuasCompute,
   ecuasUpdate,
   errorRateCompute,
@@ -16,7 +19,7 @@ import {
   gammaEcuasUpdate,
   quantileEceCompute,
 } from '../functional/confidence';
-import { eceSumsProblem } from '../math/binning';
+import { eceBatchDelta, eceSumsProblem } from '../math/binning';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
 import { binnedCalibrationOptions, epsilonOption, gammaOption, normalizeOption, nOption } from '../options';
 import { BinnedMetric, RankingMetric, SumMetric, type NoOptions } from '../reducers/metricBases';
@@ -44,7 +47,7 @@ export class ConfidenceErrorRate extends SumMetric<NoOptions> {
         options: {},
         update: errorRateUpdate,
         compute: errorRateCompute,
-        check: decisionSumsProblem,
+        check: (s) => decisionSumsProblem(s),
       },
       options,
     );
@@ -76,7 +79,7 @@ export class ConfidenceBrierScore extends SumMetric<ConfidenceBrierScoreOptions>
         options: { normalize: normalizeOption(false) },
         update: brierUpdate,
         compute: brierCompute,
-        check: decisionSumsProblem,
+        check: (s) => decisionSumsProblem(s, brierCostRange()),
       },
       options,
     );
@@ -110,7 +113,7 @@ export class ConfidenceCrossEntropy extends SumMetric<ConfidenceCrossEntropyOpti
         options: { epsilon: epsilonOption, normalize: normalizeOption(false) },
         update: crossEntropyUpdate,
         compute: crossEntropyCompute,
-        check: decisionSumsProblem,
+        check: (s, o) => decisionSumsProblem(s, crossEntropyCostRange(o)),
       },
       options,
     );
@@ -119,7 +122,7 @@ export class ConfidenceCrossEntropy extends SumMetric<ConfidenceCrossEntropyOpti
 
 /** Options of {@link ExpectedCalibrationError} (and ClassificationECE). */
 export interface ExpectedCalibrationErrorOptions {
-  /** Number of confidence bins. Default 10. */
+  /** Number of confidence bins, an integer from 1 to 10⁷. Default 10. */
   nBins?: number;
   /**
    * How the per-bin gaps d_b = accuracy − mean confidence combine, with weights w_b = n_b/N:
@@ -160,7 +163,7 @@ export class ExpectedCalibrationError extends BinnedMetric<ExpectedCalibrationEr
         input: CONFIDENCES,
         options: binnedCalibrationOptions,
         optionsProblem: eceOptionsProblem,
-        update: eceUpdate,
+        update: (d, o) => eceBatchDelta(d.confidence, d.correct, o.nBins), // O(batch) whatever nBins
         compute: eceCompute,
         check: (s, o) => eceSumsProblem(s, o.nBins),
         computeSamples: quantileEceCompute,
@@ -201,7 +204,7 @@ export class ConfidenceECUAS extends SumMetric<ConfidenceECUASOptions> {
         options: { n: nOption, epsilon: epsilonOption, normalize: normalizeOption(false) },
         update: ecuasUpdate,
         compute: ecuasCompute,
-        check: decisionSumsProblem,
+        check: (s, o) => decisionSumsProblem(s, ecuasCostRange(o)),
       },
       options,
     );
@@ -229,7 +232,7 @@ export class CCAS extends SumMetric<CCASOptions> {
         options: { epsilon: epsilonOption, normalize: normalizeOption(false) },
         update: (b: ConfidenceBatch, o: Required<CCASOptions>) => ecuasUpdate(b, { ...o, n: 0 }),
         compute: (sums: Float64Array, o: Required<CCASOptions>) => ecuasCompute(sums, { ...o, n: 0 }),
-        check: decisionSumsProblem,
+        check: (s: Float64Array, o: Required<CCASOptions>) => decisionSumsProblem(s, ecuasCostRange({ ...o, n: 0 })),
       },
       options,
     );
@@ -263,7 +266,7 @@ export class ConfidenceGammaECUAS extends SumMetric<ConfidenceGammaECUASOptions>
         options: { gamma: gammaOption, normalize: normalizeOption(false) },
         update: gammaEcuasUpdate,
         compute: gammaEcuasCompute,
-        check: decisionSumsProblem,
+        check: (s, o) => decisionSumsProblem(s, gammaCostRange(o)),
       },
       options,
     );

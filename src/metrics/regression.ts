@@ -23,6 +23,7 @@ import { Metric } from '../metric';
 import { SumMetric, type NoOptions } from '../reducers/metricBases';
 import { choiceOption, integerOption, levelOption, nBinsOption } from '../options';
 import { float32Column, float64Column } from '../reducers/state';
+import { sumInRange } from '../math/isCount';
 
 // The metrics of SPEC §9 over Gaussian predictions N(yPred, yStd²): each class declares its
 // options and the pure functions of ../functional/regression.ts that do its math.
@@ -33,11 +34,24 @@ import { float32Column, float64Column } from '../reducers/state';
  */
 export type GaussianArgs = [yPred: TensorLike, yTrue: TensorLike, yStd: TensorLike];
 
-/** Sums of `length` entries whose entries after N must all be ≥ 0 (sums of non-negative terms). */
+/** The largest finite float32: σ (and every input) is a finite float32. */
+const FLOAT32_MAX = 3.4028234663852886e38;
+/** log of the smallest σ > 0 a float32 holds (2^−149) and of the largest. */
+const LOG_SIGMA_RANGE = [-149 * Math.LN2, Math.log(FLOAT32_MAX)] as const;
+
+/**
+ * Sums [N, Σ term] of `length` entries whose entries after N must all be ≥ 0 (sums of
+ * non-negative terms) and, with `maxTerm`, at most N·maxTerm (the largest term a float32 input gives).
+ */
 const nonNegativeSums =
-  (length: number) =>
+  (length: number, maxTerm = Infinity) =>
   (sums: Float64Array): string | null =>
-    gaussianSumsProblem(sums, length) ?? (sums.every((v) => v >= 0) ? null : `a negative sum in [${sums.join(', ')}]`);
+    gaussianSumsProblem(sums, length) ??
+    (sums.some((v) => v < 0)
+      ? `a negative sum in [${sums.join(', ')}]`
+      : sums.every((v, i) => i === 0 || sumInRange(v, 0, sums[0] * maxTerm))
+        ? null
+        : `a sum out of range in [${sums.join(', ')}]`);
 
 /**
  * Mean Gaussian negative log-likelihood of the targets under N(yPred, yStd²):
@@ -59,7 +73,10 @@ export class GaussianNLL extends SumMetric<NoOptions, GaussianArgs> {
         options: {},
         update: gaussianNllUpdate,
         compute: gaussianNllCompute,
-        check: (s) => gaussianSumsProblem(s, 3) ?? (s[2] >= 0 ? null : `Σz² = ${s[2]}`),
+        check: (s) =>
+          gaussianSumsProblem(s, 3) ??
+          (sumInRange(s[1], s[0] * LOG_SIGMA_RANGE[0], s[0] * LOG_SIGMA_RANGE[1]) ? null : `Σ log σ = ${s[1]}`) ??
+          (s[2] >= 0 ? null : `Σz² = ${s[2]}`),
       },
       options,
     );
@@ -147,7 +164,7 @@ export class IntervalWidth extends SumMetric<IntervalOptions, GaussianArgs> {
         options: { level: levelOption(0.95) },
         update: intervalWidthUpdate,
         compute: intervalWidthCompute,
-        check: nonNegativeSums(2),
+        check: nonNegativeSums(2, FLOAT32_MAX), // Σσ
       },
       options,
     );
@@ -168,7 +185,13 @@ export class Sharpness extends SumMetric<NoOptions, GaussianArgs> {
   static override readonly inputs: readonly string[] = GAUSSIAN.names;
   constructor(options?: NoOptions) {
     super(
-      { input: GAUSSIAN, options: {}, update: sharpnessUpdate, compute: sharpnessCompute, check: nonNegativeSums(2) },
+      {
+        input: GAUSSIAN,
+        options: {},
+        update: sharpnessUpdate,
+        compute: sharpnessCompute,
+        check: nonNegativeSums(2, FLOAT32_MAX * FLOAT32_MAX), // Σσ²
+      },
       options,
     );
   }
@@ -176,7 +199,7 @@ export class Sharpness extends SumMetric<NoOptions, GaussianArgs> {
 
 /** Options of {@link RegressionCalibrationError}. */
 export interface RegressionCalibrationErrorOptions {
-  /** Number of levels p_j = j/(nLevels − 1), an integer ≥ 2. Default 100. */
+  /** Number of levels p_j = j/(nLevels − 1), an integer from 2 to 10⁶. Default 100. */
   nLevels?: number;
   /**
    * How the gaps e_j = observed − expected coverage combine: 'l1' mean |e_j| (MACE, the default),
@@ -218,7 +241,7 @@ export class RegressionCalibrationError extends SumMetric<RegressionCalibrationE
 
 /** Options of {@link ENCE}. */
 export interface ENCEOptions {
-  /** Number of equal-mass bins of σ. Default 10. */
+  /** Number of equal-mass bins of σ, an integer from 1 to 10⁷ (more than N bins change nothing). Default 10. */
   nBins?: number;
 }
 

@@ -296,13 +296,22 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
 export interface RiskCoverageCurveOptions {
   /** Per-sample risk; default squared error. The library disposes what it returns. */
   riskFn?: RiskFn | null;
-  /** Number of coverage points, an integer ≥ 2, or `'all'` for one point per sample. Default 100. */
+  /**
+   * Number of coverage points, an integer from 2 to 10⁶ (the curve's arrays are allocated at this
+   * size), or `'all'` for one point per sample. Default 100.
+   */
   nPoints?: number | 'all';
 }
 
+/** The most coverage points a curve may ask for (`'all'` gives one per sample, whatever N). */
+const MAX_POINTS = 1e6;
+
 const nPointsOption: OptionSpec<number | 'all'> = {
   default: 100,
-  check: (v) => (v === 'all' || (Number.isInteger(v) && (v as number) >= 2) ? null : "an integer ≥ 2 or 'all'"),
+  check: (v) =>
+    v === 'all' || (Number.isInteger(v) && (v as number) >= 2 && (v as number) <= MAX_POINTS)
+      ? null
+      : "an integer ≥ 2 (at most 1e6) or 'all'",
 };
 
 /**

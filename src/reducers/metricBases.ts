@@ -1,12 +1,12 @@
 import type { DecisionInput, InputAdapter } from '../inputs/adapter';
 import type { ConfidenceBatch } from '../inputs/confidences';
-import { LOGITS } from '../inputs/logits';
+import { LOGITS, MAX_CLASSES } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import type { RowNeeds } from '../inputs/readAsync';
 import { tieBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
-import { FixedValueState, FlaggedKeyColumn, SumState } from './state';
+import { FixedValueState, FlaggedKeyColumn, SumState, type SparseSums } from './state';
 
 /** No options. */
 export type NoOptions = Record<string, never>;
@@ -20,7 +20,8 @@ export interface SumDeclaration<B, O extends object> {
   /** Its input; a decision input (confidences, classifier rows) also keeps the K of classifier rows. */
   readonly input: InputAdapter<B>;
   readonly options: OptionSchema<object>;
-  readonly update: (batch: B, options: Readonly<Required<O>>) => Float64Array;
+  /** The batch's sums, dense or (for a batch that touches few of many sums) sparse. */
+  readonly update: (batch: B, options: Readonly<Required<O>>) => Float64Array | SparseSums;
   readonly compute: (sums: Float64Array, options: Readonly<Required<O>>) => number;
   readonly check: (sums: Float64Array, options: Readonly<Required<O>>) => string | null;
   /**
@@ -112,7 +113,7 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
 /** The number of classes a loaded state claims: K ≥ 2 for classifier rows, none for confidences. */
 function classesProblem(input: DecisionInput<unknown>, k: number, n: number): string | null {
   if (n === 0) return k === 0 ? null : `K = ${k} classes but no samples`;
-  if (input.keyPrecision === 'float64') return k >= 2 ? null : `K = ${k} classes`;
+  if (input.keyPrecision === 'float64') return k >= 2 && k <= MAX_CLASSES ? null : `K = ${k} classes`;
   return k === 0 ? null : `K = ${k} classes for confidence inputs`;
 }
 
@@ -217,7 +218,8 @@ export interface BinnedDeclaration<O extends BinningOptions> {
   readonly input: DecisionInput<unknown>;
   readonly options: OptionSchema<object>;
   readonly optionsProblem: (options: Readonly<O>) => { option: string; expected: string } | null;
-  readonly update: (d: ConfidenceBatch, options: Readonly<O>) => Float64Array;
+  /** The batch's sums, dense or (for a batch that touches few of many bins) sparse. */
+  readonly update: (d: ConfidenceBatch, options: Readonly<O>) => Float64Array | SparseSums;
   readonly compute: (sums: Float64Array, options: Readonly<O>) => number;
   readonly check: (sums: Float64Array, options: Readonly<O>) => string | null;
   readonly computeSamples: (d: { confidence: Float32Array; correct: Uint8Array }, options: Readonly<O>) => number;

@@ -1,6 +1,18 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { fromBase64, toBase64 } from '../base64';
 import { isRecord } from '../options';
+import { own } from '../own';
+
+/**
+ * The largest sample count a state holds, 2^53 − 1: float64 counts are exact up to there, so a
+ * merge that would pass it is refused (and a loaded count beyond it rejected).
+ */
+export const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+
+/** What stops counts `a` and `b` from adding up exactly, or null. */
+function countOverflow(a: number, b: number): string | null {
+  return a + b > MAX_COUNT ? `N = ${b}, which with N = ${a} here exceeds 2^53 − 1 samples` : null;
+}
 
 /**
  * One piece of a metric's state with its merge rule, so that `reset`, `merge` and
@@ -15,8 +27,50 @@ export interface MetricState {
   merge(other: this): void;
   /** A JSON-serializable snapshot. */
   toJSON(): unknown;
-  /** Replaces the contents with a snapshot; returns what is wrong with it, or null. */
+  /**
+   * Replaces the contents with a snapshot — from `toJSON`, or a {@link RawSnapshot} of the
+   * bytes `toRaw` gave — and returns what is wrong with it, or null.
+   */
   load(snapshot: unknown): string | null;
+  /** The contents as raw bytes (states whose bulk is numbers): what `Metric.toBinary` writes instead of `toJSON`. */
+  toRaw?(): RawParts;
+}
+
+/** A state's contents as raw little-endian bytes: n values of `dtype`, in `parts` to be joined in order. */
+export interface RawParts {
+  readonly dtype: string;
+  readonly n: number;
+  readonly parts: Uint8Array[];
+}
+
+/** Bytes of one value of each raw dtype. */
+const RAW_BYTES: ReadonlyMap<string, number> = new Map([
+  ['float64', 8],
+  ['float32', 4],
+  ['bool', 1],
+]);
+
+/** Bytes of one value of a raw dtype, or undefined for another name. */
+export function rawBytesPerValue(dtype: unknown): number | undefined {
+  return typeof dtype === 'string' ? RAW_BYTES.get(dtype) : undefined;
+}
+
+/**
+ * The snapshot `load` takes for what `toRaw` wrote: n values of `dtype` as raw little-endian
+ * bytes, in a buffer of their own (offset 0) that the state may keep.
+ */
+export class RawSnapshot {
+  constructor(
+    readonly dtype: string,
+    readonly n: number,
+    readonly bytes: Uint8Array<ArrayBuffer>,
+  ) {}
+}
+
+/** A fresh copy of a tensor's raw bytes (the float64 states hold their bits as int32). */
+function tensorBytes(t: tf.Tensor): Uint8Array {
+  const v = t.dataSync<'float32' | 'int32' | 'bool'>();
+  return new Uint8Array(v.buffer, v.byteOffset, v.byteLength).slice();
 }
 
 /**
@@ -35,9 +89,24 @@ function decodeFloat64(t: tf.Tensor): Float64Array {
   return new Float64Array(bits.buffer);
 }
 
+/**
+ * Sums of one batch given by the entries they change (a batch touches a few of many bins):
+ * `value[j]` is added to entry `index[j]` of a vector of `length` entries.
+ */
+export interface SparseSums {
+  readonly length: number;
+  readonly index: ArrayLike<number>;
+  readonly value: ArrayLike<number>;
+}
+
 /** A fixed-size vector of float64 sums (counts, running totals, bins) held as a tensor. Merges by addition. */
 export class SumState implements MetricState {
   private tensor: tf.Tensor | null = null;
+  /**
+   * Sparse additions not yet in the tensor, by entry: the tensor is rewritten (O(length)) only
+   * once they touch a quarter of the entries, or when the sums are read.
+   */
+  private pending: Map<number, number> | null = null;
   /** Entry 0 (the sample count of every sum metric), kept beside the tensor so reading it decodes nothing. */
   private entry0 = 0;
 
@@ -53,11 +122,19 @@ export class SumState implements MetricState {
 
   /** The current sums (a fresh array), or null before the first update. */
   read(): Float64Array | null {
+    this.flush();
     return this.tensor ? decodeFloat64(this.tensor) : null;
   }
 
-  /** Adds `delta` entry-wise (and may overwrite it); the first call fixes the length. */
-  add(delta: Float64Array): void {
+  /**
+   * Adds `delta` entry-wise (and may overwrite it); the first call fixes the length. Sparse sums
+   * cost O(entries given), amortized, whatever the length.
+   */
+  add(delta: Float64Array | SparseSums): void {
+    if (!(delta instanceof Float64Array)) {
+      this.addSparse(delta);
+      return;
+    }
     const current = this.read();
     if (current) for (let i = 0; i < delta.length; i++) delta[i] += current[i];
     const next = encodeFloat64(delta);
@@ -66,16 +143,47 @@ export class SumState implements MetricState {
     this.entry0 = delta[0];
   }
 
+  private addSparse(delta: SparseSums): void {
+    const { index, value } = delta;
+    if (!this.tensor) {
+      const dense = new Float64Array(delta.length); // the state's first update allocates it
+      for (let j = 0; j < index.length; j++) dense[index[j]] += value[j];
+      this.add(dense);
+      return;
+    }
+    const pending = (this.pending ??= new Map<number, number>());
+    for (let j = 0; j < index.length; j++) {
+      const i = index[j];
+      pending.set(i, (pending.get(i) ?? 0) + value[j]);
+      if (i === 0) this.entry0 += value[j];
+    }
+    if (4 * pending.size > this.length) this.flush();
+  }
+
+  /** Writes the pending sparse additions into the tensor. */
+  private flush(): void {
+    const pending = this.pending;
+    if (!pending || !this.tensor) return;
+    this.pending = null;
+    const sums = decodeFloat64(this.tensor);
+    for (const [i, v] of pending) sums[i] += v;
+    const next = encodeFloat64(sums);
+    this.tensor.dispose();
+    this.tensor = next;
+    this.entry0 = sums[0];
+  }
+
   clear(): void {
     this.tensor?.dispose();
     this.tensor = null;
+    this.pending = null;
     this.entry0 = 0;
   }
 
   incompatibility(other: SumState): string | null {
     return this.length && other.length && this.length !== other.length
       ? `sums of length ${other.length}, not ${this.length}`
-      : null;
+      : countOverflow(this.entry0, other.entry0);
   }
 
   merge(other: SumState): void {
@@ -89,7 +197,23 @@ export class SumState implements MetricState {
     return sums ? Array.from(sums) : null;
   }
 
+  /** The sums as raw float64 bytes (none before the first update). */
+  toRaw(): RawParts {
+    this.flush();
+    return this.tensor
+      ? { dtype: 'float64', n: this.length, parts: [tensorBytes(this.tensor)] }
+      : { dtype: 'float64', n: 0, parts: [] };
+  }
+
   load(snapshot: unknown): string | null {
+    if (snapshot instanceof RawSnapshot) {
+      if (snapshot.dtype !== 'float64' || snapshot.bytes.length !== 8 * snapshot.n) return 'sums must be float64';
+      const sums = new Float64Array(snapshot.bytes.buffer, 0, snapshot.n);
+      if (!sums.every((v) => Number.isFinite(v))) return 'sums must be finite numbers';
+      this.clear();
+      if (sums.length) this.add(sums);
+      return null;
+    }
     if (snapshot === null) return (this.clear(), null);
     if (
       !Array.isArray(snapshot) ||
@@ -111,6 +235,8 @@ interface ColumnCodec<T extends ColumnArray> {
   encode(values: T): tf.Tensor;
   decode(t: tf.Tensor): ArrayLike<number>;
   make(n: number): T;
+  /** The values in `bytes` (a buffer of their own, offset 0), without a copy. */
+  view(bytes: Uint8Array<ArrayBuffer>): T;
   /** Bytes of one sample in serialized form. */
   readonly bytes: number;
 }
@@ -185,7 +311,9 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
   }
 
   incompatibility(other: ColumnState<T>): string | null {
-    return other.codec.name === this.codec.name ? null : `a ${other.codec.name} column, not ${this.codec.name}`;
+    return other.codec.name === this.codec.name
+      ? countOverflow(this.total, other.total)
+      : `a ${other.codec.name} column, not ${this.codec.name}`;
   }
 
   merge(other: ColumnState<T>): void {
@@ -208,23 +336,41 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
     };
   }
 
+  /** The samples as raw bytes: each chunk's, in order. */
+  toRaw(): RawParts {
+    return { dtype: this.codec.name, n: this.total, parts: this.chunks.map(tensorBytes) };
+  }
+
   load(snapshot: unknown): string | null {
+    if (snapshot instanceof RawSnapshot) {
+      if (snapshot.dtype !== this.codec.name) return `a ${snapshot.dtype} column, not ${this.codec.name}`;
+      return this.loadBytes(snapshot.n, snapshot.bytes);
+    }
+    // own properties only: what Object.prototype lends is no part of a snapshot
+    const n = isRecord(snapshot) ? own(snapshot, 'n') : undefined;
+    const data = isRecord(snapshot) ? own(snapshot, 'data') : undefined;
     if (
       !isRecord(snapshot) ||
-      snapshot.dtype !== this.codec.name ||
-      !Number.isInteger(snapshot.n) ||
-      typeof snapshot.data !== 'string'
+      own(snapshot, 'dtype') !== this.codec.name ||
+      !Number.isSafeInteger(n) ||
+      (n as number) < 0 ||
+      typeof data !== 'string'
     ) {
       return `expected a ${this.codec.name} column { dtype, n, data }`;
     }
-    const bytes = fromBase64(snapshot.data);
-    const n = snapshot.n as number;
-    if (bytes?.length !== n * this.codec.bytes)
-      return `column data is not ${n} base64-encoded ${this.codec.name} values`;
-    const values = this.codec.make(n);
-    new Uint8Array(values.buffer).set(bytes);
+    const count = n as number;
+    const bytes = fromBase64(data);
+    if (bytes?.length !== count * this.codec.bytes)
+      return `column data is not ${count} base64-encoded ${this.codec.name} values`;
+    return this.loadBytes(count, bytes);
+  }
+
+  /** Loads `count` values from their raw bytes (a buffer of their own, which the column may keep). */
+  private loadBytes(count: number, bytes: Uint8Array<ArrayBuffer>): string | null {
+    if (bytes.length !== count * this.codec.bytes) return `column data is not ${count} ${this.codec.name} values`;
+    const values = this.codec.view(bytes);
     const flags = this.codec.name === 'bool';
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < count; i++) {
       const v = values[i];
       if (flags ? v > 1 : v - v !== 0) return `column value ${v} at ${i} is not ${flags ? '0 or 1' : 'finite'}`;
     }
@@ -242,6 +388,7 @@ export const float32Column = (): ColumnState<Float32Array> =>
     encode: (v) => tf.tensor1d(v, 'float32'),
     decode: (t) => t.dataSync(),
     make: (n) => new Float32Array(n),
+    view: (b) => new Float32Array(b.buffer, b.byteOffset, b.length / 4),
   });
 
 /** float64 per sample (8 bytes, as raw bits). */
@@ -252,6 +399,7 @@ export const float64Column = (): ColumnState<Float64Array> =>
     encode: encodeFloat64,
     decode: decodeFloat64,
     make: (n) => new Float64Array(n),
+    view: (b) => new Float64Array(b.buffer, b.byteOffset, b.length / 8),
   });
 
 /** 0/1 per sample (a bool tensor: 1 byte). */
@@ -262,6 +410,7 @@ export const flagColumn = (): ColumnState<Uint8Array> =>
     encode: (v) => tf.tensor1d(v, 'bool'),
     decode: (t) => t.dataSync(),
     make: (n) => new Uint8Array(n),
+    view: (b) => b,
   });
 
 /**
@@ -318,6 +467,11 @@ export class FlaggedKeyColumn implements MetricState {
   /** The packed keys (flag in the sign bit) as a column snapshot. */
   toJSON(): unknown {
     return this.column.toJSON();
+  }
+
+  /** The packed keys as raw bytes. */
+  toRaw(): RawParts {
+    return this.column.toRaw();
   }
 
   load(snapshot: unknown): string | null {
