@@ -434,7 +434,6 @@ function oneFile(files: readonly string[], command: string, see: string): string
   if (files.length === 0) usage(`missing FILE: expected \`ecuas ${command} FILE [options]\` ${see}`);
   if (files.length > 1)
     usage(`expected one FILE, got ${files.length}: ${files.map((f) => JSON.stringify(f)).join(', ')} ${see}`);
-  if (files[0] === '-') usage('reading from stdin is not supported: give a file name');
   return files[0];
 }
 

@@ -1,0 +1,148 @@
+/**
+ * The bytes of an input: a regular file (which can be read again and read at any offset) or a
+ * stream (standard input as `-`, a FIFO, `<(…)`, a character device), read once, in chunks.
+ * The first bytes tell the format: gzip, a zip archive (.npz), Parquet, else text.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { fileError, rethrowIo, systemMessage } from './common';
+
+/** What the first bytes say. */
+export type Magic = 'gzip' | 'zip' | 'parquet' | 'text';
+
+/** Raw read size. */
+export const CHUNK = 1 << 20;
+
+export interface Source {
+  /** The name in messages: the path as given, or "standard input". */
+  readonly name: string;
+  /** The path, for random access; undefined for standard input. */
+  readonly path: string | undefined;
+  /** Size in bytes; 0 when unknown (a stream). */
+  readonly size: number;
+  /** A regular file: it can be read again and at any offset. */
+  readonly regular: boolean;
+  readonly magic: Magic;
+  /** Raw bytes read by the current pass, for progress. */
+  readonly bytesRead: number;
+  /** The bytes from the start: any number of times for a regular file, once for a stream. */
+  bytes(): AsyncIterable<Buffer>;
+}
+
+function magicOf(head: Buffer): Magic {
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'gzip';
+  if (head.length >= 4 && head.toString('latin1', 0, 4) === 'PAR1') return 'parquet';
+  if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5)) return 'zip';
+  return 'text';
+}
+
+class FileSource implements Source {
+  bytesRead = 0;
+  private streamUsed = false;
+  private pushedBack: Buffer[] = [];
+  private iterator: AsyncIterator<Buffer> | undefined;
+  magic: Magic = 'text';
+
+  constructor(
+    readonly name: string,
+    readonly path: string | undefined,
+    readonly size: number,
+    readonly regular: boolean,
+    private readonly open: () => Readable,
+  ) {}
+
+  /** Reads the first bytes and decides the magic; a stream keeps them for its one pass. */
+  async init(): Promise<void> {
+    if (this.regular) {
+      const it = this.open()[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      let head = Buffer.alloc(0);
+      try {
+        while (head.length < 8) {
+          const r = await it.next();
+          if (r.done) break;
+          head = Buffer.concat([head, r.value]);
+        }
+      } finally {
+        await it.return?.();
+      }
+      this.magic = magicOf(head);
+      return;
+    }
+    this.iterator = this.open()[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    let got = 0;
+    while (got < 8) {
+      const r = await this.iterator.next();
+      if (r.done) break;
+      this.pushedBack.push(r.value);
+      got += r.value.length;
+    }
+    this.magic = magicOf(Buffer.concat(this.pushedBack));
+  }
+
+  async *bytes(): AsyncGenerator<Buffer> {
+    this.bytesRead = 0;
+    if (this.regular) {
+      const stream = this.open();
+      try {
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          this.bytesRead += chunk.length;
+          yield chunk;
+        }
+      } finally {
+        stream.destroy();
+      }
+      return;
+    }
+    if (this.streamUsed) fileError(this.name, 'cannot read a stream twice');
+    this.streamUsed = true;
+    const it = this.iterator as AsyncIterator<Buffer>;
+    try {
+      for (const chunk of this.pushedBack) {
+        this.bytesRead += chunk.length;
+        yield chunk;
+      }
+      this.pushedBack = [];
+      for (;;) {
+        const r = await it.next();
+        if (r.done) break;
+        this.bytesRead += r.value.length;
+        yield r.value;
+      }
+    } finally {
+      await it.return?.();
+    }
+  }
+}
+
+/** Name of standard input in messages. */
+export const STDIN_NAME = 'standard input';
+
+/**
+ * Opens `file` (`-` for standard input) and reads its first bytes. Throws an
+ * InputFileError for a missing, unreadable or directory path.
+ */
+export async function openSource(file: string, stdin: Readable = process.stdin): Promise<Source> {
+  let source: FileSource;
+  if (file === '-') {
+    source = new FileSource(STDIN_NAME, undefined, 0, false, () => stdin);
+  } else {
+    let st;
+    try {
+      st = await stat(file);
+    } catch (e) {
+      return fileError(file, `cannot read the file: ${systemMessage(e)}`);
+    }
+    if (st.isDirectory()) fileError(file, 'is a directory, not a file');
+    const regular = st.isFile();
+    source = new FileSource(file, file, regular ? st.size : 0, regular, () =>
+      createReadStream(file, { highWaterMark: CHUNK }),
+    );
+  }
+  try {
+    await source.init();
+  } catch (e) {
+    rethrowIo(source.name, e);
+  }
+  return source;
+}
