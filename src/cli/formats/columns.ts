@@ -34,6 +34,8 @@ export const EXPECTED_COLUMNS =
 
 const REGRESSION_COLUMNS = ['prediction', 'target', 'std'] as const;
 const SCORE = /^(logit|prob)_([0-9]+)$/;
+/** The column names other than the class scores. */
+const PLAIN = ['confidence', 'correct', 'label', ...REGRESSION_COLUMNS];
 
 /**
  * The layout of a header's column names, or the problem with them (phrased to follow
@@ -45,14 +47,19 @@ export function resolveColumns(
 ): Layout | string {
   const names = cells.map((c) => c.trim().toLowerCase());
   const used = names.map((c, i) => !ignored(c, i));
-  const indexOf = (c: string): number[] => names.flatMap((x, i) => (used[i] && x === c ? [i] : []));
+  // one pass: where each of the plain names is (a Map of every name is slow for 10⁶ columns)
+  const at = new Map<string, number[]>(PLAIN.map((c) => [c, []]));
+  names.forEach((c, i) => {
+    if (used[i]) at.get(c)?.push(i);
+  });
+  const indexOf = (c: string): readonly number[] => at.get(c) ?? [];
   const once = (c: string): number | string => {
-    const at = indexOf(c);
-    return at.length === 1
-      ? at[0]
-      : at.length === 0
+    const where = indexOf(c);
+    return where.length === 1
+      ? where[0]
+      : where.length === 0
         ? `column "${c}" is missing`
-        : `column "${c}" appears ${at.length} times`;
+        : `column "${c}" appears ${where.length} times`;
   };
   const extra = (allowed: (c: string) => boolean, what: string): string | undefined => {
     const j = names.findIndex((c, i) => used[i] && !allowed(c));
@@ -78,7 +85,16 @@ export function resolveColumns(
   };
   if (has('confidence')) return simple('confidence', ['confidence', 'correct']);
   if (REGRESSION_COLUMNS.some(has)) return simple('regression', REGRESSION_COLUMNS);
-  const scoreCols = names.flatMap((c, i) => (used[i] && SCORE.test(c) ? [i] : []));
+  const scoreCols: number[] = [];
+  const classOf: number[] = [];
+  const prefixes: string[] = [];
+  names.forEach((c, i) => {
+    const m = used[i] ? SCORE.exec(c) : null;
+    if (!m) return;
+    scoreCols.push(i);
+    prefixes.push(`${m[1]}_`);
+    classOf.push(Number(m[2]));
+  });
   if (!has('label') && scoreCols.length === 0) return '';
   const label = once('label');
   if (typeof label === 'string') return label;
@@ -89,25 +105,27 @@ export function resolveColumns(
       : `column ${j + 1} is ${quote(cells[j].trim())} where "logit_0" or "prob_0" belongs`;
   }
   // the first score column names the kind; a column of the other kind is misnamed
-  const prefix = `${(SCORE.exec(names[scoreCols[0]]) as RegExpExecArray)[1]}_`;
-  for (const i of scoreCols) {
-    const m = SCORE.exec(names[i]) as RegExpExecArray;
-    if (`${m[1]}_` !== prefix) return `column ${i + 1} is ${quote(cells[i].trim())} where "${prefix}${m[2]}" belongs`;
-  }
+  const prefix = prefixes[0];
+  const other = prefixes.findIndex((p) => p !== prefix);
+  if (other >= 0)
+    return `column ${scoreCols[other] + 1} is ${quote(cells[scoreCols[other]].trim())} where "${prefix}${classOf[other]}" belongs`;
   const scores: ClassScores = prefix === 'prob_' ? 'probabilities' : 'logits';
   const bad = extra((c) => c === 'label' || SCORE.test(c), `label, ${prefix}0, …`);
   if (bad) return bad;
   // the score columns, by class index: each of 0 … K−1 exactly once
-  const byIndex = scoreCols
-    .map((i) => ({ i, j: Number((SCORE.exec(names[i]) as RegExpExecArray)[2]) }))
-    .sort((a, b) => a.j - b.j || a.i - b.i);
-  for (let p = 0; p < byIndex.length; p++) {
-    const { i, j } = byIndex[p];
-    if (j !== p || (p > 0 && byIndex[p - 1].j === j))
-      return j === p - 1
-        ? `column "${prefix}${j}" appears more than once`
-        : `column ${i + 1} is ${quote(cells[i].trim())} where "${prefix}${p}" belongs`;
+  const byClass = new Int32Array(scoreCols.length).fill(-1);
+  for (let s = 0; s < scoreCols.length; s++) {
+    const j = classOf[s];
+    if (j < scoreCols.length && byClass[j] >= 0) return `column "${prefix}${j}" appears more than once`;
+    if (j < scoreCols.length) byClass[j] = scoreCols[s];
   }
+  const gap = byClass.indexOf(-1);
+  if (gap >= 0) {
+    // the first column whose class is out of range stands where the missing class belongs
+    const s = classOf.findIndex((j) => j >= scoreCols.length);
+    return `column ${scoreCols[s] + 1} is ${quote(cells[scoreCols[s]].trim())} where "${prefix}${gap}" belongs`;
+  }
+  const byIndex = Array.from(byClass, (i) => ({ i }));
   if (byIndex.length < 2) return `it has only one ${scores === 'logits' ? 'logit' : 'probability'} column (K = 1)`;
   const columns = [label, ...byIndex.map((c) => c.i)];
   return { kind: 'classification', k: byIndex.length, scores, columns, names: columns.map((j) => cells[j].trim()) };
