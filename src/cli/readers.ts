@@ -56,7 +56,7 @@ export async function readInputFile(
 ): Promise<ReadSummary> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH;
   const forced = options.probabilities === true;
-  const source = await openSource(file);
+  const source = await openSource(file, options.stdin);
   const named = formatOfName(file);
   const binary = source.magic === 'zip' ? 'npz' : source.magic === 'parquet' ? 'parquet' : undefined;
   if ((named === 'npz' || named === 'parquet') && binary !== named)

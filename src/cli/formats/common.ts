@@ -72,6 +72,8 @@ export interface ReadOptions {
    * (`ecuas report --probabilities`). Confidence files ignore it. Default false.
    */
   probabilities?: boolean;
+  /** What `-` reads. Default `process.stdin`. */
+  stdin?: NodeJS.ReadableStream;
 }
 
 export interface ReadSummary {

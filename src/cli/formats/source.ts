@@ -4,8 +4,7 @@
  * The first bytes tell the format: gzip, a zip archive (.npz), Parquet, else text.
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import { open, stat } from 'node:fs/promises';
 import { fileError, rethrowIo, systemMessage } from './common';
 
 /** What the first bytes say. */
@@ -49,27 +48,23 @@ class FileSource implements Source {
     readonly path: string | undefined,
     readonly size: number,
     readonly regular: boolean,
-    private readonly open: () => Readable,
+    private readonly stream: () => NodeJS.ReadableStream,
   ) {}
 
   /** Reads the first bytes and decides the magic; a stream keeps them for its one pass. */
   async init(): Promise<void> {
     if (this.regular) {
-      const it = this.open()[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-      let head = Buffer.alloc(0);
+      const fh = await open(this.path as string, 'r');
       try {
-        while (head.length < 8) {
-          const r = await it.next();
-          if (r.done) break;
-          head = Buffer.concat([head, r.value]);
-        }
+        const head = Buffer.alloc(8);
+        const { bytesRead } = await fh.read(head, 0, 8, 0);
+        this.magic = magicOf(head.subarray(0, bytesRead));
       } finally {
-        await it.return?.();
+        await fh.close();
       }
-      this.magic = magicOf(head);
       return;
     }
-    this.iterator = this.open()[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    this.iterator = this.stream()[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     let got = 0;
     while (got < 8) {
       const r = await this.iterator.next();
@@ -83,7 +78,7 @@ class FileSource implements Source {
   async *bytes(): AsyncGenerator<Buffer> {
     this.bytesRead = 0;
     if (this.regular) {
-      const stream = this.open();
+      const stream = createReadStream(this.path as string, { highWaterMark: CHUNK });
       try {
         for await (const chunk of stream as AsyncIterable<Buffer>) {
           this.bytesRead += chunk.length;
@@ -122,7 +117,7 @@ export const STDIN_NAME = 'standard input';
  * Opens `file` (`-` for standard input) and reads its first bytes. Throws an
  * InputFileError for a missing, unreadable or directory path.
  */
-export async function openSource(file: string, stdin: Readable = process.stdin): Promise<Source> {
+export async function openSource(file: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<Source> {
   let source: FileSource;
   if (file === '-') {
     source = new FileSource(STDIN_NAME, undefined, 0, false, () => stdin);

@@ -77,21 +77,22 @@ export async function forEachLine(
   chunks: AsyncIterable<string>,
   onLine: (line: string, lineNo: number) => void,
   afterChunk?: () => void,
+  maxLine = MAX_LINE,
 ): Promise<void> {
   let parts: string[] = [];
   let partLength = 0;
   let lineNo = 0;
   const tooLong = (): never =>
-    fileError(name, `line ${lineNo + 1}: longer than ${count(MAX_LINE)} characters, the limit for one line`);
+    fileError(name, `line ${lineNo + 1}: longer than ${count(maxLine)} characters, the limit for one line`);
   const emit = (text: string): void => {
     let line = text;
     if (parts.length > 0) {
       parts.push(text);
-      if (partLength + text.length > MAX_LINE) tooLong();
+      if (partLength + text.length > maxLine) tooLong();
       line = parts.join('');
       parts = [];
       partLength = 0;
-    } else if (line.length > MAX_LINE) tooLong();
+    } else if (line.length > maxLine) tooLong();
     if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
     onLine(line, ++lineNo);
   };
@@ -106,7 +107,7 @@ export async function forEachLine(
     if (start < chunk.length) {
       const rest = start === 0 ? chunk : chunk.slice(start);
       partLength += rest.length;
-      if (partLength > MAX_LINE) tooLong();
+      if (partLength > maxLine) tooLong();
       parts.push(rest);
     }
     afterChunk?.();
