@@ -74,7 +74,7 @@ export async function* textChunks(source: Source): AsyncGenerator<string> {
  */
 export async function forEachLine(
   name: string,
-  chunks: AsyncIterable<string>,
+  chunks: AsyncIterable<string> | Iterable<string>,
   onLine: (line: string, lineNo: number) => void,
   afterChunk?: () => void,
   maxLine = MAX_LINE,
