@@ -30,6 +30,9 @@ interface KindKeys {
   readonly small: string;
 }
 
+/** Most entries of an array held whole (labels as float64, regression arrays as float32). */
+const MAX_HELD_ENTRIES = MAX_HELD_VALUES / 4;
+
 const CONFIDENCE_KEYS: KindKeys = { big: 'confidences', small: 'correctness' };
 
 /** The keys of a regression JSON file, in the order of a batch's arrays. */
@@ -129,6 +132,13 @@ class JsonPass implements JsonHandler {
 
   private where(): string {
     return `line ${this.parser.line}`;
+  }
+
+  private tooMany(key: string, why: string): never {
+    return this.fail(
+      key,
+      `: more than ${count(MAX_HELD_ENTRIES)} entries, the limit (${why}): split the file, or use CSV or Parquet`,
+    );
   }
 
   private fail(key: string, detail: string): never {
@@ -320,6 +330,7 @@ class JsonPass implements JsonHandler {
       const v = Number(text);
       const bad = key === 'yStd' ? check.std(v) : check.regressionValue(v, key === 'yPred' ? 'prediction' : 'target');
       if (bad) this.fail(key, `[${this.index}]: ${bad}`);
+      if (this.index >= MAX_HELD_ENTRIES) this.tooMany(key, 'a regression file is held in memory while it is read');
       (this.doc.regression.get(key) as Grow<Float32Array>).push(v);
       this.index++;
       return;
@@ -339,6 +350,7 @@ class JsonPass implements JsonHandler {
     if (this.mode === 'small') {
       const i = this.index;
       const small = doc.small as Grow<Uint8Array>;
+      if (i >= MAX_HELD_ENTRIES) this.tooMany(keys.small, `it is held in memory to pair with "${keys.big}"`);
       if (doc.kind === 'confidence') {
         if (type === 'true' || type === 'false') small.push(type === 'true' ? 1 : 0);
         else if (type === 'number' && (text === '0' || text === '1' || Number(text) === 0 || Number(text) === 1))

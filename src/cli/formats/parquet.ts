@@ -17,6 +17,8 @@ import {
 } from './common';
 import type { Source } from './source';
 
+/** Largest footer read: the file's schema and row group index. */
+const MAX_METADATA = 1 << 26;
 /** The physical types read as numbers. */
 const NUMERIC = new Set(['BOOLEAN', 'INT32', 'INT64', 'FLOAT', 'DOUBLE']);
 /** Most values of the needed columns in one row group (float64 each). */
@@ -46,6 +48,14 @@ export async function readParquet(
   const { compressors } = await import('hyparquet-compressors');
   try {
     const buffer = await asyncBufferFromFile(source.path);
+    if (buffer.byteLength < 12) fileError(file, 'not a valid Parquet file: too short');
+    const tail = new DataView(await buffer.slice(buffer.byteLength - 8, buffer.byteLength));
+    const metadataLength = tail.getUint32(0, true);
+    if (metadataLength > MAX_METADATA && metadataLength <= buffer.byteLength)
+      fileError(
+        file,
+        `its metadata (footer) takes ${count(metadataLength)} bytes, more than the limit of ${count(MAX_METADATA)}`,
+      );
     let metadata;
     try {
       metadata = await parquetMetadataAsync(buffer);
