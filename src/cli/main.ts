@@ -95,7 +95,9 @@ function reportHelp(): string {
 
 Computes metrics of the samples in FILE and prints them (stdout).
 
-FILE is CSV or JSON, told apart by the extension (.csv, .json), else by its first character:
+FILE is CSV or JSON (either gzip-compressed too; - reads standard input), a NumPy .npz
+with arrays named like the JSON keys, or Parquet with the CSV columns. CSV and JSON are told
+apart by the extension (.csv, .json), else by the first character:
   CSV    header "confidence,correct", then one row per sample, e.g. 0.93,1
          header "label,logit_0,…,logit_{K-1}" (K ≥ 2), then e.g. 2,0.1,-1.3,2.4
          header "label,prob_0,…,prob_{K-1}" (K ≥ 2), then e.g. 2,0.1,0.2,0.7
