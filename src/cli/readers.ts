@@ -57,16 +57,21 @@ export async function readInputFile(
   const batchSize = options.batchSize ?? DEFAULT_BATCH;
   const forced = options.probabilities === true;
   const source = await openSource(file, options.stdin);
-  const named = formatOfName(file);
-  const binary = source.magic === 'zip' ? 'npz' : source.magic === 'parquet' ? 'parquet' : undefined;
-  if ((named === 'npz' || named === 'parquet') && binary !== named)
-    fileError(
-      source.name,
-      `not a ${named === 'npz' ? '.npz' : 'Parquet'} file: it does not start with ${named === 'npz' ? 'a zip signature ("PK")' : '"PAR1"'}`,
-    );
-  if (binary === 'npz') return readNpz(source, callbacks, batchSize, forced);
-  if (binary === 'parquet') return readParquet(source, callbacks, batchSize, forced);
-  return readText(source, named, callbacks, batchSize, forced);
+  try {
+    const named = formatOfName(file);
+    const binary = source.magic === 'zip' ? 'npz' : source.magic === 'parquet' ? 'parquet' : undefined;
+    if ((named === 'npz' || named === 'parquet') && binary !== named)
+      fileError(
+        source.name,
+        `not a ${named === 'npz' ? '.npz' : 'Parquet'} file: it does not start with ${named === 'npz' ? 'a zip signature ("PK")' : '"PAR1"'}`,
+      );
+    if (binary === 'npz') return await readNpz(source, callbacks, batchSize, forced);
+    if (binary === 'parquet') return await readParquet(source, callbacks, batchSize, forced);
+    return await readText(source, named, callbacks, batchSize, forced);
+  } finally {
+    // a stream left unread would keep the process waiting for its end
+    await source.close();
+  }
 }
 
 /** CSV or JSON: by the extension, else by the first character that is not white space. */

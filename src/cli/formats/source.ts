@@ -3,7 +3,8 @@
  * stream (standard input as `-`, a FIFO, `<(…)`, a character device), read once, in chunks.
  * The first bytes tell the format: gzip, a zip archive (.npz), Parquet, else text.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, open as openFd } from 'node:fs';
+import { Socket } from 'node:net';
 import { open, stat } from 'node:fs/promises';
 import { fileError, rethrowIo, systemMessage } from './common';
 
@@ -27,6 +28,8 @@ export interface Source {
   readonly bytesRead: number;
   /** The bytes from the start: any number of times for a regular file, once for a stream. */
   bytes(): AsyncIterable<Buffer>;
+  /** Lets go of a stream (standard input, a FIFO), read to its end or not. */
+  close(): Promise<void>;
 }
 
 function magicOf(head: Buffer): Magic {
@@ -73,6 +76,13 @@ class FileSource implements Source {
       got += r.value.length;
     }
     this.magic = magicOf(Buffer.concat(this.pushedBack));
+  }
+
+  async close(): Promise<void> {
+    const it = this.iterator;
+    this.iterator = undefined;
+    this.streamUsed = true;
+    await it?.return?.();
   }
 
   async *bytes(): AsyncGenerator<Buffer> {
@@ -130,8 +140,25 @@ export async function openSource(file: string, stdin: NodeJS.ReadableStream = pr
     }
     if (st.isDirectory()) fileError(file, 'is a directory, not a file');
     const regular = st.isFile();
-    source = new FileSource(file, file, regular ? st.size : 0, regular, () =>
-      createReadStream(file, { highWaterMark: CHUNK }),
+    let pipe: Socket | undefined;
+    if (st.isFIFO() || st.isSocket()) {
+      // a pipe read through a socket handle, not the thread pool: letting go of it mid-way
+      // must not leave a blocked read that keeps the process waiting for the writer
+      try {
+        const fd = await new Promise<number>((resolve, reject) => {
+          openFd(file, 'r', (e, fd) => (e ? reject(e) : resolve(fd)));
+        });
+        pipe = new Socket({ fd, readable: true, writable: false });
+      } catch (e) {
+        return fileError(file, `cannot read the file: ${systemMessage(e)}`);
+      }
+    }
+    source = new FileSource(
+      file,
+      file,
+      regular ? st.size : 0,
+      regular,
+      () => pipe ?? createReadStream(file, { highWaterMark: CHUNK }),
     );
   }
   try {
