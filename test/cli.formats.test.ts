@@ -152,6 +152,19 @@ describe('standard input and streams', () => {
     );
   });
 
+  it('a stream that fails mid-way is let go of, not read to its end', async () => {
+    const stdin = new Readable({ read: () => undefined }); // never ends
+    stdin.push('confidence,correct\n0.5,x\n');
+    await expect(read('-', { stdin })).rejects.toThrow(
+      /^standard input: line 2, column "correct": expected 0\/1 or true\/false, got "x"$/,
+    );
+    expect(stdin.destroyed).toBe(true);
+    const parquet = new Readable({ read: () => undefined });
+    parquet.push('PAR1\0\0\0\0');
+    await expect(read('-', { stdin: parquet })).rejects.toThrow(/cannot be read from a stream/);
+    expect(parquet.destroyed).toBe(true);
+  });
+
   const tsx = ['--import', 'tsx', join(root, 'src/cli/bin.ts')];
   const sh = (script: string): { status: number | null; stdout: string; stderr: string } =>
     spawnSync('bash', ['-c', script], {
@@ -164,7 +177,7 @@ describe('standard input and streams', () => {
       },
     });
 
-  it('the executable reads -, a FIFO and <(…), and refuses /dev/zero and /dev/urandom in one line', () => {
+  it('the executable reads -, a FIFO and <(…), refuses /dev/zero and /dev/urandom in one line, and exits on an error without waiting for the writer of a FIFO', () => {
     const f = fixture('logits.csv');
     const j = fixture('logits.json');
     const r = sh(
@@ -173,15 +186,22 @@ describe('standard input and streams', () => {
         `eval "$ECUAS report <(cat ${j}) --format csv --metrics cls_ece"; echo "rc=$?"`,
         `eval "$ECUAS report /dev/zero"; echo "rc=$?"`,
         `eval "$ECUAS report /dev/urandom"; echo "rc=$?"`,
+        // a FIFO whose writer stays open after a bad line: the CLI exits without waiting for it
+        `d=$(mktemp -d); mkfifo "$d/f"; (printf 'confidence,correct\\n0.5,x\\n'; sleep 60) > "$d/f" 2>/dev/null & w=$!`,
+        `s=$(date +%s%N); eval "$ECUAS report $d/f"; echo "rc=$?"; echo "ms=$(( ($(date +%s%N) - s) / 1000000 ))"`,
+        `kill $w; rm -r "$d"`,
       ].join('\n'),
     );
     const out = r.stdout.split('\n');
-    expect(out.filter((l) => l.startsWith('rc='))).toEqual(['rc=0', 'rc=0', 'rc=1', 'rc=1']);
+    expect(out.filter((l) => l.startsWith('rc='))).toEqual(['rc=0', 'rc=0', 'rc=1', 'rc=1', 'rc=1']);
+    const ms = Number(out.find((l) => l.startsWith('ms='))?.slice(3));
+    expect(ms).toBeLessThan(40_000);
     const ece = out.filter((l) => l.startsWith('cls_ece,'));
     expect(ece).toHaveLength(2);
     expect(ece[0]).toBe(ece[1]);
     const errors = r.stderr.trimEnd().split('\n');
-    expect(errors).toHaveLength(2);
+    expect(errors).toHaveLength(3);
+    expect(errors[2]).toMatch(/\/f: line 2, column "correct": expected 0\/1 or true\/false, got "x"$/);
     expect(errors[0]).toMatch(
       /^ecuas: \/dev\/zero: binary data \(a NUL character at character 1\), not CSV or JSON text/,
     );
