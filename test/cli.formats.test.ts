@@ -187,7 +187,7 @@ describe('standard input and streams', () => {
         `eval "$ECUAS report /dev/zero"; echo "rc=$?"`,
         `eval "$ECUAS report /dev/urandom"; echo "rc=$?"`,
         // a FIFO whose writer stays open after a bad line: the CLI exits without waiting for it
-        `d=$(mktemp -d); mkfifo "$d/f"; (printf 'confidence,correct\\n0.5,x\\n'; sleep 60) > "$d/f" 2>/dev/null & w=$!`,
+        `d=$(mktemp -d); mkfifo "$d/f"; (printf 'confidence,correct\\n0.5,x\\n'; exec sleep 60) > "$d/f" 2>/dev/null & w=$!`,
         `s=$(date +%s%N); eval "$ECUAS report $d/f"; echo "rc=$?"; echo "ms=$(( ($(date +%s%N) - s) / 1000000 ))"`,
         `kill $w; rm -r "$d"`,
       ].join('\n'),
