@@ -252,8 +252,8 @@ describe('.npz', () => {
     return Buffer.concat([head, Buffer.from(header, 'latin1'), data]);
   }
 
-  /** A zip of the entries (stored, or deflated), as np.savez writes it. */
-  function zip(entries: Array<[string, Buffer]>, deflate = false): Buffer {
+  /** A zip of the entries (stored, or deflated), as np.savez writes it; zip64 records when asked. */
+  function zip(entries: Array<[string, Buffer]>, deflate = false, zip64 = false): Buffer {
     const locals: Buffer[] = [];
     const centrals: Buffer[] = [];
     let offset = 0;
@@ -269,28 +269,50 @@ describe('.npz', () => {
       const central = Buffer.alloc(46);
       central.writeUInt32LE(0x02014b50, 0);
       central.writeUInt16LE(deflate ? 8 : 0, 10);
-      central.writeUInt32LE(body.length, 20);
-      central.writeUInt32LE(data.length, 24);
+      central.writeUInt32LE(zip64 ? 0xffffffff : body.length, 20);
+      central.writeUInt32LE(zip64 ? 0xffffffff : data.length, 24);
       central.writeUInt16LE(n.length, 28);
-      central.writeUInt32LE(offset, 42);
+      central.writeUInt16LE(zip64 ? 28 : 0, 30);
+      central.writeUInt32LE(zip64 ? 0xffffffff : offset, 42);
+      // zip64 extra field: uncompressed size, compressed size, local header offset
+      const extra = Buffer.alloc(zip64 ? 28 : 0);
+      if (zip64) {
+        extra.writeUInt16LE(1, 0);
+        extra.writeUInt16LE(24, 2);
+        extra.writeBigUInt64LE(BigInt(data.length), 4);
+        extra.writeBigUInt64LE(BigInt(body.length), 12);
+        extra.writeBigUInt64LE(BigInt(offset), 20);
+      }
       locals.push(local, n, body);
-      centrals.push(central, n);
+      centrals.push(central, n, extra);
       offset += 30 + n.length + body.length;
     }
     const cd = Buffer.concat(centrals);
     const end = Buffer.alloc(22);
     end.writeUInt32LE(0x06054b50, 0);
-    end.writeUInt16LE(entries.length, 8);
-    end.writeUInt16LE(entries.length, 10);
-    end.writeUInt32LE(cd.length, 12);
-    end.writeUInt32LE(offset, 16);
-    return Buffer.concat([...locals, cd, end]);
+    end.writeUInt16LE(zip64 ? 0xffff : entries.length, 8);
+    end.writeUInt16LE(zip64 ? 0xffff : entries.length, 10);
+    end.writeUInt32LE(zip64 ? 0xffffffff : cd.length, 12);
+    end.writeUInt32LE(zip64 ? 0xffffffff : offset, 16);
+    if (!zip64) return Buffer.concat([...locals, cd, end]);
+    const record = Buffer.alloc(56);
+    record.writeUInt32LE(0x06064b50, 0);
+    record.writeBigUInt64LE(44n, 4);
+    record.writeBigUInt64LE(BigInt(entries.length), 24);
+    record.writeBigUInt64LE(BigInt(entries.length), 32);
+    record.writeBigUInt64LE(BigInt(cd.length), 40);
+    record.writeBigUInt64LE(BigInt(offset), 48);
+    const locator = Buffer.alloc(20);
+    locator.writeUInt32LE(0x07064b50, 0);
+    locator.writeBigUInt64LE(BigInt(offset + cd.length), 8);
+    locator.writeUInt32LE(1, 16);
+    return Buffer.concat([...locals, cd, record, locator, end]);
   }
 
   const f32 = (v: number[]): Uint8Array => new Uint8Array(new Float32Array(v).buffer);
   const i64 = (v: number[]): Uint8Array => new Uint8Array(new BigInt64Array(v.map(BigInt)).buffer);
 
-  it('a zip written here (stored and deflated, unsigned and bool arrays) reads like the JSON', async () => {
+  it('a zip written here (stored, deflated, zip64; unsigned, bool and big-endian arrays) reads like the JSON', async () => {
     const conf = [0.9, 0.2, 0.6, 0.75];
     const flags = [1, 0, 0, 1];
     const json = tmpFile('c.json', JSON.stringify({ confidences: conf, correctness: flags }));
@@ -308,6 +330,18 @@ describe('.npz', () => {
       );
       expect(await values(['report', file])).toEqual(expected);
     }
+    const zip64 = tmpFile(
+      'z64.npz',
+      zip(
+        [
+          ['correctness.npy', npy('|b1', [4], Uint8Array.from(flags))],
+          ['confidences.npy', npy('>f8', [4], new Uint8Array(Buffer.from(new Float64Array(conf).buffer).swap64()))],
+        ],
+        true,
+        true,
+      ),
+    );
+    expect(await values(['report', zip64])).toEqual(expected);
   });
 
   it('malformed .npz files: one line naming the file, the array and the problem', async () => {
