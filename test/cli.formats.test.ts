@@ -572,7 +572,8 @@ describe('limits: endless and odd inputs', () => {
       for (let i = 0; i < 100; i++) p.feed('x'.repeat(100));
     }).toThrow(/invalid JSON at line 1: a string longer than 1,000 characters, the limit for one token/);
     const q = new JsonStreamParser(handler);
-    expect(() => q.feed('['.repeat(5000))).toThrow(/nesting deeper than 1000 levels, the limit/);
+    q.feed('{"x": ' + '['.repeat(100_000) + ']'.repeat(100_000)); // deep but allowed
+    expect(() => q.feed(', "y": ' + '['.repeat(1_000_000))).toThrow(/nesting deeper than 1000000 levels, the limit/);
   });
 
   it('a long JSON string token parses in linear time, however it is cut', () => {

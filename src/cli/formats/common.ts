@@ -102,8 +102,8 @@ export class InputFileError extends Error {
 
 /** Longest CSV line and longest JSON token (string or number), in characters. */
 export const MAX_LINE = 1 << 27;
-/** Deepest JSON nesting. */
-export const MAX_DEPTH = 1000;
+/** Deepest JSON nesting (the parser keeps one small number per level, no recursion). */
+export const MAX_DEPTH = 1_000_000;
 /**
  * Most float32 values held in memory where a format needs the whole of an array: the rows of
  * a JSON stream whose labels come after them, a .npz array, one Parquet row group (1 GiB).
