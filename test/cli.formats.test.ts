@@ -16,7 +16,7 @@ import { splitCells } from '../src/cli/formats/csv';
 import { forEachLine } from '../src/cli/formats/text';
 import { JsonStreamParser, type JsonHandler } from '../src/cli/json';
 import { main, type MainOptions } from '../src/cli/main';
-import { readInputFile, type Batch, type ReadSummary } from '../src/cli/readers';
+import { InputFileError, readInputFile, type Batch, type ReadSummary } from '../src/cli/readers';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixture = (name: string): string => join(root, 'test', 'fixtures', name);
@@ -433,6 +433,14 @@ describe('Parquet', () => {
     expect(await values(['report', conf])).toEqual(await values(['report', fixture('confidences.csv')]));
   });
 
+  it("pandas' __index_level_0__ index column is skipped", async () => {
+    const file = await copy(
+      `SELECT 100 + row_number() OVER () AS __index_level_0__, * FROM read_csv('${fixture('regression.csv')}')`,
+      'pandas.parquet',
+    );
+    expect(await values(['report', file])).toEqual(await values(['report', fixture('regression.csv')]));
+  });
+
   it('many row groups, dictionary and plain encodings: the CSV values, batches that name their rows', async () => {
     // 5000 rows: few distinct logits (dictionary-encoded) next to distinct ones (plain)
     const rows = Array.from({ length: 5000 }, (_, i) => {
@@ -626,5 +634,50 @@ describe('limits: endless and odd inputs', () => {
   it('white space only, and a gzip of nothing, are empty files', async () => {
     await fails(tmpFile('blank.csv', '  \n\n \t\n'), /blank\.csv: the file is empty$/);
     await fails(tmpFile('nothing.gz', gzipSync('')), /nothing\.gz: the file is empty$/);
+  });
+
+  it("damaged .npz files and damaged Parquet footers fail as the file's error, never otherwise", async () => {
+    const parquet = await (async () => {
+      const duck = await (await DuckDBInstance.create(':memory:')).connect();
+      const path = join(tmp, 'fuzz-base.parquet');
+      await duck.run(
+        `COPY (SELECT * FROM read_csv('${fixture('logits.csv')}')) TO '${path}' (FORMAT parquet, COMPRESSION zstd)`,
+      );
+      return path;
+    })();
+    let seed = 7;
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const outcomes = { ok: 0, refused: 0 };
+    for (const base of [parquet, fixture('npz/logits-compressed.npz'), fixture('npz/confidences.npz')]) {
+      const bytes = readFileSync(base);
+      // Parquet: the footer (schema, row groups, offsets) and the page headers are checked before
+      // decoding; damage inside a page's data is left to hyparquet
+      const region = base.endsWith('.parquet') ? bytes.readUInt32LE(bytes.length - 8) + 8 : bytes.length;
+      for (let t = 0; t < 150; t++) {
+        const b = Buffer.from(bytes);
+        const m = rnd();
+        if (m < 0.6)
+          for (let k = 0; k < 1 + rnd() * 8; k++)
+            b[b.length - 1 - Math.floor(rnd() * region)] = Math.floor(rnd() * 256);
+        const cut = Math.floor(rnd() * b.length);
+        const damaged =
+          m < 0.6
+            ? b
+            : m < 0.8 || base.endsWith('.parquet')
+              ? b.subarray(0, cut)
+              : Buffer.concat([b.subarray(0, cut), b.subarray(Math.floor(rnd() * b.length))]);
+        const file = tmpFile(base.endsWith('.npz') ? 'd.npz' : 'd.parquet', damaged);
+        try {
+          await read(file);
+          outcomes.ok++;
+        } catch (e) {
+          expect(e, String((e as Error).stack)).toBeInstanceOf(InputFileError);
+          expect((e as Error).message.startsWith(`${file}: `)).toBe(true);
+          expect((e as Error).message).not.toMatch(/\n/);
+          outcomes.refused++;
+        }
+      }
+    }
+    expect(outcomes.refused).toBeGreaterThan(300);
   });
 });

@@ -15,6 +15,7 @@ import {
   type ReadCallbacks,
   type ReadSummary,
 } from './common';
+import type { AsyncBuffer, PageHeader, RowGroup } from 'hyparquet';
 import type { Source } from './source';
 
 /** Largest footer read: the file's schema and row group index. */
@@ -26,6 +27,63 @@ const MAX_GROUP_VALUES = MAX_HELD_VALUES / 4;
 
 function message(e: unknown): string {
   return String((e as Error | null | undefined)?.message ?? e).split('\n')[0];
+}
+
+function numberOr(v: unknown, fallback: number): number {
+  return typeof v === 'number' ? v : fallback;
+}
+
+/** Largest page, uncompressed. */
+const MAX_PAGE = 1 << 28;
+
+/**
+ * Checks the page headers of a row group's needed column chunks before hyparquet decodes them:
+ * a damaged header that claims more values than the row group has rows (or a huge page) would
+ * make the decoder allocate without bound, beyond what an error can report.
+ */
+async function checkPages(
+  file: string,
+  g: number,
+  group: RowGroup,
+  needed: readonly string[],
+  buffer: AsyncBuffer,
+  parquetHeader: (reader: { view: DataView; offset: number }) => PageHeader,
+): Promise<void> {
+  const rows = Number(group.num_rows);
+  for (const name of needed) {
+    const bad = (what: string): never => fileError(file, `row group ${g}, column ${quote(name)}: ${what}`);
+    const chunk = group.columns.find((c) => c.meta_data?.path_in_schema[0] === name)?.meta_data;
+    if (!chunk) return bad('no column chunk');
+    const dictionary = chunk.dictionary_page_offset;
+    const start = Number(dictionary !== undefined && dictionary > 0n ? dictionary : chunk.data_page_offset);
+    const length = Number(chunk.total_compressed_size);
+    if (!(start >= 4 && length >= 0 && start + length <= buffer.byteLength))
+      bad('its column chunk lies outside the file (a damaged or truncated file?)');
+    if (length > MAX_PAGE * 4) bad(`a column chunk of ${count(length)} bytes, more than the limit`);
+    const bytes = await buffer.slice(start, start + length);
+    const reader = { view: new DataView(bytes), offset: 0 };
+    while (reader.offset < bytes.byteLength) {
+      let header: PageHeader;
+      try {
+        header = parquetHeader(reader);
+      } catch (e) {
+        return bad(`a damaged page header (${message(e)})`);
+      }
+      // a damaged header may lack any field, whatever its type says
+      const values = numberOr(
+        header.data_page_header?.num_values ??
+          header.data_page_header_v2?.num_values ??
+          header.dictionary_page_header?.num_values,
+        0,
+      );
+      const size = numberOr(header.uncompressed_page_size, NaN);
+      if (!(values >= 0 && values <= rows))
+        bad(`a page of ${count(values)} values in a row group of ${count(rows)} rows (a damaged file?)`);
+      if (!(size >= 0 && size <= MAX_PAGE)) bad(`a page of ${count(size)} bytes uncompressed, more than the limit`);
+      if (!(numberOr(header.compressed_page_size, NaN) >= 0)) bad('a damaged page header');
+      reader.offset += header.compressed_page_size;
+    }
+  }
 }
 
 /** One column of one row group as float64, with a mask of its nulls. */
@@ -46,8 +104,19 @@ export async function readParquet(
     fileError(file, 'a Parquet file cannot be read from a stream (its index is at its end): give its path');
   const { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema } = await import('hyparquet');
   const { compressors } = await import('hyparquet-compressors');
+  const { parquetHeader } = await import('hyparquet/src/column.js');
   try {
-    const buffer = await asyncBufferFromFile(source.path);
+    const file0 = await asyncBufferFromFile(source.path);
+    // reads hyparquet starts ahead and then has no use for (a read given up on) must not end
+    // the process as unhandled rejections
+    const buffer: typeof file0 = {
+      byteLength: file0.byteLength,
+      slice(start, end) {
+        const p = file0.slice(start, end);
+        if (p instanceof Promise) p.catch(() => undefined);
+        return p;
+      },
+    };
     if (buffer.byteLength < 12) fileError(file, 'not a valid Parquet file: too short');
     const tail = new DataView(await buffer.slice(buffer.byteLength - 8, buffer.byteLength));
     const metadataLength = tail.getUint32(0, true);
@@ -63,8 +132,13 @@ export async function readParquet(
       if ((e as NodeJS.ErrnoException | null | undefined)?.code) throw e;
       return fileError(file, `not a valid Parquet file: ${message(e)}`);
     }
-    const tree = parquetSchema(metadata);
-    const names = tree.children.map((c) => c.element.name);
+    let tree: ReturnType<typeof parquetSchema>;
+    try {
+      tree = parquetSchema(metadata);
+    } catch (e) {
+      return fileError(file, `not a valid Parquet file: its schema: ${message(e)}`);
+    }
+    const names = tree.children.map((c) => (c.element.name as string | undefined) ?? '');
     const layout = resolveColumns(names, (name) => /^__index_level_[0-9]+__$/.test(name));
     if (typeof layout === 'string')
       fileError(
@@ -105,6 +179,7 @@ export async function readParquet(
           file,
           `row group ${g} has ${count(groupRows)} rows of ${needed.length} columns, more than the ${count(MAX_GROUP_VALUES)} values a row group may hold here: write smaller row groups (e.g. pyarrow row_group_size)`,
         );
+      await checkPages(file, g, group, needed, buffer, parquetHeader);
       const columns = new Map<string, GroupColumn>();
       for (const name of needed)
         columns.set(name, { values: new Float64Array(groupRows), nulls: new Uint8Array(groupRows).fill(1) });
