@@ -1349,7 +1349,6 @@ describe('ecuas: command line', () => {
       ['report', fixture('confidences.json'), '--metrics', 'cls_auc'],
       /^ecuas: --metrics: "cls_auc" needs logits \(or probabilities\) and labels, but .*confidences\.json holds confidences and correctness/,
     ],
-    [['report', '-'], /^ecuas: reading from stdin is not supported/],
     [['report', 'a.csv', '--probabilities=yes'], /^ecuas: option --probabilities takes no value, got "yes"/],
     // unknown options name the one meant: a typo, a missing letter, an abbreviation, one dash
     [

@@ -5,6 +5,8 @@
  * `json.dump` produces, accepts the bare words `NaN`, `Infinity` and `-Infinity` as numbers.
  */
 
+import { MAX_DEPTH, MAX_LINE } from './formats/common';
+
 /** What a scalar value was. */
 export type JsonScalar = 'number' | 'string' | 'true' | 'false' | 'null';
 
@@ -54,16 +56,25 @@ function show(text: string): string {
   return JSON.stringify(text.length > 24 ? text.slice(0, 24) + '…' : text);
 }
 
-/** Incremental JSON parser: `feed` chunks, then `end`. */
+/** Incremental JSON parser: `feed` chunks, then `end`. Linear in the text, however long a token. */
 export class JsonStreamParser {
   /** Current line (1-based), for error messages. */
   line = 1;
   private state = VALUE;
   private readonly stack: number[] = [];
-  /** Text of a string or bare token cut by the end of the previous chunk. */
-  private pending = '';
+  /** A string or bare token cut by the end of a chunk: its parts so far, and their length. */
+  private parts: string[] = [];
+  private partLength = 0;
+  /** What the cut token is: 0 none, 34 a string, 1 a bare token. */
+  private open = 0;
+  /** In a cut string, the last character was an unpaired backslash. */
+  private escaped = false;
 
-  constructor(private readonly handler: JsonHandler) {}
+  constructor(
+    private readonly handler: JsonHandler,
+    /** Longest token (string or bare word), in characters. */
+    private readonly maxToken = MAX_LINE,
+  ) {}
 
   /** Nesting depth right now (0 at the top level). */
   get depth(): number {
@@ -95,16 +106,88 @@ export class JsonStreamParser {
     this.state = this.stack.length === 0 ? DONE : COMMA_OR_END;
   }
 
-  /** Parses the next chunk of text. */
-  feed(chunk: string): void {
-    let text = chunk;
-    if (this.pending) {
-      text = this.pending + chunk;
-      this.pending = '';
+  private push(kind: number): void {
+    if (this.stack.length >= MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH} levels, the limit`);
+    this.stack.push(kind);
+  }
+
+  /** Keeps the cut part of a token, within the token limit. */
+  private keep(part: string): void {
+    this.partLength += part.length;
+    if (this.partLength > this.maxToken)
+      this.fail(
+        `a ${this.open === 34 ? 'string' : 'token'} longer than ${this.maxToken.toLocaleString('en-US')} characters, the limit for one token`,
+      );
+    this.parts.push(part);
+  }
+
+  /** The cut token completed by `last`. */
+  private joined(last: string): string {
+    this.keep(last);
+    const token = this.parts.join('');
+    this.parts = [];
+    this.partLength = 0;
+    this.open = 0;
+    return token;
+  }
+
+  /** Index of the closing quote of a string at or after `from`, or −1; `escaped` carries over. */
+  private scanString(text: string, from: number): number {
+    const n = text.length;
+    let esc = this.escaped;
+    for (let j = from; j < n; j++) {
+      const c = text.charCodeAt(j);
+      if (esc) esc = false;
+      else if (c === 92) esc = true;
+      else if (c === 34) {
+        this.escaped = false;
+        return j;
+      }
     }
+    this.escaped = esc;
+    return -1;
+  }
+
+  private string(raw: string): void {
+    let value: string;
+    try {
+      value = JSON.parse(raw) as string;
+    } catch {
+      return this.fail(`bad string ${show(raw)}`);
+    }
+    if (this.state === KEY || this.state === KEY_OR_END) {
+      this.handler.key(value);
+      this.state = COLON;
+    } else {
+      this.expectValue(`the string ${show(value)}`);
+      this.handler.scalar('string', value);
+      this.afterValue();
+    }
+  }
+
+  /** Parses the next chunk of text. */
+  feed(text: string): void {
     const n = text.length;
     const h = this.handler;
     let i = 0;
+    if (this.open === 34) {
+      const q = this.scanString(text, 0);
+      if (q < 0) {
+        this.keep(text);
+        return;
+      }
+      this.string(this.joined(text.slice(0, q + 1)));
+      i = q + 1;
+    } else if (this.open === 1) {
+      let j = 0;
+      while (j < n && isBare(text.charCodeAt(j))) j++;
+      if (j === n) {
+        this.keep(text);
+        return;
+      }
+      this.bare(this.joined(text.slice(0, j)));
+      i = j;
+    }
     while (i < n) {
       const c = text.charCodeAt(i);
       if (c === 10) {
@@ -119,14 +202,14 @@ export class JsonStreamParser {
       switch (c) {
         case 123: // {
           this.expectValue('"{"');
-          this.stack.push(OBJ);
+          this.push(OBJ);
           this.state = KEY_OR_END;
           h.startObject();
           i++;
           break;
         case 91: // [
           this.expectValue('"["');
-          this.stack.push(ARR);
+          this.push(ARR);
           this.state = VALUE_OR_END;
           h.startArray();
           i++;
@@ -166,42 +249,15 @@ export class JsonStreamParser {
           i++;
           break;
         case 34: {
-          // a string: find the closing quote, skipping escapes
-          let j = i + 1;
-          for (;;) {
-            const q = text.indexOf('"', j);
-            if (q < 0) {
-              j = -1;
-              break;
-            }
-            let bs = 0;
-            for (let b = q - 1; b > i && text.charCodeAt(b) === 92; b--) bs++;
-            if (bs % 2 === 0) {
-              j = q;
-              break;
-            }
-            j = q + 1;
-          }
-          if (j < 0) {
-            this.pending = text.slice(i);
+          this.escaped = false;
+          const q = this.scanString(text, i + 1);
+          if (q < 0) {
+            this.open = 34;
+            this.keep(text.slice(i));
             return;
           }
-          const raw = text.slice(i, j + 1);
-          let value: string;
-          try {
-            value = JSON.parse(raw) as string;
-          } catch {
-            return this.fail(`bad string ${show(raw)}`);
-          }
-          if (this.state === KEY || this.state === KEY_OR_END) {
-            h.key(value);
-            this.state = COLON;
-          } else {
-            this.expectValue(`the string ${show(value)}`);
-            h.scalar('string', value);
-            this.afterValue();
-          }
-          i = j + 1;
+          this.string(text.slice(i, q + 1));
+          i = q + 1;
           break;
         }
         default: {
@@ -209,7 +265,8 @@ export class JsonStreamParser {
           let j = i + 1;
           while (j < n && isBare(text.charCodeAt(j))) j++;
           if (j === n) {
-            this.pending = text.slice(i);
+            this.open = 1;
+            this.keep(text.slice(i));
             return;
           }
           this.bare(text.slice(i, j));
@@ -231,12 +288,8 @@ export class JsonStreamParser {
 
   /** Signals the end of the text; throws if the document is incomplete. */
   end(): void {
-    if (this.pending) {
-      const p = this.pending;
-      this.pending = '';
-      if (p.charCodeAt(0) === 34) this.fail('unterminated string');
-      this.bare(p);
-    }
+    if (this.open === 34) this.fail('unterminated string');
+    if (this.open === 1) this.bare(this.joined(''));
     if (this.state !== DONE)
       this.fail(
         this.stack.length ? 'unexpected end of file (unclosed array or object)' : 'the file holds no JSON value',

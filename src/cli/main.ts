@@ -103,7 +103,9 @@ function reportHelp(): string {
 
 Computes metrics of the samples in FILE and prints them (stdout).
 
-FILE is CSV or JSON, told apart by the extension (.csv, .json), else by its first character:
+FILE is CSV or JSON (either gzip-compressed too; - reads standard input), a NumPy .npz
+with arrays named like the JSON keys, or Parquet with the CSV columns. CSV and JSON are told
+apart by the extension (.csv, .json), else by the first character:
   CSV    header "confidence,correct", then one row per sample, e.g. 0.93,1
          header "label,logit_0,…,logit_{K-1}" (K ≥ 2), then e.g. 2,0.1,-1.3,2.4
          header "label,prob_0,…,prob_{K-1}" (K ≥ 2), then e.g. 2,0.1,0.2,0.7
@@ -515,7 +517,6 @@ function oneFile(files: readonly string[], command: string, see: string): string
   if (files.length === 0) usage(`missing FILE: expected \`ecuas ${command} FILE [options]\` ${see}`);
   if (files.length > 1)
     usage(`expected one FILE, got ${files.length}: ${files.map((f) => JSON.stringify(f)).join(', ')} ${see}`);
-  if (files[0] === '-') usage('reading from stdin is not supported: give a file name');
   return files[0];
 }
 

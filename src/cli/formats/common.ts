@@ -1,0 +1,243 @@
+/**
+ * What every input format of the CLI shares: the batch types handed to the commands, the one
+ * error class, the value checks (so CSV, JSON, .npz and Parquet refuse the same values with the
+ * same words) and the limits that keep a read within bounded time and memory.
+ */
+import { PROBABILITY_SUM_TOLERANCE, probabilityRowProblem } from '../../math/topOne';
+
+/**
+ * What a file holds: per-sample confidences and correctness, class scores and labels, or
+ * regression predictions, targets and predictive standard deviations.
+ */
+export type InputKind = 'confidence' | 'classification' | 'regression';
+
+/**
+ * What a classification file's rows hold, by its own naming: logits (CSV `logit_*` columns,
+ * JSON key "logits") or probabilities (`prob_*`, "probabilities").
+ */
+export type ClassScores = 'logits' | 'probabilities';
+
+/** The file formats the CLI reads. */
+export type InputFormat = 'csv' | 'json' | 'npz' | 'parquet';
+
+/** One batch of rows, already validated. Arrays are fresh: the receiver may keep them. */
+export interface Batch {
+  readonly kind: InputKind;
+  /** Rows in this batch. */
+  readonly n: number;
+  /** Number of classes (classification), 0 otherwise. */
+  readonly k: number;
+  /** Confidence kind: float32 confidences (NaN allowed, the metrics read it as 0.5). */
+  readonly confidences?: Float32Array;
+  /** Confidence kind: 0/1. */
+  readonly correctness?: Uint8Array;
+  /** Classification kind: the rows, row-major [n, k]: logits, or probabilities when the read says so. */
+  readonly logits?: Float32Array;
+  /** Classification kind: labels in [0, k − 1]. */
+  readonly labels?: Int32Array;
+  /** Regression kind: finite float32 predictions (the Gaussian means). */
+  readonly yPred?: Float32Array;
+  /** Regression kind: finite float32 targets. */
+  readonly yTrue?: Float32Array;
+  /** Regression kind: float32 predictive standard deviations, finite and > 0. */
+  readonly yStd?: Float32Array;
+  /** Where these rows are in the file, for messages, e.g. "lines 2–10001". */
+  readonly where: string;
+}
+
+/** Progress of a read, for a progress bar. */
+export interface ReadProgress {
+  readonly bytes: number;
+  readonly total: number;
+  /** 1-based pass number and the number of passes known so far (JSON may need a second pass). */
+  readonly pass: number;
+}
+
+export interface ReadCallbacks {
+  /**
+   * Called once, as soon as the kind of input is known and before the first batch; for
+   * classification, `probabilities` tells whether the rows are read as probabilities (the file
+   * says so, or {@link ReadOptions.probabilities}).
+   */
+  onKind(kind: InputKind, probabilities: boolean): void;
+  onBatch(batch: Batch): void;
+  onProgress?(progress: ReadProgress): void;
+}
+
+export interface ReadOptions {
+  /** Rows per batch. Default 10,000. */
+  batchSize?: number;
+  /**
+   * Read a classification file's rows as probabilities even where it names them logits
+   * (`ecuas report --probabilities`). Confidence files ignore it. Default false.
+   */
+  probabilities?: boolean;
+  /** What `-` reads. Default `process.stdin`. */
+  stdin?: NodeJS.ReadableStream;
+}
+
+export interface ReadSummary {
+  readonly format: InputFormat;
+  readonly kind: InputKind;
+  /** Number of samples. */
+  readonly n: number;
+  /** Number of classes (classification), 0 otherwise. */
+  readonly k: number;
+  /** Classification: whether the rows were read as probabilities (else logits). False for confidences. */
+  readonly probabilities: boolean;
+  /** Passes over the file (JSON whose labels come after its logits takes two). */
+  readonly passes: number;
+}
+
+/** A problem with the input file; the message names the file and the line or key at fault. */
+export class InputFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InputFileError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Limits: every read stays within bounded memory and time, whatever the file holds.
+
+/** Longest CSV line and longest JSON token (string or number), in characters. */
+export const MAX_LINE = 1 << 27;
+/** Deepest JSON nesting (the parser keeps one small number per level, no recursion). */
+export const MAX_DEPTH = 1_000_000;
+/**
+ * Most float32 values held in memory where a format needs the whole of an array: the rows of
+ * a JSON stream whose labels come after them, a .npz array, one Parquet row group (1 GiB).
+ */
+export const MAX_HELD_VALUES = 1 << 28;
+/** Echoed input (a header, a cell, a key) is cut to about this many characters. */
+const MAX_ECHO = 200;
+/** A message longer than this is cut in its middle: no input may make it huge. */
+const MAX_MESSAGE = 1000;
+
+export const DEFAULT_BATCH = 10_000;
+/** At most this many logits in one batch (40 MB of float32), whatever K is. */
+const MAX_BATCH_VALUES = 10_000_000;
+
+/** Rows per batch for K classes: the batch size, fewer when K is large. */
+export function rowsPerBatch(batchSize: number, k: number): number {
+  return k > 0 ? Math.max(1, Math.min(batchSize, Math.floor(MAX_BATCH_VALUES / k))) : batchSize;
+}
+
+/** `text` cut to about `max` characters, with an ellipsis and the length when cut. */
+export function clip(text: string, max = MAX_ECHO): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length.toLocaleString('en-US')} characters)`;
+}
+
+/** `JSON.stringify` of `text` cut by {@link clip}. */
+export function quote(text: string, max = MAX_ECHO): string {
+  return text.length <= max ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, max))}…`;
+}
+
+/** A count with thousands separators, as limits are shown. */
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export function fileError(file: string, detail: string): never {
+  let message = `${file}: ${detail}`.replace(/[\r\n]+/g, ' ');
+  if (message.length > MAX_MESSAGE)
+    message = `${message.slice(0, MAX_MESSAGE / 2)} … ${message.slice(message.length - MAX_MESSAGE / 2)}`;
+  throw new InputFileError(message);
+}
+
+export function systemMessage(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | null | undefined)?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'is a directory, not a file';
+  return String((e as Error | null | undefined)?.message ?? e).split('\n')[0];
+}
+
+/** Rethrows `e` as the file's error when it is an I/O error; other errors (the callbacks') pass. */
+export function rethrowIo(file: string, e: unknown): never {
+  if (e instanceof InputFileError) throw e;
+  if ((e as NodeJS.ErrnoException | null | undefined)?.code)
+    fileError(file, `cannot read the file: ${systemMessage(e)}`);
+  throw e;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values
+
+const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+const SPECIAL: Record<string, number> = {
+  nan: NaN,
+  '+nan': NaN,
+  '-nan': NaN,
+  inf: Infinity,
+  '+inf': Infinity,
+  infinity: Infinity,
+  '+infinity': Infinity,
+  '-inf': -Infinity,
+  '-infinity': -Infinity,
+};
+
+/** Parses a text cell as a number; undefined if it is not one. Accepts nan/inf spellings. */
+export function parseCell(cell: string): number | undefined {
+  if (DECIMAL.test(cell)) return Number(cell);
+  return Object.prototype.hasOwnProperty.call(SPECIAL, cell.toLowerCase()) ? SPECIAL[cell.toLowerCase()] : undefined;
+}
+
+function fmt(v: number): string {
+  return String(v);
+}
+
+/** What a value check adds when `--probabilities` makes a file's logits probabilities. */
+export const FORCED_NOTE = ' (with --probabilities)';
+
+/** Problems with one value, phrased without a location; undefined when fine. */
+export const check = {
+  confidence(v: number): string | undefined {
+    const f = Math.fround(v);
+    return f !== f || (f >= 0 && f <= 1) ? undefined : `expected a confidence in [0, 1], got ${fmt(v)}`;
+  },
+  logit(v: number): string | undefined {
+    const f = Math.fround(v);
+    return f - f === 0
+      ? undefined
+      : `expected a finite logit, got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
+  },
+  /** `note` says why a logit column is read as probabilities. */
+  probability(v: number, note: string): string | undefined {
+    const f = Math.fround(v);
+    if (f - f !== 0)
+      return `expected a finite probability${note}, got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
+    return f >= 0 ? undefined : `expected a probability ≥ 0${note}, got ${fmt(v)}`;
+  },
+  /** A row [k] of probabilities must sum to 1, by the library's own rule (SPEC §4). */
+  probabilityRow(row: Float32Array, k: number, note: string): string | undefined {
+    const bad = probabilityRowProblem(row, 1, k);
+    return bad
+      ? `expected probabilities summing to 1 (within ${PROBABILITY_SUM_TOLERANCE})${note}, but the row ${bad.problem}`
+      : undefined;
+  },
+  labelInteger(v: number): string | undefined {
+    return Number.isInteger(v) && v >= 0 ? undefined : `expected an integer label ≥ 0, got ${fmt(v)}`;
+  },
+  /** A correctness flag: 0 or 1 (true/false where the format has booleans). */
+  flag(v: number): string | undefined {
+    return v === 0 || v === 1 ? undefined : `expected 0/1 or true/false, got ${fmt(v)}`;
+  },
+  /** A regression prediction or target: finite in float32. */
+  regressionValue(v: number, what: string): string | undefined {
+    const f = Math.fround(v);
+    return f - f === 0
+      ? undefined
+      : `expected a finite ${what}, got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
+  },
+  /** A predictive standard deviation: finite and > 0 in float32 (the regression metrics' own rule and words). */
+  std(v: number): string | undefined {
+    const f = Math.fround(v);
+    if (f > 0 && f < Infinity) return undefined;
+    const why = v - v === 0 && f - f !== 0 ? ' (too large for float32)' : v > 0 && f === 0 ? ' (0 in float32)' : '';
+    return `expected a standard deviation (finite, > 0; not a variance), got ${fmt(v)}${why}`;
+  },
+  labelRange(v: number, k: number, scores: ClassScores): string | undefined {
+    return v < k ? undefined : `expected a label in [0, ${k - 1}] (the ${scores} have K = ${k} classes), got ${fmt(v)}`;
+  },
+};

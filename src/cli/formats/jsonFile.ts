@@ -1,0 +1,629 @@
+/**
+ * JSON samples, streamed: an object whose arrays ("logits" or "probabilities" and "labels",
+ * "confidences" and "correctness", or "yPred", "yTrue" and "yStd") are read entry by entry.
+ * The big array is handed out in batches as soon as the small one (labels or correctness) is
+ * known: a file read again when the small one comes last, a stream held in memory (bounded).
+ */
+import { Grow } from '../grow';
+import { JsonStreamParser, JsonSyntaxError, type JsonHandler, type JsonScalar } from '../json';
+import {
+  check,
+  count,
+  fileError,
+  FORCED_NOTE,
+  MAX_HELD_VALUES,
+  quote,
+  rethrowIo,
+  rowsPerBatch,
+  type ClassScores,
+  type InputKind,
+  type ReadCallbacks,
+  type ReadSummary,
+} from './common';
+import type { Source } from './source';
+import { textChunks } from './text';
+
+interface KindKeys {
+  /** The per-row array streamed in batches. */
+  readonly big: string;
+  /** The 1-D array collected first (labels or correctness: a few bytes per sample). */
+  readonly small: string;
+}
+
+/** Most entries of an array held whole (labels as float64, regression arrays as float32). */
+const MAX_HELD_ENTRIES = MAX_HELD_VALUES / 4;
+
+const CONFIDENCE_KEYS: KindKeys = { big: 'confidences', small: 'correctness' };
+
+/** The keys of a regression JSON file, in the order of a batch's arrays. */
+const REGRESSION_KEYS = ['yPred', 'yTrue', 'yStd'] as const;
+
+function kindOfKey(key: string): InputKind | undefined {
+  if (key === 'logits' || key === 'probabilities' || key === 'labels') return 'classification';
+  if (key === 'confidences' || key === 'correctness') return 'confidence';
+  if ((REGRESSION_KEYS as readonly string[]).includes(key)) return 'regression';
+  return undefined;
+}
+
+const EXPECTED_KEYS =
+  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", or "yPred", "yTrue" and "yStd"';
+
+function describeScalar(type: JsonScalar, text: string): string {
+  if (type === 'string') return `the string ${JSON.stringify(text.length > 24 ? text.slice(0, 24) + '…' : text)}`;
+  if (type === 'number') return text;
+  return type;
+}
+
+/**
+ * State shared by the passes over one JSON file. Pass 1 collects the small array (labels or
+ * correctness) and, if it came first, already streams the big one (logits or confidences);
+ * otherwise pass 2 streams the big one.
+ */
+class JsonDocument {
+  kind: InputKind | undefined;
+  /** Classification: the key the rows come under, once seen. */
+  scores: ClassScores | undefined;
+  /** onKind has been called. */
+  announced = false;
+  seen = new Set<string>();
+  allKeys: string[] = [];
+  small: Grow<Uint8Array> | Grow<Float64Array> | undefined;
+  smallDone = false;
+  bigSeen = false;
+  bigStreamed = false;
+  bigRows = 0;
+  k = 0;
+  /** Regression: each key's values, all held (12 bytes a sample) and batched once read. */
+  readonly regression = new Map<string, Grow<Float32Array>>();
+  /** A stream, read once: its big array, when it comes before the small one, is held here. */
+  held: Grow<Float32Array> | undefined;
+  constructor(
+    readonly file: string,
+    /** `--probabilities`: read "logits" as probabilities. */
+    private readonly forced: boolean,
+    /** The input is a stream: it cannot be read a second time. */
+    readonly once: boolean,
+  ) {}
+
+  /** Whether the rows are read as probabilities. */
+  get asProbabilities(): boolean {
+    return this.kind === 'classification' && (this.scores === 'probabilities' || this.forced);
+  }
+
+  /** Added to value checks when the flag, not the key, makes the rows probabilities. */
+  get note(): string {
+    return this.asProbabilities && this.scores === 'logits' ? FORCED_NOTE : '';
+  }
+
+  /** The keys of the file's kind; "logits" stands for the rows until their key is seen. */
+  keys(): KindKeys {
+    return this.kind === 'confidence' ? CONFIDENCE_KEYS : { big: this.scores ?? 'logits', small: 'labels' };
+  }
+}
+
+type Mode = 'skip' | 'small' | 'big' | 'regression';
+
+/** Event consumer of one pass. */
+class JsonPass implements JsonHandler {
+  parser!: JsonStreamParser;
+  private depth = 0;
+  private mode: Mode = 'skip';
+  /** Depth at which the active array's items sit (2), or 0 when not in a wanted array. */
+  private index = 0;
+  // big-array batching
+  private b = 0;
+  private firstRow = 0;
+  private conf: Float32Array | null = null;
+  private corr: Uint8Array | null = null;
+  private logits: Float32Array | null = null;
+  private labels: Int32Array | null = null;
+  private rowLen = 0;
+  private firstRowValues: number[] = [];
+  private inRow = false;
+  /** The big array is held (a stream whose small array comes later), not paired and handed out. */
+  private holding = false;
+
+  constructor(
+    private readonly doc: JsonDocument,
+    private readonly pass: number,
+    private readonly cb: ReadCallbacks,
+    private readonly batchSize: number,
+  ) {}
+
+  private where(): string {
+    return `line ${this.parser.line}`;
+  }
+
+  private tooMany(key: string, why: string): never {
+    return this.fail(
+      key,
+      `: more than ${count(MAX_HELD_ENTRIES)} entries, the limit (${why}): split the file, or use CSV or Parquet`,
+    );
+  }
+
+  private fail(key: string, detail: string): never {
+    return fileError(this.doc.file, `key "${key}"${detail} (${this.where()})`);
+  }
+
+  startObject(): void {
+    this.open('an object');
+  }
+
+  startArray(): void {
+    this.open('an array');
+  }
+
+  private open(what: string): void {
+    const d = this.depth++;
+    if (d === 0) {
+      if (what !== 'an object')
+        fileError(
+          this.doc.file,
+          `expected a JSON object with the keys ${EXPECTED_KEYS}, got ${what} (${this.where()})`,
+        );
+      return;
+    }
+    if (this.mode === 'skip') return;
+    if (this.mode === 'regression') {
+      const key = this.currentKey as string;
+      if (d === 1) {
+        if (what !== 'an array') this.fail(key, `: expected an array, got ${what}`);
+        this.index = 0;
+        return;
+      }
+      this.fail(key, `[${this.index}]: expected a number, got ${what}`);
+    }
+    const keys = this.doc.keys();
+    const key = this.mode === 'big' ? keys.big : keys.small;
+    if (d === 1) {
+      if (what !== 'an array') this.fail(key, `: expected an array, got ${what}`);
+      this.index = 0;
+      if (this.mode === 'big') this.freshBatch();
+      return;
+    }
+    if (d === 2 && this.mode === 'big' && this.doc.kind === 'classification') {
+      if (what !== 'an array')
+        this.fail(key, `[${this.index}]: expected a row of ${key} (an array of numbers), got ${what}`);
+      this.inRow = true;
+      this.rowLen = 0;
+      if (this.doc.k === 0) this.firstRowValues = [];
+      return;
+    }
+    const expected =
+      this.mode === 'big' && this.doc.kind === 'classification'
+        ? 'a number'
+        : this.mode === 'small' && this.doc.kind === 'classification'
+          ? 'an integer label'
+          : 'a number';
+    const at = this.inRow ? `[${this.index}][${this.rowLen}]` : `[${this.index}]`;
+    this.fail(key, `${at}: expected ${expected}, got ${what}`);
+  }
+
+  endObject(): void {
+    this.depth--;
+  }
+
+  endArray(): void {
+    const d = --this.depth;
+    if (this.mode === 'skip') return;
+    if (this.mode === 'regression') {
+      if (d === 1) this.mode = 'skip';
+      return;
+    }
+    const keys = this.doc.keys();
+    if (d === 1) {
+      // end of the wanted array
+      if (this.mode === 'small') this.doc.smallDone = true;
+      else {
+        this.flush();
+        this.doc.bigStreamed = true;
+        this.doc.bigRows = this.index;
+        if (!this.holding && this.index < (this.doc.small?.length ?? 0)) {
+          fileError(
+            this.doc.file,
+            `key "${keys.small}" has ${this.doc.small?.length} entries but "${keys.big}" has ${this.index} ${this.doc.kind === 'classification' ? 'rows' : 'entries'}: they must have the same length`,
+          );
+        }
+      }
+      this.mode = 'skip';
+      this.holding = false;
+      return;
+    }
+    if (d === 2 && this.inRow) {
+      // end of a row of logits
+      this.inRow = false;
+      if (this.doc.k === 0) {
+        const k = this.rowLen;
+        if (k < 2) this.fail(keys.big, `[${this.index}]: expected rows of K ≥ 2 ${keys.big}, got ${k}`);
+        this.doc.k = k;
+        this.freshBatch();
+        (this.logits as Float32Array).set(this.firstRowValues, 0);
+      } else if (this.rowLen !== this.doc.k) {
+        this.fail(
+          keys.big,
+          `[${this.index}]: expected ${this.doc.k} ${keys.big} like row 0, got ${this.rowLen} (ragged rows)`,
+        );
+      }
+      if (this.doc.asProbabilities) {
+        const k = this.doc.k;
+        const bad = check.probabilityRow(
+          (this.logits as Float32Array).subarray(this.b * k, (this.b + 1) * k),
+          k,
+          this.doc.note,
+        );
+        if (bad) this.fail(keys.big, `[${this.index}]: ${bad}`);
+      }
+      this.finishItem();
+    }
+  }
+
+  /** The top-level key whose value is being read, for syntax error messages. */
+  currentKey: string | undefined;
+
+  key(name: string): void {
+    if (this.depth !== 1) return;
+    this.currentKey = name;
+    const doc = this.doc;
+    if (this.pass === 1) {
+      const kind = kindOfKey(name);
+      if (doc.allKeys.length < 20) doc.allKeys.push(quote(name, 40));
+      if (kind !== undefined) {
+        if (doc.seen.has(name)) fileError(doc.file, `key ${JSON.stringify(name)} appears twice (${this.where()})`);
+        const before = [...doc.seen].map((k) => JSON.stringify(k)).join('/');
+        doc.seen.add(name);
+        if (doc.kind === undefined) doc.kind = kind;
+        else if (doc.kind !== kind)
+          fileError(
+            doc.file,
+            `key ${JSON.stringify(name)} cannot be combined with ${before}: give either ${EXPECTED_KEYS} (${this.where()})`,
+          );
+        if (kind === 'classification' && name !== 'labels') {
+          if (doc.scores !== undefined)
+            fileError(
+              doc.file,
+              `key ${JSON.stringify(name)} cannot be combined with "${doc.scores}": give the rows once, as "logits" or as "probabilities" (${this.where()})`,
+            );
+          doc.scores = name as ClassScores;
+        }
+        // classification waits for the rows' key: it decides logits or probabilities
+        if (!doc.announced && (kind !== 'classification' || doc.scores !== undefined)) {
+          doc.announced = true;
+          this.cb.onKind(kind, doc.asProbabilities);
+        }
+      }
+    }
+    if (doc.kind === 'regression') {
+      if (kindOfKey(name) === 'regression') {
+        this.mode = 'regression';
+        doc.regression.set(name, new Grow((n) => new Float32Array(n)));
+      } else this.mode = 'skip';
+      return;
+    }
+    const keys = doc.kind ? doc.keys() : undefined;
+    if (name === keys?.small && this.pass === 1) {
+      this.mode = 'small';
+      // labels as float64: any JSON integer is kept exactly until it is checked against K
+      doc.small =
+        doc.kind === 'classification' ? new Grow((n) => new Float64Array(n)) : new Grow((n) => new Uint8Array(n));
+    } else if (name === keys?.big) {
+      doc.bigSeen = true;
+      // stream it now if the small array is complete, else in the second pass (a stream: hold it)
+      this.holding = !doc.smallDone && doc.once;
+      if (this.holding) doc.held = new Grow((n) => new Float32Array(n));
+      this.mode = doc.smallDone || this.holding ? 'big' : 'skip';
+    } else {
+      this.mode = 'skip';
+    }
+  }
+
+  scalar(type: JsonScalar, text: string): void {
+    const d = this.depth;
+    if (d === 0)
+      fileError(
+        this.doc.file,
+        `expected a JSON object with the keys ${EXPECTED_KEYS}, got ${describeScalar(type, text)} (${this.where()})`,
+      );
+    if (this.mode === 'regression') {
+      const key = this.currentKey as string;
+      if (d === 1) this.fail(key, `: expected an array, got ${describeScalar(type, text)}`);
+      if (type !== 'number') this.fail(key, `[${this.index}]: expected a number, got ${describeScalar(type, text)}`);
+      const v = Number(text);
+      const bad = key === 'yStd' ? check.std(v) : check.regressionValue(v, key === 'yPred' ? 'prediction' : 'target');
+      if (bad) this.fail(key, `[${this.index}]: ${bad}`);
+      if (this.index >= MAX_HELD_ENTRIES) this.tooMany(key, 'a regression file is held in memory while it is read');
+      (this.doc.regression.get(key) as Grow<Float32Array>).push(v);
+      this.index++;
+      return;
+    }
+    if (this.mode === 'skip' || d === 1) {
+      if (d === 1 && this.mode !== 'skip') {
+        const keys = this.doc.keys();
+        this.fail(
+          this.mode === 'big' ? keys.big : keys.small,
+          `: expected an array, got ${describeScalar(type, text)}`,
+        );
+      }
+      return;
+    }
+    const doc = this.doc;
+    const keys = doc.keys();
+    if (this.mode === 'small') {
+      const i = this.index;
+      const small = doc.small as Grow<Uint8Array>;
+      if (i >= MAX_HELD_ENTRIES) this.tooMany(keys.small, `it is held in memory to pair with "${keys.big}"`);
+      if (doc.kind === 'confidence') {
+        if (type === 'true' || type === 'false') small.push(type === 'true' ? 1 : 0);
+        else if (type === 'number' && (text === '0' || text === '1' || Number(text) === 0 || Number(text) === 1))
+          small.push(Number(text));
+        else this.fail(keys.small, `[${i}]: expected true/false or 0/1, got ${describeScalar(type, text)}`);
+      } else {
+        if (type !== 'number')
+          this.fail(keys.small, `[${i}]: expected an integer label, got ${describeScalar(type, text)}`);
+        const v = Number(text);
+        const bad = check.labelInteger(v);
+        if (bad) this.fail(keys.small, `[${i}]: ${bad}`);
+        small.push(v);
+      }
+      this.index++;
+      return;
+    }
+    // big
+    if (type !== 'number') {
+      const at = this.inRow ? `[${this.index}][${this.rowLen}]` : `[${this.index}]`;
+      this.fail(keys.big, `${at}: expected a number, got ${describeScalar(type, text)}`);
+    }
+    const v = Number(text);
+    if (doc.kind === 'confidence') {
+      const bad = check.confidence(v);
+      if (bad) this.fail(keys.big, `[${this.index}]: ${bad}`);
+      (this.conf as Float32Array)[this.b] = v;
+      this.finishItem();
+      return;
+    }
+    if (!this.inRow)
+      this.fail(keys.big, `[${this.index}]: expected a row of ${keys.big} (an array of numbers), got ${text}`);
+    const bad = doc.asProbabilities ? check.probability(v, doc.note) : check.logit(v);
+    if (bad) this.fail(keys.big, `[${this.index}][${this.rowLen}]: ${bad}`);
+    if (doc.k === 0) this.firstRowValues.push(v);
+    else if (this.rowLen >= doc.k)
+      this.fail(keys.big, `[${this.index}]: expected ${doc.k} ${keys.big} like row 0, got more (ragged rows)`);
+    else (this.logits as Float32Array)[this.b * doc.k + this.rowLen] = v;
+    this.rowLen++;
+  }
+
+  /** A row of the big array is complete: pair it with the small array's entry. */
+  private finishItem(): void {
+    const doc = this.doc;
+    const keys = doc.keys();
+    const i = this.index;
+    if (this.holding) {
+      if (this.b === 0) this.firstRow = i;
+      this.b++;
+      this.index++;
+      if (this.b === (doc.kind === 'classification' ? rowsPerBatch(this.batchSize, doc.k) : this.batchSize))
+        this.flush();
+      return;
+    }
+    const small = doc.small as Grow<Uint8Array>;
+    if (i >= small.length) {
+      fileError(
+        doc.file,
+        `key "${keys.big}" has more ${doc.kind === 'classification' ? 'rows' : 'entries'} than "${keys.small}" (${small.length}): they must have the same length (${this.where()})`,
+      );
+    }
+    const s = small.get(i);
+    if (doc.kind === 'classification') {
+      const bad = check.labelRange(s, doc.k, doc.scores as ClassScores);
+      if (bad) fileError(doc.file, `key "${keys.small}"[${i}]: ${bad}`);
+      (this.labels as Int32Array)[this.b] = s;
+    } else {
+      (this.corr as Uint8Array)[this.b] = s;
+    }
+    if (this.b === 0) this.firstRow = i;
+    this.b++;
+    this.index++;
+    if (this.b === (this.doc.kind === 'classification' ? rowsPerBatch(this.batchSize, this.doc.k) : this.batchSize))
+      this.flush();
+  }
+
+  private freshBatch(): void {
+    const bs = this.doc.kind === 'classification' ? rowsPerBatch(this.batchSize, this.doc.k) : this.batchSize;
+    if (this.doc.kind === 'confidence') {
+      this.conf = new Float32Array(bs);
+      this.corr = new Uint8Array(bs);
+    } else if (this.doc.k > 0) {
+      this.logits = new Float32Array(bs * this.doc.k);
+      this.labels = new Int32Array(bs);
+    }
+  }
+
+  private flush(): void {
+    const b = this.b;
+    if (b === 0) return;
+    if (this.holding) {
+      const values =
+        this.doc.kind === 'confidence'
+          ? (this.conf as Float32Array).subarray(0, b)
+          : (this.logits as Float32Array).subarray(0, b * this.doc.k);
+      const held = this.doc.held as Grow<Float32Array>;
+      if (held.length + values.length > MAX_HELD_VALUES)
+        fileError(
+          this.doc.file,
+          `key "${this.doc.keys().big}" comes before "${this.doc.keys().small}" in a stream, so its values are held in memory until "${this.doc.keys().small}" is read, and there are more than ${count(MAX_HELD_VALUES)} of them, the limit: put "${this.doc.keys().small}" first or read from a file`,
+        );
+      held.append(values);
+      this.b = 0;
+      return;
+    }
+    const keys = this.doc.keys();
+    const last = this.firstRow + b - 1;
+    const where = `key "${keys.big}"${b === 1 ? `[${this.firstRow}]` : ` entries ${this.firstRow}–${last}`}`;
+    if (this.doc.kind === 'confidence') {
+      this.cb.onBatch({
+        kind: 'confidence',
+        n: b,
+        k: 0,
+        confidences: (this.conf as Float32Array).subarray(0, b),
+        correctness: (this.corr as Uint8Array).subarray(0, b),
+        where,
+      });
+    } else {
+      const k = this.doc.k;
+      this.cb.onBatch({
+        kind: 'classification',
+        n: b,
+        k,
+        logits: (this.logits as Float32Array).subarray(0, b * k),
+        labels: (this.labels as Int32Array).subarray(0, b),
+        where,
+      });
+    }
+    this.b = 0;
+    this.freshBatch();
+  }
+}
+
+async function jsonPass(
+  doc: JsonDocument,
+  pass: number,
+  source: Source,
+  chunks: AsyncIterable<string>,
+  cb: ReadCallbacks,
+  batchSize: number,
+): Promise<void> {
+  const consumer = new JsonPass(doc, pass, cb, batchSize);
+  const parser = new JsonStreamParser(consumer);
+  consumer.parser = parser;
+  try {
+    for await (const chunk of chunks) {
+      parser.feed(chunk);
+      cb.onProgress?.({ bytes: source.bytesRead, total: source.size, pass });
+    }
+    parser.end();
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) {
+      const inKey =
+        consumer.currentKey !== undefined && parser.depth >= 2
+          ? ` (in the value of key ${quote(consumer.currentKey, 40)})`
+          : '';
+      fileError(doc.file, e.message + inKey);
+    }
+    rethrowIo(doc.file, e);
+  }
+}
+
+/** Reads JSON text: `chunks` are the first pass over `source`. */
+export async function readJson(
+  source: Source,
+  chunks: AsyncIterable<string>,
+  cb: ReadCallbacks,
+  batchSize: number,
+  forced: boolean,
+): Promise<ReadSummary> {
+  const file = source.name;
+  const doc = new JsonDocument(file, forced, !source.regular);
+  await jsonPass(doc, 1, source, chunks, cb, batchSize);
+  if (doc.kind === undefined) {
+    const found = doc.allKeys.length ? `found ${doc.allKeys.join(', ')}` : 'the object is empty';
+    fileError(file, `missing keys: expected ${EXPECTED_KEYS}; ${found}`);
+  }
+  if (doc.kind === 'regression') return regressionBatches(doc, cb, batchSize);
+  const keys = doc.keys();
+  if (!doc.seen.has(keys.small)) fileError(file, `missing key "${keys.small}" (the file has "${keys.big}")`);
+  if (!doc.seen.has(keys.big)) {
+    const wanted = doc.kind === 'classification' ? '"logits" or "probabilities"' : `"${keys.big}"`;
+    fileError(file, `missing key ${wanted} (the file has "${keys.small}")`);
+  }
+  let passes = 1;
+  if (doc.held) heldBatches(doc, cb, batchSize);
+  else if (!doc.bigStreamed) {
+    passes = 2;
+    await jsonPass(doc, 2, source, textChunks(source), cb, batchSize);
+  }
+  const n = doc.bigRows;
+  if (n === 0) fileError(file, `no samples: "${keys.big}" and "${keys.small}" are empty`);
+  return { format: 'json', kind: doc.kind, n, k: doc.k, probabilities: doc.asProbabilities, passes };
+}
+
+/** A stream's big array, held in pass 1, paired with the small array read after it, in batches. */
+function heldBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: number): void {
+  const keys = doc.keys();
+  const small = (doc.small as Grow<Float64Array>).view;
+  const n = doc.bigRows;
+  const rowsWord = doc.kind === 'classification' ? 'rows' : 'entries';
+  if (small.length !== n)
+    fileError(
+      doc.file,
+      `key "${keys.small}" has ${small.length} entries but "${keys.big}" has ${n} ${rowsWord}: they must have the same length`,
+    );
+  const values = (doc.held as Grow<Float32Array>).view;
+  const k = doc.k;
+  const rows = doc.kind === 'classification' ? rowsPerBatch(batchSize, k) : batchSize;
+  for (let start = 0; start < n; start += rows) {
+    const end = Math.min(n, start + rows);
+    const where = `key "${keys.big}"${end - start === 1 ? `[${start}]` : ` entries ${start}–${end - 1}`}`;
+    if (doc.kind === 'confidence') {
+      cb.onBatch({
+        kind: 'confidence',
+        n: end - start,
+        k: 0,
+        confidences: values.slice(start, end),
+        correctness: Uint8Array.from(small.subarray(start, end)),
+        where,
+      });
+    } else {
+      const labels = new Int32Array(end - start);
+      for (let i = start; i < end; i++) {
+        const bad = check.labelRange(small[i], k, doc.scores as ClassScores);
+        if (bad) fileError(doc.file, `key "${keys.small}"[${i}]: ${bad}`);
+        labels[i - start] = small[i];
+      }
+      cb.onBatch({
+        kind: 'classification',
+        n: end - start,
+        k,
+        logits: values.slice(start * k, end * k),
+        labels,
+        where,
+      });
+    }
+  }
+}
+
+/** A regression JSON file, read whole in pass 1: checks its three arrays and hands them out in batches. */
+function regressionBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: number): ReadSummary {
+  const file = doc.file;
+  const present = REGRESSION_KEYS.filter((k) => doc.regression.has(k));
+  const missing = REGRESSION_KEYS.filter((k) => !doc.regression.has(k));
+  if (missing.length > 0)
+    fileError(
+      file,
+      `missing key${missing.length > 1 ? 's' : ''} ${missing.map((k) => JSON.stringify(k)).join(' and ')} (the file has ${present.map((k) => JSON.stringify(k)).join(' and ')}): a regression file needs "yPred", "yTrue" and "yStd"`,
+    );
+  const [p, t, sd] = REGRESSION_KEYS.map((k) => (doc.regression.get(k) as Grow<Float32Array>).view);
+  const n = p.length;
+  for (const [key, a] of [
+    ['yTrue', t],
+    ['yStd', sd],
+  ] as const) {
+    if (a.length !== n)
+      fileError(
+        file,
+        `key "${key}" has ${a.length} ${a.length === 1 ? 'entry' : 'entries'} but "yPred" has ${n}: they must have the same length`,
+      );
+  }
+  if (n === 0) fileError(file, 'no samples: "yPred", "yTrue" and "yStd" are empty');
+  for (let start = 0; start < n; start += batchSize) {
+    const end = Math.min(n, start + batchSize);
+    cb.onBatch({
+      kind: 'regression',
+      n: end - start,
+      k: 0,
+      yPred: p.slice(start, end),
+      yTrue: t.slice(start, end),
+      yStd: sd.slice(start, end),
+      where: `key "yPred"${end - start === 1 ? `[${start}]` : ` entries ${start}–${end - 1}`}`,
+    });
+  }
+  return { format: 'json', kind: 'regression', n, k: 0, probabilities: false, passes: 1 };
+}

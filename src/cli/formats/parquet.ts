@@ -1,0 +1,235 @@
+/**
+ * Parquet files as pandas, pyarrow, polars and DuckDB write them: the CSV column names as
+ * columns (pandas' `__index_level_0__` index is skipped), any encoding and codec that hyparquet
+ * and its compressors read (plain, dictionary; snappy, gzip, zstd, brotli, lz4). Read one row
+ * group at a time, so a file larger than memory works as long as a row group fits.
+ */
+import { EXPECTED_COLUMNS, resolveColumns, RowBatcher, type ColumnGetter } from './columns';
+import {
+  count,
+  fileError,
+  FORCED_NOTE,
+  MAX_HELD_VALUES,
+  quote,
+  rethrowIo,
+  type ReadCallbacks,
+  type ReadSummary,
+} from './common';
+import type { AsyncBuffer, PageHeader, RowGroup } from 'hyparquet';
+import type { Source } from './source';
+
+/** Largest footer read: the file's schema and row group index. */
+const MAX_METADATA = 1 << 26;
+/** The physical types read as numbers. */
+const NUMERIC = new Set(['BOOLEAN', 'INT32', 'INT64', 'FLOAT', 'DOUBLE']);
+/** Most values of the needed columns in one row group (float64 each). */
+const MAX_GROUP_VALUES = MAX_HELD_VALUES / 4;
+
+function message(e: unknown): string {
+  return String((e as Error | null | undefined)?.message ?? e).split('\n')[0];
+}
+
+function numberOr(v: unknown, fallback: number): number {
+  return typeof v === 'number' ? v : fallback;
+}
+
+/** Largest page, uncompressed. */
+const MAX_PAGE = 1 << 28;
+
+/**
+ * Checks the page headers of a row group's needed column chunks before hyparquet decodes them:
+ * a damaged header that claims more values than the row group has rows (or a huge page) would
+ * make the decoder allocate without bound, beyond what an error can report.
+ */
+async function checkPages(
+  file: string,
+  g: number,
+  group: RowGroup,
+  needed: readonly string[],
+  buffer: AsyncBuffer,
+  parquetHeader: (reader: { view: DataView; offset: number }) => PageHeader,
+): Promise<void> {
+  const rows = Number(group.num_rows);
+  for (const name of needed) {
+    const bad = (what: string): never => fileError(file, `row group ${g}, column ${quote(name)}: ${what}`);
+    const chunk = group.columns.find((c) => c.meta_data?.path_in_schema[0] === name)?.meta_data;
+    if (!chunk) return bad('no column chunk');
+    const dictionary = chunk.dictionary_page_offset;
+    const start = Number(dictionary !== undefined && dictionary > 0n ? dictionary : chunk.data_page_offset);
+    const length = Number(chunk.total_compressed_size);
+    if (!(start >= 4 && length >= 0 && start + length <= buffer.byteLength))
+      bad('its column chunk lies outside the file (a damaged or truncated file?)');
+    if (length > MAX_PAGE * 4) bad(`a column chunk of ${count(length)} bytes, more than the limit`);
+    const bytes = await buffer.slice(start, start + length);
+    const reader = { view: new DataView(bytes), offset: 0 };
+    while (reader.offset < bytes.byteLength) {
+      let header: PageHeader;
+      try {
+        header = parquetHeader(reader);
+      } catch (e) {
+        return bad(`a damaged page header (${message(e)})`);
+      }
+      // a damaged header may lack any field, whatever its type says
+      const values = numberOr(
+        header.data_page_header?.num_values ??
+          header.data_page_header_v2?.num_values ??
+          header.dictionary_page_header?.num_values,
+        0,
+      );
+      const size = numberOr(header.uncompressed_page_size, NaN);
+      if (!(values >= 0 && values <= rows))
+        bad(`a page of ${count(values)} values in a row group of ${count(rows)} rows (a damaged file?)`);
+      if (!(size >= 0 && size <= MAX_PAGE)) bad(`a page of ${count(size)} bytes uncompressed, more than the limit`);
+      if (!(numberOr(header.compressed_page_size, NaN) >= 0)) bad('a damaged page header');
+      reader.offset += header.compressed_page_size;
+    }
+  }
+}
+
+/** One column of one row group as float64, with a mask of its nulls. */
+interface GroupColumn {
+  values: Float64Array;
+  nulls: Uint8Array;
+}
+
+/** Reads a Parquet file (a regular file: its index is at its end). */
+export async function readParquet(
+  source: Source,
+  cb: ReadCallbacks,
+  batchSize: number,
+  forced: boolean,
+): Promise<ReadSummary> {
+  const file = source.name;
+  if (!source.regular || source.path === undefined)
+    fileError(file, 'a Parquet file cannot be read from a stream (its index is at its end): give its path');
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema } = await import('hyparquet');
+  const { compressors } = await import('hyparquet-compressors');
+  const { parquetHeader } = await import('hyparquet/src/column.js');
+  try {
+    const file0 = await asyncBufferFromFile(source.path);
+    // reads hyparquet starts ahead and then has no use for (a read given up on) must not end
+    // the process as unhandled rejections
+    const buffer: typeof file0 = {
+      byteLength: file0.byteLength,
+      slice(start, end) {
+        const p = file0.slice(start, end);
+        if (p instanceof Promise) p.catch(() => undefined);
+        return p;
+      },
+    };
+    if (buffer.byteLength < 12) fileError(file, 'not a valid Parquet file: too short');
+    const tail = new DataView(await buffer.slice(buffer.byteLength - 8, buffer.byteLength));
+    const metadataLength = tail.getUint32(0, true);
+    if (metadataLength > MAX_METADATA && metadataLength <= buffer.byteLength)
+      fileError(
+        file,
+        `its metadata (footer) takes ${count(metadataLength)} bytes, more than the limit of ${count(MAX_METADATA)}`,
+      );
+    let metadata;
+    try {
+      metadata = await parquetMetadataAsync(buffer);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException | null | undefined)?.code) throw e;
+      return fileError(file, `not a valid Parquet file: ${message(e)}`);
+    }
+    let tree: ReturnType<typeof parquetSchema>;
+    try {
+      tree = parquetSchema(metadata);
+    } catch (e) {
+      return fileError(file, `not a valid Parquet file: its schema: ${message(e)}`);
+    }
+    const names = tree.children.map((c) => (c.element.name as string | undefined) ?? '');
+    const layout = resolveColumns(names, (name) => /^__index_level_[0-9]+__$/.test(name));
+    if (typeof layout === 'string')
+      fileError(
+        file,
+        `expected the columns ${EXPECTED_COLUMNS}, ${layout === '' ? `got ${quote(names.join(','), 120)}` : `but ${layout}`}`,
+      );
+    const needed = layout.columns.map((j) => names[j]);
+    for (const j of layout.columns) {
+      const node = tree.children[j];
+      const type = node.element.type;
+      if (node.children.length > 0 || node.element.repetition_type === 'REPEATED')
+        fileError(file, `column ${quote(names[j])}: a nested or list column; expected one number per row`);
+      if (type === undefined || !NUMERIC.has(type))
+        fileError(
+          file,
+          `column ${quote(names[j])}: type ${type ?? 'unknown'}${type === 'BYTE_ARRAY' ? ' (text)' : ''}; expected numbers (float, double, integers) or booleans`,
+        );
+    }
+    const asProbabilities = layout.kind === 'classification' && (layout.scores === 'probabilities' || forced);
+    const note = asProbabilities && layout.scores === 'logits' ? FORCED_NOTE : '';
+    cb.onKind(layout.kind, asProbabilities);
+    const rows = new RowBatcher(
+      file,
+      layout,
+      asProbabilities,
+      note,
+      batchSize,
+      cb,
+      (row, role) => (role < 0 ? `row ${row}` : `row ${row}, column "${layout.names[role]}"`),
+      (a, b) => (a === b ? `row ${a}` : `rows ${a}–${b}`),
+    );
+    let groupStart = 0;
+    let bytesDone = 0;
+    for (const [g, group] of metadata.row_groups.entries()) {
+      const groupRows = Number(group.num_rows);
+      if (groupRows * needed.length > MAX_GROUP_VALUES)
+        fileError(
+          file,
+          `row group ${g} has ${count(groupRows)} rows of ${needed.length} columns, more than the ${count(MAX_GROUP_VALUES)} values a row group may hold here: write smaller row groups (e.g. pyarrow row_group_size)`,
+        );
+      await checkPages(file, g, group, needed, buffer, parquetHeader);
+      const columns = new Map<string, GroupColumn>();
+      for (const name of needed)
+        columns.set(name, { values: new Float64Array(groupRows), nulls: new Uint8Array(groupRows).fill(1) });
+      try {
+        await parquetRead({
+          file: buffer,
+          metadata,
+          columns: needed,
+          rowStart: groupStart,
+          rowEnd: groupStart + groupRows,
+          compressors,
+          onChunk(chunk) {
+            const column = columns.get(chunk.columnName);
+            if (!column) return;
+            const data = chunk.columnData;
+            for (let i = 0; i < data.length; i++) {
+              const r = chunk.rowStart + i - groupStart;
+              if (r < 0 || r >= groupRows) continue;
+              const v: unknown = data[i];
+              if (v === null || v === undefined) continue;
+              column.values[r] =
+                typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : v === true ? 1 : v === false ? 0 : NaN;
+              column.nulls[r] = 0;
+            }
+          },
+        });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException | null | undefined)?.code) throw e;
+        fileError(file, `row group ${g}: cannot decode it: ${message(e)}`);
+      }
+      const getters: ColumnGetter[] = needed.map((name) => {
+        const { values, nulls } = columns.get(name) as GroupColumn;
+        return (i) => (nulls[i] ? undefined : values[i]);
+      });
+      rows.take(groupRows, getters, groupStart);
+      groupStart += groupRows;
+      bytesDone += Number(group.total_compressed_size ?? 0);
+      cb.onProgress?.({ bytes: Math.min(bytesDone, source.size), total: source.size, pass: 1 });
+    }
+    rows.flush();
+    if (rows.n === 0) fileError(file, 'no samples: the file has columns but no rows');
+    return {
+      format: 'parquet',
+      kind: layout.kind,
+      n: rows.n,
+      k: layout.k,
+      probabilities: asProbabilities,
+      passes: 1,
+    };
+  } catch (e) {
+    return rethrowIo(file, e);
+  }
+}
