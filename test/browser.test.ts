@@ -1,15 +1,21 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { extname, join, normalize, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CHROMIUM,
+  chromiumSkipReason as skipReason,
+  launchChromium,
+  requireBuilt,
+  root,
+  serve,
+  serveBuild,
+  type Served,
+} from './helpers/chromium';
 
 // The ESM build (dist/index.js, made by `npm test`'s pretest) in headless Chromium must give the
 // values Node gives. Debian's chromium (/usr/bin/chromium; `.ci/run` installs it when missing)
@@ -38,12 +44,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // child `node` that imports `ecuas` through the package's exports map; every number must agree
 // within 1e-12 relative and every SVG must have the same length.
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-const inCI = !!process.env.CI && !['0', 'false'].includes(process.env.CI.toLowerCase());
-const haveChromium = existsSync(CHROMIUM);
-const skipReason =
-  haveChromium || inCI ? '' : `${CHROMIUM} not found and CI is not set (install it with: apt-get install -y chromium)`;
 if (skipReason) console.warn(`[browser.test] skipping the browser tests: ${skipReason}`);
 
 const REL_TOL = 1e-12;
@@ -256,73 +256,31 @@ function pageHtml(loader: Loader): string {
 </head><body></body></html>`;
 }
 
-/** Serves the page, the shim, COMPUTE, dist/ and tfjs's dist/ on 127.0.0.1 (random port). */
-function startServer(): Promise<{ server: Server; origin: string }> {
-  const generated = new Map<string, string>([
-    ['/shim.js', shimSource()],
-    ['/compute.js', `export ${COMPUTE}`],
-    ['/umd.html', pageHtml('umd')],
-    ['/esm.html', pageHtml('esm')],
-    ['/iife.html', pageHtml('iife')],
-  ]);
-  const allowed = [join(root, 'dist') + sep, join(root, 'node_modules', '@tensorflow', 'tfjs', 'dist') + sep];
-  const types: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html', '.map': 'application/json' };
-  const server = createServer((req, res) => {
-    const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
-    const send = (status: number, body: string | Buffer, type = 'text/plain'): void => {
-      res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    const text = generated.get(pathname);
-    if (text !== undefined) {
-      send(200, text, types[extname(pathname)]);
-      return;
-    }
-    const file = normalize(join(root, pathname));
-    if (!allowed.some((dir) => file.startsWith(dir))) {
-      send(404, 'not found');
-      return;
-    }
-    readFile(file).then(
-      (body) => send(200, body, types[extname(file)] ?? 'application/octet-stream'),
-      () => send(404, 'not found'),
-    );
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-    );
+/** Serves the pages, the shim, COMPUTE, dist/ and tfjs's dist/ on 127.0.0.1 (random port). */
+function startServer(): Promise<Served> {
+  return serveBuild({
+    '/shim.js': shimSource(),
+    '/compute.js': `export ${COMPUTE}`,
+    '/umd.html': pageHtml('umd'),
+    '/esm.html': pageHtml('esm'),
+    '/iife.html': pageHtml('iife'),
   });
 }
 
 describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equals Node`, () => {
   let browser: Browser | undefined;
-  let server: Server | undefined;
-  let origin = '';
+  let server: Served | undefined;
   let expected: Promise<Result>;
 
   let setupError: Error | undefined;
 
   beforeAll(async () => {
     try {
-      if (!haveChromium)
-        throw new Error(`${CHROMIUM} not found, and CI is set: .ci/run installs Debian's chromium when it is missing`);
-      for (const f of ['index.js', 'ecuas.min.js'])
-        if (!existsSync(join(root, 'dist', f)))
-          throw new Error(`dist/${f} not found: run \`npm run build\` (npm test does it first)`);
+      requireBuilt('index.js', 'ecuas.min.js');
       expected = nodeResult();
       expected.catch(() => undefined); // awaited in each test
-      const { chromium } = await import('playwright-core');
-      [browser, { server, origin }] = await Promise.all([
-        chromium.launch({
-          executablePath: CHROMIUM,
-          args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-          timeout: 20_000,
-        }),
-        startServer(),
-      ]);
-      console.log(`[browser.test] Chromium ${browser.version()}, pages served from ${origin}`);
+      [browser, server] = await Promise.all([launchChromium(), startServer()]);
+      console.log(`[browser.test] Chromium ${browser.version()}, pages served from ${server.origin}`);
     } catch (e) {
       // each test fails with it (a failing beforeAll would only mark them skipped)
       setupError = e instanceof Error ? e : new Error(String(e));
@@ -331,7 +289,7 @@ describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equa
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await server?.close();
   });
 
   for (const loader of LOADERS) {
@@ -347,7 +305,7 @@ describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equa
         page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
         try {
           const started = Date.now();
-          await page.goto(`${origin}/${loader}.html`, { waitUntil: 'load' });
+          await page.goto(`${(server as Served).origin}/${loader}.html`, { waitUntil: 'load' });
           await page.waitForFunction(() => (window as TestPage).__run ?? (window as TestPage).__loadError, undefined, {
             timeout: 15_000,
           });
@@ -452,41 +410,6 @@ function readmeRecipes(): Recipe[] {
   return recipes;
 }
 
-/** A static file server for a folder (symlinks followed, nothing outside the folder's paths). */
-function serveFolder(dir: string): Promise<{ server: Server; origin: string }> {
-  const types: Record<string, string> = {
-    '.js': 'text/javascript',
-    '.mjs': 'text/javascript',
-    '.html': 'text/html',
-    '.map': 'application/json',
-    '.json': 'application/json',
-    '.wasm': 'application/wasm',
-  };
-  const server = createServer((req, res) => {
-    let pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
-    if (pathname.endsWith('/')) pathname += 'index.html';
-    const file = normalize(join(dir, pathname));
-    const send = (status: number, body: string | Buffer, type = 'text/plain'): void => {
-      res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    if (!file.startsWith(dir + sep)) {
-      send(404, 'not found');
-      return;
-    }
-    readFile(file).then(
-      (body) => send(200, body, types[extname(file)] ?? 'application/octet-stream'),
-      () => send(404, 'not found'),
-    );
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-    );
-  });
-}
-
 /** Runs one README command in the project: only `npx vite …` is known (this repository's vite). */
 async function runCommand(command: string, cwd: string): Promise<void> {
   const m = /^npx vite((?:\s+\S+)*)$/.exec(command);
@@ -519,16 +442,8 @@ describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', (
 
   beforeAll(async () => {
     try {
-      if (!haveChromium) throw new Error(`${CHROMIUM} not found, and CI is set`);
-      for (const f of ['index.js', 'ecuas.min.js'])
-        if (!existsSync(join(root, 'dist', f)))
-          throw new Error(`dist/${f} not found: run \`npm run build\` (npm test does it first)`);
-      const { chromium } = await import('playwright-core');
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-        timeout: 20_000,
-      });
+      requireBuilt('index.js', 'ecuas.min.js');
+      browser = await launchChromium();
     } catch (e) {
       setupError = e instanceof Error ? e : new Error(String(e));
     }
@@ -576,7 +491,7 @@ describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', (
       for (const command of recipe.commands) await runCommand(command, project);
       // a build writes the site to dist/; otherwise the project folder is the site
       const site = recipe.commands.some((c) => /\bbuild\b/.test(c)) ? join(project, 'dist') : project;
-      const { server, origin } = await serveFolder(site);
+      const { origin, close } = await serve(site);
       const page = await (browser as Browser).newPage();
       const printed: string[] = [];
       const problems: string[] = [];
@@ -599,7 +514,7 @@ describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', (
         console.log(`[browser.test] README "${title}": ${printed.join(' | ')} (${Date.now() - started} ms)`);
       } finally {
         await page.close();
-        await new Promise((resolve) => server.close(resolve));
+        await close();
       }
     });
   }
