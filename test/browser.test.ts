@@ -13,6 +13,7 @@ import {
   requireBuilt,
   root,
   serve,
+  pageRandom,
   serveBuild,
   type Served,
 } from './helpers/chromium';
@@ -56,15 +57,7 @@ const COMPUTE = String.raw`
 async function compute(tf, ecuas, backend) {
   if (!(await tf.setBackend(backend))) return { unavailable: 'tf.setBackend(' + JSON.stringify(backend) + ') returned false' };
   await tf.ready();
-  let a = 20240611 >>> 0;
-  const r = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const normal = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+  ${pageRandom(20240611)}
   const N = 600, K = 4;
   const c = [], y = [], ood = [], z = [], labels = [], yPred = [], yTrue = [], unc = [], sd = [];
   for (let i = 0; i < N; i++) {

@@ -5,6 +5,7 @@ import {
   chromiumSkipReason as skipReason,
   launchChromium,
   requireBuilt,
+  pageRandom,
   serveBuild,
   type Served,
   withinSpec,
@@ -31,15 +32,7 @@ if (skipReason) console.warn(`[browserAsync.test] skipping: ${skipReason}`);
 /** `async function run(tf, ecuas)` → JSON-safe results (plain JS: the page imports it as is). */
 const RUN = String.raw`
 export async function run(tf, ecuas) {
-  let a = 7 >>> 0;
-  const r = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const normal = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+  ${pageRandom(7)}
   // logits spread like a trained classifier's: flat, moderate and confident rows
   const data = (n, k) => {
     const z = [], labels = [];

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
+import { normal, rng } from './data';
 
 // Headless Chromium for the browser tests: Debian's chromium (/usr/bin/chromium; `.ci/run`
 // installs it when missing) driven by playwright-core, so no browser download and no network
@@ -102,6 +103,17 @@ export function serve(
       resolveServer({ origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close }),
     );
   });
+}
+
+/**
+ * Page code (plain JS) that defines `r`, a uniform generator seeded with `seed`, and `normal()`,
+ * a standard normal drawn from it: test/helpers/data.ts's `rng` and `normal`, as their source
+ * text, so that a page and Node draw the same numbers.
+ */
+export function pageRandom(seed: number): string {
+  return `const r = (${String(rng)})(${seed});
+  const gaussian = ${String(normal)};
+  const normal = () => gaussian(r);`;
 }
 
 /** Serves the build (dist/) and tfjs's dist/ (tf.min.js, tf.fesm.js) from the root, with the test's `generated` files. */
