@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { version } from '../src/cli/main';
 import { ProgressBar } from '../src/cli/progress';
-import { runCli as run, runCliOk as ok } from './helpers/cli';
+import { runCli as run, runCliOk as ok, runCliUsageError } from './helpers/cli';
 import { rng } from './helpers/data';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ecuas-cmds-'));
@@ -364,10 +364,7 @@ describe('ecuas merge: command line', () => {
   ];
   for (const [argv, message] of usageCases) {
     it(`exit 2: ecuas ${argv.join(' ')}`, async () => {
-      const r = await run(argv);
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(message);
+      await runCliUsageError(argv, message);
     });
   }
 

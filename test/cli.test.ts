@@ -19,7 +19,7 @@ import { readInputFile, type Batch } from '../src/cli/readers';
 import { applyTemperature, fitTemperature, getMetricFromId, METRIC_IDS, riskCoverageCurve } from '../src/index';
 import { regressionCalibrationCurve } from '../src/plots/index';
 import { formatNumber } from '../src/plots/svg';
-import { runCli as run, runCliOk } from './helpers/cli';
+import { runCli as run, runCliOk, runCliUsageError } from './helpers/cli';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixture = (name: string): string => join(root, 'test', 'fixtures', name);
@@ -1352,10 +1352,7 @@ describe('ecuas: command line', () => {
   ];
   for (const [argv, message] of usageCases) {
     it(`exit 2: ecuas ${argv.join(' ')}`, async () => {
-      const r = await run(argv);
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(message);
+      const r = await runCliUsageError(argv, message);
       expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     });
   }

@@ -27,3 +27,12 @@ export async function runCliOk(argv: string[], options: MainOptions = {}): Promi
   expect(r.code).toBe(0);
   return r.stdout;
 }
+
+/** Runs the CLI and requires a usage error: exit code 2, nothing on stdout, stderr matching `message`. */
+export async function runCliUsageError(argv: string[], message: RegExp): Promise<CliRun> {
+  const r = await runCli(argv);
+  expect(r.code).toBe(2);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toMatch(message);
+  return r;
+}
