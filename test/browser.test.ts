@@ -4,18 +4,15 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CHROMIUM,
   chromiumSkipReason as skipReason,
-  launchChromium,
-  requireBuilt,
+  openPage,
+  pageRandom,
   root,
   serve,
-  pageRandom,
-  serveBuild,
-  type Served,
+  useChromium,
 } from './helpers/chromium';
 
 // The ESM build (dist/index.js, made by `npm test`'s pretest) in headless Chromium must give the
@@ -249,56 +246,34 @@ function pageHtml(loader: Loader): string {
 </head><body></body></html>`;
 }
 
-/** Serves the pages, the shim, COMPUTE, dist/ and tfjs's dist/ on 127.0.0.1 (random port). */
-function startServer(): Promise<Served> {
-  return serveBuild({
+/** The pages, the shim and COMPUTE, served with dist/ and tfjs's dist/. */
+function pages(): Record<string, string> {
+  return {
     '/shim.js': shimSource(),
     '/compute.js': `export ${COMPUTE}`,
     '/umd.html': pageHtml('umd'),
     '/esm.html': pageHtml('esm'),
     '/iife.html': pageHtml('iife'),
-  });
+  };
 }
 
 describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equals Node`, () => {
-  let browser: Browser | undefined;
-  let server: Served | undefined;
   let expected: Promise<Result>;
-
-  let setupError: Error | undefined;
-
-  beforeAll(async () => {
-    try {
-      requireBuilt('index.js', 'ecuas.min.js');
-      expected = nodeResult();
-      expected.catch(() => undefined); // awaited in each test
-      [browser, server] = await Promise.all([launchChromium(), startServer()]);
-      console.log(`[browser.test] Chromium ${browser.version()}, pages served from ${server.origin}`);
-    } catch (e) {
-      // each test fails with it (a failing beforeAll would only mark them skipped)
-      setupError = e instanceof Error ? e : new Error(String(e));
-    }
-  }, 30_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+  beforeAll(() => {
+    expected = nodeResult();
+    expected.catch(() => undefined); // awaited in each test
   });
+  const chromium = useChromium({ built: ['index.js', 'ecuas.min.js'], generated: pages });
 
   for (const loader of LOADERS) {
     for (const backend of BACKENDS) {
       it(`${LOADER_NAMES[loader]}, ${backend} backend`, async (ctx) => {
-        if (setupError) throw setupError;
-        const page = await (browser as Browser).newPage();
-        const problems: string[] = [];
-        page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-        page.on('console', (m) => {
-          if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
-        });
+        const { browser, origin } = chromium();
+        const { page, problems } = await openPage(browser);
         page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
         try {
           const started = Date.now();
-          await page.goto(`${(server as Served).origin}/${loader}.html`, { waitUntil: 'load' });
+          await page.goto(`${origin}/${loader}.html`, { waitUntil: 'load' });
           await page.waitForFunction(() => (window as TestPage).__run ?? (window as TestPage).__loadError, undefined, {
             timeout: 15_000,
           });
@@ -429,21 +404,10 @@ async function runCommand(command: string, cwd: string): Promise<void> {
 
 describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', () => {
   const recipes = readmeRecipes();
-  let browser: Browser | undefined;
-  let setupError: Error | undefined;
+  const chromium = useChromium({ built: ['index.js', 'ecuas.min.js'] });
   const projects: string[] = [];
 
-  beforeAll(async () => {
-    try {
-      requireBuilt('index.js', 'ecuas.min.js');
-      browser = await launchChromium();
-    } catch (e) {
-      setupError = e instanceof Error ? e : new Error(String(e));
-    }
-  }, 30_000);
-
-  afterAll(async () => {
-    await browser?.close();
+  afterAll(() => {
     for (const dir of projects) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -469,7 +433,7 @@ describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', (
 
   for (const title of ['With a bundler (Vite)', 'Import map over the ESM build', 'Script tag']) {
     it(`${title}: runs as written and prints what the README shows`, { timeout: 120_000 }, async () => {
-      if (setupError) throw setupError;
+      const { browser } = chromium();
       const recipe = recipes.find((r) => r.title === title);
       if (!recipe) throw new Error(`README.md "## Browser" has no "### ${title}"`);
       const project = mkdtempSync(join(tmpdir(), 'ecuas-browser-'));
@@ -485,7 +449,7 @@ describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', (
       // a build writes the site to dist/; otherwise the project folder is the site
       const site = recipe.commands.some((c) => /\bbuild\b/.test(c)) ? join(project, 'dist') : project;
       const { origin, close } = await serve(site);
-      const page = await (browser as Browser).newPage();
+      const page = await browser.newPage();
       const printed: string[] = [];
       const problems: string[] = [];
       page.on('console', (m) => {

@@ -1,13 +1,10 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CHROMIUM,
   chromiumSkipReason as skipReason,
-  launchChromium,
-  requireBuilt,
+  openPage,
   pageRandom,
-  serveBuild,
-  type Served,
+  useChromium,
   withinSpec,
 } from './helpers/chromium';
 import { TOP1_METRICS as REDUCED } from './helpers/metricNames';
@@ -185,34 +182,13 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" 
 </head><body></body></html>`;
 
 describe.skipIf(!!skipReason)(`updateAsync in headless Chromium (${CHROMIUM}), WebGL backend`, () => {
-  let browser: Browser | undefined;
-  let server: Served | undefined;
-  let setupError: Error | undefined;
-
-  beforeAll(async () => {
-    try {
-      requireBuilt('index.js');
-      [browser, server] = await Promise.all([launchChromium(), serveBuild({ '/page.html': PAGE, '/run.js': RUN })]);
-    } catch (e) {
-      setupError = e instanceof Error ? e : new Error(String(e));
-    }
-  }, 30_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const chromium = useChromium({ built: ['index.js'], generated: () => ({ '/page.html': PAGE, '/run.js': RUN }) });
 
   it('equals the cpu backend to the SPEC tolerance, reads back a few bytes a sample, never synchronously', async (ctx) => {
-    if (setupError) throw setupError;
-    const page = await (browser as Browser).newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
-    });
+    const { browser, origin } = chromium();
+    const { page, problems } = await openPage(browser);
     try {
-      await page.goto(`${(server as Served).origin}/page.html`, { waitUntil: 'load' });
+      await page.goto(`${origin}/page.html`, { waitUntil: 'load' });
       await page.waitForFunction(
         () =>
           (window as { __run?: unknown; __loadError?: string }).__run ??

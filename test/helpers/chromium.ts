@@ -4,7 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { normal, rng } from './data';
 
 // Headless Chromium for the browser tests: Debian's chromium (/usr/bin/chromium; `.ci/run`
@@ -39,6 +40,59 @@ export async function launchChromium(): Promise<Browser> {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     timeout: 20_000,
   });
+}
+
+/** What a test gets from `useChromium`: the browser and, when the build is served, its origin. */
+export interface ChromiumSetup {
+  browser: Browser;
+  origin: string;
+}
+
+/**
+ * Chromium for the tests of one describe block: beforeAll checks that dist/ holds `built`,
+ * launches Chromium and, given `generated`, serves the build with those files (`serveBuild`);
+ * afterAll closes both. Each test calls the returned function first: it gives the browser and
+ * the origin, or throws the setup's error, so that each test fails with it (a failing beforeAll
+ * would only mark them skipped).
+ */
+export function useChromium(options: {
+  built: string[];
+  generated?: () => Record<string, string>;
+}): () => ChromiumSetup {
+  let browser: Browser | undefined;
+  let server: Served | undefined;
+  let setupError: Error | undefined;
+  beforeAll(async () => {
+    try {
+      requireBuilt(...options.built);
+      [browser, server] = await Promise.all([
+        launchChromium(),
+        options.generated ? serveBuild(options.generated()) : undefined,
+      ]);
+      console.log(`Chromium ${browser.version()}${server ? `, pages served from ${server.origin}` : ''}`);
+    } catch (e) {
+      setupError = e instanceof Error ? e : new Error(String(e));
+    }
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return () => {
+    if (setupError) throw setupError;
+    return { browser: browser as Browser, origin: server?.origin ?? '' };
+  };
+}
+
+/** A new page whose uncaught errors and console.error lines are collected in `problems`. */
+export async function openPage(browser: Browser): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
+  });
+  return { page, problems };
 }
 
 const TYPES: Record<string, string> = {
