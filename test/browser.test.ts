@@ -1,15 +1,19 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { extname, join, normalize, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CHROMIUM,
+  chromiumSkipReason as skipReason,
+  openPage,
+  pageRandom,
+  root,
+  serve,
+  useChromium,
+} from './helpers/chromium';
 
 // The ESM build (dist/index.js, made by `npm test`'s pretest) in headless Chromium must give the
 // values Node gives. Debian's chromium (/usr/bin/chromium; `.ci/run` installs it when missing)
@@ -38,12 +42,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // child `node` that imports `ecuas` through the package's exports map; every number must agree
 // within 1e-12 relative and every SVG must have the same length.
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-const inCI = !!process.env.CI && !['0', 'false'].includes(process.env.CI.toLowerCase());
-const haveChromium = existsSync(CHROMIUM);
-const skipReason =
-  haveChromium || inCI ? '' : `${CHROMIUM} not found and CI is not set (install it with: apt-get install -y chromium)`;
 if (skipReason) console.warn(`[browser.test] skipping the browser tests: ${skipReason}`);
 
 const REL_TOL = 1e-12;
@@ -56,15 +54,7 @@ const COMPUTE = String.raw`
 async function compute(tf, ecuas, backend) {
   if (!(await tf.setBackend(backend))) return { unavailable: 'tf.setBackend(' + JSON.stringify(backend) + ') returned false' };
   await tf.ready();
-  let a = 20240611 >>> 0;
-  const r = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const normal = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+  ${pageRandom(20240611)}
   const N = 600, K = 4;
   const c = [], y = [], ood = [], z = [], labels = [], yPred = [], yTrue = [], unc = [], sd = [];
   for (let i = 0; i < N; i++) {
@@ -256,94 +246,30 @@ function pageHtml(loader: Loader): string {
 </head><body></body></html>`;
 }
 
-/** Serves the page, the shim, COMPUTE, dist/ and tfjs's dist/ on 127.0.0.1 (random port). */
-function startServer(): Promise<{ server: Server; origin: string }> {
-  const generated = new Map<string, string>([
-    ['/shim.js', shimSource()],
-    ['/compute.js', `export ${COMPUTE}`],
-    ['/umd.html', pageHtml('umd')],
-    ['/esm.html', pageHtml('esm')],
-    ['/iife.html', pageHtml('iife')],
-  ]);
-  const allowed = [join(root, 'dist') + sep, join(root, 'node_modules', '@tensorflow', 'tfjs', 'dist') + sep];
-  const types: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html', '.map': 'application/json' };
-  const server = createServer((req, res) => {
-    const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
-    const send = (status: number, body: string | Buffer, type = 'text/plain'): void => {
-      res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    const text = generated.get(pathname);
-    if (text !== undefined) {
-      send(200, text, types[extname(pathname)]);
-      return;
-    }
-    const file = normalize(join(root, pathname));
-    if (!allowed.some((dir) => file.startsWith(dir))) {
-      send(404, 'not found');
-      return;
-    }
-    readFile(file).then(
-      (body) => send(200, body, types[extname(file)] ?? 'application/octet-stream'),
-      () => send(404, 'not found'),
-    );
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-    );
-  });
+/** The pages, the shim and COMPUTE, served with dist/ and tfjs's dist/. */
+function pages(): Record<string, string> {
+  return {
+    '/shim.js': shimSource(),
+    '/compute.js': `export ${COMPUTE}`,
+    '/umd.html': pageHtml('umd'),
+    '/esm.html': pageHtml('esm'),
+    '/iife.html': pageHtml('iife'),
+  };
 }
 
 describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equals Node`, () => {
-  let browser: Browser | undefined;
-  let server: Server | undefined;
-  let origin = '';
   let expected: Promise<Result>;
-
-  let setupError: Error | undefined;
-
-  beforeAll(async () => {
-    try {
-      if (!haveChromium)
-        throw new Error(`${CHROMIUM} not found, and CI is set: .ci/run installs Debian's chromium when it is missing`);
-      for (const f of ['index.js', 'ecuas.min.js'])
-        if (!existsSync(join(root, 'dist', f)))
-          throw new Error(`dist/${f} not found: run \`npm run build\` (npm test does it first)`);
-      expected = nodeResult();
-      expected.catch(() => undefined); // awaited in each test
-      const { chromium } = await import('playwright-core');
-      [browser, { server, origin }] = await Promise.all([
-        chromium.launch({
-          executablePath: CHROMIUM,
-          args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-          timeout: 20_000,
-        }),
-        startServer(),
-      ]);
-      console.log(`[browser.test] Chromium ${browser.version()}, pages served from ${origin}`);
-    } catch (e) {
-      // each test fails with it (a failing beforeAll would only mark them skipped)
-      setupError = e instanceof Error ? e : new Error(String(e));
-    }
-  }, 30_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  beforeAll(() => {
+    expected = nodeResult();
+    expected.catch(() => undefined); // awaited in each test
   });
+  const chromium = useChromium({ built: ['index.js', 'ecuas.min.js'], generated: pages });
 
   for (const loader of LOADERS) {
     for (const backend of BACKENDS) {
       it(`${LOADER_NAMES[loader]}, ${backend} backend`, async (ctx) => {
-        if (setupError) throw setupError;
-        const page = await (browser as Browser).newPage();
-        const problems: string[] = [];
-        page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-        page.on('console', (m) => {
-          if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
-        });
+        const { browser, origin } = chromium();
+        const { page, problems } = await openPage(browser);
         page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
         try {
           const started = Date.now();
@@ -452,41 +378,6 @@ function readmeRecipes(): Recipe[] {
   return recipes;
 }
 
-/** A static file server for a folder (symlinks followed, nothing outside the folder's paths). */
-function serveFolder(dir: string): Promise<{ server: Server; origin: string }> {
-  const types: Record<string, string> = {
-    '.js': 'text/javascript',
-    '.mjs': 'text/javascript',
-    '.html': 'text/html',
-    '.map': 'application/json',
-    '.json': 'application/json',
-    '.wasm': 'application/wasm',
-  };
-  const server = createServer((req, res) => {
-    let pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
-    if (pathname.endsWith('/')) pathname += 'index.html';
-    const file = normalize(join(dir, pathname));
-    const send = (status: number, body: string | Buffer, type = 'text/plain'): void => {
-      res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    if (!file.startsWith(dir + sep)) {
-      send(404, 'not found');
-      return;
-    }
-    readFile(file).then(
-      (body) => send(200, body, types[extname(file)] ?? 'application/octet-stream'),
-      () => send(404, 'not found'),
-    );
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-    );
-  });
-}
-
 /** Runs one README command in the project: only `npx vite …` is known (this repository's vite). */
 async function runCommand(command: string, cwd: string): Promise<void> {
   const m = /^npx vite((?:\s+\S+)*)$/.exec(command);
@@ -513,29 +404,10 @@ async function runCommand(command: string, cwd: string): Promise<void> {
 
 describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', () => {
   const recipes = readmeRecipes();
-  let browser: Browser | undefined;
-  let setupError: Error | undefined;
+  const chromium = useChromium({ built: ['index.js', 'ecuas.min.js'] });
   const projects: string[] = [];
 
-  beforeAll(async () => {
-    try {
-      if (!haveChromium) throw new Error(`${CHROMIUM} not found, and CI is set`);
-      for (const f of ['index.js', 'ecuas.min.js'])
-        if (!existsSync(join(root, 'dist', f)))
-          throw new Error(`dist/${f} not found: run \`npm run build\` (npm test does it first)`);
-      const { chromium } = await import('playwright-core');
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-        timeout: 20_000,
-      });
-    } catch (e) {
-      setupError = e instanceof Error ? e : new Error(String(e));
-    }
-  }, 30_000);
-
-  afterAll(async () => {
-    await browser?.close();
+  afterAll(() => {
     for (const dir of projects) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -561,7 +433,7 @@ describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', (
 
   for (const title of ['With a bundler (Vite)', 'Import map over the ESM build', 'Script tag']) {
     it(`${title}: runs as written and prints what the README shows`, { timeout: 120_000 }, async () => {
-      if (setupError) throw setupError;
+      const { browser } = chromium();
       const recipe = recipes.find((r) => r.title === title);
       if (!recipe) throw new Error(`README.md "## Browser" has no "### ${title}"`);
       const project = mkdtempSync(join(tmpdir(), 'ecuas-browser-'));
@@ -576,8 +448,8 @@ describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', (
       for (const command of recipe.commands) await runCommand(command, project);
       // a build writes the site to dist/; otherwise the project folder is the site
       const site = recipe.commands.some((c) => /\bbuild\b/.test(c)) ? join(project, 'dist') : project;
-      const { server, origin } = await serveFolder(site);
-      const page = await (browser as Browser).newPage();
+      const { origin, close } = await serve(site);
+      const page = await browser.newPage();
       const printed: string[] = [];
       const problems: string[] = [];
       page.on('console', (m) => {
@@ -599,7 +471,7 @@ describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', (
         console.log(`[browser.test] README "${title}": ${printed.join(' | ')} (${Date.now() - started} ms)`);
       } finally {
         await page.close();
-        await new Promise((resolve) => server.close(resolve));
+        await close();
       }
     });
   }

@@ -1,11 +1,13 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  CHROMIUM,
+  chromiumSkipReason as skipReason,
+  openPage,
+  pageRandom,
+  useChromium,
+  withinSpec,
+} from './helpers/chromium';
+import { TOP1_METRICS as REDUCED } from './helpers/metricNames';
 
 // `updateAsync` of the ESM build (dist/index.js; build it with `npx tsup --silent`) in headless
 // Chromium on the WebGL backend: every classification metric's value equals the cpu backend's
@@ -22,26 +24,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // the WebGL backend's `read` (what `await data()` calls) and `readSync` (what `dataSync()` calls),
 // counting only tensors whose values were on the GPU.
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-const inCI = !!process.env.CI && !['0', 'false'].includes(process.env.CI.toLowerCase());
-const haveChromium = existsSync(CHROMIUM);
-const skipReason =
-  haveChromium || inCI ? '' : `${CHROMIUM} not found and CI is not set (install it with: apt-get install -y chromium)`;
 if (skipReason) console.warn(`[browserAsync.test] skipping: ${skipReason}`);
 
 /** `async function run(tf, ecuas)` → JSON-safe results (plain JS: the page imports it as is). */
 const RUN = String.raw`
 export async function run(tf, ecuas) {
-  let a = 7 >>> 0;
-  const r = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const normal = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+  ${pageRandom(7)}
   // logits spread like a trained classifier's: flat, moderate and confident rows
   const data = (n, k) => {
     const z = [], labels = [];
@@ -193,102 +181,12 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" 
 <script>window.addEventListener('error', (e) => { window.__loadError = String(e.message || e); });</script>
 </head><body></body></html>`;
 
-function startServer(): Promise<{ server: Server; origin: string }> {
-  const generated = new Map<string, string>([
-    ['/page.html', PAGE],
-    ['/run.js', RUN],
-  ]);
-  const allowed = [join(root, 'dist') + sep, join(root, 'node_modules', '@tensorflow', 'tfjs', 'dist') + sep];
-  const types: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html', '.map': 'application/json' };
-  const server = createServer((req, res) => {
-    const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
-    const send = (status: number, body: string | Buffer, type = 'text/plain'): void => {
-      res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    const text = generated.get(pathname);
-    if (text !== undefined) {
-      send(200, text, types[extname(pathname)]);
-      return;
-    }
-    const file = normalize(join(root, pathname));
-    if (!allowed.some((dir) => file.startsWith(dir))) {
-      send(404, 'not found');
-      return;
-    }
-    readFile(file).then(
-      (body) => send(200, body, types[extname(file)] ?? 'application/octet-stream'),
-      () => send(404, 'not found'),
-    );
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-    );
-  });
-}
-
-/** SPEC's tolerance: 1e-6 relative or 1e-9 absolute, whichever is looser (NaN equals NaN). */
-function withinSpec(a: number | string, b: number | string): boolean {
-  if (typeof a === 'string' || typeof b === 'string') return a === b;
-  return Math.abs(a - b) <= Math.max(1e-6 * Math.abs(b), 1e-9);
-}
-
-/** Metrics whose update needs only top-1 statistics (reduced on the device); the others read whole rows. */
-const REDUCED = [
-  'ClassificationErrorRate',
-  'ClassificationCrossEntropy',
-  'ClassificationECUAS',
-  'ClassificationGammaECUAS',
-  'ClassificationAUC',
-  'ClassificationECE',
-  'ClassificationAURC',
-  'ClassificationAUGRC',
-  'ClassificationEAURC',
-  'ClassificationEAUGRC',
-  'ClassificationFPR95',
-  'ClassificationSmoothECE',
-];
-
 describe.skipIf(!!skipReason)(`updateAsync in headless Chromium (${CHROMIUM}), WebGL backend`, () => {
-  let browser: Browser | undefined;
-  let server: Server | undefined;
-  let origin = '';
-  let setupError: Error | undefined;
-
-  beforeAll(async () => {
-    try {
-      if (!haveChromium) throw new Error(`${CHROMIUM} not found, and CI is set`);
-      if (!existsSync(join(root, 'dist', 'index.js')))
-        throw new Error('dist/index.js not found: run `npx tsup --silent` (npm test builds it first)');
-      const { chromium } = await import('playwright-core');
-      [browser, { server, origin }] = await Promise.all([
-        chromium.launch({
-          executablePath: CHROMIUM,
-          args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-          timeout: 20_000,
-        }),
-        startServer(),
-      ]);
-    } catch (e) {
-      setupError = e instanceof Error ? e : new Error(String(e));
-    }
-  }, 30_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  });
+  const chromium = useChromium({ built: ['index.js'], generated: () => ({ '/page.html': PAGE, '/run.js': RUN }) });
 
   it('equals the cpu backend to the SPEC tolerance, reads back a few bytes a sample, never synchronously', async (ctx) => {
-    if (setupError) throw setupError;
-    const page = await (browser as Browser).newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
-    });
+    const { browser, origin } = chromium();
+    const { page, problems } = await openPage(browser);
     try {
       await page.goto(`${origin}/page.html`, { waitUntil: 'load' });
       await page.waitForFunction(
@@ -334,7 +232,7 @@ describe.skipIf(!!skipReason)(`updateAsync in headless Chromium (${CHROMIUM}), W
         const never = got.bytesPerSample.never[key];
         expect(auto.sync + never.sync, key).toBe(0);
         expect(never.async, key).toBe(4 * k);
-        if (REDUCED.includes(name)) expect(auto.async, key).toBeLessThanOrEqual(36);
+        if (REDUCED.has(name)) expect(auto.async, key).toBeLessThanOrEqual(36);
         else expect(auto.async, key).toBe(4 * k);
         lines.push(`${key}: ${never.async} → ${auto.async.toFixed(2)} B/sample`);
       }

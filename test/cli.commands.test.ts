@@ -8,8 +8,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main, version, type MainOptions } from '../src/cli/main';
+import { version } from '../src/cli/main';
 import { ProgressBar } from '../src/cli/progress';
+import { runCli as run, runCliOk as ok, runCliUsageError } from './helpers/cli';
+import { rng } from './helpers/data';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ecuas-cmds-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -21,44 +23,8 @@ function folder(): string {
   return dir;
 }
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(argv: string[], options: MainOptions & { tty?: boolean } = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(
-    argv,
-    { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), stderrIsTTY: options.tty ?? false },
-    options,
-  );
-  return { code, stdout, stderr };
-}
-
 /** Parses a JSON report. */
 const values = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>;
-
-async function ok(argv: string[]): Promise<string> {
-  const r = await run(argv);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return r.stdout;
-}
-
-/** A seeded uniform generator (mulberry32), so the data is the same on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Data {
   header: string;
@@ -66,7 +32,7 @@ interface Data {
 }
 
 function logitsData(n: number, k: number, seed: number): Data {
-  const r = random(seed);
+  const r = rng(seed);
   const rows: string[] = [];
   for (let i = 0; i < n; i++) {
     const label = Math.floor(r() * k);
@@ -80,7 +46,7 @@ function logitsData(n: number, k: number, seed: number): Data {
 }
 
 function confidenceData(n: number, seed: number): Data {
-  const r = random(seed);
+  const r = rng(seed);
   const rows: string[] = [];
   for (let i = 0; i < n; i++) {
     const c = Math.round(r() * 100) / 100;
@@ -90,7 +56,7 @@ function confidenceData(n: number, seed: number): Data {
 }
 
 function regressionData(n: number, seed: number): Data {
-  const r = random(seed);
+  const r = rng(seed);
   const rows: string[] = [];
   for (let i = 0; i < n; i++) {
     const std = 0.2 + r() * 2;
@@ -212,7 +178,7 @@ describe('ecuas report --save-state and ecuas merge', () => {
   });
 
   it('probabilities merge as probabilities', async () => {
-    const r = random(7);
+    const r = rng(7);
     const rows = Array.from({ length: 60 }, () => {
       const p = [r(), r(), r()];
       const s = p[0] + p[1] + p[2];
@@ -398,10 +364,7 @@ describe('ecuas merge: command line', () => {
   ];
   for (const [argv, message] of usageCases) {
     it(`exit 2: ecuas ${argv.join(' ')}`, async () => {
-      const r = await run(argv);
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(message);
+      await runCliUsageError(argv, message);
     });
   }
 

@@ -13,12 +13,13 @@ import { bootstrap } from '../src/bootstrap';
 import { formatReport } from '../src/cli/format';
 import { JsonStreamParser, type JsonHandler } from '../src/cli/json';
 import { Grow } from '../src/cli/grow';
-import { main, type MainOptions } from '../src/cli/main';
+import { type MainOptions } from '../src/cli/main';
 import { plotSamples, regressionRiskCoverage, riskCoverage, type PlotData } from '../src/cli/plots';
 import { readInputFile, type Batch } from '../src/cli/readers';
 import { applyTemperature, fitTemperature, getMetricFromId, METRIC_IDS, riskCoverageCurve } from '../src/index';
 import { regressionCalibrationCurve } from '../src/plots/index';
 import { formatNumber } from '../src/plots/svg';
+import { runCli as run, runCliOk, runCliUsageError } from './helpers/cli';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixture = (name: string): string => join(root, 'test', 'fixtures', name);
@@ -34,28 +35,8 @@ function tmpFile(name: string, content: string): string {
   return path;
 }
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(argv: string[], options: MainOptions & { tty?: boolean } = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(
-    argv,
-    { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), stderrIsTTY: options.tty ?? false },
-    options,
-  );
-  return { code, stdout, stderr };
-}
-
 async function runJson(argv: string[], options: MainOptions = {}): Promise<Record<string, unknown>> {
-  const r = await run([...argv, '--format', 'json'], options);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout) as Record<string, unknown>;
+  return JSON.parse(await runCliOk([...argv, '--format', 'json'], options)) as Record<string, unknown>;
 }
 
 // The fixtures' data, read independently of the CLI.
@@ -1370,10 +1351,7 @@ describe('ecuas: command line', () => {
   ];
   for (const [argv, message] of usageCases) {
     it(`exit 2: ecuas ${argv.join(' ')}`, async () => {
-      const r = await run(argv);
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(message);
+      const r = await runCliUsageError(argv, message);
       expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     });
   }

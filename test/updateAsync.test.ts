@@ -14,6 +14,7 @@ import { LOGIT_INPUTS } from '../src/inputs/logits';
 import { SCOD_INPUTS } from '../src/inputs/scod';
 import { close } from './helpers/golden';
 import { confidenceData, logitData, normal, permutation, rng } from './helpers/data';
+import { TOP1_METRICS as REDUCED } from './helpers/metricNames';
 
 type AnyMetric = Metric<unknown[], unknown>;
 type Make = new (options?: object) => AnyMetric;
@@ -167,21 +168,6 @@ describe('concurrent updateAsync calls', () => {
 // ---------------------------------------------------------------------------------------------
 // The device path
 
-/** The metrics whose update needs only the rows' top-1 statistics (SPEC §4): s, the argmax, log p_label. */
-const REDUCED = new Set([
-  'ClassificationErrorRate',
-  'ClassificationCrossEntropy',
-  'ClassificationECUAS',
-  'ClassificationGammaECUAS',
-  'ClassificationAUC',
-  'ClassificationECE',
-  'ClassificationAURC',
-  'ClassificationAUGRC',
-  'ClassificationEAURC',
-  'ClassificationEAUGRC',
-  'ClassificationFPR95',
-  'ClassificationSmoothECE',
-]);
 const CLS = CLASSES.filter((C) => C.inputs === LOGIT_INPUTS);
 
 /** A tensor whose own reads are counted (the device ops do not read it). */

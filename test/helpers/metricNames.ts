@@ -11,3 +11,19 @@ export const CONFIDENCE_METRICS = namesOf(CONFIDENCE_INPUTS);
 
 /** Every metric class over (logits, labels). */
 export const CLASSIFICATION_METRICS = namesOf(LOGIT_INPUTS);
+
+/** The classification metrics whose update needs only the rows' top-1 statistics (SPEC §4), written out by hand. */
+export const TOP1_METRICS: ReadonlySet<string> = new Set([
+  'ClassificationErrorRate',
+  'ClassificationCrossEntropy',
+  'ClassificationECUAS',
+  'ClassificationGammaECUAS',
+  'ClassificationAUC',
+  'ClassificationECE',
+  'ClassificationAURC',
+  'ClassificationAUGRC',
+  'ClassificationEAURC',
+  'ClassificationEAUGRC',
+  'ClassificationFPR95',
+  'ClassificationSmoothECE',
+]);
