@@ -5,7 +5,7 @@
  */
 import { MAX_CLASSES, type ClassifierRows } from '../inputs/logits';
 import { classProbabilities } from '../math/classProbabilities';
-import { binConfidenceSumFits, calibrationErrorFromBins, type CalibrationNorm } from '../math/binning';
+import { binConfidenceSumFits, calibrationErrorFromBins, TouchedBins, type CalibrationNorm } from '../math/binning';
 import { isCount } from '../math/isCount';
 import { smoothEceAt, smoothEceSearch } from '../math/smoothEce';
 
@@ -60,36 +60,15 @@ export function classwiseEceDelta(
   const b = o.nBins;
   if (8 * n >= b) return classwiseEceUpdate(rows, o);
   const p = classProbabilities(rows.values, n, k, rows.probabilities);
-  const slot = new Map<number, number>();
-  const touched: number[] = [];
-  const acc: number[] = []; // count, Σp, Σcorrect of each touched (class, bin), in the order of `touched`
+  const bins = new TouchedBins();
   for (let i = 0; i < n; i++) {
     const row = i * k;
     for (let j = 0; j < k; j++) {
       const pj = p[row + j];
-      const at = 1 + 3 * b * j + Math.min(b - 1, Math.floor(pj * b));
-      let s = slot.get(at);
-      if (s === undefined) {
-        s = touched.length;
-        slot.set(at, s);
-        touched.push(at);
-        acc.push(0, 0, 0);
-      }
-      acc[3 * s] += 1; // in sample order per entry, as classwiseEceUpdate adds them
-      acc[3 * s + 1] += pj;
-      if (j === labels[i]) acc[3 * s + 2] += 1;
+      bins.add(1 + 3 * b * j + Math.min(b - 1, Math.floor(pj * b)), pj, j === labels[i] ? 1 : 0);
     }
   }
-  const index = new Int32Array(1 + 3 * touched.length);
-  const value = new Float64Array(index.length);
-  value[0] = n;
-  touched.forEach((at, s) => {
-    for (let part = 0; part < 3; part++) {
-      index[1 + 3 * s + part] = at + part * b;
-      value[1 + 3 * s + part] = acc[3 * s + part];
-    }
-  });
-  return { length: 1 + 3 * b * k, index, value };
+  return bins.entries(n, b, 1 + 3 * b * k);
 }
 
 /** Number of classes K of classwise sums of `length` entries with `nBins` bins (1 + 3·K·nBins). */

@@ -61,34 +61,51 @@ export function eceBatchSparse(
   correct: ArrayLike<number>,
   nBins: number,
 ): { length: number; index: Int32Array; value: Float64Array } {
-  const slot = new Map<number, number>();
-  const touched: number[] = [];
-  const acc: number[] = []; // count, Σc, Σcorrect of each touched bin, in the order of `touched`
+  const bins = new TouchedBins();
   for (let i = 0; i < confidences.length; i++) {
     const c = confidences[i];
     const raw = (c * nBins) | 0;
     const b = raw < nBins ? raw : nBins - 1;
-    let s = slot.get(b);
-    if (s === undefined) {
-      s = touched.length;
-      slot.set(b, s);
-      touched.push(b);
-      acc.push(0, 0, 0);
-    }
-    acc[3 * s] += 1; // in sample order per bin, as accumulateBins adds them
-    acc[3 * s + 1] += c;
-    acc[3 * s + 2] += correct[i];
+    bins.add(1 + b, c, correct[i]);
   }
-  const index = new Int32Array(1 + 3 * touched.length);
-  const value = new Float64Array(index.length);
-  value[0] = confidences.length;
-  touched.forEach((b, s) => {
-    for (let part = 0; part < 3; part++) {
-      index[1 + 3 * s + part] = 1 + part * nBins + b;
-      value[1 + 3 * s + part] = acc[3 * s + part];
+  return bins.entries(confidences.length, nBins, 1 + 3 * nBins);
+}
+
+/**
+ * Count, Σvalue and Σcorrect of each bin a batch touches, added in sample order per bin (as the
+ * dense updates add them, so the sums are the same), as a sparse state delta: N at entry 0, then
+ * a touched bin's count at its entry `at`, Σvalue at `at + stride` and Σcorrect at `at + 2·stride`.
+ */
+export class TouchedBins {
+  private readonly slot = new Map<number, number>();
+  private readonly at: number[] = [];
+  private readonly acc: number[] = [];
+
+  add(at: number, value: number, correct: number): void {
+    let s = this.slot.get(at);
+    if (s === undefined) {
+      s = this.at.length;
+      this.slot.set(at, s);
+      this.at.push(at);
+      this.acc.push(0, 0, 0);
     }
-  });
-  return { length: 1 + 3 * nBins, index, value };
+    this.acc[3 * s] += 1;
+    this.acc[3 * s + 1] += value;
+    this.acc[3 * s + 2] += correct;
+  }
+
+  entries(n: number, stride: number, length: number): { length: number; index: Int32Array; value: Float64Array } {
+    const index = new Int32Array(1 + 3 * this.at.length);
+    const value = new Float64Array(index.length);
+    value[0] = n;
+    this.at.forEach((at, s) => {
+      for (let part = 0; part < 3; part++) {
+        index[1 + 3 * s + part] = at + part * stride;
+        value[1 + 3 * s + part] = this.acc[3 * s + part];
+      }
+    });
+    return { length, index, value };
+  }
 }
 
 /**
