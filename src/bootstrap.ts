@@ -1,23 +1,30 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail } from './errors';
 import { readRaw } from './inputs/read';
+import type { WeightedForm } from './math/weightedForms';
 import type { Metric } from './metric';
 import {
   functionOption,
   levelOption,
-  positiveIntegerOption,
   probabilitiesOption,
   resolveOptions,
   safeIntegerOption,
   type OptionSchema,
+  type OptionSpec,
 } from './options';
 import { getMetricFromId } from './registry';
 
 const NAME = 'bootstrap';
 
+/**
+ * The most resamples {@link bootstrap} (and `ecuas report --resamples`) accepts: 1,000,000. It
+ * keeps one float64 value per resample, and percentile intervals settle long before this many.
+ */
+export const MAX_RESAMPLES = 1_000_000;
+
 /** Options of {@link bootstrap}. */
 export interface BootstrapOptions {
-  /** Number of resamples, an integer ≥ 1. Default 1000. */
+  /** Number of resamples, an integer in [1, {@link MAX_RESAMPLES}]. Default 1000. */
   resamples?: number;
   /** Confidence level of the interval, in (0, 1). Default 0.95. */
   level?: number;
@@ -61,24 +68,38 @@ interface Resolved {
   probabilities: boolean | undefined;
 }
 
+const resamplesOption: OptionSpec<number> = {
+  default: 1000,
+  check: (v) =>
+    Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= MAX_RESAMPLES
+      ? null
+      : `an integer ≥ 1 and ≤ ${MAX_RESAMPLES}`,
+};
+
 const SCHEMA: OptionSchema<Resolved> = {
-  resamples: positiveIntegerOption(1000),
+  resamples: resamplesOption,
   level: levelOption(0.95),
   seed: safeIntegerOption(0),
   onProgress: functionOption(),
   probabilities: probabilitiesOption,
 };
 
-/** mulberry32: a small, fast 32-bit PRNG; returns uint32 values. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
+/**
+ * Draws one resample of n indices with mulberry32 (a small, fast 32-bit PRNG) from state `a`:
+ * index j is ⌊(x_j / 2³²)·n⌋. With `idx`, writes the indices there; with `counts`, adds 1 to the
+ * count of each (the same draws either way). Returns the new state.
+ */
+function draw(a: number, n: number, idx: Int32Array | null, counts: Int32Array | null): number {
+  for (let j = 0; j < n; j++) {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
+    const i = Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+    if (idx) idx[j] = i;
+    else (counts as Int32Array)[i]++;
+  }
+  return a;
 }
 
 /** Seeds are safe integers; fold the high bits in so 0 and 2³² do not collide. */
@@ -132,6 +153,35 @@ function readColumn(x: unknown, position: number): Column {
 }
 
 type Evaluate = (inputs: unknown[]) => number;
+
+/**
+ * The metric's weighted form prepared on all samples ({@link WeightedForm}): the value of a
+ * resample from its counts, or null when the metric has none (no `weighted` declaration of its
+ * own class — a subclass may compute differently — or none for its options).
+ */
+function weightedEvaluator(
+  metric: BootstrapMetric,
+  probabilities: boolean | undefined,
+  inputs: readonly unknown[],
+): ((counts: Int32Array) => number) | null {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any metric class's instances
+  let m: Metric<any, number, any>;
+  if (typeof metric === 'string') {
+    const obj = getMetricFromId(metric).obj;
+    if (probabilities === undefined) m = obj;
+    else {
+      obj.dispose();
+      m = new (obj.constructor as new (o: object) => typeof obj)({ ...obj.options, probabilities });
+    }
+  } else m = metric(); // the evaluation on all samples checked what the factory returns
+  try {
+    const ctor = m.constructor as { weighted?: WeightedForm };
+    if (!Object.prototype.hasOwnProperty.call(ctor, 'weighted') || ctor.weighted === undefined) return null;
+    return ctor.weighted.prepare(m.metricName, inputs, m.options);
+  } finally {
+    m.dispose();
+  }
+}
 
 function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluate {
   if (typeof metric === 'string') {
@@ -238,9 +288,31 @@ export function bootstrap(
   metric: BootstrapMetric,
   inputs: readonly unknown[],
   options?: BootstrapOptions,
-): BootstrapResult {
+): BootstrapResult;
+/**
+ * Several metrics at once: the intervals of each on the same resamples (as separate calls with
+ * one seed would give), drawn once — one result per metric, in order.
+ *
+ * @example
+ * ```ts
+ * const [auc, ece] = bootstrap(['cls_auc', 'cls_ece'], [logits, labels], { seed: 1 });
+ * ```
+ */
+export function bootstrap(
+  metrics: readonly BootstrapMetric[],
+  inputs: readonly unknown[],
+  options?: BootstrapOptions,
+): BootstrapResult[];
+export function bootstrap(
+  metric: BootstrapMetric | readonly BootstrapMetric[],
+  inputs: readonly unknown[],
+  options?: BootstrapOptions,
+): BootstrapResult | BootstrapResult[] {
   const { resamples, level, seed, onProgress, probabilities } = resolveOptions(NAME, SCHEMA, options);
-  const evaluate = evaluator(metric, probabilities);
+  const many = Array.isArray(metric);
+  const metrics: readonly BootstrapMetric[] = many ? metric : [metric as BootstrapMetric];
+  if (metrics.length === 0) fail(NAME, 'metric', `expected ${ARG} to list at least one metric, but it is empty`);
+  const evaluates = metrics.map((m) => evaluator(m, probabilities));
   if (!Array.isArray(inputs))
     fail(
       NAME,
@@ -261,7 +333,7 @@ export function bootstrap(
   if (n === 0) fail(NAME, 'inputs', 'cannot bootstrap with no samples');
 
   const made: tf.Tensor[] = [];
-  const on = (idx: Int32Array): number => {
+  const on = (evaluate: Evaluate, idx: Int32Array): number => {
     try {
       return evaluate(columns.map((c) => c.pick(idx, made)));
     } finally {
@@ -270,26 +342,43 @@ export function bootstrap(
   };
   const identity = new Int32Array(n);
   for (let i = 0; i < n; i++) identity[i] = i;
-  const value = on(identity);
+  const full = evaluates.map((evaluate) => on(evaluate, identity));
 
-  const next = mulberry32(seed32(seed));
+  // Fast path: per-sample statistics computed once, each resample as counts (weighted sums, a
+  // weighted pass over one sorted order); otherwise the metric runs on each resample written out.
+  const weighted = metrics.map((m) => weightedEvaluator(m, probabilities, inputs));
+  const someWritten = weighted.some((w) => w === null);
+  const someWeighted = weighted.some((w) => w !== null);
+  let state = seed32(seed);
   const idx = new Int32Array(n);
-  const values = new Float64Array(resamples);
-  let kept = 0;
+  const counts = new Int32Array(n);
+  const values = metrics.map(() => new Float64Array(resamples));
+  const kept = new Array<number>(metrics.length).fill(0);
   for (let r = 0; r < resamples; r++) {
-    for (let j = 0; j < n; j++) idx[j] = Math.floor((next() / 4294967296) * n);
-    const v = on(idx);
-    if (v === v) values[kept++] = v;
+    if (someWritten) state = draw(state, n, idx, null);
+    if (someWeighted) {
+      counts.fill(0);
+      if (someWritten) for (let j = 0; j < n; j++) counts[idx[j]]++;
+      else state = draw(state, n, null, counts);
+    }
+    for (let k = 0; k < metrics.length; k++) {
+      const w = weighted[k];
+      const v = w ? w(counts) : on(evaluates[k], idx);
+      if (v === v) values[k][kept[k]++] = v;
+    }
     onProgress?.(r + 1, resamples);
   }
-  const sorted = values.subarray(0, kept).sort();
   const alpha = (1 - level) / 2;
-  return {
-    value,
-    low: quantile(sorted, alpha),
-    high: quantile(sorted, 1 - alpha),
-    resamples,
-    level,
-    nanResamples: resamples - kept,
-  };
+  const results = metrics.map((_, k): BootstrapResult => {
+    const sorted = values[k].subarray(0, kept[k]).sort();
+    return {
+      value: full[k],
+      low: quantile(sorted, alpha),
+      high: quantile(sorted, 1 - alpha),
+      resamples,
+      level,
+      nanResamples: resamples - kept[k],
+    };
+  });
+  return many ? results : results[0];
 }

@@ -20,6 +20,7 @@ import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../
 import { binnedCalibrationOptions, epsilonOption, gammaOption, normalizeOption, nOption } from '../options';
 import { BinnedMetric, RankingMetric, SumMetric } from '../reducers/metricBases';
 import type { ExpectedCalibrationErrorOptions } from './confidence';
+import { binnedForm, rankingForm, sumsForm, type WeightedForm } from '../math/weightedForms';
 
 // Each class declares its input (classifier rows), its options and the pure function pair that
 // does its math (../functional/); the base class holds the state. The metrics that are means of
@@ -50,6 +51,12 @@ export interface NormalizeOptions extends ProbabilitiesOptions {
 export class ClassificationErrorRate extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationErrorRate';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(
+    LOGITS,
+    classificationErrorRateUpdate,
+    classificationErrorRateCompute,
+  );
   constructor(options?: NormalizeOptions) {
     super(
       {
@@ -77,6 +84,12 @@ export class ClassificationErrorRate extends SumMetric<NormalizeOptions> {
 export class ClassificationCrossEntropy extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationCrossEntropy';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(
+    LOGITS,
+    classificationCrossEntropyUpdate,
+    classificationCrossEntropyCompute,
+  );
   constructor(options?: NormalizeOptions) {
     super(
       {
@@ -104,6 +117,8 @@ export class ClassificationCrossEntropy extends SumMetric<NormalizeOptions> {
 export class ClassificationBrierScore extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationBrierScore';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(LOGITS, classificationBrierUpdate, classificationBrierCompute);
   constructor(options?: NormalizeOptions) {
     super(
       {
@@ -143,6 +158,8 @@ export interface ClassificationECUASOptions extends ProbabilitiesOptions {
 export class ClassificationECUAS extends SumMetric<ClassificationECUASOptions> {
   static override readonly metricName: string = 'ClassificationECUAS';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(LOGITS, classificationEcuasUpdate, classificationEcuasCompute);
   constructor(options?: ClassificationECUASOptions) {
     super(
       {
@@ -178,6 +195,8 @@ export interface ClassificationLogLogOptions extends ProbabilitiesOptions {
 export class ClassificationLogLog extends SumMetric<ClassificationLogLogOptions> {
   static override readonly metricName: string = 'ClassificationLogLog';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(LOGITS, classificationLogLogUpdate, classificationLogLogCompute);
   constructor(options?: ClassificationLogLogOptions) {
     super(
       {
@@ -214,6 +233,12 @@ export interface ClassificationGammaECUASOptions extends ProbabilitiesOptions {
 export class ClassificationGammaECUAS extends SumMetric<ClassificationGammaECUASOptions> {
   static override readonly metricName: string = 'ClassificationGammaECUAS';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(
+    LOGITS,
+    classificationGammaEcuasUpdate,
+    classificationGammaEcuasCompute,
+  );
   constructor(options?: ClassificationGammaECUASOptions) {
     super(
       {
@@ -241,6 +266,8 @@ export class ClassificationGammaECUAS extends SumMetric<ClassificationGammaECUAS
 export class ClassificationAUC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAUC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, mannWhitneyAUC);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: mannWhitneyAUC }, options);
   }
@@ -263,6 +290,8 @@ export interface ClassificationECEOptions extends ExpectedCalibrationErrorOption
 export class ClassificationECE extends BinnedMetric<ClassificationECEOptions> {
   static override readonly metricName: string = 'ClassificationECE';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = binnedForm(LOGITS, eceUpdate, eceCompute, quantileEceCompute);
   constructor(options?: ClassificationECEOptions) {
     super(
       {
@@ -290,6 +319,8 @@ export class ClassificationECE extends BinnedMetric<ClassificationECEOptions> {
 export class ClassificationAURC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAURC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, aurc);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: aurc }, options);
   }
@@ -306,6 +337,8 @@ export class ClassificationAURC extends RankingMetric<ProbabilitiesOptions> {
 export class ClassificationAUGRC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAUGRC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, augrc);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: augrc }, options);
   }
@@ -322,6 +355,8 @@ export class ClassificationAUGRC extends RankingMetric<ProbabilitiesOptions> {
 export class ClassificationEAURC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationEAURC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, excessAURC);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: excessAURC }, options);
   }
@@ -338,6 +373,8 @@ export class ClassificationEAURC extends RankingMetric<ProbabilitiesOptions> {
 export class ClassificationEAUGRC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationEAUGRC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, excessAUGRC);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: excessAUGRC }, options);
   }
@@ -354,6 +391,8 @@ export class ClassificationEAUGRC extends RankingMetric<ProbabilitiesOptions> {
 export class ClassificationFPR95 extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationFPR95';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, fpr95);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: fpr95 }, options);
   }

@@ -1,0 +1,148 @@
+import type { DecisionInput, InputAdapter } from '../inputs/adapter';
+import type { ConfidenceBatch } from '../inputs/confidences';
+import type { ClassifierRows } from '../inputs/logits';
+import type { TieBlocks } from './ranking';
+import { ranking, repeated, sampleSums, weightedSums, weightedTieBlocks } from './weighted';
+
+/**
+ * How the bootstrap evaluates a metric on resamples without rebuilding them: each metric class
+ * that has one declares its form as `static readonly weighted`, built by one of the functions
+ * here from the same input and pure functions its constructor declares. Preparing reads all
+ * samples once (through the metric's input, so with its checks) and computes every per-sample
+ * statistic — the softmax of classifier rows included — once; the function it returns takes a
+ * resample as counts (how often each sample was drawn) and gives the metric's value on it.
+ */
+export interface WeightedForm {
+  /**
+   * From the metric's update arguments (all samples) and its resolved options: the value of a
+   * resample given its counts, or null when these options have no weighted form (the bootstrap
+   * then evaluates the metric on each resample written out).
+   */
+  prepare(metric: string, inputs: readonly unknown[], options: object): ((counts: Int32Array) => number) | null;
+}
+
+/** Sample i alone, as a batch of one: rows of classifier rows, or one decision. */
+function sampleOf<B>(batch: B, i: number): B {
+  if (isClassifierRows(batch)) {
+    const { k } = batch;
+    return {
+      n: 1,
+      k,
+      values: batch.values.subarray(i * k, (i + 1) * k),
+      labels: batch.labels.subarray(i, i + 1),
+      probabilities: batch.probabilities,
+    } satisfies ClassifierRows as B;
+  }
+  return decisionOf(batch as ConfidenceBatch, i) as B;
+}
+
+function isClassifierRows(batch: unknown): batch is ClassifierRows {
+  return typeof batch === 'object' && batch !== null && 'values' in batch && 'labels' in batch;
+}
+
+function decisionOf(d: ConfidenceBatch, i: number): ConfidenceBatch {
+  return {
+    n: 1,
+    // a typed array like the batch's own, so the metric's loops see the array type they always see
+    confidence: ArrayBuffer.isView(d.confidence)
+      ? (d.confidence as Float32Array | Float64Array).subarray(i, i + 1)
+      : [d.confidence[i]],
+    rankKey: d.rankKey.subarray(i, i + 1),
+    correct: d.correct.subarray(i, i + 1),
+    nCorrect: d.correct[i],
+  };
+}
+
+/**
+ * A sum metric (sums that add up over samples, then `compute`): the sums of each sample alone,
+ * from the metric's own `update` on a batch of one (so each per-sample statistic is the metric's
+ * own, to the bit), then per resample Σ count · sums and `compute`. Over decisions or classifier
+ * rows.
+ */
+export function sumsForm<B, O>(
+  input: InputAdapter<B>,
+  update: (batch: B, options: O) => Float64Array,
+  compute: (sums: Float64Array, options: O) => number,
+): WeightedForm {
+  return {
+    prepare(metric, inputs, options) {
+      const o = options as Required<O>;
+      const batch = input.read(metric, inputs, o, 0);
+      const terms = sampleSums(input.count(batch), (i) => update(sampleOf(batch, i), o));
+      return (counts) => compute(weightedSums(terms, counts), o);
+    },
+  };
+}
+
+/**
+ * A ranking metric (a function of the tie blocks of the decisions in descending confidence,
+ * losses 1 − correct): one sort of the ranking keys, then per resample one weighted pass over
+ * that order (a sample drawn c times is c tied copies).
+ */
+export function rankingForm(input: DecisionInput<unknown>, compute: (blocks: TieBlocks) => number): WeightedForm {
+  return {
+    prepare(metric, inputs, options) {
+      const d = input.decisions(input.read(metric, inputs, options, 0));
+      const errors = new Float64Array(d.n);
+      for (let i = 0; i < d.n; i++) errors[i] = 1 - d.correct[i];
+      const order = ranking(d.rankKey, errors, true);
+      return (counts) => compute(weightedTieBlocks(order, counts));
+    },
+  };
+}
+
+/**
+ * A binned calibration error: equal-width bins are sums (each decision's bin sums, weighted per
+ * resample); equal-mass bins, whose edges move with the resample, get each resample's decisions
+ * written out — the confidence rounded to float32, as the metric keeps it — for
+ * `computeSamples`.
+ */
+export function binnedForm<O extends { readonly binning?: 'uniform' | 'quantile' }>(
+  input: DecisionInput<unknown>,
+  update: (d: ConfidenceBatch, options: O) => Float64Array,
+  compute: (sums: Float64Array, options: O) => number,
+  computeSamples: (d: { confidence: Float32Array; correct: Uint8Array }, options: O) => number,
+): WeightedForm {
+  return {
+    prepare(metric, inputs, options) {
+      const o = options as O;
+      const d = input.decisions(input.read(metric, inputs, o, 0));
+      if (o.binning === 'quantile') {
+        return (counts) =>
+          computeSamples(
+            { confidence: repeated(d.rankKey, counts, Float32Array), correct: repeated(d.correct, counts, Uint8Array) },
+            o,
+          );
+      }
+      const terms = sampleSums(d.n, (i) => update(decisionOf(d, i), o));
+      return (counts) => compute(weightedSums(terms, counts), o);
+    },
+  };
+}
+
+/**
+ * A metric of every decision with no weighted form (the smooth ECE): each resample's decisions
+ * written out from the per-sample statistics computed once — the ranking key (the float64 top-1
+ * probability of classifier rows) and the correctness — for `compute`.
+ */
+export function decisionsForm(
+  input: DecisionInput<unknown>,
+  compute: (
+    keys: Float32Array | Float64Array,
+    correct: Uint8Array,
+    options: Readonly<Record<string, unknown>>,
+  ) => number,
+): WeightedForm {
+  return {
+    prepare(metric, inputs, options) {
+      const d = input.decisions(input.read(metric, inputs, options, 0));
+      const wide = d.rankKey instanceof Float64Array;
+      return (counts) =>
+        compute(
+          wide ? repeated(d.rankKey, counts, Float64Array) : repeated(d.rankKey, counts, Float32Array),
+          repeated(d.correct, counts, Uint8Array),
+          options as Readonly<Record<string, unknown>>,
+        );
+    },
+  };
+}
