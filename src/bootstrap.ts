@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail } from './errors';
 import { readRaw } from './inputs/read';
-import type { WeightedForm } from './math/weightedForms';
+import { Shared, type WeightedForm } from './math/weightedForms';
 import type { Metric } from './metric';
 import {
   functionOption,
@@ -163,6 +163,7 @@ function weightedEvaluator(
   metric: BootstrapMetric,
   probabilities: boolean | undefined,
   inputs: readonly unknown[],
+  shared: Shared,
 ): ((counts: Int32Array) => number) | null {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any metric class's instances
   let m: Metric<any, number, any>;
@@ -177,7 +178,7 @@ function weightedEvaluator(
   try {
     const ctor = m.constructor as { weighted?: WeightedForm };
     if (!Object.prototype.hasOwnProperty.call(ctor, 'weighted') || ctor.weighted === undefined) return null;
-    return ctor.weighted.prepare(m.metricName, inputs, m.options);
+    return ctor.weighted.prepare(m.metricName, inputs, m.options, shared);
   } finally {
     m.dispose();
   }
@@ -346,7 +347,8 @@ export function bootstrap(
 
   // Fast path: per-sample statistics computed once, each resample as counts (weighted sums, a
   // weighted pass over one sorted order); otherwise the metric runs on each resample written out.
-  const weighted = metrics.map((m) => weightedEvaluator(m, probabilities, inputs));
+  const shared = new Shared();
+  const weighted = metrics.map((m) => weightedEvaluator(m, probabilities, inputs, shared));
   const someWritten = weighted.some((w) => w === null);
   const someWeighted = weighted.some((w) => w !== null);
   let state = seed32(seed);
@@ -357,6 +359,7 @@ export function bootstrap(
   for (let r = 0; r < resamples; r++) {
     if (someWritten) state = draw(state, n, idx, null);
     if (someWeighted) {
+      shared.nextResample();
       counts.fill(0);
       if (someWritten) for (let j = 0; j < n; j++) counts[idx[j]]++;
       else state = draw(state, n, null, counts);

@@ -325,9 +325,17 @@ describe('bootstrap', () => {
 
   it('several metrics at once give what one call per metric gives', () => {
     class Written extends ClassificationAURC {}
-    const ids: BootstrapMetric[] = ['cls_auc', 'cls_nbs', 'cls_ece_binning=quantile', () => new Written() as never];
+    // the ranking metrics share one sort and each resample's tie blocks
+    const ids: BootstrapMetric[] = [
+      'cls_auc',
+      'cls_nbs',
+      'cls_aurc',
+      'cls_ece_binning=quantile',
+      () => new Written() as never,
+      'cls_fpr95',
+    ];
     const all = bootstrap(ids, [cls.z, cls.labels], { resamples: 60, seed: 9 });
-    expect(all).toHaveLength(4);
+    expect(all).toHaveLength(6);
     for (const [k, id] of ids.entries())
       expect(all[k]).toEqual(bootstrap(id, [cls.z, cls.labels], { resamples: 60, seed: 9 }));
     const progress: number[] = [];

@@ -16,9 +16,48 @@ export interface WeightedForm {
   /**
    * From the metric's update arguments (all samples) and its resolved options: the value of a
    * resample given its counts, or null when these options have no weighted form (the bootstrap
-   * then evaluates the metric on each resample written out).
+   * then evaluates the metric on each resample written out). Forms prepared with one
+   * {@link Shared} share what they can (the ranking of the same decisions).
    */
-  prepare(metric: string, inputs: readonly unknown[], options: object): ((counts: Int32Array) => number) | null;
+  prepare(
+    metric: string,
+    inputs: readonly unknown[],
+    options: object,
+    shared?: Shared,
+  ): ((counts: Int32Array) => number) | null;
+}
+
+/**
+ * What the weighted forms of one bootstrap call share: statistics prepared once for all of them,
+ * and what each resample derives from its counts (cleared by {@link Shared.nextResample}). Keys
+ * name what is kept and everything it depends on.
+ */
+export class Shared {
+  private readonly prepared = new Map<string, unknown>();
+  private readonly current = new Map<string, unknown>();
+
+  /** The value kept under `key`, made on first use. */
+  once<T>(key: string, make: () => T): T {
+    if (!this.prepared.has(key)) this.prepared.set(key, make());
+    return this.prepared.get(key) as T;
+  }
+
+  /** The value of this resample kept under `key`, made on first use in it. */
+  perResample<T>(key: string, make: () => T): T {
+    if (!this.current.has(key)) this.current.set(key, make());
+    return this.current.get(key) as T;
+  }
+
+  /** A new resample: forgets what the last one derived. */
+  nextResample(): void {
+    this.current.clear();
+  }
+}
+
+/** A key for what is read from `inputs` through `input` with `options`: its names and its own options. */
+function readKey(input: InputAdapter<unknown>, options: object): string {
+  const own = Object.keys(input.options).map((k) => `${k}=${String((options as Record<string, unknown>)[k])}`);
+  return `${input.names.join(',')}|${own.join(',')}`;
 }
 
 /** Sample i alone, as a batch of one: rows of classifier rows, or one decision. */
@@ -81,12 +120,16 @@ export function sumsForm<B, O>(
  */
 export function rankingForm(input: DecisionInput<unknown>, compute: (blocks: TieBlocks) => number): WeightedForm {
   return {
-    prepare(metric, inputs, options) {
-      const d = input.decisions(input.read(metric, inputs, options, 0));
-      const errors = new Float64Array(d.n);
-      for (let i = 0; i < d.n; i++) errors[i] = 1 - d.correct[i];
-      const order = ranking(d.rankKey, errors, true);
-      return (counts) => compute(weightedTieBlocks(order, counts));
+    prepare(metric, inputs, options, shared = new Shared()) {
+      // every ranking metric of the same decisions shares the sort and each resample's blocks
+      const key = `ranking of ${readKey(input, options)}`;
+      const order = shared.once(key, () => {
+        const d = input.decisions(input.read(metric, inputs, options, 0));
+        const errors = new Float64Array(d.n);
+        for (let i = 0; i < d.n; i++) errors[i] = 1 - d.correct[i];
+        return ranking(d.rankKey, errors, true);
+      });
+      return (counts) => compute(shared.perResample(key, () => weightedTieBlocks(order, counts)));
     },
   };
 }
