@@ -7,6 +7,7 @@
  *   npx tsx bench/bootstrap.ts --no-cli --resamples 100 --n 20000   # a shorter run
  *   npx tsx bench/bootstrap.ts --metrics cls_auc,cls_ece            # some metrics only
  *   npx tsx bench/bootstrap.ts --separate                           # one call per metric only
+ *   npx tsx bench/bootstrap.ts --no-separate                        # one call for all, and the CLI
  *
  * The library is timed twice: one `bootstrap(id, …)` call per metric, and one
  * `bootstrap([ids…], …)` call for all of them (one set of draws, as the CLI does).
@@ -30,6 +31,7 @@ const K = Number(flag('--k') ?? 10);
 const RESAMPLES = Number(flag('--resamples') ?? 1000);
 const CLI = !args.includes('--no-cli');
 const COMBINED = !args.includes('--separate');
+const SEPARATE = !args.includes('--no-separate');
 const IDS = flag('--metrics')?.split(',') ?? METRIC_IDS.filter((id) => id.startsWith('cls_'));
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -60,7 +62,7 @@ const z = tf.tensor2d(logits, [N, K]); // what the CLI passes
 let total = 0;
 let totalCpu = 0;
 console.log(`  ${'id'.padEnd(22)} ${'wall s'.padStart(7)} ${'cpu s'.padStart(7)}   value [low, high]`);
-for (const id of IDS) {
+for (const id of SEPARATE ? IDS : []) {
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   const r = bootstrap(id, [z, labels], { resamples: RESAMPLES, level: 0.95, seed: 0 });

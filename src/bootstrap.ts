@@ -247,9 +247,16 @@ function quantile(sorted: Float64Array, p: number): number {
  * Percentile-bootstrap confidence interval of a metric.
  *
  * Draws `resamples` resamples of the N samples with replacement — the same row indices for
- * every input, so pairs like (logits, labels) stay together — evaluates a fresh metric on each,
+ * every input, so pairs like (logits, labels) stay together — evaluates the metric on each,
  * and returns the `(1 − level)/2` and `(1 + level)/2` quantiles (linear interpolation) of those
  * values together with the metric on the full data.
+ *
+ * Cost: a metric class that declares a weighted form (every confidence and classification
+ * metric, see `WeightedForm`) computes its per-sample statistics once — the softmax, the
+ * costs, the sorted ranking keys — and evaluates each resample from its counts (how often each
+ * sample was drawn): weighted sums, or one weighted pass over the sorted order. O(N) per
+ * resample, about a millisecond for 100,000 samples. Any other metric (regression, SCOD, a
+ * factory of a subclass) is evaluated, fresh, on each resample written out.
  *
  * - `metric` is an id (`"cls_norm_n-ecuas_n=2"`, `"conf_auc"`, `"scod_aurc"`, … see
  *   {@link getMetricFromId}) or a factory returning a fresh metric, e.g.
@@ -265,7 +272,8 @@ function quantile(sorted: Float64Array, p: number): number {
  *   are left out of the quantiles and counted in `nanResamples`; if all of them are NaN,
  *   `low` and `high` are NaN.
  *
- * Throws {@link MetricInputError} for bad options (`resamples` not an integer ≥ 1, `level`
+ * Throws {@link MetricInputError} for bad options (`resamples` not an integer in [1,
+ * {@link MAX_RESAMPLES}], checked before any work, `level`
  * outside (0, 1), a non-integer `seed`, unknown option names), no samples, inputs with
  * different N, and anything the metric itself rejects.
  *
