@@ -325,17 +325,21 @@ describe('bootstrap', () => {
 
   it('several metrics at once give what one call per metric gives', () => {
     class Written extends ClassificationAURC {}
-    // the ranking metrics share one sort and each resample's tie blocks
+    // the ranking metrics share one sort and each resample's tie blocks; the sum metrics their
+    // common entries (sample and class counts, ECE's bins)
     const ids: BootstrapMetric[] = [
       'cls_auc',
       'cls_nbs',
+      'cls_ner',
+      'cls_ece',
+      'cls_mce',
       'cls_aurc',
       'cls_ece_binning=quantile',
       () => new Written() as never,
       'cls_fpr95',
     ];
     const all = bootstrap(ids, [cls.z, cls.labels], { resamples: 60, seed: 9 });
-    expect(all).toHaveLength(6);
+    expect(all).toHaveLength(9);
     for (const [k, id] of ids.entries())
       expect(all[k]).toEqual(bootstrap(id, [cls.z, cls.labels], { resamples: 60, seed: 9 }));
     const progress: number[] = [];

@@ -8,7 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { getMetricFromId, METRIC_IDS } from '../src/index';
 import type { WeightedForm } from '../src/math/weightedForms';
 import { aurc, mannWhitneyAUC, tieBlocks } from '../src/math/ranking';
-import { ranking, repeated, sampleSums, weightedSums, weightedTieBlocks } from '../src/math/weighted';
+import {
+  entryFingerprint,
+  ranking,
+  repeated,
+  sameEntry,
+  sampleSums,
+  weightedSums,
+  weightedTieBlocks,
+} from '../src/math/weighted';
 import { normal, rng } from './helpers/data';
 
 const N = 160;
@@ -155,6 +163,17 @@ describe('weighted math', () => {
     const s = sampleSums(3, (i) => rows[i]);
     expect(Array.from(weightedSums(s, Int32Array.of(2, 0, 3)))).toEqual([5, 5.5, 0]);
     expect(Array.from(weightedSums(s, Int32Array.of(0, 1, 0)))).toEqual([1, 0, 5]);
+  });
+
+  it('tells equal entries of per-sample sums (what metrics of one call share)', () => {
+    const a = sampleSums(3, (i) => Float64Array.of(1, i === 1 ? 0 : 2, i));
+    const b = sampleSums(3, (i) => Float64Array.of(1, i === 1 ? 0 : 2, i === 2 ? 3 : i));
+    expect(entryFingerprint(a, 0)).toBe(entryFingerprint(b, 0));
+    expect(entryFingerprint(a, 1)).toBe(entryFingerprint(b, 1));
+    expect(sameEntry(a, 1, b, 1)).toBe(true);
+    expect(entryFingerprint(a, 2)).not.toBe(entryFingerprint(b, 2));
+    expect(sameEntry(a, 2, b, 2)).toBe(false);
+    expect(sameEntry(a, 0, b, 1)).toBe(false);
   });
 
   it('tie blocks of a resample: a sample drawn c times is c tied copies, empty blocks left out', () => {

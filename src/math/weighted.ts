@@ -91,19 +91,51 @@ export function sampleSums(n: number, sumsOf: (i: number) => Float64Array): Samp
 /** Σ_i counts[i] · (sums of sample i): the sums of the resample with these counts. O(nonzeros). */
 export function weightedSums(s: SampleSums, counts: Int32Array): Float64Array {
   const out = new Float64Array(s.length);
-  const { start, sample, value, dense, unit } = s;
-  for (let j = 0; j < s.length; j++) {
-    const from = start[j];
-    const to = start[j + 1];
-    let acc = 0;
-    // the same sum in each case; the special ones skip the index or the value array
-    if (dense[j] && unit[j]) for (let i = 0; i < counts.length; i++) acc += counts[i];
-    else if (dense[j]) for (let i = 0; i < counts.length; i++) acc += counts[i] * value[from + i];
-    else if (unit[j]) for (let p = from; p < to; p++) acc += counts[sample[p]];
-    else for (let p = from; p < to; p++) acc += counts[sample[p]] * value[p];
-    out[j] = acc;
-  }
+  for (let j = 0; j < s.length; j++) out[j] = weightedEntry(s, j, counts);
   return out;
+}
+
+/** Entry j of {@link weightedSums}. O(nonzeros of the entry). */
+export function weightedEntry(s: SampleSums, j: number, counts: Int32Array): number {
+  const { start, sample, value } = s;
+  const from = start[j];
+  const to = start[j + 1];
+  let acc = 0;
+  // the same sum in each case; the special ones skip the index or the value array
+  if (s.dense[j] && s.unit[j]) for (let i = 0; i < counts.length; i++) acc += counts[i];
+  else if (s.dense[j]) for (let i = 0; i < counts.length; i++) acc += counts[i] * value[from + i];
+  else if (s.unit[j]) for (let p = from; p < to; p++) acc += counts[sample[p]];
+  else for (let p = from; p < to; p++) acc += counts[sample[p]] * value[p];
+  return acc;
+}
+
+/**
+ * A fingerprint of entry j's contributions (which samples, what values), so that metrics with
+ * the same entry — the sample count, the class counts — can share its weighted sum. Equal
+ * entries have equal fingerprints; {@link sameEntry} tells whether equal fingerprints are equal
+ * entries. O(nonzeros of the entry).
+ */
+export function entryFingerprint(s: SampleSums, j: number): string {
+  const bits = new Uint32Array(s.value.buffer, s.value.byteOffset, 2 * s.value.length);
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (let p = s.start[j]; p < s.start[j + 1]; p++) {
+    h1 = Math.imul(h1 ^ s.sample[p], 0x01000193);
+    h2 = Math.imul(h2 ^ bits[2 * p] ^ Math.imul(bits[2 * p + 1], 0x9e3779b1), 0x85ebca6b);
+  }
+  return `${s.start[j + 1] - s.start[j]}:${(h1 >>> 0).toString(36)}:${(h2 >>> 0).toString(36)}`;
+}
+
+/** Whether entry `i` of `a` and entry `j` of `b` have the same contributions. */
+export function sameEntry(a: SampleSums, i: number, b: SampleSums, j: number): boolean {
+  const len = a.start[i + 1] - a.start[i];
+  if (len !== b.start[j + 1] - b.start[j]) return false;
+  for (let p = 0; p < len; p++) {
+    const pa = a.start[i] + p;
+    const pb = b.start[j] + p;
+    if (a.sample[pa] !== b.sample[pb] || !Object.is(a.value[pa], b.value[pb])) return false;
+  }
+  return true;
 }
 
 /**

@@ -2,7 +2,16 @@ import type { DecisionInput, InputAdapter } from '../inputs/adapter';
 import type { ConfidenceBatch } from '../inputs/confidences';
 import type { ClassifierRows } from '../inputs/logits';
 import type { TieBlocks } from './ranking';
-import { ranking, repeated, sampleSums, weightedSums, weightedTieBlocks } from './weighted';
+import {
+  entryFingerprint,
+  ranking,
+  repeated,
+  sameEntry,
+  sampleSums,
+  weightedEntry,
+  weightedTieBlocks,
+  type SampleSums,
+} from './weighted';
 
 /**
  * How the bootstrap evaluates a metric on resamples without rebuilding them: each metric class
@@ -60,6 +69,31 @@ function readKey(input: InputAdapter<unknown>, options: object): string {
   return `${input.names.join(',')}|${own.join(',')}`;
 }
 
+/**
+ * The weighted sums of a resample from per-sample sums, each entry that another metric of the
+ * call has too (the sample count, the class counts of the prior-normalized metrics) summed once
+ * per resample for all of them.
+ */
+function sharedSums(terms: SampleSums, shared: Shared): (counts: Int32Array) => Float64Array {
+  const keys: string[] = [];
+  for (let j = 0; j < terms.length; j++) {
+    const key = `sums entry ${entryFingerprint(terms, j)}`;
+    const first = shared.once(key, () => ({ terms, j }));
+    // a different entry with the same fingerprint is summed on its own
+    keys.push(first.terms === terms || sameEntry(first.terms, first.j, terms, j) ? key : '');
+  }
+  return (counts) => {
+    const out = new Float64Array(terms.length);
+    for (let j = 0; j < terms.length; j++) {
+      out[j] =
+        keys[j] === ''
+          ? weightedEntry(terms, j, counts)
+          : shared.perResample(keys[j], () => weightedEntry(terms, j, counts));
+    }
+    return out;
+  };
+}
+
 /** Sample i alone, as a batch of one: rows of classifier rows, or one decision. */
 function sampleOf<B>(batch: B, i: number): B {
   if (isClassifierRows(batch)) {
@@ -104,11 +138,14 @@ export function sumsForm<B, O>(
   compute: (sums: Float64Array, options: O) => number,
 ): WeightedForm {
   return {
-    prepare(metric, inputs, options) {
+    prepare(metric, inputs, options, shared = new Shared()) {
       const o = options as Required<O>;
       const batch = input.read(metric, inputs, o, 0);
-      const terms = sampleSums(input.count(batch), (i) => update(sampleOf(batch, i), o));
-      return (counts) => compute(weightedSums(terms, counts), o);
+      const sums = sharedSums(
+        sampleSums(input.count(batch), (i) => update(sampleOf(batch, i), o)),
+        shared,
+      );
+      return (counts) => compute(sums(counts), o);
     },
   };
 }
@@ -147,7 +184,7 @@ export function binnedForm<O extends { readonly binning?: 'uniform' | 'quantile'
   computeSamples: (d: { confidence: Float32Array; correct: Uint8Array }, options: O) => number,
 ): WeightedForm {
   return {
-    prepare(metric, inputs, options) {
+    prepare(metric, inputs, options, shared = new Shared()) {
       const o = options as O;
       const d = input.decisions(input.read(metric, inputs, o, 0));
       if (o.binning === 'quantile') {
@@ -157,8 +194,11 @@ export function binnedForm<O extends { readonly binning?: 'uniform' | 'quantile'
             o,
           );
       }
-      const terms = sampleSums(d.n, (i) => update(decisionOf(d, i), o));
-      return (counts) => compute(weightedSums(terms, counts), o);
+      const sums = sharedSums(
+        sampleSums(d.n, (i) => update(decisionOf(d, i), o)),
+        shared,
+      );
+      return (counts) => compute(sums(counts), o);
     },
   };
 }
