@@ -178,6 +178,7 @@ function weightedEvaluator(
   try {
     const ctor = m.constructor as { weighted?: WeightedForm };
     if (!Object.prototype.hasOwnProperty.call(ctor, 'weighted') || ctor.weighted === undefined) return null;
+    if (m.sampleCount !== 0) return null; // a factory's metric that holds samples already: evaluate it as it is
     return ctor.weighted.prepare(m.metricName, inputs, m.options, shared);
   } finally {
     m.dispose();

@@ -323,6 +323,17 @@ describe('bootstrap', () => {
     }
   });
 
+  it('a factory whose metric holds samples already is evaluated as it is', () => {
+    const prior = confidenceData(50, 4);
+    const factory = (): never => new ConfidenceErrorRate().update(prior.c, prior.y) as never;
+    class Plain extends ConfidenceErrorRate {}
+    const slow = bootstrap(() => new Plain().update(prior.c, prior.y) as never, [conf.c, conf.y], {
+      resamples: 40,
+      seed: 2,
+    });
+    expect(bootstrap(factory, [conf.c, conf.y], { resamples: 40, seed: 2 })).toEqual(slow);
+  });
+
   it('several metrics at once give what one call per metric gives', () => {
     class Written extends ClassificationAURC {}
     // the ranking metrics share one sort and each resample's tie blocks; the sum metrics their
