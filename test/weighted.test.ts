@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { getMetricFromId, METRIC_IDS } from '../src/index';
-import type { WeightedForm } from '../src/math/weightedForms';
+import { sumsForm, type WeightedForm } from '../src/math/weightedForms';
 import { aurc, mannWhitneyAUC, tieBlocks } from '../src/math/ranking';
 import {
   entryFingerprint,
@@ -125,6 +125,22 @@ describe('weighted forms', () => {
       }
       zt.dispose();
     }
+  });
+
+  it('a sums form over an input without a one-sample view refuses to prepare', () => {
+    // e.g. regression triples: their batches would need a view of their own
+    const input = {
+      names: ['x'],
+      options: {},
+      read: () => ({ n: 2, x: Float64Array.of(1, 2) }),
+      count: (b: { n: number }) => b.n,
+    };
+    const form = sumsForm(
+      input,
+      (b: { n: number; x: Float64Array }) => Float64Array.of(b.n, b.x[0]),
+      (sums) => sums[1],
+    );
+    expect(() => form.prepare('M', [[1, 2]], {})).toThrow(/no one-sample view/);
   });
 
   it('read probabilities as the metric does', () => {

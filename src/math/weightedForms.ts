@@ -106,7 +106,13 @@ function sampleOf<B>(batch: B, i: number): B {
       probabilities: batch.probabilities,
     } satisfies ClassifierRows as B;
   }
-  return decisionOf(batch as ConfidenceBatch, i) as B;
+  if (isDecisions(batch)) return decisionOf(batch, i) as B;
+  // a new input kind needs its own view of one sample here before its metrics get a sums form
+  throw new Error('sumsForm: batches of this input have no one-sample view');
+}
+
+function isDecisions(batch: unknown): batch is ConfidenceBatch {
+  return typeof batch === 'object' && batch !== null && 'rankKey' in batch && 'correct' in batch;
 }
 
 function isClassifierRows(batch: unknown): batch is ClassifierRows {
