@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { ARG, clip, fail } from './errors';
 import { readRaw } from './inputs/read';
+import { Shared, type WeightedForm } from './math/weightedForms';
 import type { Metric } from './metric';
 import {
   functionOption,
@@ -9,14 +10,21 @@ import {
   resolveOptions,
   safeIntegerOption,
   type OptionSchema,
+  type OptionSpec,
 } from './options';
 import { getMetricFromId } from './registry';
 
 const NAME = 'bootstrap';
 
+/**
+ * The most resamples {@link bootstrap} (and `ecuas report --resamples`) accepts: 1,000,000. It
+ * keeps one float64 value per resample, and percentile intervals settle long before this many.
+ */
+export const MAX_RESAMPLES = 1_000_000;
+
 /** Options of {@link bootstrap}. */
 export interface BootstrapOptions {
-  /** Number of resamples, an integer from 1 to 10⁶. Default 1000. */
+  /** Number of resamples, an integer in [1, {@link MAX_RESAMPLES}]. Default 1000. */
   resamples?: number;
   /** Confidence level of the interval, in (0, 1). Default 0.95. */
   level?: number;
@@ -60,29 +68,38 @@ interface Resolved {
   probabilities: boolean | undefined;
 }
 
+const resamplesOption: OptionSpec<number> = {
+  default: 1000,
+  check: (v) =>
+    Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= MAX_RESAMPLES
+      ? null
+      : `an integer ≥ 1 and ≤ ${MAX_RESAMPLES}`,
+};
+
 const SCHEMA: OptionSchema<Resolved> = {
-  // each resample costs a pass over the N samples and a value kept: 10⁶ bounds both
-  resamples: {
-    default: 1000,
-    check: (v) =>
-      Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1e6 ? null : 'an integer ≥ 1 (at most 1e6)',
-  },
+  resamples: resamplesOption,
   level: levelOption(0.95),
   seed: safeIntegerOption(0),
   onProgress: functionOption(),
   probabilities: probabilitiesOption,
 };
 
-/** mulberry32: a small, fast 32-bit PRNG; returns uint32 values. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
+/**
+ * Draws one resample of n indices with mulberry32 (a small, fast 32-bit PRNG) from state `a`:
+ * index j is ⌊(x_j / 2³²)·n⌋. With `idx`, writes the indices there; with `counts`, adds 1 to the
+ * count of each (the same draws either way). Returns the new state.
+ */
+function draw(a: number, n: number, idx: Int32Array | null, counts: Int32Array | null): number {
+  for (let j = 0; j < n; j++) {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
+    const i = Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+    if (idx) idx[j] = i;
+    else (counts as Int32Array)[i]++;
+  }
+  return a;
 }
 
 /** Seeds are safe integers; fold the high bits in so 0 and 2³² do not collide. */
@@ -136,6 +153,37 @@ function readColumn(x: unknown, position: number): Column {
 }
 
 type Evaluate = (inputs: unknown[]) => number;
+
+/**
+ * The metric's weighted form prepared on all samples ({@link WeightedForm}): the value of a
+ * resample from its counts, or null when the metric has none (no `weighted` declaration of its
+ * own class — a subclass may compute differently — or none for its options).
+ */
+function weightedEvaluator(
+  metric: BootstrapMetric,
+  probabilities: boolean | undefined,
+  inputs: readonly unknown[],
+  shared: Shared,
+): ((counts: Int32Array) => number) | null {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any metric class's instances
+  let m: Metric<any, number, any>;
+  if (typeof metric === 'string') {
+    const obj = getMetricFromId(metric).obj;
+    if (probabilities === undefined) m = obj;
+    else {
+      obj.dispose();
+      m = new (obj.constructor as new (o: object) => typeof obj)({ ...obj.options, probabilities });
+    }
+  } else m = metric(); // the evaluation on all samples checked what the factory returns
+  try {
+    const ctor = m.constructor as { weighted?: WeightedForm };
+    if (!Object.prototype.hasOwnProperty.call(ctor, 'weighted') || ctor.weighted === undefined) return null;
+    if (m.sampleCount !== 0) return null; // a factory's metric that holds samples already: evaluate it as it is
+    return ctor.weighted.prepare(m.metricName, inputs, m.options, shared);
+  } finally {
+    m.dispose();
+  }
+}
 
 function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluate {
   if (typeof metric === 'string') {
@@ -204,9 +252,16 @@ function quantile(sorted: Float64Array, p: number): number {
  * Percentile-bootstrap confidence interval of a metric.
  *
  * Draws `resamples` resamples of the N samples with replacement — the same row indices for
- * every input, so pairs like (logits, labels) stay together — evaluates a fresh metric on each,
+ * every input, so pairs like (logits, labels) stay together — evaluates the metric on each,
  * and returns the `(1 − level)/2` and `(1 + level)/2` quantiles (linear interpolation) of those
  * values together with the metric on the full data.
+ *
+ * Cost: a metric class that declares a weighted form (every confidence and classification
+ * metric, see `WeightedForm`) computes its per-sample statistics once — the softmax, the
+ * costs, the sorted ranking keys — and evaluates each resample from its counts (how often each
+ * sample was drawn): weighted sums, or one weighted pass over the sorted order. O(N) per
+ * resample, about a millisecond for 100,000 samples. Any other metric (regression, SCOD, a
+ * factory of a subclass) is evaluated, fresh, on each resample written out.
  *
  * - `metric` is an id (`"cls_norm_n-ecuas_n=2"`, `"conf_auc"`, `"scod_aurc"`, … see
  *   {@link getMetricFromId}) or a factory returning a fresh metric, e.g.
@@ -222,7 +277,8 @@ function quantile(sorted: Float64Array, p: number): number {
  *   are left out of the quantiles and counted in `nanResamples`; if all of them are NaN,
  *   `low` and `high` are NaN.
  *
- * Throws {@link MetricInputError} for bad options (`resamples` not an integer ≥ 1, `level`
+ * Throws {@link MetricInputError} for bad options (`resamples` not an integer in [1,
+ * {@link MAX_RESAMPLES}], checked before any work, `level`
  * outside (0, 1), a non-integer `seed`, unknown option names), no samples, inputs with
  * different N, and anything the metric itself rejects.
  *
@@ -246,9 +302,31 @@ export function bootstrap(
   metric: BootstrapMetric,
   inputs: readonly unknown[],
   options?: BootstrapOptions,
-): BootstrapResult {
+): BootstrapResult;
+/**
+ * Several metrics at once: the intervals of each on the same resamples (as separate calls with
+ * one seed would give), drawn once — one result per metric, in order.
+ *
+ * @example
+ * ```ts
+ * const [auc, ece] = bootstrap(['cls_auc', 'cls_ece'], [logits, labels], { seed: 1 });
+ * ```
+ */
+export function bootstrap(
+  metrics: readonly BootstrapMetric[],
+  inputs: readonly unknown[],
+  options?: BootstrapOptions,
+): BootstrapResult[];
+export function bootstrap(
+  metric: BootstrapMetric | readonly BootstrapMetric[],
+  inputs: readonly unknown[],
+  options?: BootstrapOptions,
+): BootstrapResult | BootstrapResult[] {
   const { resamples, level, seed, onProgress, probabilities } = resolveOptions(NAME, SCHEMA, options);
-  const evaluate = evaluator(metric, probabilities);
+  const many = Array.isArray(metric);
+  const metrics: readonly BootstrapMetric[] = many ? metric : [metric as BootstrapMetric];
+  if (metrics.length === 0) fail(NAME, 'metric', `expected ${ARG} to list at least one metric, but it is empty`);
+  const evaluates = metrics.map((m) => evaluator(m, probabilities));
   if (!Array.isArray(inputs))
     fail(
       NAME,
@@ -269,7 +347,7 @@ export function bootstrap(
   if (n === 0) fail(NAME, 'inputs', 'cannot bootstrap with no samples');
 
   const made: tf.Tensor[] = [];
-  const on = (idx: Int32Array): number => {
+  const on = (evaluate: Evaluate, idx: Int32Array): number => {
     try {
       return evaluate(columns.map((c) => c.pick(idx, made)));
     } finally {
@@ -278,26 +356,45 @@ export function bootstrap(
   };
   const identity = new Int32Array(n);
   for (let i = 0; i < n; i++) identity[i] = i;
-  const value = on(identity);
+  const full = evaluates.map((evaluate) => on(evaluate, identity));
 
-  const next = mulberry32(seed32(seed));
+  // Fast path: per-sample statistics computed once, each resample as counts (weighted sums, a
+  // weighted pass over one sorted order); otherwise the metric runs on each resample written out.
+  const shared = new Shared();
+  const weighted = metrics.map((m) => weightedEvaluator(m, probabilities, inputs, shared));
+  const someWritten = weighted.some((w) => w === null);
+  const someWeighted = weighted.some((w) => w !== null);
+  let state = seed32(seed);
   const idx = new Int32Array(n);
-  const values = new Float64Array(resamples);
-  let kept = 0;
+  const counts = new Int32Array(n);
+  const values = metrics.map(() => new Float64Array(resamples));
+  const kept = new Array<number>(metrics.length).fill(0);
   for (let r = 0; r < resamples; r++) {
-    for (let j = 0; j < n; j++) idx[j] = Math.floor((next() / 4294967296) * n);
-    const v = on(idx);
-    if (v === v) values[kept++] = v;
+    if (someWritten) state = draw(state, n, idx, null);
+    if (someWeighted) {
+      shared.nextResample();
+      counts.fill(0);
+      if (someWritten) for (let j = 0; j < n; j++) counts[idx[j]]++;
+      else state = draw(state, n, null, counts);
+    }
+    for (let k = 0; k < metrics.length; k++) {
+      const w = weighted[k];
+      const v = w ? w(counts) : on(evaluates[k], idx);
+      if (v === v) values[k][kept[k]++] = v;
+    }
     onProgress?.(r + 1, resamples);
   }
-  const sorted = values.subarray(0, kept).sort();
   const alpha = (1 - level) / 2;
-  return {
-    value,
-    low: quantile(sorted, alpha),
-    high: quantile(sorted, 1 - alpha),
-    resamples,
-    level,
-    nanResamples: resamples - kept,
-  };
+  const results = metrics.map((_, k): BootstrapResult => {
+    const sorted = values[k].subarray(0, kept[k]).sort();
+    return {
+      value: full[k],
+      low: quantile(sorted, alpha),
+      high: quantile(sorted, 1 - alpha),
+      resamples,
+      level,
+      nanResamples: resamples - kept[k],
+    };
+  });
+  return many ? results : results[0];
 }

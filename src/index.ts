@@ -15,7 +15,13 @@ export type { ConfidenceBatch } from './inputs/confidences';
 export { topOneConfidences, type TopOneConfidences } from './topOneConfidences';
 export { getMetricFromId, METRIC_IDS, type MetricEntry } from './registry';
 export * from './plots/index';
-export { bootstrap, type BootstrapMetric, type BootstrapOptions, type BootstrapResult } from './bootstrap';
+export {
+  bootstrap,
+  MAX_RESAMPLES,
+  type BootstrapMetric,
+  type BootstrapOptions,
+  type BootstrapResult,
+} from './bootstrap';
 export { ecuasCallback, type EcuasCallback, type EcuasCallbackOptions, type PredictingModel } from './callback';
 export {
   applyTemperature,

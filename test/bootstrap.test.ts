@@ -7,14 +7,20 @@ import { describe, expect, it } from 'vitest';
 import {
   bootstrap,
   type BootstrapMetric,
+  ClassificationAURC,
+  ClassificationCrossEntropy,
+  ClassificationECE,
   ClassificationECUAS,
   ConfidenceAUCScore,
   ConfidenceECUAS,
+  ConfidenceErrorRate,
   getMetricFromId,
   MetricInputError,
   RiskCoverageCurve,
 } from '../src/index';
-import { confidenceData, logitData, rng } from './helpers/data';
+import { MAX_RESAMPLES } from '../src/bootstrap';
+import { main } from '../src/cli/main';
+import { confidenceData, logitData, normal, rng } from './helpers/data';
 
 const conf = confidenceData(400, 11);
 const cls = logitData(300, 4, 12);
@@ -277,5 +283,142 @@ describe('bootstrap', () => {
     expect(seconds).toBeLessThan(10);
     expect(r.low).toBeLessThan(r.value);
     expect(r.high).toBeGreaterThan(r.value);
+  });
+
+  it('the error-rate interval has the binomial width', () => {
+    // N = 10,000 decisions, 2,000 wrong: the bootstrap distribution of the error rate is
+    // Binomial(N, 0.2)/N, sd √(0.2·0.8/N) = 0.004, so the 95 % interval is about ±1.96 sd
+    const n = 10_000;
+    const r = rng(17);
+    const y = new Uint8Array(n).fill(1);
+    for (let i = 0; i < 2000; i++) y[i] = 0;
+    const c = Float32Array.from({ length: n }, () => r());
+    const ci = bootstrap('conf_error_rate', [c, y], { resamples: 4000, seed: 3 });
+    expect(ci.value).toBe(0.2);
+    const expected = 2 * 1.959964 * Math.sqrt((0.2 * 0.8) / n);
+    expect(width(ci) / expected).toBeGreaterThan(0.95);
+    expect(width(ci) / expected).toBeLessThan(1.05);
+    expect((ci.low + ci.high) / 2).toBeCloseTo(0.2, 3);
+  });
+
+  it('the fast path gives the intervals of the metric run on each resample written out', () => {
+    // a subclass declares no weighted form of its own: bootstrap evaluates it on the resamples
+    class Written extends ClassificationAURC {}
+    class WrittenCE extends ClassificationCrossEntropy {}
+    class WrittenECE extends ClassificationECE {}
+    class WrittenER extends ConfidenceErrorRate {}
+    const cases: Array<[string, () => never, unknown[]]> = [
+      ['cls_aurc', () => new Written() as never, [cls.z, cls.labels]],
+      ['cls_nce', () => new WrittenCE() as never, [cls.z, cls.labels]],
+      ['cls_ece', () => new WrittenECE() as never, [cls.z, cls.labels]],
+      ['conf_error_rate', () => new WrittenER() as never, [conf.c, conf.y]],
+    ];
+    for (const [id, factory, inputs] of cases) {
+      const fast = bootstrap(id, inputs, { resamples: 80, seed: 11 });
+      const slow = bootstrap(factory, inputs, { resamples: 80, seed: 11 });
+      expect(fast.value, id).toBe(slow.value);
+      expect(fast.low, id).toBeCloseTo(slow.low, 12);
+      expect(fast.high, id).toBeCloseTo(slow.high, 12);
+      expect(fast.nanResamples).toBe(slow.nanResamples);
+    }
+  });
+
+  it('a factory whose metric holds samples already is evaluated as it is', () => {
+    const prior = confidenceData(50, 4);
+    const factory = (): never => new ConfidenceErrorRate().update(prior.c, prior.y) as never;
+    class Plain extends ConfidenceErrorRate {}
+    const slow = bootstrap(() => new Plain().update(prior.c, prior.y) as never, [conf.c, conf.y], {
+      resamples: 40,
+      seed: 2,
+    });
+    expect(bootstrap(factory, [conf.c, conf.y], { resamples: 40, seed: 2 })).toEqual(slow);
+  });
+
+  it('several metrics at once give what one call per metric gives', () => {
+    class Written extends ClassificationAURC {}
+    // the ranking metrics share one sort and each resample's tie blocks; the sum metrics their
+    // common entries (sample and class counts, ECE's bins)
+    const ids: BootstrapMetric[] = [
+      'cls_auc',
+      'cls_nbs',
+      'cls_ner',
+      'cls_ece',
+      'cls_mce',
+      'cls_aurc',
+      'cls_ece_binning=quantile',
+      () => new Written() as never,
+      'cls_fpr95',
+    ];
+    const all = bootstrap(ids, [cls.z, cls.labels], { resamples: 60, seed: 9 });
+    expect(all).toHaveLength(9);
+    for (const [k, id] of ids.entries())
+      expect(all[k]).toEqual(bootstrap(id, [cls.z, cls.labels], { resamples: 60, seed: 9 }));
+    const progress: number[] = [];
+    bootstrap(['conf_auc', 'conf_brier'], [conf.c, conf.y], { resamples: 3, onProgress: (d) => progress.push(d) });
+    expect(progress).toEqual([1, 2, 3]);
+    expect(() => bootstrap([], [conf.c, conf.y])).toThrow(/at least one metric/);
+  });
+
+  it('counts NaN resamples on the fast path too', () => {
+    // 3 samples: a resample holds one class only with probability 1/3 — no AUC, no E-AURC there
+    const z = [
+      [2, 0, 0],
+      [0, 2, 0],
+      [0, 0, 2],
+    ];
+    const r = bootstrap(['cls_auc', 'cls_fpr95', 'cls_aurc'], [z, [0, 1, 0]], { resamples: 600, seed: 1 });
+    expect(r[0].nanResamples).toBeGreaterThan(120);
+    expect(r[0].nanResamples).toBeLessThan(280);
+    expect(r[1].nanResamples).toBe(r[0].nanResamples);
+    expect(r[2].nanResamples).toBe(0);
+    expect(r[0].value).toBe(0.5); // equal confidences everywhere: ties count ½
+  });
+
+  it(`refuses more than ${MAX_RESAMPLES} resamples before any work`, async () => {
+    let made = 0;
+    const factory = (): never => {
+      made++;
+      return new ConfidenceAUCScore() as never;
+    };
+    for (const resamples of [MAX_RESAMPLES + 1, 1e12, 2 ** 53]) {
+      expect(() => bootstrap(factory, [conf.c, conf.y], { resamples })).toThrow(
+        /bootstrap: .*resamples.*integer ≥ 1 and ≤ 1000000/,
+      );
+      expect(() => bootstrap(factory, [conf.c, conf.y], { resamples })).toThrow(MetricInputError);
+    }
+    expect(made).toBe(0);
+    // the command line says so before it reads the file (which does not exist here)
+    let stderr = '';
+    const code = await main(['report', 'missing.csv', '--ci', '0.95', '--resamples', '1000000000000'], {
+      stdout: () => undefined,
+      stderr: (t) => (stderr += t),
+      stderrIsTTY: false,
+    });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^ecuas: --resamples must be at most 1000000, got "1000000000000"/);
+  });
+
+  it('is fast on large inputs: the softmax runs once, not once per resample', () => {
+    // 50,000 × 10 logits, 1000 resamples of three metrics; written out, each resample would
+    // run the softmax again (about a minute here)
+    const n = 50_000;
+    const k = 10;
+    const r = rng(99);
+    const z = new Float32Array(n * k);
+    const labels = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      labels[i] = Math.floor(r() * k);
+      for (let j = 0; j < k; j++) z[i * k + j] = normal(r) + (j === labels[i] ? 1 : 0);
+    }
+    const zt = tf.tensor2d(z, [n, k]);
+    const t0 = performance.now();
+    const [ce, aurcCi, ece] = bootstrap(['cls_nce', 'cls_aurc', 'cls_ece'], [zt, labels], { resamples: 1000 });
+    const seconds = (performance.now() - t0) / 1000;
+    zt.dispose();
+    expect(seconds).toBeLessThan(20);
+    for (const ci of [ce, aurcCi, ece]) {
+      expect(ci.low).toBeLessThan(ci.value);
+      expect(ci.high).toBeGreaterThan(ci.value);
+    }
   });
 });

@@ -9,7 +9,7 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { bootstrap } from '../bootstrap';
+import { bootstrap, MAX_RESAMPLES } from '../bootstrap';
 import { MetricInputError } from '../errors';
 import type { Metric } from '../metric';
 import { fitTemperatureRows, scaleProbabilityRows, type TemperatureFitResult } from '../math/temperature';
@@ -146,7 +146,7 @@ Options:
                       This holds all samples in memory (5 bytes per sample for confidences,
                       4·K + 4 for logits or probabilities, 12 for regression, plus a working
                       copy while resampling) and evaluates every metric --resamples times.
-  --resamples N       bootstrap resamples, an integer ≥ 1 (default 1000)
+  --resamples N       bootstrap resamples, an integer from 1 to 1000000 (default 1000)
   --seed S            bootstrap seed, an integer (default 0): the same seed gives the same
                       intervals, and every metric sees the same resamples
   --plots DIR         also write SVG plots into DIR (created if needed): reliability.svg,
@@ -574,6 +574,7 @@ function parseReport(argv: readonly string[]): Command {
     return v;
   };
   const resamples = integer('--resamples', values.resamples, 1000, 1);
+  if (resamples > MAX_RESAMPLES) usage(`--resamples must be at most ${MAX_RESAMPLES}, got "${values.resamples}"`);
   const seed = integer('--seed', values.seed, 0, -Infinity);
 
   let metrics: string[] | undefined;
@@ -1074,22 +1075,23 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
           : summary.kind === 'regression'
             ? [store.first, store.second, store.third]
             : [store.first, store.second];
-        for (let i = 0; i < rows.length; i++) {
-          const row = rows[i];
-          const metric = row.id === RISK_AURC_ID ? () => new RiskAURC() as unknown as MetricEntry['obj'] : row.id;
-          const r = bootstrap(metric, inputs, {
-            resamples: args.resamples,
-            level,
-            seed: args.seed,
-            // scaled logits were checked before scaling (see feed)
-            probabilities: summary.probabilities ? true : args.temperature !== undefined ? false : undefined,
-            onProgress: showBoot
-              ? (done, total) =>
-                  progress.update(`bootstrap ${i + 1}/${rows.length}`, (i + done / total) / rows.length, row.id)
-              : undefined,
-          });
-          rows[i] = { ...row, ci: { low: r.low, high: r.high, nanResamples: r.nanResamples } };
-        }
+        // every metric at once: one set of resamples, drawn once
+        const metricsToBoot = rows.map((row) =>
+          row.id === RISK_AURC_ID ? () => new RiskAURC() as unknown as MetricEntry['obj'] : row.id,
+        );
+        const results = bootstrap(metricsToBoot, inputs, {
+          resamples: args.resamples,
+          level,
+          seed: args.seed,
+          // scaled logits were checked before scaling (see feed)
+          probabilities: summary.probabilities ? true : args.temperature !== undefined ? false : undefined,
+          onProgress: showBoot
+            ? (done, total) => progress.update(`bootstrap ${done}/${total}`, done / total, `${rows.length} metrics`)
+            : undefined,
+        });
+        results.forEach((r, i) => {
+          rows[i] = { ...rows[i], ci: { low: r.low, high: r.high, nanResamples: r.nanResamples } };
+        });
       } finally {
         z?.dispose();
         progress.clear();

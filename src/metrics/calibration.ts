@@ -2,6 +2,7 @@ import {
   classwiseEceClasses,
   classwiseEceCompute,
   classwiseEceDelta,
+  classwiseEceUpdate,
   classwiseEceSumsProblem,
   smoothECE,
 } from '../functional/calibration';
@@ -17,6 +18,7 @@ import { Metric } from '../metric';
 import { calibrationNormOption, debiasOption, nBinsOption, type OptionSchema, type OptionSpec } from '../options';
 import { decisionColumnProblem, decisionRowNeeds, pushDecisions, SumMetric } from '../reducers/metricBases';
 import { FixedValueState, FlaggedKeyColumn } from '../reducers/state';
+import { decisionsForm, sumsForm, type WeightedForm } from '../math/weightedForms';
 
 // The calibration family of SPEC §8.2–§8.3. Each class declares its input, options and the pure
 // functions of ../functional/calibration.ts; the base classes hold the state.
@@ -45,6 +47,8 @@ export interface ClasswiseECEOptions extends ProbabilitiesOptions {
 export class ClasswiseECE extends SumMetric<ClasswiseECEOptions> {
   static override readonly metricName: string = 'ClasswiseECE';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(LOGITS, classwiseEceUpdate, classwiseEceCompute);
   constructor(options?: ClasswiseECEOptions) {
     // K lives in the sums (their length is 1 + 3·K·nBins): nBins is known once the options are resolved
     const layout = { nBins: 1 };
@@ -98,6 +102,13 @@ const sigmaOption: OptionSpec<number | 'auto'> = {
   check: (v) =>
     v === 'auto' || (typeof v === 'number' && v >= MIN_SIGMA && v <= 1) ? null : "'auto' or a number in [0.001, 1]",
 };
+
+/** The smooth ECE of decisions: what the bootstrap evaluates on each resample's decisions. */
+const smoothValue = (
+  keys: Float32Array | Float64Array,
+  correct: Uint8Array,
+  o: Readonly<Record<string, unknown>>,
+): number => smoothECE(keys, correct, o.sigma as number | 'auto').value;
 
 /** Options of {@link SmoothECE}. */
 export interface SmoothECEOptions {
@@ -188,6 +199,8 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
 export class SmoothECE extends SmoothCalibrationMetric<SmoothECEOptions> {
   static override readonly metricName: string = 'SmoothECE';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = decisionsForm(CONFIDENCES, smoothValue);
   constructor(options?: SmoothECEOptions) {
     super({ input: CONFIDENCES }, options);
   }
@@ -207,6 +220,8 @@ export class SmoothECE extends SmoothCalibrationMetric<SmoothECEOptions> {
 export class ClassificationSmoothECE extends SmoothCalibrationMetric<ClassificationSmoothECEOptions> {
   static override readonly metricName: string = 'ClassificationSmoothECE';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = decisionsForm(LOGITS, smoothValue);
   constructor(options?: ClassificationSmoothECEOptions) {
     super({ input: LOGITS }, options);
   }

@@ -14,13 +14,14 @@ import {
   classificationLogLogUpdate,
   priorSumsProblem,
 } from '../functional/classification';
-import { eceCompute, eceOptionsProblem, quantileEceCompute } from '../functional/confidence';
+import { eceCompute, eceOptionsProblem, eceUpdate, quantileEceCompute } from '../functional/confidence';
 import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
 import { eceBatchDelta, eceSumsProblem } from '../math/binning';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
 import { binnedCalibrationOptions, epsilonOption, gammaOption, normalizeOption, nOption } from '../options';
 import { BinnedMetric, RankingMetric, SumMetric } from '../reducers/metricBases';
 import type { ExpectedCalibrationErrorOptions } from './confidence';
+import { binnedForm, rankingForm, sumsForm, type WeightedForm } from '../math/weightedForms';
 
 // Each class declares its input (classifier rows), its options and the pure function pair that
 // does its math (../functional/); the base class holds the state. The metrics that are means of
@@ -51,6 +52,12 @@ export interface NormalizeOptions extends ProbabilitiesOptions {
 export class ClassificationErrorRate extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationErrorRate';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(
+    LOGITS,
+    classificationErrorRateUpdate,
+    classificationErrorRateCompute,
+  );
   constructor(options?: NormalizeOptions) {
     super(
       {
@@ -79,6 +86,12 @@ export class ClassificationErrorRate extends SumMetric<NormalizeOptions> {
 export class ClassificationCrossEntropy extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationCrossEntropy';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(
+    LOGITS,
+    classificationCrossEntropyUpdate,
+    classificationCrossEntropyCompute,
+  );
   constructor(options?: NormalizeOptions) {
     super(
       {
@@ -107,6 +120,8 @@ export class ClassificationCrossEntropy extends SumMetric<NormalizeOptions> {
 export class ClassificationBrierScore extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationBrierScore';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(LOGITS, classificationBrierUpdate, classificationBrierCompute);
   constructor(options?: NormalizeOptions) {
     super(
       {
@@ -146,6 +161,8 @@ export interface ClassificationECUASOptions extends ProbabilitiesOptions {
 export class ClassificationECUAS extends SumMetric<ClassificationECUASOptions> {
   static override readonly metricName: string = 'ClassificationECUAS';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(LOGITS, classificationEcuasUpdate, classificationEcuasCompute);
   constructor(options?: ClassificationECUASOptions) {
     super(
       {
@@ -182,6 +199,8 @@ export interface ClassificationLogLogOptions extends ProbabilitiesOptions {
 export class ClassificationLogLog extends SumMetric<ClassificationLogLogOptions> {
   static override readonly metricName: string = 'ClassificationLogLog';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(LOGITS, classificationLogLogUpdate, classificationLogLogCompute);
   constructor(options?: ClassificationLogLogOptions) {
     super(
       {
@@ -218,6 +237,12 @@ export interface ClassificationGammaECUASOptions extends ProbabilitiesOptions {
 export class ClassificationGammaECUAS extends SumMetric<ClassificationGammaECUASOptions> {
   static override readonly metricName: string = 'ClassificationGammaECUAS';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(
+    LOGITS,
+    classificationGammaEcuasUpdate,
+    classificationGammaEcuasCompute,
+  );
   constructor(options?: ClassificationGammaECUASOptions) {
     super(
       {
@@ -246,6 +271,8 @@ export class ClassificationGammaECUAS extends SumMetric<ClassificationGammaECUAS
 export class ClassificationAUC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAUC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, mannWhitneyAUC);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: mannWhitneyAUC }, options);
   }
@@ -268,6 +295,8 @@ export interface ClassificationECEOptions extends ExpectedCalibrationErrorOption
 export class ClassificationECE extends BinnedMetric<ClassificationECEOptions> {
   static override readonly metricName: string = 'ClassificationECE';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = binnedForm(LOGITS, eceUpdate, eceCompute, quantileEceCompute);
   constructor(options?: ClassificationECEOptions) {
     super(
       {
@@ -295,6 +324,8 @@ export class ClassificationECE extends BinnedMetric<ClassificationECEOptions> {
 export class ClassificationAURC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAURC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, aurc);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: aurc }, options);
   }
@@ -311,6 +342,8 @@ export class ClassificationAURC extends RankingMetric<ProbabilitiesOptions> {
 export class ClassificationAUGRC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAUGRC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, augrc);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: augrc }, options);
   }
@@ -327,6 +360,8 @@ export class ClassificationAUGRC extends RankingMetric<ProbabilitiesOptions> {
 export class ClassificationEAURC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationEAURC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, excessAURC);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: excessAURC }, options);
   }
@@ -343,6 +378,8 @@ export class ClassificationEAURC extends RankingMetric<ProbabilitiesOptions> {
 export class ClassificationEAUGRC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationEAUGRC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, excessAUGRC);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: excessAUGRC }, options);
   }
@@ -359,6 +396,8 @@ export class ClassificationEAUGRC extends RankingMetric<ProbabilitiesOptions> {
 export class ClassificationFPR95 extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationFPR95';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, fpr95);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: fpr95 }, options);
   }

@@ -10,6 +10,7 @@ import {
   crossEntropyUpdate,
   decisionSumsProblem,
   eceCompute,
+  eceUpdate,
   eceOptionsProblem,
   ecuasCompute,
   ecuasUpdate,
@@ -23,6 +24,7 @@ import { eceBatchDelta, eceSumsProblem } from '../math/binning';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
 import { binnedCalibrationOptions, epsilonOption, gammaOption, normalizeOption, nOption } from '../options';
 import { BinnedMetric, RankingMetric, SumMetric, type NoOptions } from '../reducers/metricBases';
+import { binnedForm, rankingForm, sumsForm, type WeightedForm } from '../math/weightedForms';
 
 // Each class declares its input, its options and the pure function pair of
 // ../functional/confidence.ts that does its math; the base class holds the state.
@@ -40,6 +42,8 @@ export type { NoOptions };
 export class ConfidenceErrorRate extends SumMetric<NoOptions> {
   static override readonly metricName: string = 'ConfidenceErrorRate';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(CONFIDENCES, errorRateUpdate, errorRateCompute);
   constructor(options?: NoOptions) {
     super(
       {
@@ -72,6 +76,8 @@ export interface ConfidenceBrierScoreOptions {
 export class ConfidenceBrierScore extends SumMetric<ConfidenceBrierScoreOptions> {
   static override readonly metricName: string = 'ConfidenceBrierScore';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(CONFIDENCES, brierUpdate, brierCompute);
   constructor(options?: ConfidenceBrierScoreOptions) {
     super(
       {
@@ -106,6 +112,8 @@ export interface ConfidenceCrossEntropyOptions {
 export class ConfidenceCrossEntropy extends SumMetric<ConfidenceCrossEntropyOptions> {
   static override readonly metricName: string = 'ConfidenceCrossEntropy';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(CONFIDENCES, crossEntropyUpdate, crossEntropyCompute);
   constructor(options?: ConfidenceCrossEntropyOptions) {
     super(
       {
@@ -157,6 +165,8 @@ export interface ExpectedCalibrationErrorOptions {
 export class ExpectedCalibrationError extends BinnedMetric<ExpectedCalibrationErrorOptions> {
   static override readonly metricName: string = 'ExpectedCalibrationError';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = binnedForm(CONFIDENCES, eceUpdate, eceCompute, quantileEceCompute);
   constructor(options?: ExpectedCalibrationErrorOptions) {
     super(
       {
@@ -197,6 +207,8 @@ export interface ConfidenceECUASOptions {
 export class ConfidenceECUAS extends SumMetric<ConfidenceECUASOptions> {
   static override readonly metricName: string = 'ConfidenceECUAS';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(CONFIDENCES, ecuasUpdate, ecuasCompute);
   constructor(options?: ConfidenceECUASOptions) {
     super(
       {
@@ -225,6 +237,12 @@ export type CCASOptions = Omit<ConfidenceECUASOptions, 'n'>;
 export class CCAS extends SumMetric<CCASOptions> {
   static override readonly metricName: string = 'CCAS';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(
+    CONFIDENCES,
+    (b: ConfidenceBatch, o: Required<CCASOptions>) => ecuasUpdate(b, { ...o, n: 0 }),
+    (sums: Float64Array, o: Required<CCASOptions>) => ecuasCompute(sums, { ...o, n: 0 }),
+  );
   constructor(options?: CCASOptions) {
     super(
       {
@@ -259,6 +277,8 @@ export interface ConfidenceGammaECUASOptions {
 export class ConfidenceGammaECUAS extends SumMetric<ConfidenceGammaECUASOptions> {
   static override readonly metricName: string = 'ConfidenceGammaECUAS';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = sumsForm(CONFIDENCES, gammaEcuasUpdate, gammaEcuasCompute);
   constructor(options?: ConfidenceGammaECUASOptions) {
     super(
       {
@@ -285,6 +305,8 @@ export class ConfidenceGammaECUAS extends SumMetric<ConfidenceGammaECUASOptions>
 export class ConfidenceAUCScore extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceAUCScore';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, mannWhitneyAUC);
   constructor(options?: NoOptions) {
     super({ input: CONFIDENCES, compute: mannWhitneyAUC }, options);
   }
@@ -302,6 +324,8 @@ export class ConfidenceAUCScore extends RankingMetric {
 export class ConfidenceAURC extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceAURC';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, aurc);
   constructor(options?: NoOptions) {
     super({ input: CONFIDENCES, compute: aurc }, options);
   }
@@ -319,6 +343,8 @@ export class ConfidenceAURC extends RankingMetric {
 export class ConfidenceAUGRC extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceAUGRC';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, augrc);
   constructor(options?: NoOptions) {
     super({ input: CONFIDENCES, compute: augrc }, options);
   }
@@ -336,6 +362,8 @@ export class ConfidenceAUGRC extends RankingMetric {
 export class ConfidenceEAURC extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceEAURC';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, excessAURC);
   constructor(options?: NoOptions) {
     super({ input: CONFIDENCES, compute: excessAURC }, options);
   }
@@ -352,6 +380,8 @@ export class ConfidenceEAURC extends RankingMetric {
 export class ConfidenceEAUGRC extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceEAUGRC';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, excessAUGRC);
   constructor(options?: NoOptions) {
     super({ input: CONFIDENCES, compute: excessAUGRC }, options);
   }
@@ -370,6 +400,8 @@ export class ConfidenceEAUGRC extends RankingMetric {
 export class FPR95 extends RankingMetric {
   static override readonly metricName: string = 'FPR95';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, fpr95);
   constructor(options?: NoOptions) {
     super({ input: CONFIDENCES, compute: fpr95 }, options);
   }
