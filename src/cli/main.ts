@@ -10,13 +10,13 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { bootstrap } from '../bootstrap';
-import { MetricInputError } from '../errors';
+import { clip, MetricInputError } from '../errors';
 import type { Metric } from '../metric';
 import { fitTemperatureRows, scaleProbabilityRows, type TemperatureFitResult } from '../math/temperature';
 import { looksLikeProbabilities } from '../math/topOne';
 import { RiskCoverageCurve } from '../metrics/selective';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
-import { metricFromJSON } from '../serialization';
+import { metricFromBinary, metricFromJSON } from '../serialization';
 import { logitsOfRows } from '../temperature';
 import { BackendError, ensureBackend } from './backend';
 import { FORMATS, formatCalibration, formatReport, type CalibrationRow, type Format, type ReportRow } from './format';
@@ -24,7 +24,16 @@ import { Grow } from './grow';
 import { plotsAvailable, writePlots, type PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
 import { InputFileError, readInputFile, type Batch, type InputKind } from './readers';
-import { readStateFile, setupDifference, writeStateFile, type StateFile } from './state';
+import {
+  openStateFile,
+  setupDifference,
+  STATE_FORMATS,
+  stateFormatOf,
+  writeStateFile,
+  type OpenStateFile,
+  type StateFormat,
+  type StateInfo,
+} from './state';
 
 /** Where the CLI writes. */
 export interface CliIO {
@@ -155,9 +164,12 @@ Options:
   --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
                       \`ecuas calibrate\`). Needs logits: a file of probabilities is refused
                       unless --probabilities is given, and then log p is scaled as logits.
-  --save-state OUT    also write the metrics' states to OUT (JSON), for \`ecuas merge\`:
-                      run report on each shard of a large evaluation, then merge the states
-                      (see \`ecuas merge --help\`)
+  --save-state OUT    also write the metrics' states to OUT, for \`ecuas merge\`: run report
+                      on each shard of a large evaluation, then merge the states (see
+                      \`ecuas merge --help\`). JSON if OUT ends in .json, else binary.
+  --state-format F    json or binary: the form of OUT whatever its name. Binary has no size
+                      limit; JSON holds at most about 100 million samples of ranking metrics
+                      (a larger state is written in binary, with a warning).
   -h, --help          show this help
 Each option may be given once.
 
@@ -219,6 +231,8 @@ a large evaluation, and prints the metrics of all the shards together: the same 
   parallel ecuas report {} --save-state {.}.state.json --format csv ::: shard-*.csv
   ecuas merge shard-*.state.json
 
+A state is JSON or binary (for shards too large for JSON: beyond about 100 million samples of
+ranking metrics), told apart by its first bytes; the two forms merge together.
 Every state must come from the same --metrics, --temperature and --probabilities, the same kind
 of data (and number of classes), and this version of ecuas; other states are refused.
 Bootstrap intervals (--ci) need every sample, which states do not keep: run \`ecuas report\`
@@ -226,7 +240,9 @@ on all the data for them.
 
 Options:
   --format FORMAT     table (default), json, csv or markdown, as for \`ecuas report\`
-  --save-state OUT    also write the merged state to OUT, to be merged again
+  --save-state OUT    also write the merged state to OUT, to be merged again: JSON if OUT
+                      ends in .json, else binary
+  --state-format F    json or binary: the form of OUT whatever its name
   -h, --help          show this help
 Each option may be given once.
 
@@ -268,6 +284,8 @@ interface ReportArgs {
   temperature?: number;
   /** `--save-state`: write the metrics' states there. */
   saveState?: string;
+  /** The form of the state file: `--state-format`, else by the name of `saveState`. */
+  stateFormat: StateFormat;
 }
 
 interface MergeArgs {
@@ -275,6 +293,8 @@ interface MergeArgs {
   format: Format;
   /** `--save-state`: write the merged state there. */
   saveState?: string;
+  /** The form of the state file: `--state-format`, else by the name of `saveState`. */
+  stateFormat: StateFormat;
 }
 
 interface CalibrateArgs {
@@ -317,6 +337,7 @@ const REPORT_OPTIONS = {
   plots: { type: 'string' },
   temperature: { type: 'string' },
   'save-state': { type: 'string' },
+  'state-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsOptionsConfig;
 
@@ -333,6 +354,7 @@ const CALIBRATE_OPTIONS = {
 const MERGE_OPTIONS = {
   format: { type: 'string' },
   'save-state': { type: 'string' },
+  'state-format': { type: 'string' },
   ci: { type: 'string' },
   resamples: { type: 'string' },
   seed: { type: 'string' },
@@ -597,17 +619,26 @@ function parseReport(argv: readonly string[]): Command {
   }
   const plots = values.plots;
   if (plots?.trim() === '') usage('--plots needs a directory');
-  const saveState = parseSaveState(values['save-state']);
+  const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
   const probabilities = values.probabilities === true;
   return {
     kind: 'report',
-    args: { file, metrics, probabilities, format, plots, ci, resamples, seed, temperature, saveState },
+    args: { file, metrics, probabilities, format, plots, ci, resamples, seed, temperature, saveState, stateFormat },
   };
 }
 
-function parseSaveState(path: string | undefined): string | undefined {
+/** `--save-state OUT` and its form: `--state-format`, else JSON for a name ending in .json, else binary. */
+function parseSaveState(
+  path: string | undefined,
+  form: string | undefined,
+): { saveState?: string; stateFormat: StateFormat } {
   if (path?.trim() === '') usage('--save-state needs a file name');
-  return path;
+  if (form === undefined) return { saveState: path, stateFormat: stateFormatOf(path ?? '') };
+  const stateFormat = form.toLowerCase() as StateFormat;
+  if (!STATE_FORMATS.includes(stateFormat))
+    usage(`--state-format must be ${STATE_FORMATS.join(' or ')}, got ${clip(JSON.stringify(form))}`);
+  if (path === undefined) usage('--state-format needs --save-state OUT: it sets the form of OUT');
+  return { saveState: path, stateFormat };
 }
 
 /** What a merge cannot do, said for each report option it refuses. */
@@ -635,7 +666,8 @@ function parseMerge(argv: readonly string[]): Command {
     seen.set(resolve(f), f);
   }
   const format = parseFormat(values.format);
-  return { kind: 'merge', args: { files: positionals, format, saveState: parseSaveState(values['save-state']) } };
+  const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
+  return { kind: 'merge', args: { files: positionals, format, saveState, stateFormat } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -754,21 +786,21 @@ function stateHolder(m: ActiveMetric): Metric<unknown[], unknown> {
   return obj instanceof RiskAURC ? obj.curve : (obj as Metric<unknown[], unknown>);
 }
 
-/** The state file of a run: its setup and each metric's state. */
-function stateFile(metrics: readonly ActiveMetric[], setup: Omit<StateFile, 'ids' | 'states' | 'ecuas'>): StateFile {
-  return {
-    ...setup,
-    ecuas: version(),
-    ids: metrics.map((m) => m.id),
-    states: metrics.map((m) => stateHolder(m).toJSON()),
-  };
-}
-
-async function saveState(path: string, state: StateFile): Promise<void> {
+/** Writes the state file of a run: its setup and each metric's state, in the form `form`. */
+async function saveState(
+  path: string,
+  form: StateFormat,
+  metrics: readonly ActiveMetric[],
+  setup: Omit<StateInfo, 'ids' | 'ecuas'>,
+  io: CliIO,
+): Promise<void> {
+  const info: StateInfo = { ...setup, ecuas: version(), ids: metrics.map((m) => m.id) };
   try {
-    await writeStateFile(path, state);
+    await writeStateFile(path, info, metrics.map(stateHolder), form, (message) =>
+      io.stderr(`ecuas: warning: --save-state: ${message}\n`),
+    );
   } catch (e) {
-    throw new CliError(`--save-state: cannot write ${path}: ${(e as Error).message}`, 1);
+    throw new CliError(`--save-state: cannot write ${clip(path)}: ${(e as Error).message}`, 1);
   }
 }
 
@@ -1099,7 +1131,13 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       const { kind, probabilities, n, k } = summary;
       const source = basename(args.file);
       const temperature = args.temperature ?? null;
-      await saveState(args.saveState, stateFile(metrics, { source, kind, probabilities, k, temperature, n }));
+      await saveState(
+        args.saveState,
+        args.stateFormat,
+        metrics,
+        { source, kind, probabilities, k, temperature, n },
+        io,
+      );
     }
 
     io.stdout(
@@ -1161,30 +1199,34 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
   const show = total >= (options.progressMinBytes ?? 1 << 20);
   let metrics: ActiveMetric[] = [];
   try {
-    let first: StateFile | undefined;
+    let first: OpenStateFile | undefined;
     let n = 0;
     for (const [i, file] of args.files.entries()) {
       if (show) progress.update('merging', i / args.files.length, `${i}/${args.files.length} states`);
-      const state = await readStateFile(file);
-      if (state.ecuas !== version())
-        throw new InputFileError(
-          `${file}: written by ecuas ${state.ecuas}, but this is ecuas ${version()}: states merge only within one version (compute every shard with the same ecuas)`,
-        );
-      if (first === undefined) {
-        first = state;
-        try {
-          metrics = resolveMetrics(state.ids, state.kind, state.probabilities, file, state.temperature !== null);
-        } catch (e) {
-          // ids a report could not have saved: a forged or corrupted file
-          if (e instanceof CliError || e instanceof MetricInputError)
-            throw new InputFileError(`${file}: ${e.message.replace(/^--metrics: /, '')}`);
-          throw e;
+      const state = await openStateFile(file);
+      try {
+        if (state.ecuas !== version())
+          throw new InputFileError(
+            `${clip(file)}: written by ecuas ${clip(state.ecuas)}, but this is ecuas ${version()}: states merge only within one version (compute every shard with the same ecuas)`,
+          );
+        if (first === undefined) {
+          first = state;
+          try {
+            metrics = resolveMetrics(state.ids, state.kind, state.probabilities, file, state.temperature !== null);
+          } catch (e) {
+            // ids a report could not have saved: a forged or corrupted file
+            if (e instanceof CliError || e instanceof MetricInputError)
+              throw new InputFileError(`${clip(file)}: ${e.message.replace(/^--metrics: /, '')}`);
+            throw e;
+          }
+        } else {
+          const difference = setupDifference(first, args.files[0], state, file);
+          if (difference) throw new InputFileError(`cannot merge the states: ${difference}`);
         }
-      } else {
-        const difference = setupDifference(first, args.files[0], state, file);
-        if (difference) throw new InputFileError(`cannot merge the states: ${difference}`);
+        for (const [j, m] of metrics.entries()) addState(m, await state.state(j), state.n, file);
+      } finally {
+        await state.close();
       }
-      for (const [j, m] of metrics.entries()) addState(m, state.states[j], state.n, file);
       n += state.n;
     }
     if (show) progress.update('merging', 1, `${args.files.length}/${args.files.length} states`);
@@ -1193,7 +1235,13 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
     const { kind, probabilities, k, temperature } = first;
     if (args.saveState !== undefined) {
       const source = `${args.files.length} merged states`;
-      await saveState(args.saveState, stateFile(metrics, { source, kind, probabilities, k, temperature, n }));
+      await saveState(
+        args.saveState,
+        args.stateFormat,
+        metrics,
+        { source, kind, probabilities, k, temperature, n },
+        io,
+      );
     }
     const rows: ReportRow[] = metrics.map((m) => ({
       id: m.id,
@@ -1211,19 +1259,23 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
   }
 }
 
-/** Merges one state into an active metric; a state its id's class and options could not have written is refused. */
-function addState(m: ActiveMetric, json: unknown, n: number, file: string): void {
+/**
+ * Merges one state (its JSON, or the bytes of its `toBinary()`) into an active metric; a state its
+ * id's class and options could not have written is refused.
+ */
+function addState(m: ActiveMetric, state: unknown, n: number, file: string): void {
   const target = stateHolder(m);
+  const Cls = target.constructor as new () => Metric<unknown[], unknown>;
   let loaded: Metric<unknown[], unknown> | undefined;
   try {
-    loaded = metricFromJSON(json, target.constructor as new () => Metric<unknown[], unknown>);
+    loaded = Array.isArray(state) ? metricFromBinary(state as Uint8Array[], Cls) : metricFromJSON(state, Cls);
     if (loaded.sampleCount !== n)
       throw new InputFileError(
-        `${file}: the state of ${m.id} holds ${loaded.sampleCount} samples, but the file says ${n}: it is not one that \`ecuas report --save-state\` wrote`,
+        `${clip(file)}: the state of ${m.id} holds ${loaded.sampleCount} samples, but the file says ${n}: it is not one that \`ecuas report --save-state\` wrote`,
       );
     target.merge(loaded);
   } catch (e) {
-    if (e instanceof MetricInputError) throw new InputFileError(`${file}: the state of ${m.id}: ${e.message}`);
+    if (e instanceof MetricInputError) throw new InputFileError(`${clip(file)}: the state of ${m.id}: ${e.message}`);
     throw e;
   } finally {
     loaded?.dispose();
