@@ -10,7 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { bootstrap } from '../bootstrap';
-import { clip, MetricInputError } from '../errors';
+import { clip, ECHO_LIMIT, MetricInputError } from '../errors';
 import type { Metric } from '../metric';
 import { fitTemperatureRows, scaleProbabilityRows, type TemperatureFitResult } from '../math/temperature';
 import { looksLikeProbabilities } from '../math/topOne';
@@ -66,6 +66,13 @@ export class CliError extends Error {
     this.name = 'CliError';
   }
 }
+
+/**
+ * A whole message, bounded: each echo of input in it is clipped where it is quoted, and this
+ * keeps one whose parts come from elsewhere (a file reader, the system) from growing past a few
+ * echoes' length.
+ */
+const bounded = (message: string): string => clip(message, 4 * ECHO_LIMIT);
 
 const usage = (message: string): never => {
   throw new CliError(message, 2);
@@ -407,7 +414,7 @@ function parseOptions<O extends ParseArgsOptionsConfig>(
   stops: readonly string[],
   hint: string,
 ): Outcome<O> {
-  const args = attachDashValues(argv, options);
+  const args = withoutLongShortGroups(attachDashValues(argv, options), options, stops, hint);
   let parsed: Parsed<O>;
   try {
     parsed = parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true; tokens: true }>({
@@ -434,6 +441,28 @@ function parseOptions<O extends ParseArgsOptionsConfig>(
 }
 
 /**
+ * parseArgs spreads `-abc` into one token a letter: a megabyte argument of one dash would cost
+ * seconds and overflow the stack. No valid group is long (the short options take no value), so a
+ * long one is refused as an unknown option first; after a help or version option, which wins
+ * anyway, it is left out.
+ */
+function withoutLongShortGroups(
+  args: readonly string[],
+  options: ParseArgsOptionsConfig,
+  stops: readonly string[],
+  hint: string,
+): string[] {
+  const stopping = new Set(stops.flatMap((name) => [`--${name}`, `-${options[name].short ?? ''}`]));
+  const long = (a: string): boolean => a.length > SUGGEST_CHARS && /^-[^-]/.test(a);
+  for (const [i, a] of args.entries()) {
+    if (a === '--') break;
+    if (stopping.has(a)) return [...args.slice(0, i), ...args.slice(i).filter((b) => !long(b))];
+    if (long(a)) usage(`${unknownOption(a, options)} ${hint}`);
+  }
+  return [...args];
+}
+
+/**
  * Turns a parseArgs error into a usage error in our words, found by walking the tokens of a
  * lenient parse; a help or version option before the mistake still wins.
  */
@@ -452,9 +481,9 @@ function explainParseError(
     if (!hasOwn(options, t.name))
       problem = unknownOption(t.rawName.startsWith('--') ? t.rawName : args[t.index], options);
     else if (options[t.name].type === 'boolean') {
-      if (t.inlineValue) problem = `option ${t.rawName} takes no value, got "${t.value}"`;
+      if (t.inlineValue) problem = `option ${clip(t.rawName)} takes no value, got ${quote(t.value)}`;
     } else if (t.value === undefined || (!t.inlineValue && t.value.length > 1 && t.value.startsWith('-'))) {
-      problem = `option ${t.rawName} needs a value`;
+      problem = `option ${clip(t.rawName)} needs a value`;
     }
     if (problem === undefined) {
       if (!stop && stops.includes(t.name)) stop = { name: t.name, index: t.index };
@@ -464,15 +493,25 @@ function explainParseError(
     usage(`${problem} ${hint}`);
   }
   // a check of parseArgs this walk does not know: pass on its words
-  return usage(`${((error as Error | null | undefined)?.message ?? String(error)).split('\n')[0]} ${hint}`);
+  return usage(`${clip(((error as Error | null | undefined)?.message ?? String(error)).split('\n')[0])} ${hint}`);
 }
+
+/** A value from the command line, quoted and clipped for a message. */
+const quote = (text: string | undefined): string => clip(JSON.stringify(text ?? ''));
 
 /** `written` is the whole argument for short options: `-metrics` is one mistake, not seven. */
 function unknownOption(written: string, options: ParseArgsOptionsConfig): string {
-  const name = written.replace(/=.*$/s, '');
+  const eq = written.indexOf('=');
+  const name = eq < 0 ? written : written.slice(0, eq);
   const near = nearestOption(name.replace(/^-+/, ''), options);
-  return `unknown option ${name}${near ? `: did you mean --${near}?` : ''}`;
+  return `unknown option ${clip(name)}${near ? `: did you mean --${near}?` : ''}`;
 }
+
+/**
+ * Characters of an unknown option compared with the valid ones: the longest is far shorter, and
+ * the edit distance costs its length times theirs (a megabyte argument must not take seconds).
+ */
+const SUGGEST_CHARS = 100;
 
 function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -487,6 +526,8 @@ function editDistance(a: string, b: string): number {
 
 /** The option meant by a mistyped name: the only one it abbreviates, else one a typo or two away. */
 function nearestOption(typed: string, options: ParseArgsOptionsConfig): string | undefined {
+  // far longer than any option: no typo of one
+  if (typed.length > SUGGEST_CHARS) return undefined;
   const name = typed.toLowerCase();
   const names = Object.keys(options);
   const extending = names.filter((o) => name !== '' && o.startsWith(name));
@@ -523,7 +564,7 @@ function parseCommand(argv: readonly string[]): Command {
   if (cmd === '-v') return { kind: 'version' };
   if (!cmd.startsWith('-'))
     usage(
-      `unknown command "${cmd}": the commands are \`ecuas report FILE\`, \`ecuas calibrate FILE\` and \`ecuas merge STATE…\` ${TRY}`,
+      `unknown command ${quote(cmd)}: the commands are \`ecuas report FILE\`, \`ecuas calibrate FILE\` and \`ecuas merge STATE…\` ${TRY}`,
     );
   // only the first option counts, as in `ecuas --version --help`
   const parsed = parseOptions(argv, TOP_OPTIONS, ['help', 'version'], TRY);
@@ -536,7 +577,7 @@ function parseCommand(argv: readonly string[]): Command {
 function oneFile(files: readonly string[], command: string, see: string): string {
   if (files.length === 0) usage(`missing FILE: expected \`ecuas ${command} FILE [options]\` ${see}`);
   if (files.length > 1)
-    usage(`expected one FILE, got ${files.length}: ${files.map((f) => JSON.stringify(f)).join(', ')} ${see}`);
+    usage(`expected one FILE, got ${files.length}: ${clip(files.map((f) => JSON.stringify(f)).join(', '))} ${see}`);
   if (files[0] === '-') usage('reading from stdin is not supported: give a file name');
   return files[0];
 }
@@ -544,7 +585,7 @@ function oneFile(files: readonly string[], command: string, see: string): string
 function parseFormat(text: string | undefined): Format {
   const format = (text ?? 'table').toLowerCase();
   if (!(FORMATS as readonly string[]).includes(format))
-    usage(`--format must be one of ${FORMATS.join(', ')}, got "${text}"`);
+    usage(`--format must be one of ${FORMATS.join(', ')}, got ${quote(text)}`);
   return format as Format;
 }
 
@@ -552,7 +593,7 @@ function parseFormat(text: string | undefined): Format {
 function parseTemperature(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const v = /^\s*[0-9.eE+-]+\s*$/.test(text) ? Number(text) : NaN;
-  if (!(Number.isFinite(v) && v > 0)) usage(`${name} must be a number > 0, e.g. 1.5, got "${text}"`);
+  if (!(Number.isFinite(v) && v > 0)) usage(`${name} must be a number > 0, e.g. 1.5, got ${quote(text)}`);
   return v;
 }
 
@@ -584,14 +625,14 @@ function parseReport(argv: readonly string[]): Command {
     ci = /^\s*[0-9.eE+-]+\s*$/.test(text) ? Number(text) : NaN;
     if (!(ci > 0 && ci < 1))
       usage(
-        `--ci must be a level in (0, 1), e.g. 0.95, got "${text}"${ci >= 1 && ci < 100 ? ` (for ${ci} % write ${ci / 100})` : ''}`,
+        `--ci must be a level in (0, 1), e.g. 0.95, got ${quote(text)}${ci >= 1 && ci < 100 ? ` (for ${ci} % write ${ci / 100})` : ''}`,
       );
   }
   const integer = (name: string, text: string | undefined, dflt: number, min: number): number => {
     if (text === undefined) return dflt;
     const v = /^\s*[+-]?[0-9]+\s*$/.test(text) ? Number(text) : NaN;
     if (!Number.isSafeInteger(v) || v < min)
-      usage(`${name} must be an integer${min > -Infinity ? ` ≥ ${min}` : ''}, got "${text}"`);
+      usage(`${name} must be an integer${min > -Infinity ? ` ≥ ${min}` : ''}, got ${quote(text)}`);
     return v;
   };
   const resamples = integer('--resamples', values.resamples, 1000, 1);
@@ -614,7 +655,9 @@ function parseReport(argv: readonly string[]): Command {
         throw e;
       }
       if (id.startsWith('scod_'))
-        usage(`--metrics: "${id}" needs OOD scores, which report files do not have; use conf_*, cls_* or reg_* ids`);
+        usage(
+          `--metrics: ${quote(id)} needs OOD scores, which report files do not have; use conf_*, cls_* or reg_* ids`,
+        );
     }
   }
   const plots = values.plots;
@@ -662,7 +705,8 @@ function parseMerge(argv: readonly string[]): Command {
   const seen = new Map<string, string>();
   for (const f of positionals) {
     const again = seen.get(resolve(f));
-    if (again !== undefined) usage(`the state ${f} is given twice (also as ${again}): its samples would count twice`);
+    if (again !== undefined)
+      usage(`the state ${clip(f)} is given twice (also as ${clip(again)}): its samples would count twice`);
     seen.set(resolve(f), f);
   }
   const format = parseFormat(values.format);
@@ -771,7 +815,7 @@ function resolveMetrics(
     if (needs !== kind) {
       const also = kind === 'regression' ? ` (or ${RISK_AURC_ID})` : '';
       usage(
-        `--metrics: "${id}" needs ${NEEDS_TEXT[needs]}, but ${file} holds ${holdsText(kind, probabilities)}: use ${PREFIX[kind]}* ids${also}`,
+        `--metrics: ${quote(id)} needs ${NEEDS_TEXT[needs]}, but ${clip(file)} holds ${holdsText(kind, probabilities)}: use ${PREFIX[kind]}* ids${also}`,
       );
     }
   }
@@ -800,7 +844,7 @@ async function saveState(
       io.stderr(`ecuas: warning: --save-state: ${message}\n`),
     );
   } catch (e) {
-    throw new CliError(`--save-state: cannot write ${clip(path)}: ${(e as Error).message}`, 1);
+    throw new CliError(`--save-state: cannot write ${clip(path)}: ${bounded((e as Error).message)}`, 1);
   }
 }
 
@@ -808,20 +852,21 @@ async function saveState(
  * Refuses, before any work, an output path that cannot be written: `dir` (to be created if
  * missing) for a directory, else the file's folder, which must exist.
  */
-function checkWritable(option: string, path: string, dir: boolean): void {
-  let at = resolve(dir ? path : dirname(resolve(path)));
+function checkWritable(option: string, given: string, dir: boolean): void {
+  const path = clip(given);
+  let at = resolve(dir ? given : dirname(resolve(given)));
   if (dir || existsSync(at)) {
     // the nearest existing folder on the way
     while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
-  } else throw new CliError(`${option}: cannot write ${path}: the directory ${dirname(path)} does not exist`, 1);
+  } else throw new CliError(`${option}: cannot write ${path}: the directory ${clip(dirname(given))} does not exist`, 1);
   const what = dir ? `cannot create the directory ${path}` : `cannot write ${path}`;
-  if (!statSync(at).isDirectory()) throw new CliError(`${option}: ${what}: ${at} is not a directory`, 1);
-  if (!dir && existsSync(path) && statSync(path).isDirectory())
+  if (!statSync(at).isDirectory()) throw new CliError(`${option}: ${what}: ${clip(at)} is not a directory`, 1);
+  if (!dir && existsSync(given) && statSync(given).isDirectory())
     throw new CliError(`${option}: ${what}: it is a directory`, 1);
   try {
     accessSync(at, constants.W_OK);
   } catch {
-    throw new CliError(`${option}: ${what}: ${at} is not writable`, 1);
+    throw new CliError(`${option}: ${what}: ${clip(at)} is not writable`, 1);
   }
 }
 
@@ -881,7 +926,7 @@ class SampleStore {
 function refuseDisguisedProbabilities(batch: Batch, file: string): void {
   if (!looksLikeProbabilities(batch.logits as Float32Array, batch.n, batch.k)) return;
   throw new InputFileError(
-    `${file}: ${batch.where}: expected logits, but every row lies in [0, 1] and sums to 1: these look like probabilities (a softmax output). ` +
+    `${clip(file)}: ${batch.where}: expected logits, but every row lies in [0, 1] and sums to 1: these look like probabilities (a softmax output). ` +
       'Pass --probabilities to use them as probabilities, or name them as such (CSV columns prob_0,…,prob_{K-1}, JSON key "probabilities")',
   );
 }
@@ -904,7 +949,7 @@ function feed(
       else m.entry.obj.update(batch.confidences, batch.correctness);
     }
   } catch (e) {
-    if (e instanceof MetricInputError) throw new InputFileError(`${file}: ${batch.where}: ${e.message}`);
+    if (e instanceof MetricInputError) throw new InputFileError(`${clip(file)}: ${batch.where}: ${e.message}`);
     throw e;
   } finally {
     z?.dispose();
@@ -935,9 +980,12 @@ function scaleBatch(batch: Batch, temperature: number, probabilities: boolean): 
  * `--probabilities` says to take log p as the logits.
  */
 function requireLogits(kind: InputKind, asProbabilities: boolean, forced: boolean, file: string, what: string): void {
-  if (kind !== 'classification') usage(`${what} needs logits and labels, but ${file} holds ${holdsText(kind, false)}`);
+  if (kind !== 'classification')
+    usage(`${what} needs logits and labels, but ${clip(file)} holds ${holdsText(kind, false)}`);
   if (asProbabilities && !forced)
-    usage(`${what} needs logits, but ${file} holds probabilities: pass --probabilities to use log p as the logits`);
+    usage(
+      `${what} needs logits, but ${clip(file)} holds probabilities: pass --probabilities to use log p as the logits`,
+    );
 }
 
 function readProgress(
@@ -997,7 +1045,7 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
       const z = logitsOfRows(what, { n, k, values: store.first, labels, probabilities }, false);
       fit = fitTemperatureRows(z, n, k, labels, args.minTemperature, args.maxTemperature);
     } catch (e) {
-      if (e instanceof MetricInputError) throw new InputFileError(`${args.file}: ${e.message}`);
+      if (e instanceof MetricInputError) throw new InputFileError(`${clip(args.file)}: ${e.message}`);
       throw e;
     }
     const step = options.batchSize ?? 10_000;
@@ -1063,7 +1111,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         onKind(kind, asProbabilities) {
           if (kind !== 'classification' && args.probabilities) {
             usage(
-              `--probabilities applies to files of logits and labels, but ${args.file} holds ${holdsText(kind, false)}: leave it out`,
+              `--probabilities applies to files of logits and labels, but ${clip(args.file)} holds ${holdsText(kind, false)}: leave it out`,
             );
           }
           if (args.temperature !== undefined)
@@ -1170,7 +1218,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       try {
         written = await writePlots(args.plots, data, { source: basename(args.file) });
       } catch (e) {
-        throw new CliError(`--plots: ${(e as Error).message}`, 1);
+        throw new CliError(`--plots: ${bounded((e as Error).message)}`, 1);
       }
       io.stderr(`ecuas: wrote ${written.join(', ')}\n`);
     }
@@ -1306,16 +1354,16 @@ export async function main(argv: readonly string[], io: CliIO, options: MainOpti
     return 0;
   } catch (e) {
     if (e instanceof CliError) {
-      io.stderr(`ecuas: ${e.message}\n`);
+      io.stderr(`ecuas: ${bounded(e.message)}\n`);
       if (e.exitCode === 2 && argv.length === 0) io.stderr(MAIN_HELP);
       return e.exitCode;
     }
     if (e instanceof InputFileError || e instanceof BackendError || e instanceof MetricInputError) {
-      io.stderr(`ecuas: ${e.message}\n`);
+      io.stderr(`ecuas: ${bounded(e.message)}\n`);
       return 1;
     }
     const message = (e as Error | null | undefined)?.message ?? String(e);
-    io.stderr(`ecuas: unexpected error: ${message.split('\n')[0]}\n`);
+    io.stderr(`ecuas: unexpected error: ${bounded(message.split('\n')[0])}\n`);
     return 1;
   }
 }

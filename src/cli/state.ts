@@ -18,7 +18,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
-import { clip } from '../errors';
+import { clip, ECHO_LIMIT } from '../errors';
 import type { Metric, MetricJSON } from '../metric';
 import { InputFileError, type InputKind } from './readers';
 
@@ -198,7 +198,7 @@ const NOT_STATE = 'not a state file of `ecuas report --save-state`';
 const fileError = (path: string, e: unknown): InputFileError => {
   const code = (e as NodeJS.ErrnoException).code;
   return new InputFileError(
-    `${clip(path)}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message}`,
+    `${clip(path)}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : clip((e as Error).message, 2 * ECHO_LIMIT)}`,
   );
 };
 
