@@ -379,6 +379,17 @@ describe('binary state files that are cut, padded or forged are refused in one l
     const notJson = Buffer.from(good);
     notJson[12] = 0xff;
     await refused(['merge', a, file('nj', notJson)], /nj: not a state file .*: its header is not UTF-8 JSON$/m);
+    // the states of other options under the ids of these: the header of b, the states of another run
+    const otherDir = join(dir, 'other');
+    mkdirSync(otherDir);
+    const { shards: others } = shardFiles(otherDir, logitsData(20, 3, 10), [20]);
+    const [o] = await saveStates(others, '.state', ['--metrics', 'cls_ece_nbins=15,cls_auc']);
+    const other = readFileSync(o);
+    const swapped = Buffer.concat([good.subarray(0, 12 + length), other.subarray(12 + other.readUInt32LE(8))]);
+    await refused(
+      ['merge', a, file('swap', swapped)],
+      /swap: the state of cls_ece: ClassificationECE: expected `other` to have the same options, but `nBins` is 15, not 10$/m,
+    );
     // and JSON states are still told apart by their first byte
     await refused(['merge', a, file('j.json', Buffer.from('{"format":'))], /j\.json: not a state file .*invalid JSON/);
   });
