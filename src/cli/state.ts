@@ -138,7 +138,7 @@ export async function writeStateFile(
       } catch (e) {
         if (!isStringTooLong(e)) throw e;
         warn?.(
-          `the state is too large for JSON (a string of at most 2^29 characters): wrote ${path} in the binary form`,
+          `the state is too large for JSON (a string of at most 2^29 characters): wrote ${clip(path)} in the binary form`,
         );
         written = 'binary';
       }
