@@ -1,4 +1,5 @@
 /** Output formats of `ecuas report` and `ecuas calibrate`: table, json, csv, markdown. */
+import { clip } from '../errors';
 
 export const FORMATS = ['table', 'json', 'csv', 'markdown'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -129,7 +130,7 @@ function table(rows: readonly ReportRow[], meta: ReportMeta): string {
   const head = ['id', 'metric', 'value', ...(meta.ci ? [`${levelText(meta.ci.level)} CI`] : []), 'dir'];
   const right = [false, false, true, ...(meta.ci ? [false] : []), false];
   const body = rows.map((r) => [r.id, r.fullName, shortNumber(r.value), ...(meta.ci ? [interval(r)] : []), arrow(r)]);
-  const out = [`${meta.file}: ${describeData(meta)}`, '', ...textGrid(head, body, right)];
+  const out = [`${clip(meta.file)}: ${describeData(meta)}`, '', ...textGrid(head, body, right)];
   if (meta.ci) {
     out.push(
       '',
@@ -151,7 +152,7 @@ function markdown(rows: readonly ReportRow[], meta: ReportMeta): string {
     rows.map((r) => [`\`${r.id}\``, r.fullName, shortNumber(r.value), ...(meta.ci ? [interval(r)] : []), arrow(r)]),
     align,
   );
-  const notes = [`${meta.file}: ${describeData(meta)}.`];
+  const notes = [`${clip(meta.file)}: ${describeData(meta)}.`];
   if (meta.ci)
     notes.push(
       `${levelText(meta.ci.level)} percentile bootstrap intervals from ${meta.ci.resamples} resamples (seed ${meta.ci.seed}).`,
@@ -226,7 +227,7 @@ function calibrationTable(fit: CalibrationFit, rows: readonly CalibrationRow[], 
     ...rows.map((r) => [r.id, r.fullName, shortNumber(r.before), shortNumber(r.after), arrow(r)]),
   ];
   const out = [
-    `${meta.file}: ${describeData(meta)}`,
+    `${clip(meta.file)}: ${describeData(meta)}`,
     `temperature fitted in [${meta.range[0]}, ${meta.range[1]}] by minimizing the NLL: T = ${fit.temperature}`,
     '',
     ...textGrid(head, body, right),
@@ -247,7 +248,7 @@ function calibrationMarkdown(fit: CalibrationFit, rows: readonly CalibrationRow[
     ['---', '---', '---:', '---:', ':---:'],
   );
   const notes = [
-    `${meta.file}: ${describeData(meta)}.`,
+    `${clip(meta.file)}: ${describeData(meta)}.`,
     `Temperature fitted in [${meta.range[0]}, ${meta.range[1]}] by minimizing the NLL: T = ${fit.temperature}.`,
   ];
   const note = boundNote(fit, meta);

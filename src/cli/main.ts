@@ -10,13 +10,13 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { bootstrap, MAX_RESAMPLES } from '../bootstrap';
-import { MetricInputError } from '../errors';
+import { clip, ECHO_LIMIT, MetricInputError } from '../errors';
 import type { Metric } from '../metric';
 import { fitTemperatureRows, scaleProbabilityRows, type TemperatureFitResult } from '../math/temperature';
 import { looksLikeProbabilities } from '../math/topOne';
 import { RiskCoverageCurve } from '../metrics/selective';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
-import { metricFromJSON } from '../serialization';
+import { metricFromBinary, metricFromJSON } from '../serialization';
 import { logitsOfRows } from '../temperature';
 import { BackendError, ensureBackend } from './backend';
 import { FORMATS, formatCalibration, formatReport, type CalibrationRow, type Format, type ReportRow } from './format';
@@ -24,7 +24,16 @@ import { Grow } from './grow';
 import { plotsAvailable, writePlots, type PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
 import { InputFileError, readInputFile, type Batch, type InputKind } from './readers';
-import { readStateFile, setupDifference, writeStateFile, type StateFile } from './state';
+import {
+  openStateFile,
+  setupDifference,
+  STATE_FORMATS,
+  stateFormatOf,
+  writeStateFile,
+  type OpenStateFile,
+  type StateFormat,
+  type StateInfo,
+} from './state';
 
 /** Where the CLI writes. */
 export interface CliIO {
@@ -57,6 +66,13 @@ export class CliError extends Error {
     this.name = 'CliError';
   }
 }
+
+/**
+ * A whole message, bounded: each echo of input in it is clipped where it is quoted, and this
+ * keeps one whose parts come from elsewhere (a file reader, the system) from growing past a few
+ * echoes' length.
+ */
+const bounded = (message: string): string => clip(message, 4 * ECHO_LIMIT);
 
 const usage = (message: string): never => {
   throw new CliError(message, 2);
@@ -157,9 +173,12 @@ Options:
   --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
                       \`ecuas calibrate\`). Needs logits: a file of probabilities is refused
                       unless --probabilities is given, and then log p is scaled as logits.
-  --save-state OUT    also write the metrics' states to OUT (JSON), for \`ecuas merge\`:
-                      run report on each shard of a large evaluation, then merge the states
-                      (see \`ecuas merge --help\`)
+  --save-state OUT    also write the metrics' states to OUT, for \`ecuas merge\`: run report
+                      on each shard of a large evaluation, then merge the states (see
+                      \`ecuas merge --help\`). JSON if OUT ends in .json, else binary.
+  --state-format F    json or binary: the form of OUT whatever its name. Binary has no size
+                      limit; JSON holds at most about 100 million samples of ranking metrics
+                      (a larger state is written in binary, with a warning).
   -h, --help          show this help
 Each option may be given once.
 
@@ -221,6 +240,8 @@ a large evaluation, and prints the metrics of all the shards together: the same 
   parallel ecuas report {} --save-state {.}.state.json --format csv ::: shard-*.csv
   ecuas merge shard-*.state.json
 
+A state is JSON or binary (for shards too large for JSON: beyond about 100 million samples of
+ranking metrics), told apart by its first bytes; the two forms merge together.
 Every state must come from the same --metrics, --temperature and --probabilities, the same kind
 of data (and number of classes), and this version of ecuas; other states are refused.
 Bootstrap intervals (--ci) need every sample, which states do not keep: run \`ecuas report\`
@@ -228,7 +249,9 @@ on all the data for them.
 
 Options:
   --format FORMAT     table (default), json, csv or markdown, as for \`ecuas report\`
-  --save-state OUT    also write the merged state to OUT, to be merged again
+  --save-state OUT    also write the merged state to OUT, to be merged again: JSON if OUT
+                      ends in .json, else binary
+  --state-format F    json or binary: the form of OUT whatever its name
   -h, --help          show this help
 Each option may be given once.
 
@@ -270,6 +293,8 @@ interface ReportArgs {
   temperature?: number;
   /** `--save-state`: write the metrics' states there. */
   saveState?: string;
+  /** The form of the state file: `--state-format`, else by the name of `saveState`. */
+  stateFormat: StateFormat;
 }
 
 interface MergeArgs {
@@ -277,6 +302,8 @@ interface MergeArgs {
   format: Format;
   /** `--save-state`: write the merged state there. */
   saveState?: string;
+  /** The form of the state file: `--state-format`, else by the name of `saveState`. */
+  stateFormat: StateFormat;
 }
 
 interface CalibrateArgs {
@@ -319,6 +346,7 @@ const REPORT_OPTIONS = {
   plots: { type: 'string' },
   temperature: { type: 'string' },
   'save-state': { type: 'string' },
+  'state-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsOptionsConfig;
 
@@ -335,6 +363,7 @@ const CALIBRATE_OPTIONS = {
 const MERGE_OPTIONS = {
   format: { type: 'string' },
   'save-state': { type: 'string' },
+  'state-format': { type: 'string' },
   ci: { type: 'string' },
   resamples: { type: 'string' },
   seed: { type: 'string' },
@@ -387,7 +416,7 @@ function parseOptions<O extends ParseArgsOptionsConfig>(
   stops: readonly string[],
   hint: string,
 ): Outcome<O> {
-  const args = attachDashValues(argv, options);
+  const args = withoutLongShortGroups(attachDashValues(argv, options), options, stops, hint);
   let parsed: Parsed<O>;
   try {
     parsed = parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true; tokens: true }>({
@@ -414,6 +443,28 @@ function parseOptions<O extends ParseArgsOptionsConfig>(
 }
 
 /**
+ * parseArgs spreads `-abc` into one token a letter: a megabyte argument of one dash would cost
+ * seconds and overflow the stack. No valid group is long (the short options take no value), so a
+ * long one is refused as an unknown option first; after a help or version option, which wins
+ * anyway, it is left out.
+ */
+function withoutLongShortGroups(
+  args: readonly string[],
+  options: ParseArgsOptionsConfig,
+  stops: readonly string[],
+  hint: string,
+): string[] {
+  const stopping = new Set(stops.flatMap((name) => [`--${name}`, `-${options[name].short ?? ''}`]));
+  const long = (a: string): boolean => a.length > SUGGEST_CHARS && /^-[^-]/.test(a);
+  for (const [i, a] of args.entries()) {
+    if (a === '--') break;
+    if (stopping.has(a)) return [...args.slice(0, i), ...args.slice(i).filter((b) => !long(b))];
+    if (long(a)) usage(`${unknownOption(a, options)} ${hint}`);
+  }
+  return [...args];
+}
+
+/**
  * Turns a parseArgs error into a usage error in our words, found by walking the tokens of a
  * lenient parse; a help or version option before the mistake still wins.
  */
@@ -432,9 +483,9 @@ function explainParseError(
     if (!hasOwn(options, t.name))
       problem = unknownOption(t.rawName.startsWith('--') ? t.rawName : args[t.index], options);
     else if (options[t.name].type === 'boolean') {
-      if (t.inlineValue) problem = `option ${t.rawName} takes no value, got "${t.value}"`;
+      if (t.inlineValue) problem = `option ${clip(t.rawName)} takes no value, got ${quote(t.value)}`;
     } else if (t.value === undefined || (!t.inlineValue && t.value.length > 1 && t.value.startsWith('-'))) {
-      problem = `option ${t.rawName} needs a value`;
+      problem = `option ${clip(t.rawName)} needs a value`;
     }
     if (problem === undefined) {
       if (!stop && stops.includes(t.name)) stop = { name: t.name, index: t.index };
@@ -444,15 +495,25 @@ function explainParseError(
     usage(`${problem} ${hint}`);
   }
   // a check of parseArgs this walk does not know: pass on its words
-  return usage(`${((error as Error | null | undefined)?.message ?? String(error)).split('\n')[0]} ${hint}`);
+  return usage(`${clip(((error as Error | null | undefined)?.message ?? String(error)).split('\n')[0])} ${hint}`);
 }
+
+/** A value from the command line, quoted and clipped for a message. */
+const quote = (text: string | undefined): string => clip(JSON.stringify(text ?? ''));
 
 /** `written` is the whole argument for short options: `-metrics` is one mistake, not seven. */
 function unknownOption(written: string, options: ParseArgsOptionsConfig): string {
-  const name = written.replace(/=.*$/s, '');
+  const eq = written.indexOf('=');
+  const name = eq < 0 ? written : written.slice(0, eq);
   const near = nearestOption(name.replace(/^-+/, ''), options);
-  return `unknown option ${name}${near ? `: did you mean --${near}?` : ''}`;
+  return `unknown option ${clip(name)}${near ? `: did you mean --${near}?` : ''}`;
 }
+
+/**
+ * Characters of an unknown option compared with the valid ones: the longest is far shorter, and
+ * the edit distance costs its length times theirs (a megabyte argument must not take seconds).
+ */
+const SUGGEST_CHARS = 100;
 
 function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -467,6 +528,8 @@ function editDistance(a: string, b: string): number {
 
 /** The option meant by a mistyped name: the only one it abbreviates, else one a typo or two away. */
 function nearestOption(typed: string, options: ParseArgsOptionsConfig): string | undefined {
+  // far longer than any option: no typo of one
+  if (typed.length > SUGGEST_CHARS) return undefined;
   const name = typed.toLowerCase();
   const names = Object.keys(options);
   const extending = names.filter((o) => name !== '' && o.startsWith(name));
@@ -503,7 +566,7 @@ function parseCommand(argv: readonly string[]): Command {
   if (cmd === '-v') return { kind: 'version' };
   if (!cmd.startsWith('-'))
     usage(
-      `unknown command "${cmd}": the commands are \`ecuas report FILE\`, \`ecuas calibrate FILE\` and \`ecuas merge STATE…\` ${TRY}`,
+      `unknown command ${quote(cmd)}: the commands are \`ecuas report FILE\`, \`ecuas calibrate FILE\` and \`ecuas merge STATE…\` ${TRY}`,
     );
   // only the first option counts, as in `ecuas --version --help`
   const parsed = parseOptions(argv, TOP_OPTIONS, ['help', 'version'], TRY);
@@ -516,14 +579,14 @@ function parseCommand(argv: readonly string[]): Command {
 function oneFile(files: readonly string[], command: string, see: string): string {
   if (files.length === 0) usage(`missing FILE: expected \`ecuas ${command} FILE [options]\` ${see}`);
   if (files.length > 1)
-    usage(`expected one FILE, got ${files.length}: ${files.map((f) => JSON.stringify(f)).join(', ')} ${see}`);
+    usage(`expected one FILE, got ${files.length}: ${clip(files.map((f) => JSON.stringify(f)).join(', '))} ${see}`);
   return files[0];
 }
 
 function parseFormat(text: string | undefined): Format {
   const format = (text ?? 'table').toLowerCase();
   if (!(FORMATS as readonly string[]).includes(format))
-    usage(`--format must be one of ${FORMATS.join(', ')}, got "${text}"`);
+    usage(`--format must be one of ${FORMATS.join(', ')}, got ${quote(text)}`);
   return format as Format;
 }
 
@@ -531,7 +594,7 @@ function parseFormat(text: string | undefined): Format {
 function parseTemperature(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const v = /^\s*[0-9.eE+-]+\s*$/.test(text) ? Number(text) : NaN;
-  if (!(Number.isFinite(v) && v > 0)) usage(`${name} must be a number > 0, e.g. 1.5, got "${text}"`);
+  if (!(Number.isFinite(v) && v > 0)) usage(`${name} must be a number > 0, e.g. 1.5, got ${quote(text)}`);
   return v;
 }
 
@@ -563,14 +626,14 @@ function parseReport(argv: readonly string[]): Command {
     ci = /^\s*[0-9.eE+-]+\s*$/.test(text) ? Number(text) : NaN;
     if (!(ci > 0 && ci < 1))
       usage(
-        `--ci must be a level in (0, 1), e.g. 0.95, got "${text}"${ci >= 1 && ci < 100 ? ` (for ${ci} % write ${ci / 100})` : ''}`,
+        `--ci must be a level in (0, 1), e.g. 0.95, got ${quote(text)}${ci >= 1 && ci < 100 ? ` (for ${ci} % write ${ci / 100})` : ''}`,
       );
   }
   const integer = (name: string, text: string | undefined, dflt: number, min: number): number => {
     if (text === undefined) return dflt;
     const v = /^\s*[+-]?[0-9]+\s*$/.test(text) ? Number(text) : NaN;
     if (!Number.isSafeInteger(v) || v < min)
-      usage(`${name} must be an integer${min > -Infinity ? ` ≥ ${min}` : ''}, got "${text}"`);
+      usage(`${name} must be an integer${min > -Infinity ? ` ≥ ${min}` : ''}, got ${quote(text)}`);
     return v;
   };
   const resamples = integer('--resamples', values.resamples, 1000, 1);
@@ -594,22 +657,33 @@ function parseReport(argv: readonly string[]): Command {
         throw e;
       }
       if (id.startsWith('scod_'))
-        usage(`--metrics: "${id}" needs OOD scores, which report files do not have; use conf_*, cls_* or reg_* ids`);
+        usage(
+          `--metrics: ${quote(id)} needs OOD scores, which report files do not have; use conf_*, cls_* or reg_* ids`,
+        );
     }
   }
   const plots = values.plots;
   if (plots?.trim() === '') usage('--plots needs a directory');
-  const saveState = parseSaveState(values['save-state']);
+  const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
   const probabilities = values.probabilities === true;
   return {
     kind: 'report',
-    args: { file, metrics, probabilities, format, plots, ci, resamples, seed, temperature, saveState },
+    args: { file, metrics, probabilities, format, plots, ci, resamples, seed, temperature, saveState, stateFormat },
   };
 }
 
-function parseSaveState(path: string | undefined): string | undefined {
+/** `--save-state OUT` and its form: `--state-format`, else JSON for a name ending in .json, else binary. */
+function parseSaveState(
+  path: string | undefined,
+  form: string | undefined,
+): { saveState?: string; stateFormat: StateFormat } {
   if (path?.trim() === '') usage('--save-state needs a file name');
-  return path;
+  if (form === undefined) return { saveState: path, stateFormat: stateFormatOf(path ?? '') };
+  const stateFormat = form.toLowerCase() as StateFormat;
+  if (!STATE_FORMATS.includes(stateFormat))
+    usage(`--state-format must be ${STATE_FORMATS.join(' or ')}, got ${clip(JSON.stringify(form))}`);
+  if (path === undefined) usage('--state-format needs --save-state OUT: it sets the form of OUT');
+  return { saveState: path, stateFormat };
 }
 
 /** What a merge cannot do, said for each report option it refuses. */
@@ -633,11 +707,13 @@ function parseMerge(argv: readonly string[]): Command {
   const seen = new Map<string, string>();
   for (const f of positionals) {
     const again = seen.get(resolve(f));
-    if (again !== undefined) usage(`the state ${f} is given twice (also as ${again}): its samples would count twice`);
+    if (again !== undefined)
+      usage(`the state ${clip(f)} is given twice (also as ${clip(again)}): its samples would count twice`);
     seen.set(resolve(f), f);
   }
   const format = parseFormat(values.format);
-  return { kind: 'merge', args: { files: positionals, format, saveState: parseSaveState(values['save-state']) } };
+  const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
+  return { kind: 'merge', args: { files: positionals, format, saveState, stateFormat } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -741,7 +817,7 @@ function resolveMetrics(
     if (needs !== kind) {
       const also = kind === 'regression' ? ` (or ${RISK_AURC_ID})` : '';
       usage(
-        `--metrics: "${id}" needs ${NEEDS_TEXT[needs]}, but ${file} holds ${holdsText(kind, probabilities)}: use ${PREFIX[kind]}* ids${also}`,
+        `--metrics: ${quote(id)} needs ${NEEDS_TEXT[needs]}, but ${clip(file)} holds ${holdsText(kind, probabilities)}: use ${PREFIX[kind]}* ids${also}`,
       );
     }
   }
@@ -756,21 +832,21 @@ function stateHolder(m: ActiveMetric): Metric<unknown[], unknown> {
   return obj instanceof RiskAURC ? obj.curve : (obj as Metric<unknown[], unknown>);
 }
 
-/** The state file of a run: its setup and each metric's state. */
-function stateFile(metrics: readonly ActiveMetric[], setup: Omit<StateFile, 'ids' | 'states' | 'ecuas'>): StateFile {
-  return {
-    ...setup,
-    ecuas: version(),
-    ids: metrics.map((m) => m.id),
-    states: metrics.map((m) => stateHolder(m).toJSON()),
-  };
-}
-
-async function saveState(path: string, state: StateFile): Promise<void> {
+/** Writes the state file of a run: its setup and each metric's state, in the form `form`. */
+async function saveState(
+  path: string,
+  form: StateFormat,
+  metrics: readonly ActiveMetric[],
+  setup: Omit<StateInfo, 'ids' | 'ecuas'>,
+  io: CliIO,
+): Promise<void> {
+  const info: StateInfo = { ...setup, ecuas: version(), ids: metrics.map((m) => m.id) };
   try {
-    await writeStateFile(path, state);
+    await writeStateFile(path, info, metrics.map(stateHolder), form, (message) =>
+      io.stderr(`ecuas: warning: --save-state: ${message}\n`),
+    );
   } catch (e) {
-    throw new CliError(`--save-state: cannot write ${path}: ${(e as Error).message}`, 1);
+    throw new CliError(`--save-state: cannot write ${clip(path)}: ${bounded((e as Error).message)}`, 1);
   }
 }
 
@@ -778,20 +854,21 @@ async function saveState(path: string, state: StateFile): Promise<void> {
  * Refuses, before any work, an output path that cannot be written: `dir` (to be created if
  * missing) for a directory, else the file's folder, which must exist.
  */
-function checkWritable(option: string, path: string, dir: boolean): void {
-  let at = resolve(dir ? path : dirname(resolve(path)));
+function checkWritable(option: string, given: string, dir: boolean): void {
+  const path = clip(given);
+  let at = resolve(dir ? given : dirname(resolve(given)));
   if (dir || existsSync(at)) {
     // the nearest existing folder on the way
     while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
-  } else throw new CliError(`${option}: cannot write ${path}: the directory ${dirname(path)} does not exist`, 1);
+  } else throw new CliError(`${option}: cannot write ${path}: the directory ${clip(dirname(given))} does not exist`, 1);
   const what = dir ? `cannot create the directory ${path}` : `cannot write ${path}`;
-  if (!statSync(at).isDirectory()) throw new CliError(`${option}: ${what}: ${at} is not a directory`, 1);
-  if (!dir && existsSync(path) && statSync(path).isDirectory())
+  if (!statSync(at).isDirectory()) throw new CliError(`${option}: ${what}: ${clip(at)} is not a directory`, 1);
+  if (!dir && existsSync(given) && statSync(given).isDirectory())
     throw new CliError(`${option}: ${what}: it is a directory`, 1);
   try {
     accessSync(at, constants.W_OK);
   } catch {
-    throw new CliError(`${option}: ${what}: ${at} is not writable`, 1);
+    throw new CliError(`${option}: ${what}: ${clip(at)} is not writable`, 1);
   }
 }
 
@@ -851,7 +928,7 @@ class SampleStore {
 function refuseDisguisedProbabilities(batch: Batch, file: string): void {
   if (!looksLikeProbabilities(batch.logits as Float32Array, batch.n, batch.k)) return;
   throw new InputFileError(
-    `${file}: ${batch.where}: expected logits, but every row lies in [0, 1] and sums to 1: these look like probabilities (a softmax output). ` +
+    `${clip(file)}: ${batch.where}: expected logits, but every row lies in [0, 1] and sums to 1: these look like probabilities (a softmax output). ` +
       'Pass --probabilities to use them as probabilities, or name them as such (CSV columns prob_0,…,prob_{K-1}, JSON key "probabilities")',
   );
 }
@@ -874,7 +951,7 @@ function feed(
       else m.entry.obj.update(batch.confidences, batch.correctness);
     }
   } catch (e) {
-    if (e instanceof MetricInputError) throw new InputFileError(`${file}: ${batch.where}: ${e.message}`);
+    if (e instanceof MetricInputError) throw new InputFileError(`${clip(file)}: ${batch.where}: ${e.message}`);
     throw e;
   } finally {
     z?.dispose();
@@ -905,9 +982,12 @@ function scaleBatch(batch: Batch, temperature: number, probabilities: boolean): 
  * `--probabilities` says to take log p as the logits.
  */
 function requireLogits(kind: InputKind, asProbabilities: boolean, forced: boolean, file: string, what: string): void {
-  if (kind !== 'classification') usage(`${what} needs logits and labels, but ${file} holds ${holdsText(kind, false)}`);
+  if (kind !== 'classification')
+    usage(`${what} needs logits and labels, but ${clip(file)} holds ${holdsText(kind, false)}`);
   if (asProbabilities && !forced)
-    usage(`${what} needs logits, but ${file} holds probabilities: pass --probabilities to use log p as the logits`);
+    usage(
+      `${what} needs logits, but ${clip(file)} holds probabilities: pass --probabilities to use log p as the logits`,
+    );
 }
 
 function readProgress(
@@ -967,7 +1047,7 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
       const z = logitsOfRows(what, { n, k, values: store.first, labels, probabilities }, false);
       fit = fitTemperatureRows(z, n, k, labels, args.minTemperature, args.maxTemperature);
     } catch (e) {
-      if (e instanceof MetricInputError) throw new InputFileError(`${args.file}: ${e.message}`);
+      if (e instanceof MetricInputError) throw new InputFileError(`${clip(args.file)}: ${e.message}`);
       throw e;
     }
     const step = options.batchSize ?? 10_000;
@@ -1033,7 +1113,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         onKind(kind, asProbabilities) {
           if (kind !== 'classification' && args.probabilities) {
             usage(
-              `--probabilities applies to files of logits and labels, but ${args.file} holds ${holdsText(kind, false)}: leave it out`,
+              `--probabilities applies to files of logits and labels, but ${clip(args.file)} holds ${holdsText(kind, false)}: leave it out`,
             );
           }
           if (args.temperature !== undefined)
@@ -1102,7 +1182,13 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       const { kind, probabilities, n, k } = summary;
       const source = basename(args.file);
       const temperature = args.temperature ?? null;
-      await saveState(args.saveState, stateFile(metrics, { source, kind, probabilities, k, temperature, n }));
+      await saveState(
+        args.saveState,
+        args.stateFormat,
+        metrics,
+        { source, kind, probabilities, k, temperature, n },
+        io,
+      );
     }
 
     io.stdout(
@@ -1135,7 +1221,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       try {
         written = await writePlots(args.plots, data, { source: basename(args.file) });
       } catch (e) {
-        throw new CliError(`--plots: ${(e as Error).message}`, 1);
+        throw new CliError(`--plots: ${bounded((e as Error).message)}`, 1);
       }
       io.stderr(`ecuas: wrote ${written.join(', ')}\n`);
     }
@@ -1164,30 +1250,34 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
   const show = total >= (options.progressMinBytes ?? 1 << 20);
   let metrics: ActiveMetric[] = [];
   try {
-    let first: StateFile | undefined;
+    let first: OpenStateFile | undefined;
     let n = 0;
     for (const [i, file] of args.files.entries()) {
       if (show) progress.update('merging', i / args.files.length, `${i}/${args.files.length} states`);
-      const state = await readStateFile(file);
-      if (state.ecuas !== version())
-        throw new InputFileError(
-          `${file}: written by ecuas ${state.ecuas}, but this is ecuas ${version()}: states merge only within one version (compute every shard with the same ecuas)`,
-        );
-      if (first === undefined) {
-        first = state;
-        try {
-          metrics = resolveMetrics(state.ids, state.kind, state.probabilities, file, state.temperature !== null);
-        } catch (e) {
-          // ids a report could not have saved: a forged or corrupted file
-          if (e instanceof CliError || e instanceof MetricInputError)
-            throw new InputFileError(`${file}: ${e.message.replace(/^--metrics: /, '')}`);
-          throw e;
+      const state = await openStateFile(file);
+      try {
+        if (state.ecuas !== version())
+          throw new InputFileError(
+            `${clip(file)}: written by ecuas ${clip(state.ecuas)}, but this is ecuas ${version()}: states merge only within one version (compute every shard with the same ecuas)`,
+          );
+        if (first === undefined) {
+          first = state;
+          try {
+            metrics = resolveMetrics(state.ids, state.kind, state.probabilities, file, state.temperature !== null);
+          } catch (e) {
+            // ids a report could not have saved: a forged or corrupted file
+            if (e instanceof CliError || e instanceof MetricInputError)
+              throw new InputFileError(`${clip(file)}: ${e.message.replace(/^--metrics: /, '')}`);
+            throw e;
+          }
+        } else {
+          const difference = setupDifference(first, args.files[0], state, file);
+          if (difference) throw new InputFileError(`cannot merge the states: ${difference}`);
         }
-      } else {
-        const difference = setupDifference(first, args.files[0], state, file);
-        if (difference) throw new InputFileError(`cannot merge the states: ${difference}`);
+        for (const [j, m] of metrics.entries()) addState(m, await state.state(j), state.n, file);
+      } finally {
+        await state.close();
       }
-      for (const [j, m] of metrics.entries()) addState(m, state.states[j], state.n, file);
       n += state.n;
     }
     if (show) progress.update('merging', 1, `${args.files.length}/${args.files.length} states`);
@@ -1196,7 +1286,13 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
     const { kind, probabilities, k, temperature } = first;
     if (args.saveState !== undefined) {
       const source = `${args.files.length} merged states`;
-      await saveState(args.saveState, stateFile(metrics, { source, kind, probabilities, k, temperature, n }));
+      await saveState(
+        args.saveState,
+        args.stateFormat,
+        metrics,
+        { source, kind, probabilities, k, temperature, n },
+        io,
+      );
     }
     const rows: ReportRow[] = metrics.map((m) => ({
       id: m.id,
@@ -1214,19 +1310,23 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
   }
 }
 
-/** Merges one state into an active metric; a state its id's class and options could not have written is refused. */
-function addState(m: ActiveMetric, json: unknown, n: number, file: string): void {
+/**
+ * Merges one state (its JSON, or the bytes of its `toBinary()`) into an active metric; a state its
+ * id's class and options could not have written is refused.
+ */
+function addState(m: ActiveMetric, state: unknown, n: number, file: string): void {
   const target = stateHolder(m);
+  const Cls = target.constructor as new () => Metric<unknown[], unknown>;
   let loaded: Metric<unknown[], unknown> | undefined;
   try {
-    loaded = metricFromJSON(json, target.constructor as new () => Metric<unknown[], unknown>);
+    loaded = Array.isArray(state) ? metricFromBinary(state as Uint8Array[], Cls) : metricFromJSON(state, Cls);
     if (loaded.sampleCount !== n)
       throw new InputFileError(
-        `${file}: the state of ${m.id} holds ${loaded.sampleCount} samples, but the file says ${n}: it is not one that \`ecuas report --save-state\` wrote`,
+        `${clip(file)}: the state of ${m.id} holds ${loaded.sampleCount} samples, but the file says ${n}: it is not one that \`ecuas report --save-state\` wrote`,
       );
     target.merge(loaded);
   } catch (e) {
-    if (e instanceof MetricInputError) throw new InputFileError(`${file}: the state of ${m.id}: ${e.message}`);
+    if (e instanceof MetricInputError) throw new InputFileError(`${clip(file)}: the state of ${m.id}: ${e.message}`);
     throw e;
   } finally {
     loaded?.dispose();
@@ -1257,16 +1357,16 @@ export async function main(argv: readonly string[], io: CliIO, options: MainOpti
     return 0;
   } catch (e) {
     if (e instanceof CliError) {
-      io.stderr(`ecuas: ${e.message}\n`);
+      io.stderr(`ecuas: ${bounded(e.message)}\n`);
       if (e.exitCode === 2 && argv.length === 0) io.stderr(MAIN_HELP);
       return e.exitCode;
     }
     if (e instanceof InputFileError || e instanceof BackendError || e instanceof MetricInputError) {
-      io.stderr(`ecuas: ${e.message}\n`);
+      io.stderr(`ecuas: ${bounded(e.message)}\n`);
       return 1;
     }
     const message = (e as Error | null | undefined)?.message ?? String(e);
-    io.stderr(`ecuas: unexpected error: ${message.split('\n')[0]}\n`);
+    io.stderr(`ecuas: unexpected error: ${bounded(message.split('\n')[0])}\n`);
     return 1;
   }
 }

@@ -5,6 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { clip } from '../errors';
 import {
   aurc,
   binaryOracleBlocks,
@@ -140,7 +141,7 @@ export function riskCoverage(samples: PlotSamples): RiskCoverageResult {
  */
 export async function writePlots(dir: string, data: PlotData, options: WritePlotsOptions = {}): Promise<string[]> {
   await mkdir(dir, { recursive: true });
-  const suffix = options.source ? ` — ${options.source}` : '';
+  const suffix = options.source ? ` — ${clip(options.source)}` : '';
   if (data.kind === 'regression') return writeFiles(dir, regressionPlots(data, suffix));
   const samples = plotSamples(data);
   const { confidence, correct } = samples;

@@ -1,26 +1,42 @@
 /**
  * State files of `ecuas report --save-state` (the map step of a sharded evaluation) and
- * `ecuas merge` (the reduce step): what a run was set up with, and each metric's state as
- * `Metric.toJSON()` writes it.
+ * `ecuas merge` (the reduce step): what a run was set up with, and each metric's state.
  *
- * The JSON form, the only one written today:
+ * Two forms, told apart by their first bytes. The JSON form (`{`), each state as
+ * `Metric.toJSON()` writes it:
  * ```json
  * { "format": "ecuas-report-state", "version": 1, "ecuas": "0.2.0", "source": "shard-3.csv",
  *   "kind": "classification", "probabilities": false, "k": 10, "temperature": null, "n": 1250,
  *   "metrics": [{ "id": "cls_auc", "state": { "format": "ecuas-metric", … } }, …] }
  * ```
- * A file is told apart by its first bytes (`{` for JSON), so a binary form — its own magic
- * bytes, then the same header and each metric's binary state — can be read beside it later.
+ * The binary form, for states too large for one JSON string (`toJSON()` fails beyond about
+ * 100 million samples): the 8 bytes {@link STATE_BINARY_MAGIC}, the header's byte length
+ * (uint32, little-endian), the header — the JSON form's fields with `"metrics"` a list of ids —
+ * as UTF-8 JSON, then for each metric in that order its byte length (uint64, little-endian) and
+ * the bytes of its `Metric.toBinary()`. It is written and read one metric at a time, in bounded
+ * chunks, so no part of it is ever held as a string.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import type { MetricJSON } from '../metric';
+import { open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { clip, ECHO_LIMIT } from '../errors';
+import type { Metric, MetricJSON } from '../metric';
 import { InputFileError, type InputKind } from './readers';
 
 /** The `format` of a state file. */
 export const STATE_FILE_FORMAT = 'ecuas-report-state';
 /** The newest layout of a state file this version reads and writes. */
 export const STATE_FILE_VERSION = 1;
+/** First bytes of a binary state file. */
+export const STATE_BINARY_MAGIC = 'ECUASRST';
+/** The forms of a state file. */
+export const STATE_FORMATS = ['json', 'binary'] as const;
+/** A form of a state file. */
+export type StateFormat = (typeof STATE_FORMATS)[number];
+
+/** Largest header of a binary state file read: ids and a few fields, far below it. */
+const MAX_HEADER = 1 << 24;
+/** Bytes read or written at a time. */
+const CHUNK = 1 << 24;
 
 /** How a run was set up: what must be equal in every state that is merged. */
 export interface StateSetup {
@@ -35,23 +51,45 @@ export interface StateSetup {
   readonly ids: readonly string[];
 }
 
-/** One state file, read or to be written. */
-export interface StateFile extends StateSetup {
+/** What a state file says besides the states. */
+export interface StateInfo extends StateSetup {
   /** The ecuas version that wrote it. */
   readonly ecuas: string;
   /** The input file the state was computed from (its base name). */
   readonly source: string;
   /** Samples. */
   readonly n: number;
+}
+
+/** One state file, read or to be written in the JSON form. */
+export interface StateFile extends StateInfo {
   /** Each metric's state, in the order of `ids`. */
   readonly states: readonly MetricJSON[];
 }
 
+/** A state file being read: its header, and each metric's state on demand. */
+export interface OpenStateFile extends StateInfo {
+  /** `json` or `binary`. */
+  readonly form: StateFormat;
+  /**
+   * The state of the metric `ids[j]`: its `toJSON()`, or the bytes of its `toBinary()` (read from
+   * the file now: call it for j = 0, 1, … in order). The last one also checks that nothing follows.
+   */
+  state(j: number): Promise<MetricJSON | Uint8Array[]>;
+  /** Releases the file. */
+  close(): Promise<void>;
+}
+
 /** The JSON text of a state file. */
 export function stateFileJSON(state: StateFile): string {
-  const { ecuas, source, kind, probabilities, k, temperature, n, ids, states } = state;
-  const metrics = ids.map((id, i) => ({ id, state: states[i] }));
-  return JSON.stringify({
+  const metrics = state.ids.map((id, i) => ({ id, state: state.states[i] }));
+  return JSON.stringify({ ...header(state), metrics });
+}
+
+/** The fields both forms share, in the order they are written. */
+function header(info: StateInfo): Record<string, unknown> {
+  const { ecuas, source, kind, probabilities, k, temperature, n } = info;
+  return {
     format: STATE_FILE_FORMAT,
     version: STATE_FILE_VERSION,
     ecuas,
@@ -61,22 +99,91 @@ export function stateFileJSON(state: StateFile): string {
     k,
     temperature,
     n,
-    metrics,
-  });
+  };
+}
+
+/** The form a state file named `path` gets by default: JSON for a `.json` name, else binary. */
+export function stateFormatOf(path: string): StateFormat {
+  return /\.json$/i.test(path) ? 'json' : 'binary';
+}
+
+/** Whether `e` says a string (base64 state, JSON text) would exceed the engine's limit. */
+function isStringTooLong(e: unknown): boolean {
+  return (
+    (e as NodeJS.ErrnoException | null)?.code === 'ERR_STRING_TOO_LONG' ||
+    (e instanceof RangeError && /string length/i.test(e.message))
+  );
 }
 
 /**
- * Writes a state file whole or not at all: into a temporary file beside it, then renamed, so a
- * job killed while writing leaves no half-written state for `ecuas merge` to read.
+ * Writes the state file of `metrics` whole or not at all: into a temporary file beside it, then
+ * renamed, so a job killed while writing leaves no half-written state for `ecuas merge` to read.
+ * `form` json falls back to binary (and says so through `warn`) when a state is too large for a
+ * JSON string. Returns the form written.
  */
-export async function writeStateFile(path: string, state: StateFile): Promise<void> {
+export async function writeStateFile(
+  path: string,
+  info: StateInfo,
+  metrics: ReadonlyArray<Metric<unknown[], unknown>>,
+  form: StateFormat,
+  warn?: (message: string) => void,
+): Promise<StateFormat> {
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await writeFile(temporary, stateFileJSON(state));
+    let written = form;
+    let text: string | undefined;
+    if (form === 'json') {
+      try {
+        text = stateFileJSON({ ...info, states: metrics.map((m) => m.toJSON()) });
+      } catch (e) {
+        if (!isStringTooLong(e)) throw e;
+        warn?.(
+          `the state is too large for JSON (a string of at most 2^29 characters): wrote ${clip(path)} in the binary form`,
+        );
+        written = 'binary';
+      }
+    }
+    if (text !== undefined) await writeFile(temporary, text);
+    else await writeBinary(temporary, info, metrics);
     await rename(temporary, path);
+    return written;
   } catch (e) {
     await rm(temporary, { force: true });
     throw e;
+  }
+}
+
+/** All of `bytes` to `handle`, in chunks (one write call takes at most 2 GiB). */
+async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let at = 0; at < bytes.length;) {
+    const { bytesWritten } = await handle.write(bytes, at, Math.min(CHUNK, bytes.length - at));
+    at += bytesWritten;
+  }
+}
+
+/** The binary form, one metric's `toBinary()` at a time. */
+async function writeBinary(
+  path: string,
+  info: StateInfo,
+  metrics: ReadonlyArray<Metric<unknown[], unknown>>,
+): Promise<void> {
+  const text = new TextEncoder().encode(JSON.stringify({ ...header(info), metrics: info.ids }));
+  const head = new Uint8Array(12 + text.length);
+  for (let i = 0; i < 8; i++) head[i] = STATE_BINARY_MAGIC.charCodeAt(i);
+  new DataView(head.buffer).setUint32(8, text.length, true);
+  head.set(text, 12);
+  const handle = await open(path, 'w');
+  try {
+    await writeAll(handle, head);
+    for (const m of metrics) {
+      const parts = m.toBinary();
+      const length = new Uint8Array(8);
+      new DataView(length.buffer).setBigUint64(0, BigInt(parts.reduce((s, p) => s + p.length, 0)), true);
+      await writeAll(handle, length);
+      for (const p of parts) await writeAll(handle, p);
+    }
+  } finally {
+    await handle.close();
   }
 }
 
@@ -84,50 +191,185 @@ const KINDS: readonly InputKind[] = ['confidence', 'classification', 'regression
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const own = (o: Record<string, unknown>, key: string): unknown =>
   Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
+/** A value from a file, as message text: JSON, clipped. */
+const quote = (v: unknown): string => (v === undefined ? 'nothing' : clip(JSON.stringify(v)));
+const NOT_STATE = 'not a state file of `ecuas report --save-state`';
 
-/** Reads and checks a state file; an {@link InputFileError} names the file and what is wrong. */
+const fileError = (path: string, e: unknown): InputFileError => {
+  const code = (e as NodeJS.ErrnoException).code;
+  return new InputFileError(
+    `${clip(path)}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : clip((e as Error).message, 2 * ECHO_LIMIT)}`,
+  );
+};
+
+/**
+ * Opens and checks a state file of either form; an {@link InputFileError} names the file and
+ * what is wrong. A JSON file is read whole; of a binary file only the header is read here.
+ */
+export async function openStateFile(path: string): Promise<OpenStateFile> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (e) {
+    throw fileError(path, e);
+  }
+  let size: number;
+  const first = new Uint8Array(12);
+  let got: number;
+  try {
+    size = (await handle.stat()).size;
+    ({ bytesRead: got } = await handle.read(first, 0, 12, 0));
+  } catch (e) {
+    await handle.close();
+    throw fileError(path, e);
+  }
+  if (got < 8 || String.fromCharCode(...first.subarray(0, 8)) !== STATE_BINARY_MAGIC) {
+    await handle.close();
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch (e) {
+      throw fileError(path, e);
+    }
+    const state = decodeStateFile(bytes, path);
+    return { ...state, form: 'json', state: (j) => Promise.resolve(state.states[j]), close: () => Promise.resolve() };
+  }
+  try {
+    return await openBinary(handle, size, first, got, clip(path));
+  } catch (e) {
+    await handle.close();
+    if (e instanceof InputFileError) throw e;
+    throw fileError(path, e);
+  }
+}
+
+/** Reads and checks a JSON state file whole. */
 export async function readStateFile(path: string): Promise<StateFile> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new InputFileError(
-      `${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message}`,
-    );
+    throw fileError(path, e);
   }
   return decodeStateFile(bytes, path);
 }
 
-/** A state file from its bytes; `name` is used in messages. */
-export function decodeStateFile(bytes: Uint8Array, name: string): StateFile {
+/** Reads `length` bytes at `position`, in chunks of at most {@link CHUNK}. */
+async function readChunks(handle: FileHandle, position: number, length: number): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at < length;) {
+    const chunk = new Uint8Array(Math.min(CHUNK, length - at));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position + at);
+    if (bytesRead === 0) break; // the file shrank while read
+    chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
+    at += bytesRead;
+  }
+  return chunks;
+}
+
+async function openBinary(
+  handle: FileHandle,
+  size: number,
+  first: Uint8Array,
+  got: number,
+  name: string,
+): Promise<OpenStateFile> {
   const bad = (what: string): never => {
     throw new InputFileError(`${name}: ${what}`);
   };
-  const notState = `not a state file of \`ecuas report --save-state\``;
+  if (got < 12) bad(`truncated: ${size} bytes, too few for the header of a binary state`);
+  const length = new DataView(first.buffer).getUint32(8, true);
+  if (length > MAX_HEADER) bad(`${NOT_STATE}: a header of ${length} bytes`);
+  if (12 + length > size) bad(`truncated: a header of ${length} bytes, but only ${size - 12} follow`);
+  const text = await readChunks(handle, 12, length);
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(text)));
+  } catch {
+    bad(`${NOT_STATE}: its header is not UTF-8 JSON`);
+  }
+  const info = checkHeader(
+    json,
+    bad,
+    (v): v is string[] => Array.isArray(v) && v.length > 0 && v.every((id) => typeof id === 'string'),
+    'a non-empty list of ids',
+    (v) => v,
+  );
+  let position = 12 + length;
+  let next = 0;
+  return {
+    ...info,
+    form: 'binary',
+    async state(j) {
+      if (j !== next) throw new Error(`state file: state ${j} asked for before ${next}`);
+      next++;
+      const id = clip(info.ids[j]);
+      if (position + 8 > size) bad(`truncated: the file ends before the state of ${id}`);
+      const prefix = new Uint8Array(8);
+      await handle.read(prefix, 0, 8, position);
+      const count = new DataView(prefix.buffer).getBigUint64(0, true);
+      const left = size - position - 8;
+      if (count > BigInt(left)) bad(`truncated: the state of ${id} has ${count} bytes, but only ${left} follow`);
+      const parts = await readChunks(handle, position + 8, Number(count));
+      position += 8 + Number(count);
+      if (parts.reduce((s, p) => s + p.length, 0) !== Number(count)) bad(`truncated while read`);
+      if (j === info.ids.length - 1 && position !== size)
+        bad(`${size - position} bytes follow the last state: ${NOT_STATE}`);
+      return parts;
+    },
+    close: () => handle.close(),
+  };
+}
+
+/** A state file from its bytes (the JSON form); `name` is used in messages. */
+export function decodeStateFile(bytes: Uint8Array, name: string): StateFile {
+  const label = clip(name);
+  const bad = (what: string): never => {
+    throw new InputFileError(`${label}: ${what}`);
+  };
   let i = 0;
   while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)) i++;
-  // a binary form would be recognized here by its magic bytes
-  if (bytes[i] !== 0x7b) bad(notState);
+  // the binary form, recognized by its magic bytes, is read by openStateFile
+  if (bytes[i] !== 0x7b) bad(NOT_STATE);
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes));
   } catch (e) {
-    bad(`${notState}: invalid JSON (${(e as Error).message})`);
+    bad(`${NOT_STATE}: invalid JSON (${clip((e as Error).message)})`);
   }
-  if (!isRecord(json) || own(json, 'format') !== STATE_FILE_FORMAT) return bad(notState);
+  const info = checkHeader(
+    json,
+    bad,
+    (v): v is Array<{ id: string; state: MetricJSON }> =>
+      Array.isArray(v) &&
+      v.length > 0 &&
+      v.every((m) => isRecord(m) && typeof own(m, 'id') === 'string' && isRecord(own(m, 'state'))),
+    'a non-empty list of {"id", "state"}',
+    (v) => v.map((m) => m.id),
+  );
+  const metrics = own(json as Record<string, unknown>, 'metrics') as Array<{ state: MetricJSON }>;
+  return { ...info, states: metrics.map((m) => m.state) };
+}
+
+/** The fields of either form's header, checked; `metrics` by `isMetrics`, its ids by `idsOf`. */
+function checkHeader<T>(
+  json: unknown,
+  bad: (what: string) => never,
+  isMetrics: (v: unknown) => v is T,
+  metricsExpected: string,
+  idsOf: (v: T) => string[],
+): StateInfo {
+  if (!isRecord(json) || own(json, 'format') !== STATE_FILE_FORMAT) return bad(NOT_STATE);
   const version = own(json, 'version');
   if (!Number.isInteger(version) || (version as number) < 1)
-    bad(`expected "version" to be an integer ≥ 1, got ${JSON.stringify(version)}`);
+    bad(`expected "version" to be an integer ≥ 1, got ${quote(version)}`);
   if ((version as number) > STATE_FILE_VERSION)
     bad(
       `written by a newer ecuas (state file version ${String(version)}; this one reads up to ${STATE_FILE_VERSION}): upgrade ecuas`,
     );
-  const field = <T>(key: string, ok: (v: unknown) => v is T, expected: string): T => {
+  const field = <V>(key: string, ok: (v: unknown) => v is V, expected: string): V => {
     const v = own(json, key);
-    return ok(v)
-      ? v
-      : bad(`expected "${key}" to be ${expected}, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+    return ok(v) ? v : bad(`expected "${key}" to be ${expected}, got ${quote(v)}`);
   };
   const isString = (v: unknown): v is string => typeof v === 'string';
   const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
@@ -146,18 +388,13 @@ export function decodeStateFile(bytes: Uint8Array, name: string): StateFile {
     'null or a number > 0',
   );
   const n = field('n', isCount, 'a count');
-  const metrics = field(
-    'metrics',
-    (v): v is Array<{ id: string; state: MetricJSON }> =>
-      Array.isArray(v) &&
-      v.length > 0 &&
-      v.every((m) => isRecord(m) && typeof own(m, 'id') === 'string' && isRecord(own(m, 'state'))),
-    'a non-empty list of {"id", "state"}',
-  );
-  const ids = metrics.map((m) => m.id);
-  const twice = ids.find((id, j) => ids.indexOf(id) !== j);
-  if (twice !== undefined) bad(`the metric ${JSON.stringify(twice)} is listed twice`);
-  return { ecuas, source, kind, probabilities, k, temperature, n, ids, states: metrics.map((m) => m.state) };
+  const ids = idsOf(field('metrics', isMetrics, metricsExpected));
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) bad(`the metric ${quote(id)} is listed twice`);
+    seen.add(id);
+  }
+  return { ecuas, source, kind, probabilities, k, temperature, n, ids };
 }
 
 const DATA: Record<InputKind, string> = {
@@ -174,13 +411,16 @@ function dataText(s: StateSetup): string {
  * Why the state `b` (file `bName`) cannot be merged with `a` (file `aName`), or null: every state
  * must come from the same metrics, options and kind of data, with the same number of classes.
  */
-export function setupDifference(a: StateSetup, aName: string, b: StateSetup, bName: string): string | null {
+export function setupDifference(a: StateSetup, aFile: string, b: StateSetup, bFile: string): string | null {
+  const aName = clip(aFile);
+  const bName = clip(bFile);
   if (a.kind !== b.kind || a.probabilities !== b.probabilities)
     return `${bName} holds ${dataText(b)}, but ${aName} holds ${dataText(a)}`;
   if (a.ids.join(',') !== b.ids.join(',')) {
     const only = (x: StateSetup, y: StateSetup, name: string): string[] => {
-      const ids = x.ids.filter((id) => !y.ids.includes(id));
-      return ids.length ? [`${ids.join(',')} only in ${name}`] : [];
+      const theirs = new Set(y.ids);
+      const ids = x.ids.filter((id) => !theirs.has(id));
+      return ids.length ? [`${clip(ids.join(','))} only in ${name}`] : [];
     };
     const parts = [...only(b, a, bName), ...only(a, b, aName)];
     const what = parts.length ? parts.join('; ') : 'the same metrics in another order';
