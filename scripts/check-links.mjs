@@ -5,16 +5,17 @@
  * an element id (or `name`) in that file; in a Markdown file, every relative link or image (in
  * `[…](…)`, `href="…"` or `src="…"`) must name an existing file, with the same fragment check
  * when it points into an HTML file. Links with a scheme (https:, mailto:, data:, …) are not
- * followed, nor a Markdown file's links to its own headings.
+ * followed, nor a Markdown file's links to its own headings. A folder is read for its .html
+ * and .md files.
  *
- *   node scripts/check-links.mjs docs/api README.md   # exit 1 listing every broken link
+ *   node scripts/check-links.mjs docs/api docs/guide README.md   # exit 1 listing every broken link
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const targets = process.argv.slice(2);
 if (targets.length === 0) {
-  console.error('usage: node scripts/check-links.mjs <folder of .html files | file.md>…');
+  console.error('usage: node scripts/check-links.mjs <folder of .html/.md files | file.md>…');
   process.exit(2);
 }
 
@@ -42,9 +43,9 @@ function decodeEntities(s) {
     .replace(/&amp;/g, '&');
 }
 
-function htmlFiles(dir) {
+function pageFiles(dir) {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.html'))
+    .filter((f) => f.endsWith('.html') || f.endsWith('.md'))
     .map((f) => path.join(dir, f));
 }
 
@@ -85,10 +86,10 @@ for (const t of targets) {
     broken.push(`${t}: not found (for an API reference, run \`npm run docs\` first)`);
     continue;
   }
-  const markdown = !statSync(t).isDirectory();
-  const files = markdown ? [path.resolve(t)] : htmlFiles(path.resolve(t));
-  if (files.length === 0) broken.push(`${t}: no .html files`);
+  const files = statSync(t).isDirectory() ? pageFiles(path.resolve(t)) : [path.resolve(t)];
+  if (files.length === 0) broken.push(`${t}: no .html or .md files`);
   for (const file of files) {
+    const markdown = !file.endsWith('.html');
     let text = readFileSync(file, 'utf8');
     const links = [];
     if (markdown) {

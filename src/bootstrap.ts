@@ -155,7 +155,7 @@ function readColumn(x: unknown, position: number): Column {
 type Evaluate = (inputs: unknown[]) => number;
 
 /**
- * The metric's weighted form prepared on all samples ({@link WeightedForm}): the value of a
+ * The metric's weighted form prepared on all samples (a `WeightedForm`): the value of a
  * resample from its counts, or null when the metric has none (no `weighted` declaration of its
  * own class — a subclass may compute differently — or none for its options).
  */

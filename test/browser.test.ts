@@ -328,7 +328,7 @@ describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equa
   }
 });
 
-// The README's "Browser" section: each `###` recipe, run as written. Its files are the fenced
+// The guide's Browser page (docs/guide/browser.md): each `###` recipe, run as written. Its files are the fenced
 // blocks whose first line names them (`<!-- index.html -->`, `// main.js`), written into a
 // reader's project folder (ecuas and @tensorflow/tfjs in node_modules/); its `sh` block's
 // commands run there (`npx vite build` → this repository's vite); then the folder (or the
@@ -339,16 +339,18 @@ interface Recipe {
   title: string;
   files: Map<string, string>;
   commands: string[];
-  /** The lines the README says the page prints. */
+  /** The lines the guide says the page prints. */
   expected: string[];
 }
 
-/** The `###` recipes of the README's `## Browser` section. */
-function readmeRecipes(): Recipe[] {
-  const lines = readFileSync(join(root, 'README.md'), 'utf8').split(/\r?\n/);
-  const start = lines.indexOf('## Browser');
-  if (start < 0) throw new Error('README.md has no "## Browser" section');
-  const end = lines.findIndex((l, k) => k > start && l.startsWith('## '));
+const BROWSER_PAGE = 'docs/guide/browser.md';
+
+/** The `###` recipes of the guide's `# Browser` page. */
+function guideRecipes(): Recipe[] {
+  const lines = readFileSync(join(root, BROWSER_PAGE), 'utf8').split(/\r?\n/);
+  const start = lines.indexOf('# Browser');
+  if (start < 0) throw new Error(`${BROWSER_PAGE} has no "# Browser" title`);
+  const end = lines.findIndex((l, k) => k > start && /^##? /.test(l));
   const recipes: Recipe[] = [];
   for (let i = start + 1; i < (end < 0 ? lines.length : end); i++) {
     if (lines[i].startsWith('### ')) {
@@ -360,7 +362,7 @@ function readmeRecipes(): Recipe[] {
     const body: string[] = [];
     for (i++; i < lines.length && lines[i] !== open[1]; i++) body.push(lines[i]);
     const recipe = recipes.at(-1);
-    if (!recipe) throw new Error(`README.md:${i}: a code block in "## Browser" before its first ### recipe`);
+    if (!recipe) throw new Error(`${BROWSER_PAGE}:${i}: a code block before its first ### recipe`);
     if (open[2] === 'sh') {
       recipe.commands.push(...body.map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean));
       continue;
@@ -368,7 +370,7 @@ function readmeRecipes(): Recipe[] {
     const first = body.length > 0 ? body[0].trim() : '';
     const name = /^<!--\s*(\S+)\s*-->$/.exec(first)?.[1] ?? /^\/\/\s*(\S+\.[cm]?js)$/.exec(first)?.[1];
     if (name === undefined)
-      throw new Error(`README.md:${i - body.length}: a ${open[2]} block whose first line names no file`);
+      throw new Error(`${BROWSER_PAGE}:${i - body.length}: a ${open[2]} block whose first line names no file`);
     recipe.files.set(name, `${body.join('\n')}\n`);
     for (const l of body) {
       const m = /console\.log\(.*\);?\s*\/\/ ?(.*)$/.exec(l);
@@ -378,10 +380,10 @@ function readmeRecipes(): Recipe[] {
   return recipes;
 }
 
-/** Runs one README command in the project: only `npx vite …` is known (this repository's vite). */
+/** Runs one of the page's commands in the project: only `npx vite …` is known (this repository's vite). */
 async function runCommand(command: string, cwd: string): Promise<void> {
   const m = /^npx vite((?:\s+\S+)*)$/.exec(command);
-  if (!m) throw new Error(`README "Browser": no way to run \`${command}\` in the test (only \`npx vite …\`)`);
+  if (!m) throw new Error(`${BROWSER_PAGE}: no way to run \`${command}\` in the test (only \`npx vite …\`)`);
   const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
   // a reader's environment: without vitest's variables (NODE_ENV=test would change Vite's mode)
   const env = Object.fromEntries(
@@ -402,8 +404,8 @@ async function runCommand(command: string, cwd: string): Promise<void> {
   }
 }
 
-describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', () => {
-  const recipes = readmeRecipes();
+describe.skipIf(!!skipReason)('docs/guide/browser.md recipes in headless Chromium', () => {
+  const recipes = guideRecipes();
   const chromium = useChromium({ built: ['index.js', 'ecuas.min.js'] });
   const projects: string[] = [];
 
@@ -432,10 +434,10 @@ describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', (
   });
 
   for (const title of ['With a bundler (Vite)', 'Import map over the ESM build', 'Script tag']) {
-    it(`${title}: runs as written and prints what the README shows`, { timeout: 120_000 }, async () => {
+    it(`${title}: runs as written and prints what the guide shows`, { timeout: 120_000 }, async () => {
       const { browser } = chromium();
       const recipe = recipes.find((r) => r.title === title);
-      if (!recipe) throw new Error(`README.md "## Browser" has no "### ${title}"`);
+      if (!recipe) throw new Error(`${BROWSER_PAGE} has no "### ${title}"`);
       const project = mkdtempSync(join(tmpdir(), 'ecuas-browser-'));
       projects.push(project);
       // a reader's project: ecuas (the built package, through its exports map) and tfjs installed
@@ -468,7 +470,7 @@ describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', (
           await new Promise((r) => setTimeout(r, 50));
         expect(problems, `${title}: the page reported problems`).toEqual([]);
         expect(printed, `${title}: what the page printed`).toEqual(recipe.expected);
-        console.log(`[browser.test] README "${title}": ${printed.join(' | ')} (${Date.now() - started} ms)`);
+        console.log(`[browser.test] guide "${title}": ${printed.join(' | ')} (${Date.now() - started} ms)`);
       } finally {
         await page.close();
         await close();

@@ -65,7 +65,7 @@ const ID_PARAMS: Record<string, IdParam> = {
 };
 
 /**
- * An independent reading of the id grammar (README "Metric ids"): `<base>` or
+ * An independent reading of the id grammar (docs/guide/metrics.md, "Metric ids"): `<base>` or
  * `<base>_<param>=<value>`, values plain decimals (nbins: an integer ≥ 1; the implementation
  * caps it at 1e7, as its option error states), n finite ≥ 0, gamma and cost in [0, 1].
  * Returns the class and options the id must produce, or null if it must be rejected.

@@ -1,24 +1,44 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// The README's TypeScript and JavaScript code blocks, run as written in a fresh ES-module project
-// that has `ecuas` (the built package: `npm test` builds dist/ first) and `@tensorflow/tfjs`
-// installed, as a reader's project would. Each block must exit with status 0, print nothing on
-// stderr (the blocks call `tf.enableProdMode()`), and every line it prints must appear, in order,
-// in the block's own `// …` comments, so the outputs the README shows are the real ones. The
-// TypeScript blocks also type-check with `tsc --strict`. A block that cannot run on its own (an
-// excerpt of an example script) is marked with `<!-- not-run: reason -->` on the line before it.
+// The TypeScript and JavaScript code blocks of README.md and of the guide's pages (docs/guide/*.md),
+// run as written in a fresh ES-module project that has `ecuas` (the built package: `npm test`
+// builds dist/ first) and `@tensorflow/tfjs` installed, as a reader's project would. Each block
+// must exit with status 0, print nothing on stderr (the blocks call `tf.enableProdMode()`), and
+// every line it prints must appear, in order, in the block's own `// …` comments, so the outputs
+// the documents show are the real ones. The TypeScript blocks also type-check with `tsc --strict`
+// (one run over every document's blocks). A block that cannot run on its own (an excerpt of an
+// example script) is marked with `<!-- not-run: reason -->` on the line before it.
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const README = join(root, 'README.md');
+const GUIDE = join(root, 'docs', 'guide');
+/** The documents, relative to the repository: README.md first, then the guide's pages. */
+const DOCUMENTS = [
+  'README.md',
+  ...readdirSync(GUIDE)
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/guide/${f}`),
+];
 
 interface Snippet {
-  /** 1-based line of the opening fence in README.md. */
+  /** The document, relative to the repository (e.g. `docs/guide/metrics.md`). */
+  doc: string;
+  /** 1-based line of the opening fence in the document. */
   line: number;
   lang: 'ts' | 'js';
   code: string;
@@ -30,7 +50,7 @@ const LANGS: Partial<Record<string, 'ts' | 'js'>> = { ts: 'ts', typescript: 'ts'
 const NOT_RUN = /^<!--\s*not-run:\s*(.*?)\s*-->$/;
 
 /** Every fenced ts/js block of a Markdown text (also indented ones, e.g. inside a list item). */
-function extractSnippets(markdown: string): Snippet[] {
+function extractSnippets(doc: string, markdown: string): Snippet[] {
   const lines = markdown.split(/\r?\n/);
   const snippets: Snippet[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -46,7 +66,7 @@ function extractSnippets(markdown: string): Snippet[] {
     const lang = LANGS[info.toLowerCase()];
     if (lang) {
       const marker = NOT_RUN.exec((lines[i - 1] ?? '').trim());
-      snippets.push({ line: i + 1, lang, code: `${body.join('\n')}\n`, ...(marker ? { notRun: marker[1] } : {}) });
+      snippets.push({ doc, line: i + 1, lang, code: `${body.join('\n')}\n`, ...(marker ? { notRun: marker[1] } : {}) });
     }
     i = j;
   }
@@ -121,100 +141,126 @@ async function pool<T>(jobs: Array<() => Promise<T>>, limit: number): Promise<T[
   return results;
 }
 
-const snippets = extractSnippets(readFileSync(README, 'utf8'));
+const texts = new Map(DOCUMENTS.map((doc) => [doc, readFileSync(join(root, doc), 'utf8')]));
+const snippets = DOCUMENTS.flatMap((doc) => extractSnippets(doc, texts.get(doc) ?? ''));
 const runnable = snippets.filter((s) => s.notRun === undefined);
 const tsSnippets = runnable.filter((s) => s.lang === 'ts');
-const dirOf = (s: Snippet): string => `L${s.line}`;
+/** A block's folder in the project: the document's name (no folders, no extension) and the fence's line. */
+const slug = (doc: string): string => doc.replace(/^docs\/guide\//, 'guide_').replace(/\.md$/, '');
+const dirOf = (s: Snippet): string => `${slug(s.doc)}-L${s.line}`;
+const keyOf = (s: Snippet): string => `${s.doc}:${s.line}`;
 
-describe('README code blocks', () => {
-  let project = '';
-  const results = new Map<number, Run>();
-  let typecheck: Run | undefined;
+const results = new Map<string, Run>();
+let typecheck: Run | undefined;
+/** tsc's report with every "<folder>/snippet.ts(row,col)" turned into "<document>:<line>:<col>". */
+let report = '';
+let project = '';
 
-  beforeAll(async () => {
-    for (const f of ['dist/index.js', 'dist/index.d.ts']) {
-      if (!existsSync(join(root, f))) {
-        throw new Error(
-          `${f} is missing: the README blocks run against the built package; run \`npm run build\` first (\`npm test\` does it in its pretest)`,
-        );
-      }
+beforeAll(async () => {
+  for (const f of ['dist/index.js', 'dist/index.d.ts']) {
+    if (!existsSync(join(root, f))) {
+      throw new Error(
+        `${f} is missing: the documents' blocks run against the built package; run \`npm run build\` first (\`npm test\` does it in its pretest)`,
+      );
     }
-    // a reader's project: type module, with ecuas and tfjs (and Node's types, for tsc) installed
-    project = mkdtempSync(join(tmpdir(), 'ecuas-readme-'));
-    writeFileSync(join(project, 'package.json'), '{ "name": "readme-snippets", "private": true, "type": "module" }\n');
-    mkdirSync(join(project, 'node_modules'));
-    symlinkSync(root, join(project, 'node_modules', 'ecuas'), 'junction'); // package.json `exports` → dist/
-    symlinkSync(join(root, 'node_modules', '@tensorflow'), join(project, 'node_modules', '@tensorflow'), 'junction');
-    symlinkSync(join(root, 'node_modules', '@types'), join(project, 'node_modules', '@types'), 'junction');
-    // TypeScript blocks: snippet.ts for tsc, and snippet.mjs, its types stripped, for node
-    for (const s of runnable) {
-      mkdirSync(join(project, dirOf(s)));
-      if (s.lang === 'ts') writeFileSync(join(project, dirOf(s), 'snippet.ts'), s.code);
-      const js =
-        s.lang === 'ts'
-          ? ts.transpileModule(s.code, {
-              compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-            }).outputText
-          : s.code;
-      writeFileSync(join(project, dirOf(s), 'snippet.mjs'), js);
-    }
+  }
+  // a reader's project: type module, with ecuas and tfjs (and Node's types, for tsc) installed
+  project = mkdtempSync(join(tmpdir(), 'ecuas-readme-'));
+  writeFileSync(join(project, 'package.json'), '{ "name": "readme-snippets", "private": true, "type": "module" }\n');
+  mkdirSync(join(project, 'node_modules'));
+  symlinkSync(root, join(project, 'node_modules', 'ecuas'), 'junction'); // package.json `exports` → dist/
+  symlinkSync(join(root, 'node_modules', '@tensorflow'), join(project, 'node_modules', '@tensorflow'), 'junction');
+  symlinkSync(join(root, 'node_modules', '@types'), join(project, 'node_modules', '@types'), 'junction');
+  // TypeScript blocks: snippet.ts for tsc, and snippet.mjs, its types stripped, for node
+  for (const s of runnable) {
+    mkdirSync(join(project, dirOf(s)));
+    if (s.lang === 'ts') writeFileSync(join(project, dirOf(s), 'snippet.ts'), s.code);
+    const js =
+      s.lang === 'ts'
+        ? ts.transpileModule(s.code, {
+            compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+          }).outputText
+        : s.code;
+    writeFileSync(join(project, dirOf(s), 'snippet.mjs'), js);
+  }
 
-    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const t0 = performance.now();
-    const checking = tsSnippets.length
-      ? run(
-          process.execPath,
-          [
-            tsc,
-            '--noEmit',
-            '--strict',
-            '--target',
-            'es2022',
-            '--module',
-            'nodenext',
-            '--moduleResolution',
-            'nodenext',
-            '--skipLibCheck',
-            '--types',
-            'node',
-            ...tsSnippets.map((s) => join(dirOf(s), 'snippet.ts')),
-          ],
-          project,
-        )
-      : undefined;
-    // one node process per block, a few at a time (2 on a 2-core machine: about 4 s in all)
-    const runs = await pool(
-      runnable.map((s) => () => run(process.execPath, ['snippet.mjs'], join(project, dirOf(s)))),
-      Math.min(4, Math.max(2, availableParallelism() - 1)),
-    );
-    runnable.forEach((s, k) => results.set(s.line, runs[k]));
-    typecheck = await checking;
-    const slowest = Math.max(...runs.map((r) => r.ms));
-    console.log(
-      `README: ${runnable.length} blocks run (slowest ${(slowest / 1000).toFixed(1)} s), tsc ${((typecheck?.ms ?? 0) / 1000).toFixed(1)} s, ${((performance.now() - t0) / 1000).toFixed(1)} s in all`,
-    );
-  }, 240_000);
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const t0 = performance.now();
+  const checking = tsSnippets.length
+    ? run(
+        process.execPath,
+        [
+          tsc,
+          '--noEmit',
+          '--strict',
+          '--target',
+          'es2022',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--skipLibCheck',
+          '--types',
+          'node',
+          ...tsSnippets.map((s) => join(dirOf(s), 'snippet.ts')),
+        ],
+        project,
+      )
+    : undefined;
+  // one node process per block, a few at a time (2 on a 2-core machine)
+  const runs = await pool(
+    runnable.map((s) => () => run(process.execPath, ['snippet.mjs'], join(project, dirOf(s)))),
+    Math.min(4, Math.max(2, availableParallelism() - 1)),
+  );
+  runnable.forEach((s, k) => results.set(keyOf(s), runs[k]));
+  typecheck = await checking;
+  // tsc reports e.g. "guide_metrics-L73/snippet.ts(20,26): error TS2345: …": point at the document's line instead
+  const docOf = new Map(DOCUMENTS.map((doc) => [slug(doc), doc]));
+  report = `${typecheck?.stdout ?? ''}${typecheck?.stderr ?? ''}`.replace(
+    /([\w-]+?)-L(\d+)[\\/]snippet\.ts\((\d+),(\d+)\)/g,
+    (_, name: string, fence: string, row: string, col: string) =>
+      `${docOf.get(name) ?? name}:${Number(fence) + Number(row)}:${col}`,
+  );
+  const slowest = Math.max(...runs.map((r) => r.ms));
+  console.log(
+    `README and guide: ${runnable.length} blocks in ${DOCUMENTS.length} documents run (slowest ${(slowest / 1000).toFixed(1)} s), tsc ${((typecheck?.ms ?? 0) / 1000).toFixed(1)} s, ${((performance.now() - t0) / 1000).toFixed(1)} s in all`,
+  );
+}, 300_000);
 
-  afterAll(() => {
-    if (project) rmSync(project, { recursive: true, force: true });
-  });
+afterAll(() => {
+  if (project) rmSync(project, { recursive: true, force: true });
+});
 
-  it('has code blocks, and every not-run marker gives a reason and precedes a block', () => {
-    expect(runnable.length).toBeGreaterThan(5);
-    const lines = readFileSync(README, 'utf8').split(/\r?\n/);
+it('README.md has runnable code blocks, and so has the guide', () => {
+  expect(runnable.filter((s) => s.doc === 'README.md').length).toBeGreaterThanOrEqual(3);
+  expect(DOCUMENTS.length).toBeGreaterThan(1);
+  expect(runnable.length).toBeGreaterThan(15);
+});
+
+it('type-checks every TypeScript block with tsc --strict', () => {
+  if (!typecheck) return;
+  expect(report.trim(), 'tsc --strict on the blocks of README.md and docs/guide/*.md').toBe('');
+  expect(typecheck.code).toBe(0);
+});
+
+describe.each(DOCUMENTS)('%s code blocks', (doc) => {
+  const mine = runnable.filter((s) => s.doc === doc);
+
+  it('every not-run marker gives a reason and precedes a block', () => {
+    const lines = (texts.get(doc) ?? '').split(/\r?\n/);
     lines.forEach((l, k) => {
       if (!/<!--\s*not-run/.test(l)) return;
       const m = NOT_RUN.exec(l.trim());
-      expect(m?.[1], `README.md:${k + 1}: a not-run marker needs a reason`).toBeTruthy();
+      expect(m?.[1], `${doc}:${k + 1}: a not-run marker needs a reason`).toBeTruthy();
       expect(
-        snippets.some((s) => s.line === k + 2 && s.notRun !== undefined),
-        `README.md:${k + 1}: a not-run marker must sit on the line before a ts/js fence`,
+        snippets.some((s) => s.doc === doc && s.line === k + 2 && s.notRun !== undefined),
+        `${doc}:${k + 1}: a not-run marker must sit on the line before a ts/js fence`,
       ).toBe(true);
     });
   });
 
-  it.each(runnable.map((s) => [`README.md:${s.line} (${s.lang})`, s] as const))('%s runs as written', (where, s) => {
-    const r = results.get(s.line);
+  it.each(mine.map((s) => [`${doc}:${s.line} (${s.lang})`, s] as const))('%s runs as written', (where, s) => {
+    const r = results.get(keyOf(s));
     expect(r, `${where} did not run`).toBeDefined();
     if (!r) return;
     const out = `\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
@@ -223,14 +269,9 @@ describe('README code blocks', () => {
     expect(undocumented(r.stdout, s.code), `${where} printed lines its comments do not show${out}`).toEqual([]);
   });
 
-  it('type-checks every TypeScript block with tsc --strict', () => {
+  it('its TypeScript blocks type-check with tsc --strict', () => {
     if (!typecheck) return;
-    // tsc reports e.g. "L673/snippet.ts(20,26): error TS2345: …": point at the README line instead
-    const report = `${typecheck.stdout}${typecheck.stderr}`.replace(
-      /L(\d+)[\\/]snippet\.ts\((\d+),(\d+)\)/g,
-      (_, fence, row, col) => `README.md:${Number(fence) + Number(row)}:${col}`,
-    );
-    expect(report.trim(), 'tsc --strict on the README blocks').toBe('');
-    expect(typecheck.code).toBe(0);
+    const mineReported = report.split('\n').filter((l) => l.startsWith(`${doc}:`));
+    expect(mineReported, `tsc --strict on the blocks of ${doc}`).toEqual([]);
   });
 });

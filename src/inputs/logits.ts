@@ -44,8 +44,8 @@ export interface ClassifierRows {
   /** Whether `values` hold probabilities (the option `probabilities: true`). */
   readonly probabilities: boolean;
   /**
-   * The rows' top-1 statistics computed on the tfjs device by `updateAsync` (then `values` is
-   * empty): {@link rowStats} answers from them.
+   * @internal The rows' top-1 statistics computed on the tfjs device by `updateAsync` (then
+   * `values` is empty): {@link rowStats} answers from them.
    */
   readonly reduced?: ReducedRowStats;
 }

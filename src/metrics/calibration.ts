@@ -47,7 +47,7 @@ export interface ClasswiseECEOptions extends ProbabilitiesOptions {
 export class ClasswiseECE extends SumMetric<ClasswiseECEOptions> {
   static override readonly metricName: string = 'ClasswiseECE';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(LOGITS, classwiseEceUpdate, classwiseEceCompute);
   constructor(options?: ClasswiseECEOptions) {
     // K lives in the sums (their length is 1 + 3·K·nBins): nBins is known once the options are resolved
@@ -199,7 +199,7 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
 export class SmoothECE extends SmoothCalibrationMetric<SmoothECEOptions> {
   static override readonly metricName: string = 'SmoothECE';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = decisionsForm(CONFIDENCES, smoothValue);
   constructor(options?: SmoothECEOptions) {
     super({ input: CONFIDENCES }, options);
@@ -220,7 +220,7 @@ export class SmoothECE extends SmoothCalibrationMetric<SmoothECEOptions> {
 export class ClassificationSmoothECE extends SmoothCalibrationMetric<ClassificationSmoothECEOptions> {
   static override readonly metricName: string = 'ClassificationSmoothECE';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = decisionsForm(LOGITS, smoothValue);
   constructor(options?: ClassificationSmoothECEOptions) {
     super({ input: LOGITS }, options);

@@ -52,7 +52,7 @@ export interface NormalizeOptions extends ProbabilitiesOptions {
 export class ClassificationErrorRate extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationErrorRate';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(
     LOGITS,
     classificationErrorRateUpdate,
@@ -86,7 +86,7 @@ export class ClassificationErrorRate extends SumMetric<NormalizeOptions> {
 export class ClassificationCrossEntropy extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationCrossEntropy';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(
     LOGITS,
     classificationCrossEntropyUpdate,
@@ -120,7 +120,7 @@ export class ClassificationCrossEntropy extends SumMetric<NormalizeOptions> {
 export class ClassificationBrierScore extends SumMetric<NormalizeOptions> {
   static override readonly metricName: string = 'ClassificationBrierScore';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(LOGITS, classificationBrierUpdate, classificationBrierCompute);
   constructor(options?: NormalizeOptions) {
     super(
@@ -161,7 +161,7 @@ export interface ClassificationECUASOptions extends ProbabilitiesOptions {
 export class ClassificationECUAS extends SumMetric<ClassificationECUASOptions> {
   static override readonly metricName: string = 'ClassificationECUAS';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(LOGITS, classificationEcuasUpdate, classificationEcuasCompute);
   constructor(options?: ClassificationECUASOptions) {
     super(
@@ -199,7 +199,7 @@ export interface ClassificationLogLogOptions extends ProbabilitiesOptions {
 export class ClassificationLogLog extends SumMetric<ClassificationLogLogOptions> {
   static override readonly metricName: string = 'ClassificationLogLog';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(LOGITS, classificationLogLogUpdate, classificationLogLogCompute);
   constructor(options?: ClassificationLogLogOptions) {
     super(
@@ -237,7 +237,7 @@ export interface ClassificationGammaECUASOptions extends ProbabilitiesOptions {
 export class ClassificationGammaECUAS extends SumMetric<ClassificationGammaECUASOptions> {
   static override readonly metricName: string = 'ClassificationGammaECUAS';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(
     LOGITS,
     classificationGammaEcuasUpdate,
@@ -271,7 +271,7 @@ export class ClassificationGammaECUAS extends SumMetric<ClassificationGammaECUAS
 export class ClassificationAUC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAUC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(LOGITS, mannWhitneyAUC);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: mannWhitneyAUC }, options);
@@ -295,7 +295,7 @@ export interface ClassificationECEOptions extends ExpectedCalibrationErrorOption
 export class ClassificationECE extends BinnedMetric<ClassificationECEOptions> {
   static override readonly metricName: string = 'ClassificationECE';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = binnedForm(LOGITS, eceUpdate, eceCompute, quantileEceCompute);
   constructor(options?: ClassificationECEOptions) {
     super(
@@ -324,7 +324,7 @@ export class ClassificationECE extends BinnedMetric<ClassificationECEOptions> {
 export class ClassificationAURC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAURC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(LOGITS, aurc);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: aurc }, options);
@@ -342,7 +342,7 @@ export class ClassificationAURC extends RankingMetric<ProbabilitiesOptions> {
 export class ClassificationAUGRC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationAUGRC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(LOGITS, augrc);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: augrc }, options);
@@ -360,7 +360,7 @@ export class ClassificationAUGRC extends RankingMetric<ProbabilitiesOptions> {
 export class ClassificationEAURC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationEAURC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(LOGITS, excessAURC);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: excessAURC }, options);
@@ -378,7 +378,7 @@ export class ClassificationEAURC extends RankingMetric<ProbabilitiesOptions> {
 export class ClassificationEAUGRC extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationEAUGRC';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(LOGITS, excessAUGRC);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: excessAUGRC }, options);
@@ -396,7 +396,7 @@ export class ClassificationEAUGRC extends RankingMetric<ProbabilitiesOptions> {
 export class ClassificationFPR95 extends RankingMetric<ProbabilitiesOptions> {
   static override readonly metricName: string = 'ClassificationFPR95';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(LOGITS, fpr95);
   constructor(options?: ProbabilitiesOptions) {
     super({ input: LOGITS, compute: fpr95 }, options);

@@ -42,7 +42,7 @@ export type { NoOptions };
 export class ConfidenceErrorRate extends SumMetric<NoOptions> {
   static override readonly metricName: string = 'ConfidenceErrorRate';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(CONFIDENCES, errorRateUpdate, errorRateCompute);
   constructor(options?: NoOptions) {
     super(
@@ -76,7 +76,7 @@ export interface ConfidenceBrierScoreOptions {
 export class ConfidenceBrierScore extends SumMetric<ConfidenceBrierScoreOptions> {
   static override readonly metricName: string = 'ConfidenceBrierScore';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(CONFIDENCES, brierUpdate, brierCompute);
   constructor(options?: ConfidenceBrierScoreOptions) {
     super(
@@ -112,7 +112,7 @@ export interface ConfidenceCrossEntropyOptions {
 export class ConfidenceCrossEntropy extends SumMetric<ConfidenceCrossEntropyOptions> {
   static override readonly metricName: string = 'ConfidenceCrossEntropy';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(CONFIDENCES, crossEntropyUpdate, crossEntropyCompute);
   constructor(options?: ConfidenceCrossEntropyOptions) {
     super(
@@ -165,7 +165,7 @@ export interface ExpectedCalibrationErrorOptions {
 export class ExpectedCalibrationError extends BinnedMetric<ExpectedCalibrationErrorOptions> {
   static override readonly metricName: string = 'ExpectedCalibrationError';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = binnedForm(CONFIDENCES, eceUpdate, eceCompute, quantileEceCompute);
   constructor(options?: ExpectedCalibrationErrorOptions) {
     super(
@@ -207,7 +207,7 @@ export interface ConfidenceECUASOptions {
 export class ConfidenceECUAS extends SumMetric<ConfidenceECUASOptions> {
   static override readonly metricName: string = 'ConfidenceECUAS';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(CONFIDENCES, ecuasUpdate, ecuasCompute);
   constructor(options?: ConfidenceECUASOptions) {
     super(
@@ -237,7 +237,7 @@ export type CCASOptions = Omit<ConfidenceECUASOptions, 'n'>;
 export class CCAS extends SumMetric<CCASOptions> {
   static override readonly metricName: string = 'CCAS';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(
     CONFIDENCES,
     (b: ConfidenceBatch, o: Required<CCASOptions>) => ecuasUpdate(b, { ...o, n: 0 }),
@@ -277,7 +277,7 @@ export interface ConfidenceGammaECUASOptions {
 export class ConfidenceGammaECUAS extends SumMetric<ConfidenceGammaECUASOptions> {
   static override readonly metricName: string = 'ConfidenceGammaECUAS';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = sumsForm(CONFIDENCES, gammaEcuasUpdate, gammaEcuasCompute);
   constructor(options?: ConfidenceGammaECUASOptions) {
     super(
@@ -305,7 +305,7 @@ export class ConfidenceGammaECUAS extends SumMetric<ConfidenceGammaECUASOptions>
 export class ConfidenceAUCScore extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceAUCScore';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, mannWhitneyAUC);
   constructor(options?: NoOptions) {
     super({ input: CONFIDENCES, compute: mannWhitneyAUC }, options);
@@ -324,7 +324,7 @@ export class ConfidenceAUCScore extends RankingMetric {
 export class ConfidenceAURC extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceAURC';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, aurc);
   constructor(options?: NoOptions) {
     super({ input: CONFIDENCES, compute: aurc }, options);
@@ -343,7 +343,7 @@ export class ConfidenceAURC extends RankingMetric {
 export class ConfidenceAUGRC extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceAUGRC';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, augrc);
   constructor(options?: NoOptions) {
     super({ input: CONFIDENCES, compute: augrc }, options);
@@ -362,7 +362,7 @@ export class ConfidenceAUGRC extends RankingMetric {
 export class ConfidenceEAURC extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceEAURC';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, excessAURC);
   constructor(options?: NoOptions) {
     super({ input: CONFIDENCES, compute: excessAURC }, options);
@@ -380,7 +380,7 @@ export class ConfidenceEAURC extends RankingMetric {
 export class ConfidenceEAUGRC extends RankingMetric {
   static override readonly metricName: string = 'ConfidenceEAUGRC';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, excessAUGRC);
   constructor(options?: NoOptions) {
     super({ input: CONFIDENCES, compute: excessAUGRC }, options);
@@ -400,7 +400,7 @@ export class ConfidenceEAUGRC extends RankingMetric {
 export class FPR95 extends RankingMetric {
   static override readonly metricName: string = 'FPR95';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
-  /** How the bootstrap evaluates it on resamples ({@link WeightedForm}). */
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, fpr95);
   constructor(options?: NoOptions) {
     super({ input: CONFIDENCES, compute: fpr95 }, options);

@@ -1,5 +1,5 @@
 /**
- * SPEC §6 / README "Metric ids": every base id → its class and the options it fixes (the
+ * SPEC §6 / docs/guide/metrics.md "Metric ids": every base id → its class and the options it fixes (the
  * defaults included), independent of src/registry.ts.
  */
 export const ID_TABLE: Record<string, [string, Record<string, unknown>]> = {
