@@ -218,7 +218,7 @@ function fftSize(g: number): number {
 /** Spectra of κ by (G, σ): a search tries the same few σ on every resample of a bootstrap. */
 const kernelSpectra = new Map<string, { re: Float64Array; im: Float64Array }>();
 let kernelSpectraDoubles = 0;
-const KERNEL_CACHE_DOUBLES = 1 << 22;
+const KERNEL_CACHE_DOUBLES = 1 << 20; // 8 MB
 
 function kernelSpectrum(g: number, sigma: number): { re: Float64Array; im: Float64Array } {
   const key = `${g}:${sigma}`;
@@ -346,7 +346,7 @@ function depositsOf(f: ArrayLike<number>, r: ArrayLike<number>): (g: number) => 
 /**
  * smECE at a fixed bandwidth σ of predictions f with residuals r = f − y: the smoothed residual
  * ρ and density δ (+1e-4) read on T = max(round(10/σ), 200) mesh points,
- * Σ |ρ/δ|·δ / Σ δ. O(N + L log L + T), L ≈ 4G the FFT size (or directly for few samples).
+ * Σ |ρ/δ|·δ / Σ δ. O(N + L log L + T), L < 4G the FFT size (or directly for few samples).
  */
 export function smoothEceAt(f: ArrayLike<number>, r: ArrayLike<number>, sigma: number): number {
   return smoothEceOn(depositsOf(f, r)(gridSize(sigma)), sigma);
