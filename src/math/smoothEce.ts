@@ -135,19 +135,185 @@ function reflectedGaussianSmooth(
   return { hr, h1 };
 }
 
+/** Twiddles cos/sin(2πk/L), k < L/2, and the bit reversal of an FFT of size L (a power of 2). */
+interface FftPlan {
+  cos: Float64Array;
+  sin: Float64Array;
+  rev: Int32Array;
+}
+
+const fftPlans = new Map<number, FftPlan>();
+
+function fftPlan(size: number): FftPlan {
+  let plan = fftPlans.get(size);
+  if (plan === undefined) {
+    const half = size >> 1;
+    const cos = new Float64Array(half);
+    const sin = new Float64Array(half);
+    // each twiddle from its own cos/sin call: a recurrence would accumulate rounding
+    for (let k = 0; k < half; k++) {
+      cos[k] = Math.cos((2 * Math.PI * k) / size);
+      sin[k] = Math.sin((2 * Math.PI * k) / size);
+    }
+    const rev = new Int32Array(size);
+    const bits = Math.log2(size);
+    for (let i = 0; i < size; i++) {
+      let x = i;
+      let y = 0;
+      for (let b = 0; b < bits; b++) {
+        y = (y << 1) | (x & 1);
+        x >>= 1;
+      }
+      rev[i] = y;
+    }
+    plan = { cos, sin, rev };
+    fftPlans.set(size, plan);
+  }
+  return plan;
+}
+
+/** In-place radix-2 FFT of (re, im): X_k = Σ x_n e^{∓2πikn/L} (− forward, + inverse, unscaled). */
+function fft(re: Float64Array, im: Float64Array, inverse: boolean): void {
+  const size = re.length;
+  const { cos, sin, rev } = fftPlan(size);
+  for (let i = 0; i < size; i++) {
+    const j = rev[i];
+    if (j > i) {
+      const tr = re[i];
+      re[i] = re[j];
+      re[j] = tr;
+      const ti = im[i];
+      im[i] = im[j];
+      im[j] = ti;
+    }
+  }
+  const sign = inverse ? 1 : -1;
+  for (let len = 2; len <= size; len <<= 1) {
+    const half = len >> 1;
+    const stride = size / len;
+    for (let start = 0; start < size; start += len) {
+      for (let k = 0; k < half; k++) {
+        const wr = cos[k * stride];
+        const wi = sign * sin[k * stride];
+        const a = start + k;
+        const b = a + half;
+        const xr = re[b] * wr - im[b] * wi;
+        const xi = re[b] * wi + im[b] * wr;
+        re[b] = re[a] - xr;
+        im[b] = im[a] - xi;
+        re[a] += xr;
+        im[a] += xi;
+      }
+    }
+  }
+}
+
+/** FFT size for grid G: the 2G − 1 reflected entries the 'valid' window reads fit without wrapping. */
+function fftSize(g: number): number {
+  let size = 1;
+  while (size < 2 * g - 1) size <<= 1;
+  return size;
+}
+
+/** Spectra of κ by (G, σ): a search tries the same few σ on every resample of a bootstrap. */
+const kernelSpectra = new Map<string, { re: Float64Array; im: Float64Array }>();
+let kernelSpectraDoubles = 0;
+const KERNEL_CACHE_DOUBLES = 1 << 20; // 8 MB
+
+function kernelSpectrum(g: number, sigma: number): { re: Float64Array; im: Float64Array } {
+  const key = `${g}:${sigma}`;
+  let spectrum = kernelSpectra.get(key);
+  if (spectrum === undefined) {
+    const size = fftSize(g);
+    const re = new Float64Array(size);
+    re.set(gaussianKernel(g, sigma));
+    const im = new Float64Array(size);
+    fft(re, im, false);
+    spectrum = { re, im };
+    if (kernelSpectraDoubles + 2 * size > KERNEL_CACHE_DOUBLES) {
+      kernelSpectra.clear();
+      kernelSpectraDoubles = 0;
+    }
+    kernelSpectra.set(key, spectrum);
+    kernelSpectraDoubles += 2 * size;
+  }
+  return spectrum;
+}
+
+/** The samples deposited on one grid size, with the spectrum of their reflection once needed. */
+interface Deposit {
+  vr: Float64Array;
+  v1: Float64Array;
+  /** Nonzero entries of v_1 (v_r is 0 wherever v_1 is). */
+  nonzeros: number;
+  spectrum?: { re: Float64Array; im: Float64Array };
+}
+
 /**
- * smECE at a fixed bandwidth σ of predictions f with residuals r = f − y: the smoothed residual
- * ρ and density δ (+1e-4) read on T = max(round(10/σ), 200) mesh points,
- * Σ |ρ/δ|·δ / Σ δ. O(N + G + T·min(G, N, 77σG)).
+ * The spectrum of x = e[G//2 …] (2G − 1 entries) with v_r as real and v_1 as imaginary part: the
+ * kernel is real, so one transform smooths both.
  */
-export function smoothEceAt(f: ArrayLike<number>, r: ArrayLike<number>, sigma: number): number {
-  const g = gridSize(sigma);
+function reflectionSpectrum(vr: Float64Array, v1: Float64Array): { re: Float64Array; im: Float64Array } {
+  const g = v1.length;
+  const size = fftSize(g);
+  const re = new Float64Array(size);
+  const im = new Float64Array(size);
+  const from = (g >> 1) - (g - 1); // x_n = e[G//2 + n] = v reflected at position G//2 + n − (G − 1)
+  for (let n = 0; n < 2 * g - 1; n++) {
+    const p = from + n;
+    const q = p < 0 ? -p : p < g ? p : 2 * (g - 1) - p;
+    re[n] = vr[q];
+    im[n] = v1[q];
+  }
+  fft(re, im, false);
+  return { re, im };
+}
+
+/**
+ * h = the 'valid' entries G//2 … of e ∗ κ by FFT: x ∗ κ at n = G − 1 + i reads x only at
+ * n − j ∈ [0, 2G − 2], so a cyclic convolution of size ≥ 2G − 1 equals the linear one there.
+ * O(L log L) for L = fftSize(G), the data's spectrum shared by every σ with this G.
+ */
+function fftSmooth(deposit: Deposit, sigma: number): { hr: Float64Array; h1: Float64Array } {
+  const g = deposit.v1.length;
+  deposit.spectrum ??= reflectionSpectrum(deposit.vr, deposit.v1);
+  const x = deposit.spectrum;
+  const k = kernelSpectrum(g, sigma);
+  const size = x.re.length;
+  const re = new Float64Array(size);
+  const im = new Float64Array(size);
+  for (let i = 0; i < size; i++) {
+    re[i] = x.re[i] * k.re[i] - x.im[i] * k.im[i];
+    im[i] = x.re[i] * k.im[i] + x.im[i] * k.re[i];
+  }
+  fft(re, im, true);
+  const hr = new Float64Array(g);
+  const h1 = new Float64Array(g);
+  for (let i = 0; i < g; i++) {
+    hr[i] = re[g - 1 + i] / size;
+    h1[i] = im[g - 1 + i] / size;
+  }
+  return { hr, h1 };
+}
+
+/**
+ * smECE_σ on samples already deposited on the grid G(σ): the smoothing by FFT, or directly when
+ * few grid points hold mass (few samples), the direct sum then being cheaper.
+ */
+function smoothEceOn(deposit: Deposit, sigma: number): number {
+  const g = deposit.v1.length;
   const t = Math.max(roundHalfEven(10 / sigma), 200);
   const mesh = meshOnGrid(t, g);
-  const need = new Uint8Array(g);
-  for (let m = 0; m < t; m++) need[mesh.index[m]] = need[mesh.index[m] + 1] = 1;
-  const { vr, v1 } = depositOnGrid(f, r, g);
-  const { hr, h1 } = reflectedGaussianSmooth(vr, v1, sigma, need);
+  const size = fftSize(g);
+  // the direct sum costs about (read entries) × (nonzero entries of e in a window), ≤ 2T·3·nonzeros
+  const direct = 6 * t * deposit.nonzeros < 2 * size * Math.log2(size);
+  let h: { hr: Float64Array; h1: Float64Array };
+  if (direct) {
+    const need = new Uint8Array(g);
+    for (let m = 0; m < t; m++) need[mesh.index[m]] = need[mesh.index[m] + 1] = 1;
+    h = reflectedGaussianSmooth(deposit.vr, deposit.v1, sigma, need);
+  } else h = fftSmooth(deposit, sigma);
+  const { hr, h1 } = h;
   let num = 0;
   let den = 0;
   for (let m = 0; m < t; m++) {
@@ -161,14 +327,42 @@ export function smoothEceAt(f: ArrayLike<number>, r: ArrayLike<number>, sigma: n
   return num / den;
 }
 
+/** The deposits of one set of samples by grid size: the σ ≥ 0.01 of a search all share G = 1001. */
+function depositsOf(f: ArrayLike<number>, r: ArrayLike<number>): (g: number) => Deposit {
+  const byGrid = new Map<number, Deposit>();
+  return (g) => {
+    let deposit = byGrid.get(g);
+    if (deposit === undefined) {
+      const { vr, v1 } = depositOnGrid(f, r, g);
+      let nonzeros = 0;
+      for (let i = 0; i < g; i++) if (v1[i] !== 0) nonzeros++;
+      deposit = { vr, v1, nonzeros };
+      byGrid.set(g, deposit);
+    }
+    return deposit;
+  };
+}
+
+/**
+ * smECE at a fixed bandwidth σ of predictions f with residuals r = f − y: the smoothed residual
+ * ρ and density δ (+1e-4) read on T = max(round(10/σ), 200) mesh points,
+ * Σ |ρ/δ|·δ / Σ δ. O(N + L log L + T), L < 4G the FFT size (or directly for few samples).
+ */
+export function smoothEceAt(f: ArrayLike<number>, r: ArrayLike<number>, sigma: number): number {
+  return smoothEceOn(depositsOf(f, r)(gridSize(sigma)), sigma);
+}
+
 /**
  * The bandwidth σ* of smECE and smECE_σ*: σ* = 1 if smECE_1 > 1, else the largest σ that ten
  * bisection steps on [0, 1] find with smECE_σ ≤ σ (and σ ≥ 0.001) — the fixed point where the
- * smoothing scale equals the calibration error it measures.
+ * smoothing scale equals the calibration error it measures. The samples are deposited, and their
+ * spectrum taken, once per grid size, not once per σ tried.
  */
 export function smoothEceSearch(f: ArrayLike<number>, r: ArrayLike<number>): { value: number; bandwidth: number } {
+  const deposits = depositsOf(f, r);
+  const at = (sigma: number): number => smoothEceOn(deposits(gridSize(sigma)), sigma);
   let lo = 1;
-  let atLo = smoothEceAt(f, r, 1);
+  let atLo = at(1);
   if (1 < atLo) return { value: atLo, bandwidth: 1 };
   let hi = 0;
   for (let step = 0; step < SEARCH_STEPS; step++) {
@@ -177,11 +371,11 @@ export function smoothEceSearch(f: ArrayLike<number>, r: ArrayLike<number>): { v
       hi = mid;
       continue;
     }
-    const at = smoothEceAt(f, r, mid);
-    if (mid < at) hi = mid;
+    const value = at(mid);
+    if (mid < value) hi = mid;
     else {
       lo = mid;
-      atLo = at;
+      atLo = value;
     }
   }
   return { value: atLo, bandwidth: lo };
