@@ -252,7 +252,6 @@ export async function readParquet(
       cb.onProgress?.({ bytes: Math.min(bytesDone, source.size), total: source.size, pass: 1 });
     }
     rows.flush();
-    if (rows.n === 0) fileError(file, 'no samples: the file has columns but no rows');
     return {
       format: 'parquet',
       kind: layout.kind,
