@@ -84,6 +84,15 @@ describe('damaged Parquet page data', () => {
         );
         bases.push(path);
       }
+    // distinct integers: DELTA_BINARY_PACKED in v2
+    for (const codec of ['snappy', 'uncompressed']) {
+      const path = join(tmp, `base-${codec}-delta.parquet`);
+      await duck.run(
+        `COPY (SELECT (i % 2)::INTEGER AS label, (i * 7919 % 10007)::BIGINT AS logit_0, (i * 31 % 4093)::INTEGER AS logit_1
+          FROM range(3000) t(i)) TO '${path}' (FORMAT parquet, COMPRESSION ${codec}, PARQUET_VERSION V2, ROW_GROUP_SIZE 1024)`,
+      );
+      bases.push(path);
+    }
   });
 
   it('the undamaged files read', () => {

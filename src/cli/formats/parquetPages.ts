@@ -56,15 +56,10 @@ function walkHybrid(view: DataView, start: number, end: number, width: number, n
   let seen = 0;
   let matched = 0;
   while (seen < n) {
-    let header = 0;
-    let shift = 0;
-    let byte: number;
-    do {
-      if (offset >= end) throw new Error(`its runs end after ${seen} of ${n} values`);
-      byte = view.getUint8(offset++);
-      header |= (byte & 0x7f) << shift;
-      shift += 7;
-    } while (byte & 0x80);
+    if (offset >= end) throw new Error(`its runs end after ${seen} of ${n} values`);
+    const at = { offset };
+    const header = varint(view, at, end);
+    offset = at.offset;
     if (header & 1) {
       const count = (header >> 1) << 3;
       // the decoder drops values past the output (writers pad the last run, DuckDB to 256
@@ -114,13 +109,50 @@ function viewOf(bytes: Uint8Array): DataView {
 }
 
 const HYBRID = new Set(['PLAIN_DICTIONARY', 'RLE_DICTIONARY', 'RLE']);
+/** The value encodings whose streams are checked. */
+const CHECKED = new Set([...HYBRID, 'DELTA_BINARY_PACKED']);
+
+/** A varint as hyparquet reads it (a 32-bit integer), within view[offset, end). */
+function varint(view: DataView, at: { offset: number }, end: number): number {
+  let result = 0;
+  let shift = 0;
+  let byte: number;
+  do {
+    if (at.offset >= end) throw new Error('a varint past the end of its stream');
+    byte = view.getUint8(at.offset++);
+    result |= (byte & 0x7f) << shift;
+    shift += 7;
+  } while (byte & 0x80);
+  return result;
+}
 
 /**
- * Walks the values' stream of a page (only the hybrid-coded ones need it) the way hyparquet
+ * The header of DELTA_BINARY_PACKED values: hyparquet allocates `miniblocks` bytes per block
+ * and steps through a block in `blockSize / miniblocks` values, so both must be as the format
+ * says (a block a multiple of 128 values, miniblocks of a multiple of 32).
+ */
+function checkDelta(view: DataView): void {
+  const at = { offset: 0 };
+  const blockSize = varint(view, at, view.byteLength);
+  const miniblocks = varint(view, at, view.byteLength);
+  if (!(blockSize > 0 && blockSize % 128 === 0 && blockSize <= 1 << 20))
+    throw new Error(`delta-encoded values in blocks of ${blockSize}, not a multiple of 128`);
+  if (!(miniblocks > 0 && (blockSize / miniblocks) % 32 === 0))
+    throw new Error(`delta-encoded blocks of ${blockSize} values in ${miniblocks} miniblocks`);
+}
+
+/**
+ * Walks the values' stream of a page (the hybrid-coded ones; of delta-coded ones, their header)
+ * the way hyparquet
  * reads it: v1 booleans and v2 RLE as 1-bit values after a 4-byte length, else a bit-width byte
  * and then the runs to the page's end (a v1 width of 0 is read as all zeros, without runs).
  */
 function walkValues(view: DataView, encoding: string, n: number, type: string, v2: boolean): void {
+  if (encoding === 'DELTA_BINARY_PACKED') {
+    // hyparquet reads a block header only for a second value
+    if (n > 1) checkDelta(view);
+    return;
+  }
   if (!HYBRID.has(encoding) || n <= 0) return;
   const offset = 0;
   const end = view.byteLength;
@@ -155,7 +187,7 @@ export function checkPageData(header: PageHeader, bytes: Uint8Array, ctx: PageCo
     if (header.type === 'DATA_PAGE' && v1) {
       const n = num(v1.num_values);
       const encoding = v1.encoding;
-      if (!ctx.maxDefinition && !ctx.maxRepetition && !HYBRID.has(encoding)) return undefined;
+      if (!ctx.maxDefinition && !ctx.maxRepetition && !CHECKED.has(encoding)) return undefined;
       const page = ctx.decompress(bytes, size);
       const view = viewOf(page);
       let offset = 0;
@@ -186,7 +218,7 @@ export function checkPageData(header: PageHeader, bytes: Uint8Array, ctx: PageCo
       if (ctx.maxRepetition) walkHybrid(view, 0, repLength, levelWidth(ctx.maxRepetition), n);
       if (ctx.maxDefinition) walkHybrid(view, repLength, repLength + defLength, levelWidth(ctx.maxDefinition), n);
       const encoding = v2.encoding;
-      if (!HYBRID.has(encoding)) return undefined;
+      if (!CHECKED.has(encoding)) return undefined;
       const rest = size - repLength - defLength;
       let page = bytes.subarray(repLength + defLength);
       if (v2.is_compressed !== false && rest) page = ctx.decompress(page, rest);
