@@ -818,7 +818,6 @@ describe('ecuas report: malformed input', () => {
     ],
     ['inf.csv', 'label,logit_0,logit_1\n1,1,inf\n', /line 2, column "logit_1": expected a finite logit, got Infinity$/],
     ['huge.csv', 'label,logit_0,logit_1\n1,1,1e39\n', /expected a finite logit, got 1e\+39 \(too large for float32\)$/],
-    ['no-rows.csv', 'confidence,correct\n\n', /no-rows\.csv: no samples: the file has a header but no rows$/],
     ['empty.csv', '', /empty\.csv: the file is empty/],
     [
       'bad.json',
@@ -905,7 +904,7 @@ describe('ecuas report: malformed input', () => {
       '{"correctness": [1], "confidences": [0.5, 0.6]}',
       /key "confidences" has more entries than "correctness" \(1\)/,
     ],
-    ['empty.json', '{"confidences": [], "correctness": []}', /no samples: "confidences" and "correctness" are empty/],
+    ['empty.json', '{"logits": [], "labels": []}', /no samples: "logits" and "labels" are empty, so the number of/],
     ['k1.json', '{"labels": [0], "logits": [[1]]}', /key "logits"\[0\]: expected rows of K ≥ 2 logits, got 1/],
     // regression
     [
@@ -983,7 +982,6 @@ describe('ecuas report: malformed input', () => {
     ],
     ['reg-twice.json', '{"yPred": [1], "yPred": [1], "yTrue": [1], "yStd": [1]}', /key "yPred" appears twice/],
     ['reg-mixed.json', '{"yPred": [1], "labels": [0]}', /key "labels" cannot be combined with "yPred"/],
-    ['reg-empty.json', '{"yPred": [], "yTrue": [], "yStd": []}', /no samples: "yPred", "yTrue" and "yStd" are empty$/],
   ];
 
   for (const [name, content, message] of cases) {

@@ -1141,7 +1141,8 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       id: m.id,
       fullName: m.entry.fullName,
       higherIsBetter: m.entry.higherIsBetter,
-      value: m.entry.obj.compute(),
+      // an empty shard of a sharded run: no value, but its state is still written for the merge
+      value: summary.n === 0 ? NaN : m.entry.obj.compute(),
     }));
 
     if (args.ci !== undefined && store) {
@@ -1298,7 +1299,7 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
       id: m.id,
       fullName: m.entry.fullName,
       higherIsBetter: m.entry.higherIsBetter,
-      value: m.entry.obj.compute(),
+      value: n === 0 ? NaN : m.entry.obj.compute(),
     }));
     const file = args.files.length === 1 ? first.source : `${args.files.length} merged states`;
     io.stdout(

@@ -166,6 +166,5 @@ export async function readCsv(
   }
   cb.onProgress?.({ bytes: source.size, total: source.size, pass: 1 });
   const h = header;
-  if (dataRows === 0) fileError(file, 'no samples: the file has a header but no rows');
   return { format: 'csv', kind: h.kind, n: dataRows, k: h.k, probabilities: asProbabilities, passes: 1 };
 }

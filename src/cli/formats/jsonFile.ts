@@ -541,7 +541,12 @@ export async function readJson(
     await jsonPass(doc, 2, source, textChunks(source), cb, batchSize);
   }
   const n = doc.bigRows;
-  if (n === 0) fileError(file, `no samples: "${keys.big}" and "${keys.small}" are empty`);
+  // no samples is a valid (empty) shard, but empty rows do not tell the number of classes
+  if (n === 0 && doc.kind === 'classification')
+    fileError(
+      file,
+      `no samples: "${keys.big}" and "${keys.small}" are empty, so the number of classes is unknown (an empty shard can be CSV, .npz or Parquet, whose columns or shape tell it)`,
+    );
   return { format: 'json', kind: doc.kind, n, k: doc.k, probabilities: doc.asProbabilities, passes };
 }
 
@@ -612,7 +617,6 @@ function regressionBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: numb
         `key "${key}" has ${a.length} ${a.length === 1 ? 'entry' : 'entries'} but "yPred" has ${n}: they must have the same length`,
       );
   }
-  if (n === 0) fileError(file, 'no samples: "yPred", "yTrue" and "yStd" are empty');
   for (let start = 0; start < n; start += batchSize) {
     const end = Math.min(n, start + batchSize);
     cb.onBatch({

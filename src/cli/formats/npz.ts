@@ -317,7 +317,6 @@ function batches(
         `array "${names[i]}" has ${a.shape[0]} entries but "${names[0]}" has ${n}: they must have the same length`,
       );
   });
-  if (n === 0) fileError(file, `no samples: ${names.map((a) => `"${a}"`).join(' and ')} are empty`);
   const scores = (kind === 'classification' ? names[0] : 'logits') as ClassScores;
   const asProbabilities = kind === 'classification' && (scores === 'probabilities' || forced);
   const note = asProbabilities && scores === 'logits' ? FORCED_NOTE : '';

@@ -16,6 +16,7 @@ import {
   type ReadSummary,
 } from './common';
 import type { AsyncBuffer, PageHeader, RowGroup } from 'hyparquet';
+import { checkPageData, type PageContext } from './parquetPages';
 import type { Source } from './source';
 
 /** Largest footer read: the file's schema and row group index. */
@@ -36,10 +37,18 @@ function numberOr(v: unknown, fallback: number): number {
 /** Largest page, uncompressed. */
 const MAX_PAGE = 1 << 28;
 
+/** What checking a column's pages needs besides the chunk: its levels and how to decompress. */
+interface ColumnContext {
+  maxDefinition: number;
+  maxRepetition: number;
+  decompress: (codec: string, bytes: Uint8Array, size: number) => Uint8Array;
+}
+
 /**
  * Checks the page headers of a row group's needed column chunks before hyparquet decodes them:
  * a damaged header that claims more values than the row group has rows (or a huge page) would
- * make the decoder allocate without bound, beyond what an error can report.
+ * make the decoder allocate without bound, beyond what an error can report. So would damaged
+ * run lengths inside a page's levels or dictionary indices: each page's data is checked too.
  */
 async function checkPages(
   file: string,
@@ -48,12 +57,21 @@ async function checkPages(
   needed: readonly string[],
   buffer: AsyncBuffer,
   parquetHeader: (reader: { view: DataView; offset: number }) => PageHeader,
+  contexts: ReadonlyMap<string, ColumnContext>,
 ): Promise<void> {
   const rows = Number(group.num_rows);
   for (const name of needed) {
     const bad = (what: string): never => fileError(file, `row group ${g}, column ${quote(name)}: ${what}`);
     const chunk = group.columns.find((c) => c.meta_data?.path_in_schema[0] === name)?.meta_data;
     if (!chunk) return bad('no column chunk');
+    const column = contexts.get(name) as ColumnContext;
+    const codec = chunk.codec;
+    const context: PageContext = {
+      type: chunk.type,
+      maxDefinition: column.maxDefinition,
+      maxRepetition: column.maxRepetition,
+      decompress: (data, size) => column.decompress(codec, data, size),
+    };
     const dictionary = chunk.dictionary_page_offset;
     const start = Number(dictionary !== undefined && dictionary > 0n ? dictionary : chunk.data_page_offset);
     const length = Number(chunk.total_compressed_size);
@@ -80,8 +98,11 @@ async function checkPages(
       if (!(values >= 0 && values <= rows))
         bad(`a page of ${count(values)} values in a row group of ${count(rows)} rows (a damaged file?)`);
       if (!(size >= 0 && size <= MAX_PAGE)) bad(`a page of ${count(size)} bytes uncompressed, more than the limit`);
-      if (!(numberOr(header.compressed_page_size, NaN) >= 0)) bad('a damaged page header');
-      reader.offset += header.compressed_page_size;
+      const stored = numberOr(header.compressed_page_size, NaN);
+      if (!(stored >= 0 && reader.offset + stored <= bytes.byteLength)) bad('a damaged page header');
+      const problem = checkPageData(header, new Uint8Array(bytes, reader.offset, stored), context);
+      if (problem !== undefined) bad(`damaged page data: ${problem}`);
+      reader.offset += stored;
     }
   }
 }
@@ -105,6 +126,8 @@ export async function readParquet(
   const { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema } = await import('hyparquet');
   const { compressors } = await import('hyparquet-compressors');
   const { parquetHeader } = await import('hyparquet/src/column.js');
+  const { decompressPage } = await import('hyparquet/src/datapage.js');
+  const { getMaxDefinitionLevel, getMaxRepetitionLevel } = await import('hyparquet/src/schema.js');
   try {
     const file0 = await asyncBufferFromFile(source.path);
     // reads hyparquet starts ahead and then has no use for (a read given up on) must not end
@@ -157,6 +180,15 @@ export async function readParquet(
           `column ${quote(names[j])}: type ${type ?? 'unknown'}${type === 'BYTE_ARRAY' ? ' (text)' : ''}; expected numbers (float, double, integers) or booleans`,
         );
     }
+    const contexts = new Map<string, ColumnContext>();
+    for (const j of layout.columns) {
+      const path = [tree, tree.children[j]];
+      contexts.set(names[j], {
+        maxDefinition: getMaxDefinitionLevel(path),
+        maxRepetition: getMaxRepetitionLevel(path),
+        decompress: (codec, data, size) => decompressPage(data, size, codec as never, compressors),
+      });
+    }
     const asProbabilities = layout.kind === 'classification' && (layout.scores === 'probabilities' || forced);
     const note = asProbabilities && layout.scores === 'logits' ? FORCED_NOTE : '';
     cb.onKind(layout.kind, asProbabilities);
@@ -179,7 +211,7 @@ export async function readParquet(
           file,
           `row group ${g} has ${count(groupRows)} rows of ${needed.length} columns, more than the ${count(MAX_GROUP_VALUES)} values a row group may hold here: write smaller row groups (e.g. pyarrow row_group_size)`,
         );
-      await checkPages(file, g, group, needed, buffer, parquetHeader);
+      await checkPages(file, g, group, needed, buffer, parquetHeader, contexts);
       const columns = new Map<string, GroupColumn>();
       for (const name of needed)
         columns.set(name, { values: new Float64Array(groupRows), nulls: new Uint8Array(groupRows).fill(1) });
@@ -220,7 +252,6 @@ export async function readParquet(
       cb.onProgress?.({ bytes: Math.min(bytesDone, source.size), total: source.size, pass: 1 });
     }
     rows.flush();
-    if (rows.n === 0) fileError(file, 'no samples: the file has columns but no rows');
     return {
       format: 'parquet',
       kind: layout.kind,

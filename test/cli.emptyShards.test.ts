@@ -1,0 +1,215 @@
+/**
+ * An input with no samples (a CSV header, empty JSON arrays, a zero-row .npz or Parquet file) is
+ * an empty shard: it reads as 0 samples, `report` prints NaN values, `--save-state` writes a
+ * state, and `merge` of a sharded run with an empty shard gives the report of one run.
+ */
+import { DuckDBInstance } from '@duckdb/node-api';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main';
+import { readInputFile } from '../src/cli/readers';
+
+const tmp = mkdtempSync(join(tmpdir(), 'ecuas-empty-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+let counter = 0;
+function folder(): string {
+  const dir = join(tmp, String(counter++));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) }, {});
+  return { code, stdout, stderr };
+}
+
+async function ok(argv: string[]): Promise<string> {
+  const r = await run(argv);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return r.stdout;
+}
+
+/** A seeded generator (an LCG), so the data is the same on every run. */
+function random(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+}
+
+const DATA = {
+  logits: (r: () => number): string => {
+    const label = Math.floor(r() * 3);
+    return [
+      label,
+      ...[0, 1, 2].map((j) => (Math.round((r() * 4 - 2 + (j === label ? 1 : 0)) * 8) / 8).toString()),
+    ].join(',');
+  },
+  confidence: (r: () => number): string => {
+    const c = Math.round(r() * 100) / 100;
+    return `${c},${r() < c ? 1 : 0}`;
+  },
+  regression: (r: () => number): string => {
+    const std = 0.2 + r() * 2;
+    const pred = r() * 10 - 5;
+    return `${pred.toFixed(4)},${(pred + (r() * 2 - 1) * std).toFixed(4)},${std.toFixed(4)}`;
+  },
+};
+const HEADERS = {
+  logits: 'label,logit_0,logit_1,logit_2',
+  confidence: 'confidence,correct',
+  regression: 'prediction,target,std',
+};
+
+/** SPEC: agreement to 1e-6 relative or 1e-9 absolute; null (NaN) only with null. */
+function expectClose(actual: Record<string, unknown>, expected: Record<string, unknown>): void {
+  expect(Object.keys(actual)).toEqual(Object.keys(expected));
+  for (const [id, e] of Object.entries(expected)) {
+    const a = actual[id];
+    if (e === null) expect(a, id).toBeNull();
+    else
+      expect(Math.abs((a as number) - (e as number)), id).toBeLessThanOrEqual(
+        Math.max(1e-6 * Math.abs(e as number), 1e-9),
+      );
+  }
+}
+
+const SIZES = [37, 0, 120, 64, 9, 80, 55, 35]; // 400 samples in 8 shards, the second one empty
+
+describe('empty shards', () => {
+  for (const kind of ['logits', 'confidence', 'regression'] as const) {
+    it(`${kind}: 8 shards, one of them empty, merged give the report of one run`, async () => {
+      const dir = folder();
+      const r = random(11);
+      const rows = Array.from({ length: 400 }, () => DATA[kind](r));
+      const write = (name: string, part: string[]): string => {
+        const path = join(dir, name);
+        writeFileSync(path, [HEADERS[kind], ...part].join('\n') + '\n');
+        return path;
+      };
+      const all = write('all.csv', rows);
+      const states: string[] = [];
+      let start = 0;
+      for (const [i, size] of SIZES.entries()) {
+        const shard = write(`shard-${i}.csv`, rows.slice(start, start + size));
+        start += size;
+        const state = join(dir, `shard-${i}.state.json`);
+        await ok(['report', shard, '--save-state', state, '--format', 'csv']);
+        states.push(state);
+      }
+      const whole = JSON.parse(await ok(['report', all, '--format', 'json'])) as Record<string, unknown>;
+      const merged = JSON.parse(await ok(['merge', ...states, '--format', 'json'])) as Record<string, unknown>;
+      expectClose(merged, whole);
+      // the empty shard's own report: every metric's value for no samples (none defined: NaN)
+      const empty = JSON.parse(await ok(['report', join(dir, 'shard-1.csv'), '--format', 'json'])) as Record<
+        string,
+        unknown
+      >;
+      expect(Object.keys(empty)).toEqual(Object.keys(whole));
+      expect(Object.values(empty).every((v) => v === null)).toBe(true);
+      // and so is a merge of empty states only
+      const none = JSON.parse(await ok(['merge', states[1], '--format', 'json'])) as Record<string, unknown>;
+      expect(none).toEqual(empty);
+    });
+  }
+
+  it('empty JSON, .npz and Parquet inputs read as 0 samples; empty JSON classification is refused clearly', async () => {
+    const dir = folder();
+    const file = (name: string, content: string | Uint8Array): string => {
+      const path = join(dir, name);
+      writeFileSync(path, content);
+      return path;
+    };
+    const read = (path: string): ReturnType<typeof readInputFile> =>
+      readInputFile(path, { onKind: () => undefined, onBatch: () => expect.unreachable() }, {});
+    expect(await read(file('c.json', '{"confidences": [], "correctness": []}'))).toMatchObject({
+      kind: 'confidence',
+      n: 0,
+    });
+    expect(await read(file('r.json', '{"yPred": [], "yTrue": [], "yStd": []}'))).toMatchObject({
+      kind: 'regression',
+      n: 0,
+    });
+    await expect(read(file('l.json', '{"logits": [], "labels": []}'))).rejects.toThrow(
+      /l\.json: no samples: "logits" and "labels" are empty, so the number of classes is unknown/,
+    );
+    // .npz: logits of shape (0, 3), labels of shape (0,) (a stored zip, as np.savez writes it)
+    expect(
+      await read(
+        file(
+          'l.npz',
+          zip([
+            ['logits.npy', npy('<f4', [0, 3])],
+            ['labels.npy', npy('<i8', [0])],
+          ]),
+        ),
+      ),
+    ).toMatchObject({
+      kind: 'classification',
+      n: 0,
+      k: 3,
+    });
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    const parquet = join(dir, 'l.parquet');
+    await duck.run(
+      `COPY (SELECT 0::INTEGER AS label, 0.0::DOUBLE AS logit_0, 0.0::DOUBLE AS logit_1 WHERE false) TO '${parquet}' (FORMAT parquet)`,
+    );
+    expect(await read(parquet)).toMatchObject({ kind: 'classification', n: 0, k: 2 });
+    // an empty Parquet shard merges with a CSV shard into that shard's report
+    const csv = file('s.csv', 'label,logit_0,logit_1\n0,1,0\n1,0.5,1\n1,0,2\n');
+    await ok(['report', parquet, '--save-state', join(dir, 'p.state.json'), '--format', 'csv']);
+    await ok(['report', csv, '--save-state', join(dir, 's.state.json'), '--format', 'csv']);
+    expectClose(
+      JSON.parse(
+        await ok(['merge', join(dir, 'p.state.json'), join(dir, 's.state.json'), '--format', 'json']),
+      ) as Record<string, unknown>,
+      JSON.parse(await ok(['report', csv, '--format', 'json'])) as Record<string, unknown>,
+    );
+  });
+});
+
+/** A .npy array with no data. */
+function npy(descr: string, shape: number[]): Buffer {
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
+  header += ' '.repeat((64 - ((10 + header.length + 1) % 64)) % 64) + '\n';
+  const head = Buffer.alloc(10);
+  head.write('\x93NUMPY', 0, 'latin1');
+  head[6] = 1;
+  head.writeUInt16LE(header.length, 8);
+  return Buffer.concat([head, Buffer.from(header, 'latin1')]);
+}
+
+/** A stored zip of the entries. */
+function zip(entries: Array<[string, Buffer]>): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, data] of entries) {
+    const n = Buffer.from(name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(n.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(n.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, n, data);
+    centrals.push(central, n);
+    offset += 30 + n.length + data.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
