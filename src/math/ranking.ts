@@ -1,4 +1,4 @@
-import { sortWithPayload } from './radixSort';
+import { flaggedTieBlocks, sortWithPayload } from './radixSort';
 
 /**
  * The tie-aware ranking core shared by AUC, AURC, AUGRC, E-AURC, E-AUGRC, FPR95, SCOD, the
@@ -44,6 +44,16 @@ export function tieBlocks(
     loss[count - 1] += sorted.payload[q];
   }
   return { size: size.subarray(0, count), loss: loss.subarray(0, count), n };
+}
+
+/**
+ * Tie blocks in descending key order of flagged keys: non-negative keys with the loss (0/1) in
+ * the sign bit, as ranking metrics keep their decisions (set = an error). The same blocks as
+ * `tieBlocks(|keys|, losses, true)`, without unpacking, through the WebAssembly sort. O(N).
+ */
+export function flaggedKeyBlocks(packed: Float32Array | Float64Array): TieBlocks {
+  const { size, loss } = flaggedTieBlocks(packed);
+  return { size, loss, n: packed.length };
 }
 
 /** Blocks of the oracle ranking for 0/1 losses: all zeros first, then all ones. */

@@ -1,7 +1,7 @@
 import type { DecisionInput, InputAdapter } from '../inputs/adapter';
 import type { ConfidenceBatch } from '../inputs/confidences';
 import type { TensorLike } from '../inputs/read';
-import { tieBlocks, type TieBlocks } from '../math/ranking';
+import { flaggedKeyBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
 import { FixedValueState, FlaggedKeyColumn, SumState } from './state';
@@ -170,9 +170,8 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
   }
 
   protected computeValue(): number {
-    const { keys, flags } = this.samples.read();
-    for (let i = 0; i < flags.length; i++) flags[i] = 1 - flags[i]; // correct → error
-    return this.decl.compute(tieBlocks(keys, flags, true));
+    // the sign bit, set for an incorrect decision, is the loss (error) of each block
+    return this.decl.compute(flaggedKeyBlocks(this.samples.readPacked()));
   }
 
   protected stateProblem(): string | null {

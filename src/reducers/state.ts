@@ -287,6 +287,11 @@ export class FlaggedKeyColumn implements MetricState {
     (this.column as ColumnState<Float32Array | Float64Array>).push(packed);
   }
 
+  /** The packed keys so far (the flag in the sign bit, set for flag 0), in update order: a fresh array. */
+  readPacked(): Float32Array | Float64Array {
+    return this.column.read();
+  }
+
   /** Every key (in its precision) and flag so far, in update order. */
   read(): { keys: Float32Array | Float64Array; flags: Uint8Array } {
     const packed = this.column.read();
