@@ -121,7 +121,23 @@ export function sortWithPayload(keys: Float32Array | Float64Array, payload: Arra
  * ```
  */
 export function flaggedTieBlocks(packed: Float32Array | Float64Array): FlaggedBlocks {
-  return flaggedTieBlocksWasm(packed) ?? flaggedTieBlocksJS(packed);
+  return flaggedTieBlocksFrom(packed.length, packed instanceof Float64Array, (keys) => keys.set(packed));
+}
+
+/**
+ * {@link flaggedTieBlocks} of n keys (float64 if `wide`, else float32) that `fill` writes into the
+ * array it is given — straight into the WebAssembly kernel's memory where it is used.
+ */
+export function flaggedTieBlocksFrom(
+  n: number,
+  wide: boolean,
+  fill: (keys: Float32Array | Float64Array) => void,
+): FlaggedBlocks {
+  const blocks = flaggedTieBlocksWasm(n, wide, fill);
+  if (blocks) return blocks;
+  const keys = wide ? new Float64Array(n) : new Float32Array(n);
+  fill(keys);
+  return flaggedTieBlocksJS(keys);
 }
 
 /**

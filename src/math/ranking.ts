@@ -1,4 +1,4 @@
-import { flaggedTieBlocks, sortWithPayload } from './radixSort';
+import { flaggedTieBlocks, flaggedTieBlocksFrom, sortWithPayload } from './radixSort';
 
 /**
  * The tie-aware ranking core shared by AUC, AURC, AUGRC, E-AURC, E-AUGRC, FPR95, SCOD, the
@@ -54,6 +54,16 @@ export function tieBlocks(
 export function flaggedKeyBlocks(packed: Float32Array | Float64Array): TieBlocks {
   const { size, loss } = flaggedTieBlocks(packed);
   return { size, loss, n: packed.length };
+}
+
+/** {@link flaggedKeyBlocks} of n keys (float64 if `wide`) that `fill` writes into the array it is given. */
+export function flaggedKeyBlocksFrom(
+  n: number,
+  wide: boolean,
+  fill: (packed: Float32Array | Float64Array) => void,
+): TieBlocks {
+  const { size, loss } = flaggedTieBlocksFrom(n, wide, fill);
+  return { size, loss, n };
 }
 
 /** Blocks of the oracle ranking for 0/1 losses: all zeros first, then all ones. */

@@ -1,7 +1,7 @@
 import type { DecisionInput, InputAdapter } from '../inputs/adapter';
 import type { ConfidenceBatch } from '../inputs/confidences';
 import type { TensorLike } from '../inputs/read';
-import { flaggedKeyBlocks, type TieBlocks } from '../math/ranking';
+import { flaggedKeyBlocksFrom, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
 import { FixedValueState, FlaggedKeyColumn, SumState } from './state';
@@ -170,8 +170,12 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
   }
 
   protected computeValue(): number {
-    // the sign bit, set for an incorrect decision, is the loss (error) of each block
-    return this.decl.compute(flaggedKeyBlocks(this.samples.readPacked()));
+    // the sign bit, set for an incorrect decision, is the loss (error) of each block; the column
+    // is read straight into the sort's memory
+    const s = this.samples;
+    return this.decl.compute(
+      flaggedKeyBlocksFrom(s.size, this.decl.input.keyPrecision === 'float64', (keys) => s.readPackedInto(keys)),
+    );
   }
 
   protected stateProblem(): string | null {

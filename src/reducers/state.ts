@@ -106,10 +106,15 @@ export class SumState implements MetricState {
 
 type ColumnArray = Float64Array | Float32Array | Uint8Array;
 
+/** How many chunks of a column become one (see {@link ColumnState}). */
+const MERGE = 4;
+
 interface ColumnCodec<T extends ColumnArray> {
   readonly name: string;
   encode(values: T): tf.Tensor;
   decode(t: tf.Tensor): ArrayLike<number>;
+  /** Writes the values of `t` into `out` from `pos` (without the copy `decode` may make). */
+  decodeInto(t: tf.Tensor, out: T, pos: number): void;
   make(n: number): T;
   /** Bytes of one sample in serialized form. */
   readonly bytes: number;
@@ -119,10 +124,11 @@ interface ColumnCodec<T extends ColumnArray> {
  * A growing per-sample column (scores, flags), kept as a few tensors and joined on read.
  * Merges by concatenation.
  *
- * Batches are stored as tensors and combined like a binary counter: whenever the last chunk is
- * at least as long as the one before it, the two become one. A stream of B batches thus holds
- * at most log2(B) + 1 tensors (about 20 for a million batches), and each sample is copied
- * O(log B) times in all.
+ * Batches are stored as tensors and combined like a base-4 counter: whenever the oldest of the
+ * last {@link MERGE} chunks is no longer than the newest, the four become one.
+ * A stream of B batches thus holds at most 3·log4(B) + 4 tensors (about 34 for a million
+ * batches), and each sample is copied about log4(B) times in all — half the copies of pairwise
+ * merging, which is most of the cost of an update.
  */
 export class ColumnState<T extends ColumnArray> implements MetricState {
   private chunks: tf.Tensor[] = [];
@@ -150,31 +156,41 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
   }
 
   private compact(): void {
-    let n = this.chunks.length;
-    while (n >= 2 && this.lengths[n - 2] <= this.lengths[n - 1]) {
-      const joined = this.codec.make(this.lengths[n - 2] + this.lengths[n - 1]);
-      joined.set(this.codec.decode(this.chunks[n - 2]), 0);
-      joined.set(this.codec.decode(this.chunks[n - 1]), this.lengths[n - 2]);
+    const lengths = this.lengths;
+    let n = lengths.length;
+    while (n >= MERGE && lengths[n - MERGE] <= lengths[n - 1]) {
+      const first = n - MERGE;
+      let size = 0;
+      for (let j = first; j < n; j++) size += lengths[j];
+      const joined = this.codec.make(size);
+      let pos = 0;
+      for (let j = first; j < n; j++) {
+        this.codec.decodeInto(this.chunks[j], joined, pos);
+        pos += lengths[j];
+      }
       const t = tf.keep(this.codec.encode(joined));
-      this.chunks.pop()?.dispose();
-      this.chunks.pop()?.dispose();
-      this.lengths.splice(n - 2, 2);
+      for (const c of this.chunks.splice(first, MERGE)) c.dispose();
+      lengths.splice(first, MERGE);
       this.chunks.push(t);
-      this.lengths.push(joined.length);
-      n--;
+      lengths.push(size);
+      n = lengths.length;
     }
   }
 
   /** All samples so far, in update order, as one fresh array. */
   read(): T {
     const out = this.codec.make(this.total);
-    let pos = 0;
-    for (const c of this.chunks) {
-      const v = this.codec.decode(c);
-      out.set(v, pos);
-      pos += v.length;
-    }
+    this.readInto(out);
     return out;
+  }
+
+  /** Writes all samples so far, in update order, into `out` (at least {@link size} long). */
+  readInto(out: T): void {
+    let pos = 0;
+    this.chunks.forEach((c, i) => {
+      this.codec.decodeInto(c, out, pos);
+      pos += this.lengths[i];
+    });
   }
 
   clear(): void {
@@ -241,6 +257,7 @@ export const float32Column = (): ColumnState<Float32Array> =>
     bytes: 4,
     encode: (v) => tf.tensor1d(v, 'float32'),
     decode: (t) => t.dataSync(),
+    decodeInto: (t, out, pos) => out.set(t.dataSync(), pos),
     make: (n) => new Float32Array(n),
   });
 
@@ -251,6 +268,7 @@ export const float64Column = (): ColumnState<Float64Array> =>
     bytes: 8,
     encode: encodeFloat64,
     decode: decodeFloat64,
+    decodeInto: (t, out, pos) => new Int32Array(out.buffer, out.byteOffset + 8 * pos, t.size).set(t.dataSync()),
     make: (n) => new Float64Array(n),
   });
 
@@ -261,8 +279,25 @@ export const flagColumn = (): ColumnState<Uint8Array> =>
     bytes: 1,
     encode: (v) => tf.tensor1d(v, 'bool'),
     decode: (t) => t.dataSync(),
+    decodeInto: (t, out, pos) => out.set(t.dataSync(), pos),
     make: (n) => new Uint8Array(n),
   });
+
+/**
+ * key with the sign bit set for flag 0 (a −0 key counts as +0), on the bits of float32 keys: one
+ * monomorphic integer loop, as each update of a ranking metric runs it over every sample.
+ */
+function packFlagged32(keys: Float32Array, flags: Uint8Array, out: Float32Array): void {
+  const k = new Uint32Array(keys.buffer, keys.byteOffset, keys.length);
+  const o = new Uint32Array(out.buffer, out.byteOffset, out.length);
+  for (let i = 0; i < k.length; i++) o[i] = (k[i] & 0x7fffffff) | ((flags[i] ^ 1) << 31);
+}
+
+/** {@link packFlagged32} for any key and column precision (float64 keys, or rounding to float32). */
+function packFlagged(keys: Float32Array | Float64Array, flags: Uint8Array, out: Float32Array | Float64Array): void {
+  // ×−1 marks flag 0 without a branch (0 → −0 too); + 0 first turns a −0 key into +0
+  for (let i = 0; i < keys.length; i++) out[i] = (keys[i] + 0) * (2 * flags[i] - 1);
+}
 
 /**
  * A per-sample non-negative key with a 0/1 flag, packed into the key's sign bit: 4 bytes a
@@ -279,17 +314,20 @@ export class FlaggedKeyColumn implements MetricState {
     return this.column.size;
   }
 
-  /** Stores keys (≥ 0; only read) with their flags. */
+  /** Stores keys (≥ 0, not NaN; only read) with their flags. */
   push(keys: Float32Array | Float64Array, flags: Uint8Array): void {
     const packed = this.precision === 'float32' ? new Float32Array(keys.length) : new Float64Array(keys.length);
-    // ×−1 marks flag 0 without a branch (0 → −0 too); + 0 first turns a −0 key into +0
-    for (let i = 0; i < keys.length; i++) packed[i] = (keys[i] + 0) * (2 * flags[i] - 1);
+    if (keys instanceof Float32Array && packed instanceof Float32Array) packFlagged32(keys, flags, packed);
+    else packFlagged(keys, flags, packed);
     (this.column as ColumnState<Float32Array | Float64Array>).push(packed);
   }
 
-  /** The packed keys so far (the flag in the sign bit, set for flag 0), in update order: a fresh array. */
-  readPacked(): Float32Array | Float64Array {
-    return this.column.read();
+  /**
+   * The packed keys so far (as {@link push} stores them: the sign bit set for flag 0), in update
+   * order, written into `out` (at least {@link size} long, of the column's precision).
+   */
+  readPackedInto(out: Float32Array | Float64Array): void {
+    (this.column as ColumnState<Float32Array | Float64Array>).readInto(out);
   }
 
   /** Every key (in its precision) and flag so far, in update order. */

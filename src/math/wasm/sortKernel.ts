@@ -20,11 +20,27 @@ export interface FlaggedBlocks {
 
 interface SortExports {
   readonly memory: WebAssembly.Memory;
-  readonly sort32: (a: number, b: number, n: number) => number;
-  readonly sort64: (a: number, b: number, n: number) => number;
-  readonly blocks32: (p: number, n: number, size: number, loss: number) => number;
-  readonly blocks64: (p: number, n: number, size: number, loss: number) => number;
+  /** Zeroes the first d digit histograms and the blocks state. */
+  readonly reset: (d: number) => void;
+  /** Rotates n keys at a in place and counts their digits. */
+  readonly count32: (a: number, n: number) => void;
+  readonly count64: (a: number, n: number) => void;
+  /** Histogram d to prefix sums; 1 if the digit is the same for all n keys (skip the pass). */
+  readonly prefix: (d: number, n: number) => number;
+  /** Places n keys at src into the array at dst by digit d. */
+  readonly scatter32: (src: number, dst: number, n: number, d: number) => void;
+  readonly scatter64: (src: number, dst: number, n: number, d: number) => void;
+  /** Tie blocks of n sorted keys at p, from the top, continuing the open block; returns blocks closed. */
+  readonly blocks: (p: number, n: number, wide: number, size: number, loss: number) => number;
+  /** Closes the open block; returns the number of blocks. */
+  readonly finish: (size: number, loss: number) => number;
 }
+
+/**
+ * Keys per kernel call: enough calls that V8 switches from its baseline code to optimized code
+ * early in a pass (each call starts in whichever is ready), few enough that calls cost nothing.
+ */
+const CHUNK = 1 << 15;
 
 const PAGE = 65536;
 /** The digit histograms take [0, 49152): the data starts on the second page. */
@@ -66,13 +82,17 @@ export function sortKernelAvailable(): boolean {
 }
 
 /**
- * Tie blocks of flagged keys (see {@link FlaggedBlocks}), or null when the kernel cannot be used
- * here (no WebAssembly, compilation refused, more memory than wasm32 addresses or the engine
- * grants): the caller then uses the JS path. `packed` is only read.
+ * Tie blocks of n flagged keys (see {@link FlaggedBlocks}), or null when the kernel cannot be
+ * used here (no WebAssembly, compilation refused, more memory than wasm32 addresses or the engine
+ * grants): the caller then uses the JS path. `fill` writes the keys — float64 if `wide`, else
+ * float32 — into the array it is given (the kernel's memory: no copy in between).
  */
-export function flaggedTieBlocksWasm(packed: Float32Array | Float64Array): FlaggedBlocks | null {
-  const n = packed.length;
-  const width = packed.BYTES_PER_ELEMENT;
+export function flaggedTieBlocksWasm(
+  n: number,
+  wide: boolean,
+  fill: (keys: Float32Array | Float64Array) => void,
+): FlaggedBlocks | null {
+  const width = wide ? 8 : 4;
   // keys, scratch (block sizes afterwards) and the float64 loss counts
   const needed = DATA + 2 * width * n + 8 * n + 8;
   if (needed > MAX_BYTES) return null;
@@ -88,15 +108,27 @@ export function flaggedTieBlocksWasm(packed: Float32Array | Float64Array): Flagg
   const b = DATA + width * n;
   const lossPtr = DATA + 2 * width * n;
   const buf = memory.buffer;
-  if (width === 4) new Float32Array(buf, a, n).set(packed);
-  else new Float64Array(buf, a, n).set(packed);
-  const sorted = width === 4 ? kern.sort32(a, b, n) : kern.sort64(a, b, n);
-  const sizePtr = sorted === a ? b : a; // the other buffer is free now
-  const count = width === 4 ? kern.blocks32(sorted, n, sizePtr, lossPtr) : kern.blocks64(sorted, n, sizePtr, lossPtr);
-  return {
-    size: new Uint32Array(buf, sizePtr, count).slice(),
-    loss: new Float64Array(buf, lossPtr, count).slice(),
-  };
+  fill(wide ? new Float64Array(buf, a, n) : new Float32Array(buf, a, n));
+  const digits = wide ? 6 : 3;
+  kern.reset(digits);
+  const count = wide ? kern.count64 : kern.count32;
+  const scatter = wide ? kern.scatter64 : kern.scatter32;
+  for (let i = 0; i < n; i += CHUNK) count(a + width * i, Math.min(CHUNK, n - i));
+  let src = a;
+  let dst = b;
+  for (let d = 0; d < digits; d++) {
+    if (kern.prefix(d, n)) continue; // the same digit for every key
+    for (let i = 0; i < n; i += CHUNK) scatter(src + width * i, dst, Math.min(CHUNK, n - i), d);
+    [src, dst] = [dst, src];
+  }
+  const sizePtr = dst; // free now
+  for (let end = n; end > 0; end -= CHUNK) {
+    const m = Math.min(CHUNK, end);
+    kern.blocks(src + width * (end - m), m, wide ? 1 : 0, sizePtr, lossPtr);
+  }
+  const blocks = kern.finish(sizePtr, lossPtr);
+  // views, not copies: this instance and its memory belong to this call alone
+  return { size: new Uint32Array(buf, sizePtr, blocks), loss: new Float64Array(buf, lossPtr, blocks) };
 }
 
 /** Test hook: forget the compiled module (so a stubbed-out WebAssembly global takes effect). */

@@ -8,13 +8,26 @@
 ;; and one pass from the top reads each block's size and loss count (the number of set flags).
 ;; Integer operations only: the result is exactly what any correct sort gives.
 ;;
+;; Every pass is split into calls over chunks of keys, driven by sortKernel.ts: V8 first runs
+;; wasm through its baseline compiler and switches to optimized code only for later calls (there
+;; is no on-stack replacement in wasm), so one call over millions of keys would run unoptimized.
+;; Chunks are processed in order (a pass stays stable); the histograms and the open block carry
+;; over from call to call.
+;;
 ;; Memory: [0, 49152) the digit histograms (6 × 2048 u32); the caller places the keys and the
 ;; scratch buffer after that. Regenerate the embedded bytes with `node scripts/build-wasm.mjs`.
 (module
   (memory (export "memory") 1)
 
-  ;; Zeroes the d histograms of 2048 counts at 0.
-  (func $clearHist (param $d i32)
+;; the blocks pass between calls: the open block's key (u >> 1), length (0: none open) and loss
+  ;; count, and the number of blocks closed so far
+  (global $prev (mut i64) (i64.const 0))
+  (global $len (mut i32) (i32.const 0))
+  (global $err (mut i32) (i32.const 0))
+  (global $count (mut i32) (i32.const 0))
+
+  ;; Zeroes the first d histograms (2048 counts each, digit d at d·8192) and the blocks state.
+  (func (export "reset") (param $d i32)
     (local $p i32) (local $end i32)
     (local.set $end (i32.shl (local.get $d) (i32.const 13)))
     (block $done
@@ -22,11 +35,14 @@
         (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
         (i64.store (local.get $p) (i64.const 0))
         (local.set $p (i32.add (local.get $p) (i32.const 8)))
-        (br $zero))))
+        (br $zero)))
+    (global.set $len (i32.const 0))
+    (global.set $err (i32.const 0))
+    (global.set $count (i32.const 0)))
 
-  ;; Histogram $d (at d·8192) to exclusive prefix sums; returns 1 if one digit holds all n keys
-  ;; (the pass can be skipped), else 0.
-  (func $prefix (param $d i32) (param $n i32) (result i32)
+  ;; Histogram d to exclusive prefix sums; returns 1 if one digit holds all n keys (the pass can be
+  ;; skipped: the histogram is then left half converted, and not used), else 0.
+  (func (export "prefix") (param $d i32) (param $n i32) (result i32)
     (local $p i32) (local $end i32) (local $sum i32) (local $c i32)
     (local.set $p (i32.shl (local.get $d) (i32.const 13)))
     (local.set $end (i32.add (local.get $p) (i32.const 8192)))
@@ -39,13 +55,10 @@
       (br_if $scan (i32.lt_u (local.get $p) (local.get $end))))
     (i32.const 0))
 
-  ;; Sorts the n float32 flagged keys at $a (scratch: n u32 at $b) into ascending u; returns where
-  ;; the sorted u are ($a or $b). 32 bits: digits at 0, 11, 22.
-  (func (export "sort32") (param $a i32) (param $b i32) (param $n i32) (result i32)
-    (local $i i32) (local $end i32) (local $u i32) (local $d i32) (local $shift i32) (local $h i32)
-    (local $t i32) (local $src i32) (local $dst i32)
-    (call $clearHist (i32.const 3))
-    ;; rotate in place and count all three digits in one pass
+  ;; The n float32 flagged keys at $a become u = rotl(bits, 1), in place, counted into histograms
+  ;; 0, 1, 2 (digits at bits 0, 11, 22).
+  (func (export "count32") (param $a i32) (param $n i32)
+    (local $i i32) (local $end i32) (local $u i32) (local $h i32)
     (local.set $i (local.get $a))
     (local.set $end (i32.add (local.get $a) (i32.shl (local.get $n) (i32.const 2))))
     (block $done
@@ -60,40 +73,11 @@
         (local.set $h (i32.shl (i32.shr_u (local.get $u) (i32.const 22)) (i32.const 2)))
         (i32.store offset=16384 (local.get $h) (i32.add (i32.load offset=16384 (local.get $h)) (i32.const 1)))
         (local.set $i (i32.add (local.get $i) (i32.const 4)))
-        (br $count)))
-    (local.set $src (local.get $a))
-    (local.set $dst (local.get $b))
-    (loop $pass
-      (if (i32.eqz (call $prefix (local.get $d) (local.get $n)))
-        (then
-          (local.set $i (local.get $src))
-          (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 2))))
-          (block $done
-            (loop $scatter
-              (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
-              (local.set $u (i32.load (local.get $i)))
-              (local.set $h
-                (i32.add
-                  (i32.shl (local.get $d) (i32.const 13))
-                  (i32.shl (i32.and (i32.shr_u (local.get $u) (local.get $shift)) (i32.const 2047)) (i32.const 2))))
-              (local.set $t (i32.load (local.get $h)))
-              (i32.store (local.get $h) (i32.add (local.get $t) (i32.const 1)))
-              (i32.store (i32.add (local.get $dst) (i32.shl (local.get $t) (i32.const 2))) (local.get $u))
-              (local.set $i (i32.add (local.get $i) (i32.const 4)))
-              (br $scatter)))
-          (local.set $t (local.get $src))
-          (local.set $src (local.get $dst))
-          (local.set $dst (local.get $t))))
-      (local.set $shift (i32.add (local.get $shift) (i32.const 11)))
-      (local.set $d (i32.add (local.get $d) (i32.const 1)))
-      (br_if $pass (i32.lt_u (local.get $d) (i32.const 3))))
-    (local.get $src))
+        (br $count))))
 
-  ;; As sort32 for n float64 flagged keys (scratch: n u64 at $b). 64 bits: digits at 0, 11, …, 55.
-  (func (export "sort64") (param $a i32) (param $b i32) (param $n i32) (result i32)
-    (local $i i32) (local $end i32) (local $u i64) (local $d i32) (local $shift i64) (local $h i32)
-    (local $t i32) (local $src i32) (local $dst i32)
-    (call $clearHist (i32.const 6))
+  ;; As count32 for n float64 flagged keys: histograms 0 … 5 (digits at bits 0, 11, …, 55).
+  (func (export "count64") (param $a i32) (param $n i32)
+    (local $i i32) (local $end i32) (local $u i64) (local $h i32)
     (local.set $i (local.get $a))
     (local.set $end (i32.add (local.get $a) (i32.shl (local.get $n) (i32.const 3))))
     (block $done
@@ -114,95 +98,102 @@
         (local.set $h (i32.shl (i32.wrap_i64 (i64.shr_u (local.get $u) (i64.const 55))) (i32.const 2)))
         (i32.store offset=40960 (local.get $h) (i32.add (i32.load offset=40960 (local.get $h)) (i32.const 1)))
         (local.set $i (i32.add (local.get $i) (i32.const 8)))
-        (br $count)))
-    (local.set $src (local.get $a))
-    (local.set $dst (local.get $b))
-    (loop $pass
-      (if (i32.eqz (call $prefix (local.get $d) (local.get $n)))
-        (then
-          (local.set $i (local.get $src))
-          (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 3))))
-          (block $done
-            (loop $scatter
-              (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
-              (local.set $u (i64.load (local.get $i)))
-              (local.set $h
-                (i32.add
-                  (i32.shl (local.get $d) (i32.const 13))
-                  (i32.shl
-                    (i32.and (i32.wrap_i64 (i64.shr_u (local.get $u) (local.get $shift))) (i32.const 2047))
-                    (i32.const 2))))
-              (local.set $t (i32.load (local.get $h)))
-              (i32.store (local.get $h) (i32.add (local.get $t) (i32.const 1)))
-              (i64.store (i32.add (local.get $dst) (i32.shl (local.get $t) (i32.const 3))) (local.get $u))
-              (local.set $i (i32.add (local.get $i) (i32.const 8)))
-              (br $scatter)))
-          (local.set $t (local.get $src))
-          (local.set $src (local.get $dst))
-          (local.set $dst (local.get $t))))
-      (local.set $shift (i64.add (local.get $shift) (i64.const 11)))
-      (local.set $d (i32.add (local.get $d) (i32.const 1)))
-      (br_if $pass (i32.lt_u (local.get $d) (i32.const 6))))
-    (local.get $src))
+        (br $count))))
 
-  ;; Tie blocks of the n sorted u32 at $p, from the largest key down: block sizes (u32) to $size,
-  ;; loss counts (f64) to $loss. Returns the number of blocks.
-  (func (export "blocks32") (param $p i32) (param $n i32) (param $size i32) (param $loss i32) (result i32)
-    (local $i i32) (local $u i32) (local $key i32) (local $prev i32) (local $count i32)
-    (local $len i32) (local $err i32)
-    (if (i32.eqz (local.get $n)) (then (return (i32.const 0))))
-    (local.set $i (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 2))))
-    (local.set $prev (i32.shr_u (i32.load offset=0 (i32.sub (local.get $i) (i32.const 4))) (i32.const 1)))
-    (loop $scan
-      (local.set $i (i32.sub (local.get $i) (i32.const 4)))
-      (local.set $u (i32.load (local.get $i)))
-      (local.set $key (i32.shr_u (local.get $u) (i32.const 1)))
-      (if (i32.ne (local.get $key) (local.get $prev))
-        (then
-          (i32.store (i32.add (local.get $size) (i32.shl (local.get $count) (i32.const 2))) (local.get $len))
-          (f64.store
-            (i32.add (local.get $loss) (i32.shl (local.get $count) (i32.const 3)))
-            (f64.convert_i32_u (local.get $err)))
-          (local.set $count (i32.add (local.get $count) (i32.const 1)))
-          (local.set $len (i32.const 0))
-          (local.set $err (i32.const 0))
-          (local.set $prev (local.get $key))))
-      (local.set $len (i32.add (local.get $len) (i32.const 1)))
-      (local.set $err (i32.add (local.get $err) (i32.and (local.get $u) (i32.const 1))))
-      (br_if $scan (i32.gt_u (local.get $i) (local.get $p))))
-    (i32.store (i32.add (local.get $size) (i32.shl (local.get $count) (i32.const 2))) (local.get $len))
-    (f64.store
-      (i32.add (local.get $loss) (i32.shl (local.get $count) (i32.const 3)))
-      (f64.convert_i32_u (local.get $err)))
-    (i32.add (local.get $count) (i32.const 1)))
+  ;; One chunk of the LSD pass on digit d (bits 11d …): the n u32 at $src go to their places in
+  ;; the array at $dst, by histogram d (prefix sums, advanced as keys are placed).
+  (func (export "scatter32") (param $src i32) (param $dst i32) (param $n i32) (param $d i32)
+    (local $i i32) (local $end i32) (local $u i32) (local $h i32) (local $t i32) (local $shift i32)
+    (local $base i32)
+    (local.set $shift (i32.mul (local.get $d) (i32.const 11)))
+    (local.set $base (i32.shl (local.get $d) (i32.const 13)))
+    (local.set $i (local.get $src))
+    (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done
+      (loop $scatter
+        (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
+        (local.set $u (i32.load (local.get $i)))
+        (local.set $h
+          (i32.add
+            (local.get $base)
+            (i32.shl (i32.and (i32.shr_u (local.get $u) (local.get $shift)) (i32.const 2047)) (i32.const 2))))
+        (local.set $t (i32.load (local.get $h)))
+        (i32.store (local.get $h) (i32.add (local.get $t) (i32.const 1)))
+        (i32.store (i32.add (local.get $dst) (i32.shl (local.get $t) (i32.const 2))) (local.get $u))
+        (local.set $i (i32.add (local.get $i) (i32.const 4)))
+        (br $scatter))))
 
-  ;; As blocks32 for n sorted u64 at $p.
-  (func (export "blocks64") (param $p i32) (param $n i32) (param $size i32) (param $loss i32) (result i32)
-    (local $i i32) (local $u i64) (local $key i64) (local $prev i64) (local $count i32)
-    (local $len i32) (local $err i32)
-    (if (i32.eqz (local.get $n)) (then (return (i32.const 0))))
-    (local.set $i (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 3))))
-    (local.set $prev (i64.shr_u (i64.load (i32.sub (local.get $i) (i32.const 8))) (i64.const 1)))
-    (loop $scan
-      (local.set $i (i32.sub (local.get $i) (i32.const 8)))
-      (local.set $u (i64.load (local.get $i)))
-      (local.set $key (i64.shr_u (local.get $u) (i64.const 1)))
-      (if (i64.ne (local.get $key) (local.get $prev))
-        (then
-          (i32.store (i32.add (local.get $size) (i32.shl (local.get $count) (i32.const 2))) (local.get $len))
-          (f64.store
-            (i32.add (local.get $loss) (i32.shl (local.get $count) (i32.const 3)))
-            (f64.convert_i32_u (local.get $err)))
-          (local.set $count (i32.add (local.get $count) (i32.const 1)))
-          (local.set $len (i32.const 0))
-          (local.set $err (i32.const 0))
-          (local.set $prev (local.get $key))))
-      (local.set $len (i32.add (local.get $len) (i32.const 1)))
-      (local.set $err (i32.add (local.get $err) (i32.wrap_i64 (i64.and (local.get $u) (i64.const 1)))))
-      (br_if $scan (i32.gt_u (local.get $i) (local.get $p))))
-    (i32.store (i32.add (local.get $size) (i32.shl (local.get $count) (i32.const 2))) (local.get $len))
+  ;; As scatter32 for u64 keys.
+  (func (export "scatter64") (param $src i32) (param $dst i32) (param $n i32) (param $d i32)
+    (local $i i32) (local $end i32) (local $u i64) (local $h i32) (local $t i32) (local $shift i64)
+    (local $base i32)
+    (local.set $shift (i64.extend_i32_u (i32.mul (local.get $d) (i32.const 11))))
+    (local.set $base (i32.shl (local.get $d) (i32.const 13)))
+    (local.set $i (local.get $src))
+    (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 3))))
+    (block $done
+      (loop $scatter
+        (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
+        (local.set $u (i64.load (local.get $i)))
+        (local.set $h
+          (i32.add
+            (local.get $base)
+            (i32.shl
+              (i32.and (i32.wrap_i64 (i64.shr_u (local.get $u) (local.get $shift))) (i32.const 2047))
+              (i32.const 2))))
+        (local.set $t (i32.load (local.get $h)))
+        (i32.store (local.get $h) (i32.add (local.get $t) (i32.const 1)))
+        (i64.store (i32.add (local.get $dst) (i32.shl (local.get $t) (i32.const 3))) (local.get $u))
+        (local.set $i (i32.add (local.get $i) (i32.const 8)))
+        (br $scatter))))
+
+  ;; Closes the open block: its size (u32) to $size and loss count (f64) to $loss, at index count.
+  (func $close (param $size i32) (param $loss i32)
+    (i32.store (i32.add (local.get $size) (i32.shl (global.get $count) (i32.const 2))) (global.get $len))
     (f64.store
-      (i32.add (local.get $loss) (i32.shl (local.get $count) (i32.const 3)))
-      (f64.convert_i32_u (local.get $err)))
-    (i32.add (local.get $count) (i32.const 1)))
+      (i32.add (local.get $loss) (i32.shl (global.get $count) (i32.const 3)))
+      (f64.convert_i32_u (global.get $err)))
+    (global.set $count (i32.add (global.get $count) (i32.const 1))))
+
+  ;; Tie blocks of the n sorted u (u32 if $wide is 0, else u64) at $p, read from the top down and
+  ;; continuing the open block of the previous chunk (the one above). Returns the blocks closed.
+  (func (export "blocks") (param $p i32) (param $n i32) (param $wide i32) (param $size i32) (param $loss i32)
+    (result i32)
+    (local $i i32) (local $u i64) (local $key i64) (local $prev i64) (local $len i32) (local $err i32)
+    (local $step i32)
+    (local.set $step (select (i32.const 8) (i32.const 4) (local.get $wide)))
+    (local.set $i (i32.add (local.get $p) (i32.mul (local.get $n) (local.get $step))))
+    (local.set $prev (global.get $prev))
+    (local.set $len (global.get $len))
+    (local.set $err (global.get $err))
+    (block $done
+      (loop $scan
+        (br_if $done (i32.le_u (local.get $i) (local.get $p)))
+        (local.set $i (i32.sub (local.get $i) (local.get $step)))
+        (local.set $u
+          (if (result i64) (local.get $wide)
+            (then (i64.load (local.get $i)))
+            (else (i64.load32_u (local.get $i)))))
+        (local.set $key (i64.shr_u (local.get $u) (i64.const 1)))
+        (if (i32.and (i64.ne (local.get $key) (local.get $prev)) (i32.ne (local.get $len) (i32.const 0)))
+          (then
+            (global.set $len (local.get $len))
+            (global.set $err (local.get $err))
+            (call $close (local.get $size) (local.get $loss))
+            (local.set $len (i32.const 0))
+            (local.set $err (i32.const 0))))
+        (local.set $prev (local.get $key))
+        (local.set $len (i32.add (local.get $len) (i32.const 1)))
+        (local.set $err (i32.add (local.get $err) (i32.wrap_i64 (i64.and (local.get $u) (i64.const 1)))))
+        (br $scan)))
+    (global.set $prev (local.get $prev))
+    (global.set $len (local.get $len))
+    (global.set $err (local.get $err))
+    (global.get $count))
+
+  ;; Closes the last block (if any); returns the number of blocks.
+  (func (export "finish") (param $size i32) (param $loss i32) (result i32)
+    (if (global.get $len) (then (call $close (local.get $size) (local.get $loss))))
+    (global.set $len (i32.const 0))
+    (global.get $count))
 )
