@@ -104,19 +104,25 @@ export function aurc(blocks: TieBlocks): number {
   let cum = 0;
   let k = 0;
   let sumR = 0;
-  let first = 0;
   let last = 0;
   for (let b = 0; b < size.length; b++) {
     const len = size[b];
-    const per = loss[b] / len;
-    for (let j = 1; j <= len; j++) {
+    if (len === 1) {
+      // most blocks (distinct scores): the loop below with j = 1, per = loss[b]
       k++;
-      last = (cum + j * per) / k;
+      last = (cum + loss[b]) / k;
       sumR += last;
-      if (k === 1) first = last;
+    } else {
+      const per = loss[b] / len;
+      for (let j = 1; j <= len; j++) {
+        k++;
+        last = (cum + j * per) / k;
+        sumR += last;
+      }
     }
     cum += loss[b];
   }
+  const first = loss[0] / size[0]; // r_1 = (0 + 1·per)/1
   return (sumR - (first + last) / 2) / (n - 1);
 }
 

@@ -147,25 +147,19 @@
         (local.set $i (i32.add (local.get $i) (i32.const 8)))
         (br $scatter))))
 
-  ;; Closes the open block: its size (u32) to $size and loss count (f64) to $loss, at index count.
-  (func $close (param $size i32) (param $loss i32)
-    (i32.store (i32.add (local.get $size) (i32.shl (global.get $count) (i32.const 2))) (global.get $len))
-    (f64.store
-      (i32.add (local.get $loss) (i32.shl (global.get $count) (i32.const 3)))
-      (f64.convert_i32_u (global.get $err)))
-    (global.set $count (i32.add (global.get $count) (i32.const 1))))
-
-  ;; Tie blocks of the n sorted u (u32 if $wide is 0, else u64) at $p, read from the top down and
-  ;; continuing the open block of the previous chunk (the one above). Returns the blocks closed.
+;; Tie blocks of the n sorted u (u32 if $wide is 0, else u64) at $p, read from the top down and
+  ;; continuing the open block of the previous chunk (the one above): each closed block's size
+  ;; (u32) to $size and loss count (f64) to $loss. Returns the blocks closed so far.
   (func (export "blocks") (param $p i32) (param $n i32) (param $wide i32) (param $size i32) (param $loss i32)
     (result i32)
     (local $i i32) (local $u i64) (local $key i64) (local $prev i64) (local $len i32) (local $err i32)
-    (local $step i32)
+    (local $step i32) (local $count i32)
     (local.set $step (select (i32.const 8) (i32.const 4) (local.get $wide)))
     (local.set $i (i32.add (local.get $p) (i32.mul (local.get $n) (local.get $step))))
     (local.set $prev (global.get $prev))
     (local.set $len (global.get $len))
     (local.set $err (global.get $err))
+    (local.set $count (global.get $count))
     (block $done
       (loop $scan
         (br_if $done (i32.le_u (local.get $i) (local.get $p)))
@@ -177,9 +171,11 @@
         (local.set $key (i64.shr_u (local.get $u) (i64.const 1)))
         (if (i32.and (i64.ne (local.get $key) (local.get $prev)) (i32.ne (local.get $len) (i32.const 0)))
           (then
-            (global.set $len (local.get $len))
-            (global.set $err (local.get $err))
-            (call $close (local.get $size) (local.get $loss))
+            (i32.store (i32.add (local.get $size) (i32.shl (local.get $count) (i32.const 2))) (local.get $len))
+            (f64.store
+              (i32.add (local.get $loss) (i32.shl (local.get $count) (i32.const 3)))
+              (f64.convert_i32_u (local.get $err)))
+            (local.set $count (i32.add (local.get $count) (i32.const 1)))
             (local.set $len (i32.const 0))
             (local.set $err (i32.const 0))))
         (local.set $prev (local.get $key))
@@ -189,11 +185,18 @@
     (global.set $prev (local.get $prev))
     (global.set $len (local.get $len))
     (global.set $err (local.get $err))
-    (global.get $count))
+    (global.set $count (local.get $count))
+    (local.get $count))
 
   ;; Closes the last block (if any); returns the number of blocks.
   (func (export "finish") (param $size i32) (param $loss i32) (result i32)
-    (if (global.get $len) (then (call $close (local.get $size) (local.get $loss))))
-    (global.set $len (i32.const 0))
+    (if (global.get $len)
+      (then
+        (i32.store (i32.add (local.get $size) (i32.shl (global.get $count) (i32.const 2))) (global.get $len))
+        (f64.store
+          (i32.add (local.get $loss) (i32.shl (global.get $count) (i32.const 3)))
+          (f64.convert_i32_u (global.get $err)))
+        (global.set $count (i32.add (global.get $count) (i32.const 1)))
+        (global.set $len (i32.const 0))))
     (global.get $count))
 )
