@@ -38,8 +38,8 @@ function decodeFloat64(t: tf.Tensor): Float64Array {
 /** A fixed-size vector of float64 sums (counts, running totals, bins) held as a tensor. Merges by addition. */
 export class SumState implements MetricState {
   private tensor: tf.Tensor | null = null;
-  /** Entry 0 (the sample count of every sum metric), kept beside the tensor so reading it decodes nothing. */
-  private entry0 = 0;
+  /** The tensor's values, kept beside it so that an update or a read decodes nothing. */
+  private values: Float64Array | null = null;
 
   /** Number of entries, or 0 before the first update. */
   get length(): number {
@@ -48,28 +48,28 @@ export class SumState implements MetricState {
 
   /** Entry 0 (0 before the first update), without reading the tensor. */
   get first(): number {
-    return this.entry0;
+    return this.values ? this.values[0] : 0;
   }
 
   /** The current sums (a fresh array), or null before the first update. */
   read(): Float64Array | null {
-    return this.tensor ? decodeFloat64(this.tensor) : null;
+    return this.values ? this.values.slice() : null;
   }
 
   /** Adds `delta` entry-wise (and may overwrite it); the first call fixes the length. */
   add(delta: Float64Array): void {
-    const current = this.read();
+    const current = this.values;
     if (current) for (let i = 0; i < delta.length; i++) delta[i] += current[i];
     const next = encodeFloat64(delta);
     this.tensor?.dispose();
     this.tensor = next;
-    this.entry0 = delta[0];
+    this.values = delta.slice(); // delta may be reused by its caller
   }
 
   clear(): void {
     this.tensor?.dispose();
     this.tensor = null;
-    this.entry0 = 0;
+    this.values = null;
   }
 
   incompatibility(other: SumState): string | null {
