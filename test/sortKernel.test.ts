@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as ecuas from '../src/index';
 import { flaggedTieBlocks, flaggedTieBlocksFrom, flaggedTieBlocksJS } from '../src/math/radixSort';
-import { aurc, flaggedKeyBlocks, mannWhitneyAUC, tieBlocks } from '../src/math/ranking';
+import { aurc, flaggedKeyBlocks, mannWhitneyAUC, tieBlocks, tieBlocksBySort } from '../src/math/ranking';
 import { _sortKernelTesting, flaggedTieBlocksWasm, sortKernelAvailable } from '../src/math/wasm/sortKernel';
 import { rng } from './helpers/data';
 
@@ -128,6 +128,31 @@ describe('flagged tie blocks (the ranking sort)', () => {
     expect(Array.from(packed.loss)).toEqual(Array.from(general.loss));
     expect(aurc(packed)).toBe(aurc(general));
     expect(mannWhitneyAUC(packed)).toBe(mannWhitneyAUC(general));
+  });
+
+  it('tieBlocks takes decisions (scores ≥ 0, 0/1 losses, descending) through it, with the same blocks', () => {
+    const r = rng(4);
+    for (const wide of [false, true]) {
+      const raw = Array.from({ length: 30_000 }, (_, i) => (i % 50 === 0 ? -0 : Math.round(r() * 900) / 1000));
+      const scores = wide ? Float64Array.from(raw) : Float32Array.from(raw);
+      const losses = Float64Array.from(raw, () => (r() < 0.3 ? 1 : 0));
+      const fast = tieBlocks(scores, losses, true);
+      const general = tieBlocksBySort(scores, losses, true);
+      expect(Array.from(fast.size)).toEqual(Array.from(general.size));
+      expect(Array.from(fast.loss)).toEqual(Array.from(general.loss));
+      expect(fast.n).toBe(general.n);
+      // not decisions: a negative score, or a loss other than 0/1, keeps the general path
+      const negative = scores.slice();
+      negative[7] = -0.5;
+      expect(Array.from(tieBlocks(negative, losses, true).size)).toEqual(
+        Array.from(tieBlocksBySort(negative, losses, true).size),
+      );
+      const real = losses.slice();
+      real[3] = 0.25;
+      expect(Array.from(tieBlocks(scores, real, true).loss)).toEqual(
+        Array.from(tieBlocksBySort(scores, real, true).loss),
+      );
+    }
   });
 
   it('leaves its input alone and fills through the callback', () => {

@@ -27,6 +27,36 @@ export function tieBlocks(
   losses: ArrayLike<number>,
   descending: boolean,
 ): TieBlocks {
+  // decisions (non-negative confidences, 0/1 errors) go through the sort kernel, as flagged keys
+  const packed = descending ? packFlagged(scores, losses) : null;
+  return packed ? flaggedKeyBlocks(packed) : tieBlocksBySort(scores, losses, descending);
+}
+
+/**
+ * Scores with the loss in the sign bit (set = 1), if every score is ≥ 0 (or −0, read as +0) and
+ * every loss 0 or 1; else null.
+ */
+function packFlagged(
+  scores: Float32Array | Float64Array,
+  losses: ArrayLike<number>,
+): Float32Array | Float64Array | null {
+  const n = scores.length;
+  const packed = scores instanceof Float32Array ? new Float32Array(n) : new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = scores[i];
+    const l = losses[i];
+    if (!(s >= 0) || (l !== 0 && l !== 1)) return null;
+    packed[i] = (s + 0) * (1 - 2 * l); // + 0: a −0 score is +0; × −1 sets the sign of loss 1 (0 → −0 too)
+  }
+  return packed;
+}
+
+/** {@link tieBlocks} for any scores and losses: a stable sort carrying the losses. O(N). */
+export function tieBlocksBySort(
+  scores: Float32Array | Float64Array,
+  losses: ArrayLike<number>,
+  descending: boolean,
+): TieBlocks {
   const n = scores.length;
   const sorted = sortWithPayload(scores, losses);
   const size = new Uint32Array(n);
