@@ -1,14 +1,25 @@
 /**
- * The ecuas benchmark: every metric against a vectorized NumPy baseline on the same data, in the
- * same run.
+ * The ecuas benchmark: every metric against a vectorized NumPy baseline on the same data, in two
+ * modes.
  *
- *   npm run bench                      # cpu and wasm backends, writes BENCHMARKS.md
- *   npm run bench -- --backend cpu     # one backend
- *   npm run bench -- --quick           # small sizes, a smoke test (does not write BENCHMARKS.md)
+ *   cold: each metric in a fresh `node` process (bench/cold.ts), one pass — construction, every
+ *         `update`, `compute` — as a CLI run or a one-off evaluation meets the library; NumPy in a
+ *         fresh `python3` process too, timed from the data in memory to the result, in the
+ *         straightforward one-pass form (one argsort + cumsum for ranking metrics, np.bincount
+ *         for ECE, no tie handling, no input checks; bench/baseline.py --cold).
+ *   warm: best of --repeats runs in this process, after V8 has optimized everything, against the
+ *         full NumPy baseline (ties averaged, inputs checked), also best of --repeats.
  *
- * Suites: 2,000,000 confidences with correctness; 500,000×10 logits with labels; 50,000×1000
- * logits (ImageNet-like). Inputs are tfjs tensors in batches of 10,000; a timing covers every
- * `update` plus `compute`, best of --repeats runs. NumPy gets whole arrays in one call.
+ *   npm run bench                                   # both modes, cpu and wasm backends, every extra
+ *   npm run bench -- --backend cpu                  # one backend
+ *   npm run bench -- --mode cold --suites conf      # one mode, some suites (no extras)
+ *   npm run bench -- --no-extras                    # without memory, scaling, soak and sharding
+ *   npm run bench -- --quick                        # small sizes, a smoke test (does not write BENCHMARKS.md)
+ *
+ * Suites: conf, 2,000,000 confidences with correctness; cls10, 500,000×10 logits with labels;
+ * cls1000, 50,000×1000 logits (ImageNet-like). Inputs are tfjs tensors in batches of 10,000.
+ * Each generated section of BENCHMARKS.md sits between `<!-- bench:NAME -->` markers and is
+ * replaced in place; everything else in the file is left as it is.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
