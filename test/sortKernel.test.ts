@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as ecuas from '../src/index';
 import { flaggedTieBlocks, flaggedTieBlocksFrom, flaggedTieBlocksJS } from '../src/math/radixSort';
@@ -69,6 +71,13 @@ function keysOf(kind: string, n: number, seed: number, wide: boolean): number[] 
 describe('flagged tie blocks (the ranking sort)', () => {
   it('runs on the kernel on this machine', () => {
     expect(sortKernelAvailable()).toBe(true);
+  });
+
+  it('embeds bytes compiled from the current sortKernel.wat', () => {
+    const script = fileURLToPath(new URL('../scripts/build-wasm.mjs', import.meta.url));
+    const res = spawnSync(process.execPath, [script, '--check'], { encoding: 'utf8' });
+    expect(res.stdout).toContain('sortKernelBytes.ts is up to date');
+    expect(res.status).toBe(0);
   });
 
   for (const wide of [false, true]) {
