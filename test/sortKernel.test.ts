@@ -164,6 +164,21 @@ describe('flagged tie blocks (the ranking sort)', () => {
     }
   });
 
+  it('small sorts share one instance without overwriting earlier results', () => {
+    const a = wasmBlocks(Float32Array.of(0.5, -0.25, 0.75, -0.5));
+    const b = wasmBlocks(Float64Array.of(-0.125, 0.125, 0.875));
+    const c = wasmBlocks(pack(keysOf('uniform', 40_000, 2, false), new Array<number>(40_000).fill(1), false));
+    expect([Array.from(a.size), Array.from(a.loss)]).toEqual([
+      [1, 2, 1],
+      [0, 1, 1],
+    ]);
+    expect([Array.from(b.size), Array.from(b.loss)]).toEqual([
+      [1, 2],
+      [0, 1],
+    ]);
+    expect(c.loss.reduce((x, y) => x + y, 0)).toBe(0);
+  });
+
   it('leaves its input alone and fills through the callback', () => {
     const packed = Float32Array.of(0.5, -0.25, 0.75, -0.5);
     const copy = packed.slice();

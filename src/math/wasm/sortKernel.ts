@@ -6,8 +6,10 @@
  * one-off evaluation (a CLI run) meets. Integer operations only, so the result is exactly the JS
  * fallback's (flaggedTieBlocksJS in ../radixSort.ts).
  *
- * The module is compiled synchronously at first use and cached; every call gets a fresh instance,
- * so the memory it grows for a large sort is freed with it (wasm memory never shrinks).
+ * The module is compiled synchronously at first use and cached. Sorts of up to {@link SHARED_KEYS}
+ * keys share one cached instance (about 1 MiB of memory: many small sorts, as a bootstrap makes,
+ * pay no instantiation); a larger sort gets a fresh instance, so the memory it grows is freed with
+ * it (wasm memory never shrinks).
  */
 import { fromBase64 } from '../../base64';
 import { SORT_KERNEL_WASM_BASE64 } from './sortKernelBytes';
@@ -48,7 +50,11 @@ const DATA = PAGE;
 /** wasm32 addresses: beyond this many bytes the JS path is used. */
 const MAX_BYTES = 2 ** 31;
 
+/** Keys up to which sorts share the cached instance. */
+const SHARED_KEYS = 1 << 15;
+
 let compiled: WebAssembly.Module | null | undefined;
+let shared: SortExports | null = null;
 
 function compile(): WebAssembly.Module | null {
   try {
@@ -75,6 +81,12 @@ function instance(): SortExports | null {
   }
 }
 
+/** The shared instance for small sorts (created on first use). */
+function sharedInstance(): SortExports | null {
+  shared ??= instance();
+  return shared;
+}
+
 /** Whether the sort kernel can be used here (compiling the module on first call). */
 export function sortKernelAvailable(): boolean {
   if (compiled === undefined) compiled = compile();
@@ -96,7 +108,8 @@ export function flaggedTieBlocksWasm(
   // keys, scratch (block sizes afterwards) and the float64 loss counts
   const needed = DATA + 2 * width * n + 8 * n + 8;
   if (needed > MAX_BYTES) return null;
-  const kern = instance();
+  const small = n <= SHARED_KEYS;
+  const kern = small ? sharedInstance() : instance();
   if (kern === null) return null;
   const memory = kern.memory;
   try {
@@ -127,13 +140,16 @@ export function flaggedTieBlocksWasm(
     kern.blocks(src + width * (end - m), m, wide ? 1 : 0, sizePtr, lossPtr);
   }
   const blocks = kern.finish(sizePtr, lossPtr);
-  // views, not copies: this instance and its memory belong to this call alone
-  return { size: new Uint32Array(buf, sizePtr, blocks), loss: new Float64Array(buf, lossPtr, blocks) };
+  const size = new Uint32Array(buf, sizePtr, blocks);
+  const loss = new Float64Array(buf, lossPtr, blocks);
+  // a fresh instance's memory belongs to this call alone: views, not copies
+  return small ? { size: size.slice(), loss: loss.slice() } : { size, loss };
 }
 
 /** Test hook: forget the compiled module (so a stubbed-out WebAssembly global takes effect). */
 export const _sortKernelTesting = {
   reset(): void {
     compiled = undefined;
+    shared = null;
   },
 };
