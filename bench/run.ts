@@ -14,6 +14,7 @@
  *   npm run bench -- --backend cpu                  # one backend
  *   npm run bench -- --mode cold --suites conf      # one mode, some suites (no extras)
  *   npm run bench -- --no-extras                    # without memory, scaling, soak and sharding
+ *   npm run bench -- --mode none --extras           # only those
  *   npm run bench -- --quick                        # small sizes, a smoke test (does not write BENCHMARKS.md)
  *
  * Suites: conf, 2,000,000 confidences with correctness; cls10, 500,000×10 logits with labels;
@@ -59,8 +60,8 @@ const REPEATS = Number(flag('--repeats') ?? (QUICK ? 1 : 5));
 const BACKENDS = (flag('--backend') ?? 'cpu,wasm').split(',');
 /** `warm` (best of --repeats in one process), `cold` (a fresh process per metric), or both. */
 const MODES = (flag('--mode') ?? 'warm,cold').split(',');
-/** The memory, scaling, soak and sharding sections (default: only with every mode and suite). */
-const EXTRAS = !args.includes('--no-extras') && !flag('--mode') && !flag('--suites');
+/** The memory, scaling, soak and sharding sections (default: only with every mode and suite, or --extras). */
+const EXTRAS = args.includes('--extras') || (!args.includes('--no-extras') && !flag('--mode') && !flag('--suites'));
 const BATCH = 10_000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
