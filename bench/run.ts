@@ -523,7 +523,7 @@ async function extras(sections: Map<string, string>): Promise<void> {
   console.log(`\nPeak RSS of the whole run: ${peak.toFixed(0)} MB`);
   sections.set(
     'memory',
-    `### Memory\n\n${mem}\n\nPeak RSS of the whole benchmark run (all suites, both backends): ${peak.toFixed(0)} MB.`,
+    `### Memory\n\n${mem}\n\nPeak RSS of the benchmark process (the warm runs in it, if any, and these): ${peak.toFixed(0)} MB.`,
   );
   sections.set('scaling', `### Scaling (cpu backend, batches of 100,000 as Float32Array/Int32Array)\n\n${scale}`);
   if (QUICK) return;
