@@ -25,7 +25,7 @@ export interface MetricState {
  * precision. State tensors are only stored and read back, never fed to ops.
  */
 function encodeFloat64(values: Float64Array): tf.Tensor {
-  const copy = Float64Array.from(values);
+  const copy = values.slice(); // its own buffer, whole
   return tf.keep(tf.tensor1d(new Int32Array(copy.buffer), 'int32'));
 }
 
