@@ -8,6 +8,8 @@ Each metric implements the same contract as ecuas (SPEC §1): inputs are checked
 in [0, 1] with NaN read as 0.5, flags 0/1, logits finite, labels in range) before the math.
 
     python3 bench/baseline.py DATA_DIR [REPEATS]
+    python3 bench/baseline.py --cold DATA_DIR SUITE METRIC   # one metric, once, in this process
+    python3 bench/baseline.py --list                         # the metrics it implements
 """
 
 import json
@@ -282,7 +284,113 @@ def best_of(repeats, fn, *args):
     return best, float(value)
 
 
+# ---------------------------------------------------------------------------------------------
+# Cold mode: the straightforward vectorized form of each metric, as a one-off script would write
+# it — one argsort + cumsum for the ranking metrics (no tie handling), np.bincount for ECE, no
+# input checks — timed once in a fresh process from the data in memory to the result.
+
+def cold_order(c, y):
+    """Correctness in descending confidence order."""
+    return y[np.argsort(-c)]
+
+
+def cold_aurc_curve(err):
+    return trapezoid_mean(np.cumsum(err) / np.arange(1, len(err) + 1))
+
+
+def cold_augrc_curve(err):
+    return trapezoid_mean(np.cumsum(err) / len(err))
+
+
+def cold_oracle(err):
+    return np.sort(err)
+
+
+def cold_auc(c, y):
+    pos = cold_order(c, y).astype(np.float64)
+    neg = 1 - pos
+    p, q = pos.sum(), neg.sum()
+    return np.sum(pos * (q - np.cumsum(neg))) / p / q
+
+
+def cold_fpr95(c, y):
+    pos = cold_order(c, y)
+    tp = np.cumsum(pos)
+    fp = np.cumsum(1 - pos)
+    j = int(np.argmin(np.abs(tp - 0.95 * tp[-1])))
+    return fp[j] / fp[-1]
+
+
+def cold_aurc(c, y):
+    return cold_aurc_curve(1.0 - cold_order(c, y))
+
+
+def cold_augrc(c, y):
+    return cold_augrc_curve(1.0 - cold_order(c, y))
+
+
+def cold_eaurc(c, y):
+    err = 1.0 - cold_order(c, y)
+    return cold_aurc_curve(err) - cold_aurc_curve(cold_oracle(err))
+
+
+def cold_eaugrc(c, y):
+    err = 1.0 - cold_order(c, y)
+    return cold_augrc_curve(err) - cold_augrc_curve(cold_oracle(err))
+
+
+def cold_ece(c, y, bins=10):
+    b = np.minimum(bins - 1, (c * bins).astype(np.int64))
+    sc = np.bincount(b, weights=c, minlength=bins)
+    sy = np.bincount(b, weights=y, minlength=bins)
+    return np.abs(sc - sy).sum() / len(c)
+
+
+COLD_RANKING = {
+    "ConfidenceAUCScore": cold_auc,
+    "ConfidenceAURC": cold_aurc,
+    "ConfidenceAUGRC": cold_augrc,
+    "ConfidenceEAURC": cold_eaurc,
+    "ConfidenceEAUGRC": cold_eaugrc,
+    "FPR95": cold_fpr95,
+    "ExpectedCalibrationError": cold_ece,
+}
+COLD_CONFIDENCE = {**CONFIDENCE, **COLD_RANKING}
+COLD_CLASSIFICATION = {
+    **CLASSIFICATION,
+    "ClassificationAUC": lambda z, l: cold_auc(*top1(z, l)),
+    "ClassificationECE": lambda z, l: cold_ece(*top1(z, l)),
+    "ClassificationAURC": lambda z, l: cold_aurc(*top1(z, l)),
+    "ClassificationAUGRC": lambda z, l: cold_augrc(*top1(z, l)),
+    "ClassificationEAURC": lambda z, l: cold_eaurc(*top1(z, l)),
+    "ClassificationEAUGRC": lambda z, l: cold_eaugrc(*top1(z, l)),
+    "ClassificationFPR95": lambda z, l: cold_fpr95(*top1(z, l)),
+}
+
+
+def cold(data, suite_name, metric):
+    """One metric, timed once from the data in memory (float32 / int32 as stored) to its value."""
+    suite = next(s for s in json.load(open(f"{data}/manifest.json"))["suites"] if s["name"] == suite_name)
+    if suite["kind"] == "confidence":
+        a = np.fromfile(f"{data}/{suite_name}.c.f32", dtype="<f4")
+        b = np.fromfile(f"{data}/{suite_name}.y.i32", dtype="<i4")
+        fn = COLD_CONFIDENCE[metric]
+    else:
+        a = np.fromfile(f"{data}/{suite_name}.z.f32", dtype="<f4").reshape(suite["n"], suite["k"])
+        b = np.fromfile(f"{data}/{suite_name}.labels.i32", dtype="<i4")
+        fn = COLD_CLASSIFICATION[metric]
+    # float64 math, as ecuas computes (the conversion is timed: ecuas reads float32 too)
+    t = time.perf_counter()
+    value = fn(a.astype(np.float64), b)
+    ms = (time.perf_counter() - t) * 1000
+    json.dump({"ms": ms, "value": float(value)}, sys.stdout)
+
+
 def main():
+    if sys.argv[1] == "--list":
+        return json.dump({"confidence": list(CONFIDENCE), "classification": list(CLASSIFICATION)}, sys.stdout)
+    if sys.argv[1] == "--cold":
+        return cold(*sys.argv[2:5])
     data = sys.argv[1]
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     manifest = json.load(open(f"{data}/manifest.json"))

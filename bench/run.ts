@@ -1,17 +1,29 @@
 /**
- * The ecuas benchmark: every metric against a vectorized NumPy baseline on the same data, in the
- * same run.
+ * The ecuas benchmark: every metric against a vectorized NumPy baseline on the same data, in two
+ * modes.
  *
- *   npm run bench                      # cpu and wasm backends, writes BENCHMARKS.md
- *   npm run bench -- --backend cpu     # one backend
- *   npm run bench -- --quick           # small sizes, a smoke test (does not write BENCHMARKS.md)
+ *   cold: each metric in a fresh `node` process (bench/cold.ts), one pass — construction, every
+ *         `update`, `compute` — as a CLI run or a one-off evaluation meets the library; NumPy in a
+ *         fresh `python3` process too, timed from the data in memory to the result, in the
+ *         straightforward one-pass form (one argsort + cumsum for ranking metrics, np.bincount
+ *         for ECE, no tie handling, no input checks; bench/baseline.py --cold).
+ *   warm: best of --repeats runs in this process, after V8 has optimized everything, against the
+ *         full NumPy baseline (ties averaged, inputs checked), also best of --repeats.
  *
- * Suites: 2,000,000 confidences with correctness; 500,000×10 logits with labels; 50,000×1000
- * logits (ImageNet-like). Inputs are tfjs tensors in batches of 10,000; a timing covers every
- * `update` plus `compute`, best of --repeats runs. NumPy gets whole arrays in one call.
+ *   npm run bench                                   # both modes, cpu and wasm backends, every extra
+ *   npm run bench -- --backend cpu                  # one backend
+ *   npm run bench -- --mode cold --suites conf      # one mode, some suites (no extras)
+ *   npm run bench -- --no-extras                    # without memory, scaling, soak and sharding
+ *   npm run bench -- --mode none --extras           # only those
+ *   npm run bench -- --quick                        # small sizes, a smoke test (does not write BENCHMARKS.md)
+ *
+ * Suites: conf, 2,000,000 confidences with correctness; cls10, 500,000×10 logits with labels;
+ * cls1000, 50,000×1000 logits (ImageNet-like). Inputs are tfjs tensors in batches of 10,000.
+ * Each generated section of BENCHMARKS.md sits between `<!-- bench:NAME -->` markers and is
+ * replaced in place; everything else in the file is left as it is.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +58,10 @@ const flag = (name: string): string | undefined => {
 const QUICK = args.includes('--quick');
 const REPEATS = Number(flag('--repeats') ?? (QUICK ? 1 : 5));
 const BACKENDS = (flag('--backend') ?? 'cpu,wasm').split(',');
+/** `warm` (best of --repeats in one process), `cold` (a fresh process per metric), or both. */
+const MODES = (flag('--mode') ?? 'warm,cold').split(',');
+/** The memory, scaling, soak and sharding sections (default: only with every mode and suite, or --extras). */
+const EXTRAS = args.includes('--extras') || (!args.includes('--no-extras') && !flag('--mode') && !flag('--suites'));
 const BATCH = 10_000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -56,7 +72,7 @@ interface Suite {
   k: number;
 }
 
-const SUITES: Suite[] = QUICK
+const ALL_SUITES: Suite[] = QUICK
   ? [
       { name: 'conf', kind: 'confidence', n: 100_000, k: 0 },
       { name: 'cls10', kind: 'classification', n: 20_000, k: 10 },
@@ -68,8 +84,16 @@ const SUITES: Suite[] = QUICK
       { name: 'cls1000', kind: 'classification', n: 50_000, k: 1000 },
     ];
 
-const CONFIDENCE = CONFIDENCE_METRICS;
-const CLASSIFICATION = CLASSIFICATION_METRICS;
+const SUITES = flag('--suites')
+  ? ALL_SUITES.filter((s) => (flag('--suites') as string).split(',').includes(s.name))
+  : ALL_SUITES;
+
+/** The metrics bench/baseline.py implements (the others have no NumPy counterpart to time). */
+const BASELINE = JSON.parse(
+  spawnSync('python3', [path.join(root, 'bench/baseline.py'), '--list'], { encoding: 'utf8' }).stdout,
+) as { confidence: string[]; classification: string[] };
+const CONFIDENCE = CONFIDENCE_METRICS.filter((m) => BASELINE.confidence.includes(m));
+const CLASSIFICATION = CLASSIFICATION_METRICS.filter((m) => BASELINE.classification.includes(m));
 
 // ---------------------------------------------------------------------------------------------
 // Data: seeded, written once for NumPy and turned into tensors for ecuas.
@@ -185,11 +209,7 @@ function table(rows: Row[]): string {
       `| ${r.suite} | ${r.metric} | ${fmtMs(r.ms)} | ${fmtRate(r.n, r.ms)} | ${fmtMs(r.numpyMs)} | ${(r.ms / r.numpyMs).toFixed(2)} | ${r.relDiff.toExponential(1)} |`,
     );
   }
-  const ours = rows.reduce((a, r) => a + r.ms, 0);
-  const theirs = rows.reduce((a, r) => a + r.numpyMs, 0);
-  const worst = rows.reduce((a, r) => Math.max(a, r.ms / r.numpyMs), 0);
-  lines.push(`| **total** | | **${fmtMs(ours)}** | | **${fmtMs(theirs)}** | **${(ours / theirs).toFixed(2)}** | |`);
-  lines.push('', `Worst per-metric ratio: ${worst.toFixed(2)}.`);
+  lines.push(...summary(rows));
   return lines.join('\n');
 }
 
@@ -258,120 +278,290 @@ function scaling(): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Cold: a fresh process per metric (bench/cold.ts; NumPy: bench/baseline.py --cold), one pass.
+
+interface ColdRow extends Row {
+  updateMs: number;
+  computeMs: number;
+}
+
+/**
+ * The cold suites: 2,000,000 confidences and 500,000×10 logits (cls1000 too if --suites names it:
+ * a fresh NumPy process converting its 50,000,000 logits to float64 takes anywhere from 0.25 to
+ * 3 s on a shared machine, which would swamp the total).
+ */
+const COLD_SUITES = flag('--suites') ? SUITES : SUITES.filter((s) => s.name !== 'cls1000');
+
+function coldRows(dir: string, backend: string): ColdRow[] {
+  const rows: ColdRow[] = [];
+  for (const s of COLD_SUITES) {
+    for (const name of s.kind === 'confidence' ? CONFIDENCE : CLASSIFICATION) {
+      const child = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          path.join(root, 'bench/cold.ts'),
+          dir,
+          s.name,
+          s.kind,
+          String(s.n),
+          String(s.k),
+          name,
+          backend,
+        ],
+        { encoding: 'utf8', cwd: root, maxBuffer: 1 << 24 },
+      );
+      if (child.status !== 0) throw new Error(`bench/cold.ts ${name} failed: ${child.stderr}`);
+      const ours = JSON.parse(child.stdout.trim().split('\n').pop() as string) as {
+        ms: number;
+        updateMs: number;
+        computeMs: number;
+        value: number;
+      };
+      const py = spawnSync('python3', [path.join(root, 'bench/baseline.py'), '--cold', dir, s.name, name], {
+        encoding: 'utf8',
+      });
+      if (py.status !== 0) throw new Error(`bench/baseline.py --cold ${name} failed: ${py.stderr}`);
+      const ref = JSON.parse(py.stdout) as { ms: number; value: number };
+      const relDiff = Math.abs(ours.value - ref.value) / Math.max(Math.abs(ref.value), 1e-300);
+      rows.push({ suite: s.name, metric: name, n: s.n, numpyMs: ref.ms, relDiff, ...ours });
+      process.stderr.write(
+        `  cold ${backend} ${s.name} ${name}: ${fmtMs(ours.ms)} ms (update ${fmtMs(ours.updateMs)}, compute ${fmtMs(ours.computeMs)}; numpy ${fmtMs(ref.ms)} ms)\n`,
+      );
+    }
+  }
+  return rows;
+}
+
+function coldTable(rows: ColdRow[]): string {
+  const lines = [
+    '| suite | metric | ecuas ms | of it `update`s | `compute` | numpy ms | ratio | rel. diff |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${r.suite} | ${r.metric} | ${fmtMs(r.ms)} | ${fmtMs(r.updateMs)} | ${fmtMs(r.computeMs)} | ${fmtMs(r.numpyMs)} | ${(r.ms / r.numpyMs).toFixed(2)} | ${r.relDiff.toExponential(1)} |`,
+    );
+  }
+  lines.push(...summary(rows));
+  return lines.join('\n');
+}
+
+/** Total, worst metric and (with any) the ranking metrics' worst ratio and slowest time. */
+function summary(rows: Row[]): string[] {
+  const ours = rows.reduce((a, r) => a + r.ms, 0);
+  const theirs = rows.reduce((a, r) => a + r.numpyMs, 0);
+  const worst = rows.reduce((a, r) => (r.ms / r.numpyMs > a.ms / a.numpyMs ? r : a));
+  const ranking = rows.filter((r) => RANKING.test(r.metric));
+  const out = [
+    `| **total** | | **${fmtMs(ours)}** |${' |'.repeat(rows[0] && 'updateMs' in rows[0] ? 2 : 1)} **${fmtMs(theirs)}** | **${(ours / theirs).toFixed(2)}** | |`,
+    '',
+  ];
+  out.push(`Worst per-metric ratio: ${(worst.ms / worst.numpyMs).toFixed(2)} (${worst.suite} ${worst.metric}).`);
+  if (ranking.length) {
+    const worstR = ranking.reduce((a, r) => (r.ms / r.numpyMs > a.ms / a.numpyMs ? r : a));
+    const slow = ranking.reduce((a, r) => (r.ms > a.ms ? r : a));
+    out.push(
+      `Ranking metrics: worst ratio ${(worstR.ms / worstR.numpyMs).toFixed(2)} (${worstR.suite} ${worstR.metric}), slowest ${fmtMs(slow.ms)} ms (${slow.suite} ${slow.metric}).`,
+    );
+  }
+  return out;
+}
+
+/** The metrics that rank their samples (a sort at `compute`). */
+const RANKING = /AUC|AURC|AUGRC|FPR95/;
+
+// ---------------------------------------------------------------------------------------------
+// Per-update overhead of the sum metrics: tiny batches, so the per-sample work vanishes.
+
+function perUpdateOverhead(): string {
+  const names = ['ConfidenceBrierScore', 'ConfidenceErrorRate', 'ConfidenceECUAS', 'ExpectedCalibrationError'];
+  const clsNames = ['ClassificationBrierScore', 'ClassificationCrossEntropy'];
+  const updates = QUICK ? 500 : 4000;
+  const lines = [
+    '| metric | batch | first `update` of a new metric µs | µs per `update` (warm) | of it per-sample work µs |',
+    '|---|---|---:|---:|---:|',
+  ];
+  const r = rng(7);
+  for (const name of [...names, ...clsNames]) {
+    const cls = clsNames.includes(name);
+    const make = (m: number): [tf.Tensor, tf.Tensor] =>
+      cls
+        ? [
+            tf.tensor2d(
+              Float32Array.from({ length: m * 10 }, () => r() * 4 - 2),
+              [m, 10],
+            ),
+            tf.tensor1d(
+              Int32Array.from({ length: m }, () => Math.floor(r() * 10)),
+              'int32',
+            ),
+          ]
+        : [
+            tf.tensor1d(Float32Array.from({ length: m }, () => r())),
+            tf.tensor1d(
+              Int32Array.from({ length: m }, () => (r() < 0.7 ? 1 : 0)),
+              'int32',
+            ),
+          ];
+    const Cls = (ecuas as unknown as Record<string, MetricClass>)[name];
+    for (const size of [1, 100]) {
+      const batch = make(size);
+      const m = new Cls();
+      const t0 = performance.now();
+      m.update(...batch);
+      const first = (performance.now() - t0) * 1000;
+      for (let i = 0; i < updates / 10; i++) m.update(...batch); // warm up
+      let per = Infinity; // µs, the best of 5 rounds (the machine may be busy)
+      for (let round = 0; round < 5; round++) {
+        const t1 = performance.now();
+        for (let i = 0; i < updates; i++) m.update(...batch);
+        per = Math.min(per, ((performance.now() - t1) * 1000) / updates);
+      }
+      // The same samples in batches of 10,000 give the per-sample part.
+      const big = make(10_000);
+      const mb = new Cls();
+      for (let i = 0; i < 20; i++) mb.update(...big);
+      let perSample = Infinity;
+      for (let round = 0; round < 5; round++) {
+        const t2 = performance.now();
+        for (let i = 0; i < 20; i++) mb.update(...big);
+        perSample = Math.min(perSample, ((performance.now() - t2) * 1000) / 20 / 10_000);
+      }
+      lines.push(`| ${name} | ${size} | ${first.toFixed(0)} | ${per.toFixed(1)} | ${(perSample * size).toFixed(1)} |`);
+      m.dispose();
+      mb.dispose();
+      tf.dispose([...batch, ...big]);
+    }
+  }
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// BENCHMARKS.md: each generated section sits between `<!-- bench:NAME -->` markers and is
+// replaced in place, so text others add around them stays.
+
+function replaceSection(doc: string, name: string, body: string): string {
+  const open = `<!-- bench:${name} -->`;
+  const close = `<!-- /bench:${name} -->`;
+  const block = `${open}\n${body.trim()}\n${close}`;
+  const i = doc.indexOf(open);
+  const j = doc.indexOf(close);
+  if (i >= 0 && j > i) return doc.slice(0, i) + block + doc.slice(j + close.length);
+  return `${doc.trimEnd()}\n\n${block}\n`;
+}
 
 async function main(): Promise<void> {
   tf.env().set('IS_TEST', true); // no tfjs-node banner
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ecuas-bench-'));
+  const sections = new Map<string, string>();
   try {
     const data = new Map<string, Data>();
-    SUITES.forEach((s, i) => {
-      const d = makeData(s, 1000 + i);
+    for (const s of SUITES) {
+      const d = makeData(s, 1000 + ALL_SUITES.indexOf(s));
       data.set(s.name, d);
       writeData(dir, s, d);
-    });
+    }
     writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ suites: SUITES }));
-    process.stderr.write('numpy baseline…\n');
-    const py = spawnSync('python3', [path.join(root, 'bench/baseline.py'), dir, String(REPEATS)], {
-      encoding: 'utf8',
-      maxBuffer: 1 << 26,
-    });
-    if (py.status !== 0) throw new Error(`bench/baseline.py failed: ${py.stderr}`);
-    const numpy = JSON.parse(py.stdout) as Record<string, { ms: number; value: number }>;
     const npVersion = spawnSync('python3', ['-c', 'import numpy; print(numpy.__version__)'], {
       encoding: 'utf8',
     }).stdout.trim();
-
-    const sections: string[] = [];
-    for (const backend of BACKENDS) {
-      const rows = await runBackend(backend, data, numpy);
-      sections.push(`### \`${backend}\` backend\n\n${table(rows)}`);
-      console.log(`\n${backend} backend\n${table(rows)}`);
-    }
-    await tf.setBackend('cpu');
-    data.clear();
-    const mem = streamingMemory(QUICK ? 2_000_000 : 20_000_000);
-    console.log(`\n${mem}`);
-    const scale = scaling();
-    console.log(`\n${scale}`);
-    const peak = process.resourceUsage().maxRSS / 1024;
-    console.log(`\nPeak RSS of the whole run: ${peak.toFixed(0)} MB`);
-
-    // Separate processes, so their memory and threads do not mix with the runs above.
-    const soak = QUICK
-      ? ''
-      : spawnSync('npx', ['tsx', path.join(root, 'bench/soak.ts')], {
-          encoding: 'utf8',
-          cwd: root,
-          maxBuffer: 1 << 24,
-        });
-    const soakText = soak ? soak.stdout.trim() : '';
-    if (soak && soak.status !== 0) throw new Error(`bench/soak.ts failed: ${soak.stderr}`);
-    if (soakText) console.log(`\n${soakText}`);
-    let shardText = '';
-    if (!QUICK) {
-      spawnSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
-      const runs = [0, 1, 2].map(() =>
-        spawnSync('node', [path.join(root, 'examples/sharded.mjs'), '--json'], { encoding: 'utf8', cwd: root }),
-      );
-      const results = runs.map((r) => JSON.parse(r.stdout.trim().split('\n').pop() as string) as ShardedRun);
-      const best = results.reduce((a, b) => (b.speedup > a.speedup ? b : a));
-      shardText = [
-        `\`node examples/sharded.mjs\` on ${best.n.toLocaleString('en-US')} × ${best.k} logits, ${best.metrics} metrics: one thread ${fmtMs(best.singleMs)} ms,`,
-        `${best.workers} worker threads (start-up, shared-memory input, JSON states back, merge) ${fmtMs(best.shardedMs)} ms —`,
-        `**speedup ${best.speedup.toFixed(2)}×** (best of 3 runs: ${results.map((r) => r.speedup.toFixed(2)).join(', ')}). Of the sharded time,`,
-        `starting a worker and loading tfjs and ecuas in it took ${fmtMs(best.loadMs)} ms, evaluating a shard ${fmtMs(best.evalMs)} ms`,
-        `(${(best.singleMs / best.evalMs).toFixed(2)}× faster than one thread) and merging the JSON states and computing ${fmtMs(best.mergeMs)} ms;`,
-        `largest relative difference from the one-thread values ${best.maxRelDiff.toExponential(1)}.`,
-      ].join(' ');
-      console.log(`\n${shardText}`);
-    }
-
-    if (!QUICK) {
-      const cpu = os.cpus();
-      const machine = [
+    const cpu = os.cpus();
+    const command = `npm run bench -- ${args.join(' ')}`.trim();
+    sections.set(
+      'machine',
+      [
         `- CPU: ${cpu[0]?.model ?? 'unknown'} × ${cpu.length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.type()} ${os.release()}`,
         `- Node ${process.version}, @tensorflow/tfjs ${tf.version.tfjs}; Python NumPy ${npVersion}`,
-        `- Date: ${new Date().toISOString().slice(0, 10)}`,
-      ].join('\n');
-      const doc = [
-        '# Benchmarks',
-        '',
-        'Reproduce with `npm run bench` (about ten minutes with the soak and sharding runs; needs `python3` with NumPy). Each metric is fed',
-        'tfjs tensors in batches of 10,000 (`update` for every batch, then `compute`); NumPy computes the',
-        'same metric on the whole float32 arrays in one vectorized call (converted to float64, ties',
-        'averaged the same way, inputs checked as SPEC §1 requires of ecuas: NaN confidences read as',
-        '0.5, ranges, 0/1 flags, finite logits, labels in range). Times are the best of 5 runs, on the',
-        'same data in the same run. Ratio =',
-        'ecuas / NumPy (below 1: ecuas is faster); "rel. diff" is the relative difference of the two values.',
-        '',
-        machine,
-        '',
-        ...sections.flatMap((s) => [s, '']),
-        '### Memory',
-        '',
-        mem,
-        '',
-        `Peak RSS of the whole benchmark run (all suites, both backends): ${peak.toFixed(0)} MB.`,
-        '',
-        '### Scaling (cpu backend, batches of 100,000 as Float32Array/Int32Array)',
-        '',
-        scale,
-        '',
-        '### Soak (`npm run bench:soak`)',
-        '',
-        soakText,
-        '',
-        '### Sharded evaluation on worker threads',
-        '',
-        shardText,
-        '',
-      ].join('\n');
+        `- Date: ${new Date().toISOString().slice(0, 10)}; last command: \`${command}\``,
+      ].join('\n'),
+    );
+
+    if (MODES.includes('cold')) {
+      for (const backend of BACKENDS) {
+        const rows = coldRows(dir, backend);
+        const text = `### Cold, \`${backend}\` backend\n\n${coldTable(rows)}`;
+        sections.set(`cold-${backend}`, text);
+        console.log(`\n${text}`);
+      }
+    }
+
+    if (MODES.includes('warm')) {
+      process.stderr.write('numpy baseline…\n');
+      const py = spawnSync('python3', [path.join(root, 'bench/baseline.py'), dir, String(REPEATS)], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+      });
+      if (py.status !== 0) throw new Error(`bench/baseline.py failed: ${py.stderr}`);
+      const numpy = JSON.parse(py.stdout) as Record<string, { ms: number; value: number }>;
+      for (const backend of BACKENDS) {
+        const rows = await runBackend(backend, data, numpy);
+        const text = `### Warm, \`${backend}\` backend\n\n${table(rows)}`;
+        sections.set(`warm-${backend}`, text);
+        console.log(`\n${text}`);
+      }
+      await tf.setBackend('cpu');
+      const overhead = perUpdateOverhead();
+      sections.set('overhead', `### Per-update overhead of the sum metrics (cpu backend)\n\n${overhead}`);
+      console.log(`\n${overhead}`);
+    }
+    data.clear();
+    if (EXTRAS) await extras(sections);
+    if (!QUICK) {
+      let doc = readFileSync(path.join(root, 'BENCHMARKS.md'), 'utf8');
+      for (const [name, body] of sections) doc = replaceSection(doc, name, body);
       writeFileSync(path.join(root, 'BENCHMARKS.md'), doc);
-      console.log('\nwrote BENCHMARKS.md');
+      console.log(`\nupdated ${[...sections.keys()].join(', ')} in BENCHMARKS.md`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Memory, scaling, soak and sharding: each into its own section. */
+async function extras(sections: Map<string, string>): Promise<void> {
+  await tf.setBackend('cpu');
+  const mem = streamingMemory(QUICK ? 2_000_000 : 20_000_000);
+  console.log(`\n${mem}`);
+  const scale = scaling();
+  console.log(`\n${scale}`);
+  const peak = process.resourceUsage().maxRSS / 1024;
+  console.log(`\nPeak RSS of the whole run: ${peak.toFixed(0)} MB`);
+  sections.set(
+    'memory',
+    `### Memory\n\n${mem}\n\nPeak RSS of the benchmark process (the warm runs in it, if any, and these): ${peak.toFixed(0)} MB.`,
+  );
+  sections.set('scaling', `### Scaling (cpu backend, batches of 100,000 as Float32Array/Int32Array)\n\n${scale}`);
+  if (QUICK) return;
+
+  // Separate processes, so their memory and threads do not mix with the runs above.
+  const soak = spawnSync('npx', ['tsx', path.join(root, 'bench/soak.ts')], {
+    encoding: 'utf8',
+    cwd: root,
+    maxBuffer: 1 << 24,
+  });
+  if (soak.status !== 0) throw new Error(`bench/soak.ts failed: ${soak.stderr}`);
+  const soakText = soak.stdout.trim();
+  console.log(`\n${soakText}`);
+  sections.set('soak', `### Soak (\`npm run bench:soak\`)\n\n${soakText}`);
+
+  spawnSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
+  const runs = [0, 1, 2].map(() =>
+    spawnSync('node', [path.join(root, 'examples/sharded.mjs'), '--json'], { encoding: 'utf8', cwd: root }),
+  );
+  const results = runs.map((r) => JSON.parse(r.stdout.trim().split('\n').pop() as string) as ShardedRun);
+  const best = results.reduce((a, b) => (b.speedup > a.speedup ? b : a));
+  const shardText = [
+    `\`node examples/sharded.mjs\` on ${best.n.toLocaleString('en-US')} × ${best.k} logits, ${best.metrics} metrics: one thread ${fmtMs(best.singleMs)} ms,`,
+    `${best.workers} worker threads (start-up, shared-memory input, JSON states back, merge) ${fmtMs(best.shardedMs)} ms —`,
+    `**speedup ${best.speedup.toFixed(2)}×** (best of 3 runs: ${results.map((r) => r.speedup.toFixed(2)).join(', ')}). Of the sharded time,`,
+    `starting a worker and loading tfjs and ecuas in it took ${fmtMs(best.loadMs)} ms, evaluating a shard ${fmtMs(best.evalMs)} ms`,
+    `(${(best.singleMs / best.evalMs).toFixed(2)}× faster than one thread) and merging the JSON states and computing ${fmtMs(best.mergeMs)} ms;`,
+    `largest relative difference from the one-thread values ${best.maxRelDiff.toExponential(1)}.`,
+  ].join(' ');
+  console.log(`\n${shardText}`);
+  sections.set('sharded', `### Sharded evaluation on worker threads\n\n${shardText}`);
 }
 
 void main();

@@ -1,3 +1,7 @@
+import { flaggedTieBlocksWasm, type FlaggedBlocks } from './wasm/sortKernel';
+
+export type { FlaggedBlocks } from './wasm/sortKernel';
+
 /**
  * Sorting for the ranking core: an LSD radix sort on the IEEE bits of float32 or float64 keys,
  * carrying a float64 payload (the per-sample loss), so that tie blocks can then be read in one
@@ -103,4 +107,106 @@ export function sortWithPayload(keys: Float32Array | Float64Array, payload: Arra
     }
   }
   return { keys: out, payload: pay };
+}
+
+/**
+ * Tie blocks of flagged keys — non-negative float32 or float64 keys with a 0/1 flag in the sign
+ * bit (set = loss 1; the column ranking metrics keep) — from the largest key down: each block's
+ * size and loss count. Through the WebAssembly sort kernel where it can be used (full speed from
+ * its first call), else {@link flaggedTieBlocksJS}; both give exactly the same blocks.
+ *
+ * @example
+ * ```ts
+ * flaggedTieBlocks(Float32Array.of(0.5, -0.5, 0.25)); // size [2, 1], loss [1, 0]
+ * ```
+ */
+export function flaggedTieBlocks(packed: Float32Array | Float64Array): FlaggedBlocks {
+  return flaggedTieBlocksFrom(packed.length, packed instanceof Float64Array, (keys) => keys.set(packed));
+}
+
+/**
+ * {@link flaggedTieBlocks} of n keys (float64 if `wide`, else float32) that `fill` writes into the
+ * array it is given — straight into the WebAssembly kernel's memory where it is used.
+ */
+export function flaggedTieBlocksFrom(
+  n: number,
+  wide: boolean,
+  fill: (keys: Float32Array | Float64Array) => void,
+): FlaggedBlocks {
+  const blocks = flaggedTieBlocksWasm(n, wide, fill);
+  if (blocks) return blocks;
+  const keys = wide ? new Float64Array(n) : new Float32Array(n);
+  fill(keys);
+  return flaggedTieBlocksJS(keys);
+}
+
+/**
+ * {@link flaggedTieBlocks} in JS, the sort kernel's algorithm: u = the IEEE bits rotated left by
+ * one, (|key| bits << 1) | flag, orders like the key (±0 both give key bits 0); an LSD radix sort
+ * on u (11-bit digits, constant digits skipped) puts equal keys together, and one pass from the
+ * top counts each block. `packed` is only read.
+ */
+export function flaggedTieBlocksJS(packed: Float32Array | Float64Array): FlaggedBlocks {
+  const n = packed.length;
+  const wide = packed instanceof Float64Array;
+  const stride = wide ? 2 : 1;
+  const raw = new Uint32Array(packed.buffer, packed.byteOffset, stride * n);
+  // words[2i] = low, words[2i+1] = high word of u (float32: u in the low word, high word 0)
+  let words = new Uint32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    if (wide) {
+      const lo = raw[2 * i];
+      const hi = raw[2 * i + 1];
+      words[2 * i] = ((lo << 1) | (hi >>> 31)) >>> 0;
+      words[2 * i + 1] = ((hi << 1) | (lo >>> 31)) >>> 0;
+    } else {
+      const w = raw[i];
+      words[2 * i] = ((w << 1) | (w >>> 31)) >>> 0;
+    }
+  }
+  const digits = wide ? 6 : 3;
+  const hist = new Uint32Array(digits * RADIX);
+  for (let i = 0; i < n; i++) {
+    const lo = words[2 * i];
+    const hi = words[2 * i + 1];
+    for (let d = 0; d < digits; d++) hist[d * RADIX + digitOf(lo, hi, SHIFTS[d])]++;
+  }
+  let words2 = new Uint32Array(2 * n);
+  for (let d = 0; d < digits; d++) {
+    const base = d * RADIX;
+    const shift = SHIFTS[d];
+    if (n === 0 || hist[base + digitOf(words[0], words[1], shift)] === n) continue; // constant digit
+    let sum = 0;
+    for (let b = base; b < base + RADIX; b++) {
+      const c = hist[b];
+      hist[b] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const lo = words[2 * i];
+      const hi = words[2 * i + 1];
+      const p = hist[base + digitOf(lo, hi, shift)]++;
+      words2[2 * p] = lo;
+      words2[2 * p + 1] = hi;
+    }
+    [words, words2] = [words2, words];
+  }
+  // Blocks from the top: equal keys ⇔ equal u once the flag bit (bit 0) is cleared.
+  const size = new Uint32Array(n);
+  const loss = new Float64Array(n);
+  let count = -1;
+  let prevLo = -1;
+  let prevHi = -1;
+  for (let i = n - 1; i >= 0; i--) {
+    const lo = words[2 * i];
+    const hi = words[2 * i + 1];
+    if ((lo | 1) !== prevLo || hi !== prevHi) {
+      count++;
+      prevLo = lo | 1;
+      prevHi = hi;
+    }
+    size[count]++;
+    loss[count] += lo & 1;
+  }
+  return { size: size.slice(0, count + 1), loss: loss.slice(0, count + 1) };
 }

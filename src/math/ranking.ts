@@ -1,4 +1,4 @@
-import { sortWithPayload } from './radixSort';
+import { flaggedTieBlocks, flaggedTieBlocksFrom, sortWithPayload } from './radixSort';
 
 /**
  * The tie-aware ranking core shared by AUC, AURC, AUGRC, E-AURC, E-AUGRC, FPR95, SCOD, the
@@ -27,6 +27,36 @@ export function tieBlocks(
   losses: ArrayLike<number>,
   descending: boolean,
 ): TieBlocks {
+  // decisions (non-negative confidences, 0/1 errors) go through the sort kernel, as flagged keys
+  const packed = descending ? packFlagged(scores, losses) : null;
+  return packed ? flaggedKeyBlocks(packed) : tieBlocksBySort(scores, losses, descending);
+}
+
+/**
+ * Scores with the loss in the sign bit (set = 1), if every score is ≥ 0 (or −0, read as +0) and
+ * every loss 0 or 1; else null.
+ */
+function packFlagged(
+  scores: Float32Array | Float64Array,
+  losses: ArrayLike<number>,
+): Float32Array | Float64Array | null {
+  const n = scores.length;
+  const packed = scores instanceof Float32Array ? new Float32Array(n) : new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = scores[i];
+    const l = losses[i];
+    if (!(s >= 0) || (l !== 0 && l !== 1)) return null;
+    packed[i] = (s + 0) * (1 - 2 * l); // + 0: a −0 score is +0; × −1 sets the sign of loss 1 (0 → −0 too)
+  }
+  return packed;
+}
+
+/** {@link tieBlocks} for any scores and losses: a stable sort carrying the losses. O(N). */
+export function tieBlocksBySort(
+  scores: Float32Array | Float64Array,
+  losses: ArrayLike<number>,
+  descending: boolean,
+): TieBlocks {
   const n = scores.length;
   const sorted = sortWithPayload(scores, losses);
   const size = new Uint32Array(n);
@@ -44,6 +74,26 @@ export function tieBlocks(
     loss[count - 1] += sorted.payload[q];
   }
   return { size: size.subarray(0, count), loss: loss.subarray(0, count), n };
+}
+
+/**
+ * Tie blocks in descending key order of flagged keys: non-negative keys with the loss (0/1) in
+ * the sign bit, as ranking metrics keep their decisions (set = an error). The same blocks as
+ * `tieBlocks(|keys|, losses, true)`, without unpacking, through the WebAssembly sort. O(N).
+ */
+export function flaggedKeyBlocks(packed: Float32Array | Float64Array): TieBlocks {
+  const { size, loss } = flaggedTieBlocks(packed);
+  return { size, loss, n: packed.length };
+}
+
+/** {@link flaggedKeyBlocks} of n keys (float64 if `wide`) that `fill` writes into the array it is given. */
+export function flaggedKeyBlocksFrom(
+  n: number,
+  wide: boolean,
+  fill: (packed: Float32Array | Float64Array) => void,
+): TieBlocks {
+  const { size, loss } = flaggedTieBlocksFrom(n, wide, fill);
+  return { size, loss, n };
 }
 
 /** Blocks of the oracle ranking for 0/1 losses: all zeros first, then all ones. */
@@ -84,19 +134,25 @@ export function aurc(blocks: TieBlocks): number {
   let cum = 0;
   let k = 0;
   let sumR = 0;
-  let first = 0;
   let last = 0;
   for (let b = 0; b < size.length; b++) {
     const len = size[b];
-    const per = loss[b] / len;
-    for (let j = 1; j <= len; j++) {
+    if (len === 1) {
+      // most blocks (distinct scores): the loop below with j = 1, per = loss[b]
       k++;
-      last = (cum + j * per) / k;
+      last = (cum + loss[b]) / k;
       sumR += last;
-      if (k === 1) first = last;
+    } else {
+      const per = loss[b] / len;
+      for (let j = 1; j <= len; j++) {
+        k++;
+        last = (cum + j * per) / k;
+        sumR += last;
+      }
     }
     cum += loss[b];
   }
+  const first = loss[0] / size[0]; // r_1 = (0 + 1·per)/1
   return (sumR - (first + last) / 2) / (n - 1);
 }
 

@@ -3,7 +3,7 @@ import type { ConfidenceBatch } from '../inputs/confidences';
 import { LOGITS, MAX_CLASSES } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import type { RowNeeds } from '../inputs/readAsync';
-import { tieBlocks, type TieBlocks } from '../math/ranking';
+import { flaggedKeyBlocksFrom, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
 import { FixedValueState, FlaggedKeyColumn, SumState, type SparseSums } from './state';
@@ -191,9 +191,12 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
   }
 
   protected computeValue(): number {
-    const { keys, flags } = this.samples.read();
-    for (let i = 0; i < flags.length; i++) flags[i] = 1 - flags[i]; // correct → error
-    return this.decl.compute(tieBlocks(keys, flags, true));
+    // the sign bit, set for an incorrect decision, is the loss (error) of each block; the column
+    // is read straight into the sort's memory
+    const s = this.samples;
+    return this.decl.compute(
+      flaggedKeyBlocksFrom(s.size, this.decl.input.keyPrecision === 'float64', (keys) => s.readPackedInto(keys)),
+    );
   }
 
   protected stateProblem(): string | null {

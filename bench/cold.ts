@@ -1,0 +1,55 @@
+/**
+ * One cold measurement, run by bench/run.ts in a fresh `node` process per metric: loads a suite
+ * written by run.ts, turns it into tfjs tensors of 10,000 samples (the caller's data, not timed),
+ * then times one metric from construction through every `update` to the number `compute()`
+ * returns — the library's first use in the process, as a CLI run or a one-off evaluation meets it.
+ *
+ *   node --import tsx bench/cold.ts DATA_DIR SUITE KIND N K METRIC [BACKEND]
+ *
+ * Prints one JSON line: { ms, updateMs, computeMs, value }.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import * as ecuas from '../src/index';
+
+type MetricClass = new (options?: object) => ecuas.Metric<unknown[]>;
+
+const [dir, suite, kind, nText, kText, metric, backend = 'cpu'] = process.argv.slice(2);
+const n = Number(nText);
+const k = Number(kText);
+const BATCH = 10_000;
+
+function readArray<T>(file: string, make: (b: ArrayBuffer) => T): T {
+  const bytes = readFileSync(path.join(dir, file));
+  return make(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+}
+
+async function main(): Promise<void> {
+  tf.env().set('IS_TEST', true); // no tfjs-node banner
+  await tf.setBackend(backend);
+  await tf.ready();
+  const confidence = kind === 'confidence';
+  const a = readArray(`${suite}.${confidence ? 'c' : 'z'}.f32`, (b) => new Float32Array(b));
+  const b = readArray(`${suite}.${confidence ? 'y' : 'labels'}.i32`, (x) => new Int32Array(x));
+  const batches: Array<[tf.Tensor, tf.Tensor]> = [];
+  for (let i = 0; i < n; i += BATCH) {
+    const m = Math.min(BATCH, n - i);
+    const x = confidence ? tf.tensor1d(a.subarray(i, i + m)) : tf.tensor2d(a.subarray(i * k, (i + m) * k), [m, k]);
+    batches.push([x, tf.tensor1d(b.subarray(i, i + m), 'int32')]);
+  }
+  const Cls = (ecuas as unknown as Record<string, MetricClass>)[metric];
+
+  const t0 = performance.now();
+  const m = new Cls();
+  for (const [x, y] of batches) m.update(x, y);
+  const t1 = performance.now();
+  const value = m.compute();
+  const t2 = performance.now();
+
+  m.dispose();
+  tf.dispose(batches.flat());
+  console.log(JSON.stringify({ ms: t2 - t0, updateMs: t1 - t0, computeMs: t2 - t1, value }));
+}
+
+void main();
