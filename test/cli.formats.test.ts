@@ -486,6 +486,16 @@ describe('CSV columns', () => {
 });
 
 describe('limits: endless and odd inputs', () => {
+  /** A JSON handler that ignores every event. */
+  const ignoreJson: JsonHandler = {
+    startObject: () => undefined,
+    endObject: () => undefined,
+    startArray: () => undefined,
+    endArray: () => undefined,
+    key: () => undefined,
+    scalar: () => undefined,
+  };
+
   it('a line past the limit is refused with the limit named, without holding more than it', async () => {
     const chunks = function* (): Generator<string> {
       yield 'label,logit_0\n0,1';
@@ -497,34 +507,19 @@ describe('limits: endless and odd inputs', () => {
   });
 
   it('a JSON token past the limit is refused; nesting is bounded', () => {
-    const handler: JsonHandler = {
-      startObject: () => undefined,
-      endObject: () => undefined,
-      startArray: () => undefined,
-      endArray: () => undefined,
-      key: () => undefined,
-      scalar: () => undefined,
-    };
-    const p = new JsonStreamParser(handler, 1000);
+    const p = new JsonStreamParser(ignoreJson, 1000);
     p.feed('{"a": "');
     expect(() => {
       for (let i = 0; i < 100; i++) p.feed('x'.repeat(100));
     }).toThrow(/invalid JSON at line 1: a string longer than 1,000 characters, the limit for one token/);
-    const q = new JsonStreamParser(handler);
+    const q = new JsonStreamParser(ignoreJson);
     q.feed('{"x": ' + '['.repeat(100_000) + ']'.repeat(100_000)); // deep but allowed
     expect(() => q.feed(', "y": ' + '['.repeat(1_000_000))).toThrow(/nesting deeper than 1000000 levels, the limit/);
   });
 
   it('a long JSON string token parses in linear time, however it is cut', () => {
     let got = '';
-    const handler: JsonHandler = {
-      startObject: () => undefined,
-      endObject: () => undefined,
-      startArray: () => undefined,
-      endArray: () => undefined,
-      key: () => undefined,
-      scalar: (_t, s) => (got = s),
-    };
+    const handler: JsonHandler = { ...ignoreJson, scalar: (_t, s) => (got = s) };
     // 64 MiB in 64 KiB chunks: quadratic re-scanning of the cut token would take minutes
     const size = 64 << 20;
     const chunk = 'ab\\"'.repeat(1 << 14);
