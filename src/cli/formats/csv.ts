@@ -5,8 +5,8 @@
  */
 import { EXPECTED_COLUMNS, resolveColumns, RowBatcher, type Layout } from './columns';
 import {
+  announceKind,
   clip,
-  FORCED_NOTE,
   fileError,
   parseCell,
   quote,
@@ -126,9 +126,9 @@ export async function readCsv(
       header = h;
       width = cells.length;
       shownNames = clip(cells.map((c) => c.trim()).join(','));
-      asProbabilities = h.kind === 'classification' && (h.scores === 'probabilities' || forced);
-      const note = asProbabilities && h.scores === 'logits' ? FORCED_NOTE : '';
-      cb.onKind(h.kind, asProbabilities);
+      const announced = announceKind(cb, h.kind, h.scores, forced);
+      asProbabilities = announced.asProbabilities;
+      const note = announced.note;
       get = getters(h);
       rows = new RowBatcher(
         file,
