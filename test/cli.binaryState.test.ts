@@ -17,30 +17,23 @@ import {
   confidenceData,
   expectClose,
   logitsData,
-  regressionData,
   saveStates,
+  SHARD_SIZES,
+  SHARDED_CASES,
   shardFiles,
   tempFolders,
   values,
-  type Data,
 } from './helpers/shards';
 
 const { tmp, folder } = tempFolders('ecuas-binstate-');
 
-const SIZES = [37, 1, 120, 64, 9, 80, 55, 34]; // 400 samples in 8 shards
 const startsWith = (path: string, text: string): boolean =>
   readFileSync(path).subarray(0, text.length).toString('latin1') === text;
 
 describe('binary state files', () => {
-  const cases: Array<[string, () => Data, string[]]> = [
-    ['logits', () => logitsData(400, 4, 1), []],
-    ['confidences', () => confidenceData(400, 2), []],
-    ['regression (with risk_aurc)', () => regressionData(400, 3), []],
-    ['logits at a temperature', () => logitsData(400, 3, 4), ['--temperature', '1.7']],
-  ];
-  for (const [name, data, extra] of cases) {
+  for (const [name, data, extra] of SHARDED_CASES) {
     it(`${name}: 8 shards saved in binary merge to the report of one run`, async () => {
-      const { all, shards } = shardFiles(folder(), data(), SIZES);
+      const { all, shards } = shardFiles(folder(), data(), SHARD_SIZES);
       const states = await saveStates(shards, extra, '.state');
       for (const s of states) expect(startsWith(s, STATE_BINARY_MAGIC)).toBe(true);
       const whole = values(await ok(['report', all, '--format', 'json', ...extra]));
@@ -53,7 +46,7 @@ describe('binary state files', () => {
 
   it('JSON and binary states merge together, and --state-format overrides the name', async () => {
     const dir = folder();
-    const { all, shards } = shardFiles(dir, logitsData(400, 4, 5), SIZES);
+    const { all, shards } = shardFiles(dir, logitsData(400, 4, 5), SHARD_SIZES);
     const json = await saveStates(shards.slice(0, 4));
     const binary = await saveStates(shards.slice(4), [], '.json.bin');
     for (const s of json) expect(startsWith(s, '{')).toBe(true);

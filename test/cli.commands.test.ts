@@ -15,8 +15,9 @@ import {
   confidenceData,
   expectClose,
   logitsData,
-  regressionData,
   saveStates,
+  SHARD_SIZES,
+  SHARDED_CASES,
   shardFiles,
   tempFolders,
   values,
@@ -25,18 +26,10 @@ import {
 
 const { tmp, folder } = tempFolders('ecuas-cmds-');
 
-const SIZES = [37, 1, 120, 64, 9, 80, 55, 34]; // 400 samples in 8 shards of unequal sizes
-
 describe('ecuas report --save-state and ecuas merge', () => {
-  const cases: Array<[string, () => Data, string[]]> = [
-    ['logits', () => logitsData(400, 4, 1), []],
-    ['confidences', () => confidenceData(400, 2), []],
-    ['regression (with risk_aurc)', () => regressionData(400, 3), []],
-    ['logits at a temperature', () => logitsData(400, 3, 4), ['--temperature', '1.7']],
-  ];
-  for (const [name, data, extra] of cases) {
+  for (const [name, data, extra] of SHARDED_CASES) {
     it(`${name}: 8 shards merged give the report of one run over all the data`, async () => {
-      const { all, shards } = shardFiles(folder(), data(), SIZES);
+      const { all, shards } = shardFiles(folder(), data(), SHARD_SIZES);
       const states = await saveStates(shards, extra);
       const whole = values(await ok(['report', all, '--format', 'json', ...extra]));
       const merged = values(await ok(['merge', ...states, '--format', 'json']));
@@ -79,7 +72,7 @@ describe('ecuas report --save-state and ecuas merge', () => {
 
   it('merge --save-state writes a merged state that merges again (a tree of reductions)', async () => {
     const dir = folder();
-    const { all, shards } = shardFiles(dir, logitsData(400, 4, 6), SIZES);
+    const { all, shards } = shardFiles(dir, logitsData(400, 4, 6), SHARD_SIZES);
     const states = await saveStates(shards);
     const left = join(dir, 'left.json');
     const right = join(dir, 'right.json');

@@ -70,6 +70,17 @@ export function regressionData(n: number, seed: number): Data {
   return { header: 'prediction,target,std', rows };
 }
 
+/** 400 samples in 8 shards of unequal sizes, one of a single sample. */
+export const SHARD_SIZES = [37, 1, 120, 64, 9, 80, 55, 34];
+
+/** Sharded runs of every kind of input: a name, the 400 samples, the report's extra options. */
+export const SHARDED_CASES: ReadonlyArray<[string, () => Data, string[]]> = [
+  ['logits', () => logitsData(400, 4, 1), []],
+  ['confidences', () => confidenceData(400, 2), []],
+  ['regression (with risk_aurc)', () => regressionData(400, 3), []],
+  ['logits at a temperature', () => logitsData(400, 3, 4), ['--temperature', '1.7']],
+];
+
 /** Writes all rows to `all.csv` and `sizes.length` consecutive shards to `shard-i.csv`. */
 export function shardFiles(dir: string, data: Data, sizes: number[]): { all: string; shards: string[] } {
   const write = (name: string, rows: string[]): string => {
