@@ -4,7 +4,7 @@
  * and its compressors read (plain, dictionary; snappy, gzip, zstd, brotli, lz4). Read one row
  * group at a time, so a file larger than memory works as long as a row group fits.
  */
-import { EXPECTED_COLUMNS, resolveColumns, RowBatcher, type ColumnGetter } from './columns';
+import { EXPECTED_COLUMNS, resolveColumns, tableRows, type ColumnGetter } from './columns';
 import {
   announceKind,
   count,
@@ -188,17 +188,8 @@ export async function readParquet(
         decompress: (codec, data, size) => decompressPage(data, size, codec as never, compressors),
       });
     }
-    const { asProbabilities, note } = announceKind(cb, layout.kind, layout.scores, forced);
-    const rows = new RowBatcher(
-      file,
-      layout,
-      asProbabilities,
-      note,
-      batchSize,
-      cb,
-      (row, role) => (role < 0 ? `row ${row}` : `row ${row}, column "${layout.names[role]}"`),
-      (a, b) => (a === b ? `row ${a}` : `rows ${a}–${b}`),
-    );
+    const announced = announceKind(cb, layout.kind, layout.scores, forced);
+    const rows = tableRows(file, layout, announced, batchSize, cb, 'row');
     let groupStart = 0;
     let bytesDone = 0;
     for (const [g, group] of metadata.row_groups.entries()) {
@@ -254,7 +245,7 @@ export async function readParquet(
       kind: layout.kind,
       n: rows.n,
       k: layout.k,
-      probabilities: asProbabilities,
+      probabilities: announced.asProbabilities,
       passes: 1,
     };
   } catch (e) {
