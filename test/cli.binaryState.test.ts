@@ -5,145 +5,36 @@
  * in-process through `main`.
  */
 import * as tf from '@tensorflow/tfjs';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../src/cli/main';
+import { describe, expect, it, vi } from 'vitest';
 import { openStateFile, STATE_BINARY_MAGIC, writeStateFile, type StateInfo } from '../src/cli/state';
 import { Metric } from '../src/metric';
 import { ConfidenceAURC } from '../src/metrics/index';
+import { runCli as run, runCliOk as ok } from './helpers/cli';
+import { rng } from './helpers/data';
+import {
+  confidenceData,
+  expectClose,
+  logitsData,
+  saveStates,
+  SHARD_SIZES,
+  SHARDED_CASES,
+  shardFiles,
+  tempFolders,
+  values,
+} from './helpers/shards';
 
-const tmp = mkdtempSync(join(tmpdir(), 'ecuas-binstate-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-let counter = 0;
-function folder(): string {
-  const dir = join(tmp, String(counter++));
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
+const { tmp, folder } = tempFolders('ecuas-binstate-');
 
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
-  return { code, stdout, stderr };
-}
-
-async function ok(argv: string[]): Promise<string> {
-  const r = await run(argv);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return r.stdout;
-}
-
-const values = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>;
-
-/** A seeded uniform generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface Data {
-  header: string;
-  rows: string[];
-}
-
-function logitsData(n: number, k: number, seed: number): Data {
-  const r = random(seed);
-  const rows: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const label = Math.floor(r() * k);
-    const z = Array.from({ length: k }, (_, j) =>
-      (Math.round((r() * 4 - 2 + (j === label ? 1.2 : 0)) * 8) / 8).toString(),
-    );
-    rows.push([label, ...z].join(','));
-  }
-  return { header: ['label', ...Array.from({ length: k }, (_, j) => `logit_${j}`)].join(','), rows };
-}
-
-function confidenceData(n: number, seed: number): Data {
-  const r = random(seed);
-  const rows: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const c = Math.round(r() * 100) / 100;
-    rows.push(`${c},${r() < c ? 1 : 0}`);
-  }
-  return { header: 'confidence,correct', rows };
-}
-
-function regressionData(n: number, seed: number): Data {
-  const r = random(seed);
-  const rows: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const std = 0.2 + r() * 2;
-    const pred = r() * 10 - 5;
-    rows.push(`${pred.toFixed(4)},${(pred + (r() * 2 - 1) * std * 1.5).toFixed(4)},${std.toFixed(4)}`);
-  }
-  return { header: 'prediction,target,std', rows };
-}
-
-/** `all.csv` and consecutive shards `shard-i.csv` of `sizes`. */
-function shardFiles(dir: string, data: Data, sizes: number[]): { all: string; shards: string[] } {
-  const write = (name: string, rows: string[]): string => {
-    const path = join(dir, name);
-    writeFileSync(path, [data.header, ...rows].join('\n') + '\n');
-    return path;
-  };
-  const all = write('all.csv', data.rows);
-  let start = 0;
-  const shards = sizes.map((size, i) => write(`shard-${i}.csv`, data.rows.slice(start, (start += size))));
-  return { all, shards };
-}
-
-/** `report --save-state` on every shard, into `shard-i` + `suffix`. */
-async function saveStates(shards: string[], suffix: string, extra: string[] = []): Promise<string[]> {
-  const states: string[] = [];
-  for (const shard of shards) {
-    const state = shard.replace(/\.csv$/, suffix);
-    await ok(['report', shard, '--save-state', state, '--format', 'csv', ...extra]);
-    states.push(state);
-  }
-  return states;
-}
-
-/** SPEC: agreement to 1e-6 relative or 1e-9 absolute; null (NaN) only with null. */
-function expectClose(actual: Record<string, unknown>, expected: Record<string, unknown>): void {
-  expect(Object.keys(actual)).toEqual(Object.keys(expected));
-  for (const [id, e] of Object.entries(expected)) {
-    const a = actual[id];
-    if (e === null) {
-      expect(a, id).toBeNull();
-      continue;
-    }
-    expect(Math.abs((a as number) - (e as number)), id).toBeLessThanOrEqual(
-      Math.max(1e-6 * Math.abs(e as number), 1e-9),
-    );
-  }
-}
-
-const SIZES = [37, 1, 120, 64, 9, 80, 55, 34]; // 400 samples in 8 shards
 const startsWith = (path: string, text: string): boolean =>
   readFileSync(path).subarray(0, text.length).toString('latin1') === text;
 
 describe('binary state files', () => {
-  const cases: Array<[string, () => Data, string[]]> = [
-    ['logits', () => logitsData(400, 4, 1), []],
-    ['confidences', () => confidenceData(400, 2), []],
-    ['regression (with risk_aurc)', () => regressionData(400, 3), []],
-    ['logits at a temperature', () => logitsData(400, 3, 4), ['--temperature', '1.7']],
-  ];
-  for (const [name, data, extra] of cases) {
+  for (const [name, data, extra] of SHARDED_CASES) {
     it(`${name}: 8 shards saved in binary merge to the report of one run`, async () => {
-      const { all, shards } = shardFiles(folder(), data(), SIZES);
-      const states = await saveStates(shards, '.state', extra);
+      const { all, shards } = shardFiles(folder(), data(), SHARD_SIZES);
+      const states = await saveStates(shards, extra, '.state');
       for (const s of states) expect(startsWith(s, STATE_BINARY_MAGIC)).toBe(true);
       const whole = values(await ok(['report', all, '--format', 'json', ...extra]));
       expectClose(values(await ok(['merge', ...states, '--format', 'json'])), whole);
@@ -155,9 +46,9 @@ describe('binary state files', () => {
 
   it('JSON and binary states merge together, and --state-format overrides the name', async () => {
     const dir = folder();
-    const { all, shards } = shardFiles(dir, logitsData(400, 4, 5), SIZES);
-    const json = await saveStates(shards.slice(0, 4), '.state.json');
-    const binary = await saveStates(shards.slice(4), '.json.bin');
+    const { all, shards } = shardFiles(dir, logitsData(400, 4, 5), SHARD_SIZES);
+    const json = await saveStates(shards.slice(0, 4));
+    const binary = await saveStates(shards.slice(4), [], '.json.bin');
     for (const s of json) expect(startsWith(s, '{')).toBe(true);
     for (const s of binary) expect(startsWith(s, STATE_BINARY_MAGIC)).toBe(true);
     const whole = values(await ok(['report', all, '--format', 'json']));
@@ -207,7 +98,7 @@ describe('binary state files', () => {
     const n = 5_000_000; // 20 MB of float32 confidences
     const c = new Float32Array(n);
     const y = new Uint8Array(n);
-    const r = random(11);
+    const r = rng(11);
     for (let i = 0; i < n; i++) {
       c[i] = r();
       y[i] = r() < c[i] ? 1 : 0;
@@ -280,7 +171,7 @@ describe('binary state files that are cut, padded or forged are refused in one l
   it('a cut anywhere, bytes after the end, forged counts and headers', async () => {
     mkdirSync(dir, { recursive: true });
     const { shards } = shardFiles(dir, logitsData(40, 3, 9), [20, 20]);
-    [a, b] = await saveStates(shards, '.state', ['--metrics', 'cls_ece,cls_auc']);
+    [a, b] = await saveStates(shards, ['--metrics', 'cls_ece,cls_auc'], '.state');
     good = readFileSync(b);
     expect((await run(['merge', a, b])).code).toBe(0);
     const { length } = headerOf(good);
@@ -383,7 +274,7 @@ describe('binary state files that are cut, padded or forged are refused in one l
     const otherDir = join(dir, 'other');
     mkdirSync(otherDir);
     const { shards: others } = shardFiles(otherDir, logitsData(20, 3, 10), [20]);
-    const [o] = await saveStates(others, '.state', ['--metrics', 'cls_ece_nbins=15,cls_auc']);
+    const [o] = await saveStates(others, ['--metrics', 'cls_ece_nbins=15,cls_auc'], '.state');
     const other = readFileSync(o);
     const swapped = Buffer.concat([good.subarray(0, 12 + length), other.subarray(12 + other.readUInt32LE(8))]);
     await refused(

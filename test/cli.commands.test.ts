@@ -4,126 +4,32 @@
  * lines written when stderr is not a terminal. The CLI runs in-process through `main`.
  */
 import * as tf from '@tensorflow/tfjs';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { version } from '../src/cli/main';
 import { ProgressBar } from '../src/cli/progress';
 import { runCli as run, runCliOk as ok, runCliUsageError } from './helpers/cli';
 import { rng } from './helpers/data';
+import {
+  confidenceData,
+  expectClose,
+  logitsData,
+  saveStates,
+  SHARD_SIZES,
+  SHARDED_CASES,
+  shardFiles,
+  tempFolders,
+  values,
+  type Data,
+} from './helpers/shards';
 
-const tmp = mkdtempSync(join(tmpdir(), 'ecuas-cmds-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-let counter = 0;
-/** A fresh folder for one test. */
-function folder(): string {
-  const dir = join(tmp, String(counter++));
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-/** Parses a JSON report. */
-const values = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>;
-
-interface Data {
-  header: string;
-  rows: string[];
-}
-
-function logitsData(n: number, k: number, seed: number): Data {
-  const r = rng(seed);
-  const rows: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const label = Math.floor(r() * k);
-    // an informative model: the true class gets a boost; ties of top-1 confidence on purpose
-    const z = Array.from({ length: k }, (_, j) =>
-      (Math.round((r() * 4 - 2 + (j === label ? 1.2 : 0)) * 8) / 8).toString(),
-    );
-    rows.push([label, ...z].join(','));
-  }
-  return { header: ['label', ...Array.from({ length: k }, (_, j) => `logit_${j}`)].join(','), rows };
-}
-
-function confidenceData(n: number, seed: number): Data {
-  const r = rng(seed);
-  const rows: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const c = Math.round(r() * 100) / 100;
-    rows.push(`${c},${r() < c ? 1 : 0}`);
-  }
-  return { header: 'confidence,correct', rows };
-}
-
-function regressionData(n: number, seed: number): Data {
-  const r = rng(seed);
-  const rows: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const std = 0.2 + r() * 2;
-    const pred = r() * 10 - 5;
-    const target = pred + (r() * 2 - 1) * std * 1.5;
-    rows.push(`${pred.toFixed(4)},${target.toFixed(4)},${std.toFixed(4)}`);
-  }
-  return { header: 'prediction,target,std', rows };
-}
-
-/** Writes all rows to `all.csv` and `sizes.length` consecutive shards to `shard-i.csv`. */
-function shardFiles(dir: string, data: Data, sizes: number[]): { all: string; shards: string[] } {
-  const write = (name: string, rows: string[]): string => {
-    const path = join(dir, name);
-    writeFileSync(path, [data.header, ...rows].join('\n') + '\n');
-    return path;
-  };
-  const all = write('all.csv', data.rows);
-  let start = 0;
-  const shards = sizes.map((size, i) => {
-    const path = write(`shard-${i}.csv`, data.rows.slice(start, start + size));
-    start += size;
-    return path;
-  });
-  expect(start).toBe(data.rows.length);
-  return { all, shards };
-}
-
-/** Runs `report --save-state` on every shard; returns the state files. */
-async function saveStates(shards: string[], extra: string[] = []): Promise<string[]> {
-  const states: string[] = [];
-  for (const shard of shards) {
-    const state = shard.replace(/\.csv$/, '.state.json');
-    await ok(['report', shard, '--save-state', state, '--format', 'csv', ...extra]);
-    states.push(state);
-  }
-  return states;
-}
-
-/** SPEC: agreement to 1e-6 relative or 1e-9 absolute, whichever is looser; null (NaN) only with null. */
-function expectClose(actual: Record<string, unknown>, expected: Record<string, unknown>): void {
-  expect(Object.keys(actual)).toEqual(Object.keys(expected));
-  for (const [id, e] of Object.entries(expected)) {
-    const a = actual[id];
-    if (e === null) {
-      expect(a, id).toBeNull();
-      continue;
-    }
-    expect(typeof a, id).toBe('number');
-    expect(Math.abs((a as number) - (e as number)), id).toBeLessThanOrEqual(
-      Math.max(1e-6 * Math.abs(e as number), 1e-9),
-    );
-  }
-}
-
-const SIZES = [37, 1, 120, 64, 9, 80, 55, 34]; // 400 samples in 8 shards of unequal sizes
+const { tmp, folder } = tempFolders('ecuas-cmds-');
 
 describe('ecuas report --save-state and ecuas merge', () => {
-  const cases: Array<[string, () => Data, string[]]> = [
-    ['logits', () => logitsData(400, 4, 1), []],
-    ['confidences', () => confidenceData(400, 2), []],
-    ['regression (with risk_aurc)', () => regressionData(400, 3), []],
-    ['logits at a temperature', () => logitsData(400, 3, 4), ['--temperature', '1.7']],
-  ];
-  for (const [name, data, extra] of cases) {
+  for (const [name, data, extra] of SHARDED_CASES) {
     it(`${name}: 8 shards merged give the report of one run over all the data`, async () => {
-      const { all, shards } = shardFiles(folder(), data(), SIZES);
+      const { all, shards } = shardFiles(folder(), data(), SHARD_SIZES);
       const states = await saveStates(shards, extra);
       const whole = values(await ok(['report', all, '--format', 'json', ...extra]));
       const merged = values(await ok(['merge', ...states, '--format', 'json']));
@@ -166,7 +72,7 @@ describe('ecuas report --save-state and ecuas merge', () => {
 
   it('merge --save-state writes a merged state that merges again (a tree of reductions)', async () => {
     const dir = folder();
-    const { all, shards } = shardFiles(dir, logitsData(400, 4, 6), SIZES);
+    const { all, shards } = shardFiles(dir, logitsData(400, 4, 6), SHARD_SIZES);
     const states = await saveStates(shards);
     const left = join(dir, 'left.json');
     const right = join(dir, 'right.json');

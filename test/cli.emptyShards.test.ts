@@ -4,35 +4,15 @@
  * state, and `merge` of a sharded run with an empty shard gives the report of one run.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main';
+import { describe, expect, it } from 'vitest';
 import { readInputFile } from '../src/cli/readers';
+import { runCliOk as ok } from './helpers/cli';
+import { npy, zip } from './helpers/npz';
+import { expectClose, saveStates, shardFiles, tempFolders } from './helpers/shards';
 
-const tmp = mkdtempSync(join(tmpdir(), 'ecuas-empty-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-let counter = 0;
-function folder(): string {
-  const dir = join(tmp, String(counter++));
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) }, {});
-  return { code, stdout, stderr };
-}
-
-async function ok(argv: string[]): Promise<string> {
-  const r = await run(argv);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return r.stdout;
-}
+const { folder } = tempFolders('ecuas-empty-');
 
 /** A seeded generator (an LCG), so the data is the same on every run. */
 function random(seed: number): () => number {
@@ -64,19 +44,6 @@ const HEADERS = {
   regression: 'prediction,target,std',
 };
 
-/** SPEC: agreement to 1e-6 relative or 1e-9 absolute; null (NaN) only with null. */
-function expectClose(actual: Record<string, unknown>, expected: Record<string, unknown>): void {
-  expect(Object.keys(actual)).toEqual(Object.keys(expected));
-  for (const [id, e] of Object.entries(expected)) {
-    const a = actual[id];
-    if (e === null) expect(a, id).toBeNull();
-    else
-      expect(Math.abs((a as number) - (e as number)), id).toBeLessThanOrEqual(
-        Math.max(1e-6 * Math.abs(e as number), 1e-9),
-      );
-  }
-}
-
 const SIZES = [37, 0, 120, 64, 9, 80, 55, 35]; // 400 samples in 8 shards, the second one empty
 
 describe('empty shards', () => {
@@ -84,30 +51,14 @@ describe('empty shards', () => {
     it(`${kind}: 8 shards, one of them empty, merged give the report of one run`, async () => {
       const dir = folder();
       const r = random(11);
-      const rows = Array.from({ length: 400 }, () => DATA[kind](r));
-      const write = (name: string, part: string[]): string => {
-        const path = join(dir, name);
-        writeFileSync(path, [HEADERS[kind], ...part].join('\n') + '\n');
-        return path;
-      };
-      const all = write('all.csv', rows);
-      const states: string[] = [];
-      let start = 0;
-      for (const [i, size] of SIZES.entries()) {
-        const shard = write(`shard-${i}.csv`, rows.slice(start, start + size));
-        start += size;
-        const state = join(dir, `shard-${i}.state.json`);
-        await ok(['report', shard, '--save-state', state, '--format', 'csv']);
-        states.push(state);
-      }
+      const data = { header: HEADERS[kind], rows: Array.from({ length: 400 }, () => DATA[kind](r)) };
+      const { all, shards } = shardFiles(dir, data, SIZES);
+      const states = await saveStates(shards);
       const whole = JSON.parse(await ok(['report', all, '--format', 'json'])) as Record<string, unknown>;
       const merged = JSON.parse(await ok(['merge', ...states, '--format', 'json'])) as Record<string, unknown>;
       expectClose(merged, whole);
       // the empty shard's own report: every metric's value for no samples (none defined: NaN)
-      const empty = JSON.parse(await ok(['report', join(dir, 'shard-1.csv'), '--format', 'json'])) as Record<
-        string,
-        unknown
-      >;
+      const empty = JSON.parse(await ok(['report', shards[1], '--format', 'json'])) as Record<string, unknown>;
       expect(Object.keys(empty)).toEqual(Object.keys(whole));
       expect(Object.values(empty).every((v) => v === null)).toBe(true);
       // and so is a merge of empty states only
@@ -142,8 +93,8 @@ describe('empty shards', () => {
         file(
           'l.npz',
           zip([
-            ['logits.npy', npy('<f4', [0, 3])],
-            ['labels.npy', npy('<i8', [0])],
+            ['logits.npy', npy('<f4', [0, 3], new Uint8Array(0))],
+            ['labels.npy', npy('<i8', [0], new Uint8Array(0))],
           ]),
         ),
       ),
@@ -170,46 +121,3 @@ describe('empty shards', () => {
     );
   });
 });
-
-/** A .npy array with no data. */
-function npy(descr: string, shape: number[]): Buffer {
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  header += ' '.repeat((64 - ((10 + header.length + 1) % 64)) % 64) + '\n';
-  const head = Buffer.alloc(10);
-  head.write('\x93NUMPY', 0, 'latin1');
-  head[6] = 1;
-  head.writeUInt16LE(header.length, 8);
-  return Buffer.concat([head, Buffer.from(header, 'latin1')]);
-}
-
-/** A stored zip of the entries. */
-function zip(entries: Array<[string, Buffer]>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, data] of entries) {
-    const n = Buffer.from(name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(n.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(n.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, n, data);
-    centrals.push(central, n);
-    offset += 30 + n.length + data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
-}

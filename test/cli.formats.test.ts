@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { deflateRawSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { splitCells } from '../src/cli/formats/csv';
 import { forEachLine } from '../src/cli/formats/text';
 import { JsonStreamParser, type JsonHandler } from '../src/cli/json';
 import { main, type MainOptions } from '../src/cli/main';
 import { InputFileError, readInputFile, type Batch, type ReadSummary } from '../src/cli/readers';
+import { npy, zip } from './helpers/npz';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixture = (name: string): string => join(root, 'test', 'fixtures', name);
@@ -238,76 +239,6 @@ describe('.npz', () => {
       'array "logits" entries 24–29',
     ]);
   });
-
-  /** A .npy array: header dict and raw data. */
-  function npy(descr: string, shape: number[], data: Uint8Array, fortran = false): Buffer {
-    let header = `{'descr': '${descr}', 'fortran_order': ${fortran ? 'True' : 'False'}, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-    const total = 10 + header.length + 1;
-    header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
-    const head = Buffer.alloc(10);
-    head.write('\x93NUMPY', 0, 'latin1');
-    head[6] = 1;
-    head[7] = 0;
-    head.writeUInt16LE(header.length, 8);
-    return Buffer.concat([head, Buffer.from(header, 'latin1'), data]);
-  }
-
-  /** A zip of the entries (stored, or deflated), as np.savez writes it; zip64 records when asked. */
-  function zip(entries: Array<[string, Buffer]>, deflate = false, zip64 = false): Buffer {
-    const locals: Buffer[] = [];
-    const centrals: Buffer[] = [];
-    let offset = 0;
-    for (const [name, data] of entries) {
-      const body = deflate ? deflateRawSync(data) : data;
-      const n = Buffer.from(name);
-      const local = Buffer.alloc(30);
-      local.writeUInt32LE(0x04034b50, 0);
-      local.writeUInt16LE(deflate ? 8 : 0, 8);
-      local.writeUInt32LE(body.length, 18);
-      local.writeUInt32LE(data.length, 22);
-      local.writeUInt16LE(n.length, 26);
-      const central = Buffer.alloc(46);
-      central.writeUInt32LE(0x02014b50, 0);
-      central.writeUInt16LE(deflate ? 8 : 0, 10);
-      central.writeUInt32LE(zip64 ? 0xffffffff : body.length, 20);
-      central.writeUInt32LE(zip64 ? 0xffffffff : data.length, 24);
-      central.writeUInt16LE(n.length, 28);
-      central.writeUInt16LE(zip64 ? 28 : 0, 30);
-      central.writeUInt32LE(zip64 ? 0xffffffff : offset, 42);
-      // zip64 extra field: uncompressed size, compressed size, local header offset
-      const extra = Buffer.alloc(zip64 ? 28 : 0);
-      if (zip64) {
-        extra.writeUInt16LE(1, 0);
-        extra.writeUInt16LE(24, 2);
-        extra.writeBigUInt64LE(BigInt(data.length), 4);
-        extra.writeBigUInt64LE(BigInt(body.length), 12);
-        extra.writeBigUInt64LE(BigInt(offset), 20);
-      }
-      locals.push(local, n, body);
-      centrals.push(central, n, extra);
-      offset += 30 + n.length + body.length;
-    }
-    const cd = Buffer.concat(centrals);
-    const end = Buffer.alloc(22);
-    end.writeUInt32LE(0x06054b50, 0);
-    end.writeUInt16LE(zip64 ? 0xffff : entries.length, 8);
-    end.writeUInt16LE(zip64 ? 0xffff : entries.length, 10);
-    end.writeUInt32LE(zip64 ? 0xffffffff : cd.length, 12);
-    end.writeUInt32LE(zip64 ? 0xffffffff : offset, 16);
-    if (!zip64) return Buffer.concat([...locals, cd, end]);
-    const record = Buffer.alloc(56);
-    record.writeUInt32LE(0x06064b50, 0);
-    record.writeBigUInt64LE(44n, 4);
-    record.writeBigUInt64LE(BigInt(entries.length), 24);
-    record.writeBigUInt64LE(BigInt(entries.length), 32);
-    record.writeBigUInt64LE(BigInt(cd.length), 40);
-    record.writeBigUInt64LE(BigInt(offset), 48);
-    const locator = Buffer.alloc(20);
-    locator.writeUInt32LE(0x07064b50, 0);
-    locator.writeBigUInt64LE(BigInt(offset + cd.length), 8);
-    locator.writeUInt32LE(1, 16);
-    return Buffer.concat([...locals, cd, record, locator, end]);
-  }
 
   const f32 = (v: number[]): Uint8Array => new Uint8Array(new Float32Array(v).buffer);
   const i64 = (v: number[]): Uint8Array => new Uint8Array(new BigInt64Array(v.map(BigInt)).buffer);
@@ -555,6 +486,16 @@ describe('CSV columns', () => {
 });
 
 describe('limits: endless and odd inputs', () => {
+  /** A JSON handler that ignores every event. */
+  const ignoreJson: JsonHandler = {
+    startObject: () => undefined,
+    endObject: () => undefined,
+    startArray: () => undefined,
+    endArray: () => undefined,
+    key: () => undefined,
+    scalar: () => undefined,
+  };
+
   it('a line past the limit is refused with the limit named, without holding more than it', async () => {
     const chunks = function* (): Generator<string> {
       yield 'label,logit_0\n0,1';
@@ -566,34 +507,19 @@ describe('limits: endless and odd inputs', () => {
   });
 
   it('a JSON token past the limit is refused; nesting is bounded', () => {
-    const handler: JsonHandler = {
-      startObject: () => undefined,
-      endObject: () => undefined,
-      startArray: () => undefined,
-      endArray: () => undefined,
-      key: () => undefined,
-      scalar: () => undefined,
-    };
-    const p = new JsonStreamParser(handler, 1000);
+    const p = new JsonStreamParser(ignoreJson, 1000);
     p.feed('{"a": "');
     expect(() => {
       for (let i = 0; i < 100; i++) p.feed('x'.repeat(100));
     }).toThrow(/invalid JSON at line 1: a string longer than 1,000 characters, the limit for one token/);
-    const q = new JsonStreamParser(handler);
+    const q = new JsonStreamParser(ignoreJson);
     q.feed('{"x": ' + '['.repeat(100_000) + ']'.repeat(100_000)); // deep but allowed
     expect(() => q.feed(', "y": ' + '['.repeat(1_000_000))).toThrow(/nesting deeper than 1000000 levels, the limit/);
   });
 
   it('a long JSON string token parses in linear time, however it is cut', () => {
     let got = '';
-    const handler: JsonHandler = {
-      startObject: () => undefined,
-      endObject: () => undefined,
-      startArray: () => undefined,
-      endArray: () => undefined,
-      key: () => undefined,
-      scalar: (_t, s) => (got = s),
-    };
+    const handler: JsonHandler = { ...ignoreJson, scalar: (_t, s) => (got = s) };
     // 64 MiB in 64 KiB chunks: quadratic re-scanning of the cut token would take minutes
     const size = 64 << 20;
     const chunk = 'ab\\"'.repeat(1 << 14);

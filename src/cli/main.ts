@@ -359,20 +359,11 @@ const CALIBRATE_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsOptionsConfig;
 
-/** `ecuas merge STATE… [options]`; the report options a merge cannot take are known, to refuse them in words. */
-const MERGE_OPTIONS = {
-  format: { type: 'string' },
-  'save-state': { type: 'string' },
-  'state-format': { type: 'string' },
-  ci: { type: 'string' },
-  resamples: { type: 'string' },
-  seed: { type: 'string' },
-  plots: { type: 'string' },
-  metrics: { type: 'string' },
-  temperature: { type: 'string' },
-  probabilities: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies ParseArgsOptionsConfig;
+/**
+ * `ecuas merge STATE… [options]`: the report's options, so that those a merge cannot take
+ * (`MERGE_REFUSALS`) are known and refused in words.
+ */
+const MERGE_OPTIONS = REPORT_OPTIONS;
 
 type Parsed<O extends ParseArgsOptionsConfig> = ReturnType<
   typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true; tokens: true }>

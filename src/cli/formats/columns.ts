@@ -135,6 +135,30 @@ export function resolveColumns(
 export type ColumnGetter = (row: number) => number | undefined;
 
 /**
+ * The batcher of a table (CSV, Parquet) whose rows are numbered as `unit`s ("line", "row"): a
+ * value's place is its row and column name, a batch's its rows.
+ */
+export function tableRows(
+  file: string,
+  layout: Layout,
+  scores: { asProbabilities: boolean; note: string },
+  batchSize: number,
+  cb: ReadCallbacks,
+  unit: 'line' | 'row',
+): RowBatcher {
+  return new RowBatcher(
+    file,
+    layout,
+    scores.asProbabilities,
+    scores.note,
+    batchSize,
+    cb,
+    (row, role) => (role < 0 ? `${unit} ${row}` : `${unit} ${row}, column "${layout.names[role]}"`),
+    (first, last) => (first === last ? `${unit} ${first}` : `${unit}s ${first}–${last}`),
+  );
+}
+
+/**
  * Checks rows given column by column and hands them out in batches, with the checks and words
  * of the text formats. `place(row, role)` names a value's place for messages, `span(first,
  * last)` a batch's rows.

@@ -190,6 +190,22 @@ function fmt(v: number): string {
 /** What a value check adds when `--probabilities` makes a file's logits probabilities. */
 export const FORCED_NOTE = ' (with --probabilities)';
 
+/**
+ * Tells `cb` a file's kind: whether its class scores are read as probabilities (given so, or
+ * logits under `--probabilities`), and the note a refused score then carries.
+ */
+export function announceKind(
+  cb: ReadCallbacks,
+  kind: InputKind,
+  scores: ClassScores,
+  forced: boolean,
+): { asProbabilities: boolean; note: string } {
+  const asProbabilities = kind === 'classification' && (scores === 'probabilities' || forced);
+  const note = asProbabilities && scores === 'logits' ? FORCED_NOTE : '';
+  cb.onKind(kind, asProbabilities);
+  return { asProbabilities, note };
+}
+
 /** Problems with one value, phrased without a location; undefined when fine. */
 export const check = {
   confidence(v: number): string | undefined {

@@ -3,10 +3,10 @@
  * unnamed index column, as pandas' `to_csv` writes it, is skipped), then one sample per row.
  * Cells may be quoted.
  */
-import { EXPECTED_COLUMNS, resolveColumns, RowBatcher, type Layout } from './columns';
+import { EXPECTED_COLUMNS, resolveColumns, tableRows, type Layout, type RowBatcher } from './columns';
 import {
+  announceKind,
   clip,
-  FORCED_NOTE,
   fileError,
   parseCell,
   quote,
@@ -126,21 +126,11 @@ export async function readCsv(
       header = h;
       width = cells.length;
       shownNames = clip(cells.map((c) => c.trim()).join(','));
-      asProbabilities = h.kind === 'classification' && (h.scores === 'probabilities' || forced);
-      const note = asProbabilities && h.scores === 'logits' ? FORCED_NOTE : '';
-      cb.onKind(h.kind, asProbabilities);
+      const announced = announceKind(cb, h.kind, h.scores, forced);
+      asProbabilities = announced.asProbabilities;
       get = getters(h);
-      rows = new RowBatcher(
-        file,
-        h,
-        asProbabilities,
-        note,
-        batchSize,
-        cb,
-        // a CSV row is numbered by its line
-        (line, role) => (role < 0 ? `line ${line}` : `line ${line}, column "${h.names[role]}"`),
-        (first, last) => (first === last ? `line ${first}` : `lines ${first}–${last}`),
-      );
+      // a CSV row is numbered by its line
+      rows = tableRows(file, h, announced, batchSize, cb, 'line');
       return;
     }
     cells = splitCells(raw);

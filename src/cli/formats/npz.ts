@@ -7,9 +7,9 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { inflateRawSync } from 'node:zlib';
 import { RowBatcher, type ColumnGetter } from './columns';
 import {
+  announceKind,
   count,
   fileError,
-  FORCED_NOTE,
   MAX_HELD_VALUES,
   quote,
   rethrowIo,
@@ -18,7 +18,7 @@ import {
   type ReadCallbacks,
   type ReadSummary,
 } from './common';
-import type { Source } from './source';
+import { indexedPath, type Source } from './source';
 
 interface ZipEntry {
   readonly name: string;
@@ -226,11 +226,10 @@ export async function readNpz(
   forced: boolean,
 ): Promise<ReadSummary> {
   const file = source.name;
-  if (!source.regular || source.path === undefined)
-    fileError(file, 'a .npz file cannot be read from a stream (its index is at its end): give its path');
+  const filePath = indexedPath(source, 'a .npz file');
   let fh: FileHandle | undefined;
   try {
-    fh = await open(source.path, 'r');
+    fh = await open(filePath, 'r');
     const entries = await zipEntries(file, fh, source.size);
     const byName = new Map<string, ZipEntry>();
     for (const e of entries) byName.set(e.name.replace(/\.npy$/, ''), e);
@@ -318,9 +317,7 @@ function batches(
       );
   });
   const scores = (kind === 'classification' ? names[0] : 'logits') as ClassScores;
-  const asProbabilities = kind === 'classification' && (scores === 'probabilities' || forced);
-  const note = asProbabilities && scores === 'logits' ? FORCED_NOTE : '';
-  cb.onKind(kind, asProbabilities);
+  const { asProbabilities, note } = announceKind(cb, kind, scores, forced);
   // roles in the order of the batcher: the label comes first for classification
   let getters: ColumnGetter[];
   let place: (row: number, role: number) => string;

@@ -4,11 +4,11 @@
  * and its compressors read (plain, dictionary; snappy, gzip, zstd, brotli, lz4). Read one row
  * group at a time, so a file larger than memory works as long as a row group fits.
  */
-import { EXPECTED_COLUMNS, resolveColumns, RowBatcher, type ColumnGetter } from './columns';
+import { EXPECTED_COLUMNS, resolveColumns, tableRows, type ColumnGetter } from './columns';
 import {
+  announceKind,
   count,
   fileError,
-  FORCED_NOTE,
   MAX_HELD_VALUES,
   quote,
   rethrowIo,
@@ -17,7 +17,7 @@ import {
 } from './common';
 import type { AsyncBuffer, PageHeader, RowGroup } from 'hyparquet';
 import { checkPageData, type PageContext } from './parquetPages';
-import type { Source } from './source';
+import { indexedPath, type Source } from './source';
 
 /** Largest footer read: the file's schema and row group index. */
 const MAX_METADATA = 1 << 26;
@@ -121,15 +121,14 @@ export async function readParquet(
   forced: boolean,
 ): Promise<ReadSummary> {
   const file = source.name;
-  if (!source.regular || source.path === undefined)
-    fileError(file, 'a Parquet file cannot be read from a stream (its index is at its end): give its path');
+  const filePath = indexedPath(source, 'a Parquet file');
   const { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema } = await import('hyparquet');
   const { compressors } = await import('hyparquet-compressors');
   const { parquetHeader } = await import('hyparquet/src/column.js');
   const { decompressPage } = await import('hyparquet/src/datapage.js');
   const { getMaxDefinitionLevel, getMaxRepetitionLevel } = await import('hyparquet/src/schema.js');
   try {
-    const file0 = await asyncBufferFromFile(source.path);
+    const file0 = await asyncBufferFromFile(filePath);
     // reads hyparquet starts ahead and then has no use for (a read given up on) must not end
     // the process as unhandled rejections
     const buffer: typeof file0 = {
@@ -189,19 +188,8 @@ export async function readParquet(
         decompress: (codec, data, size) => decompressPage(data, size, codec as never, compressors),
       });
     }
-    const asProbabilities = layout.kind === 'classification' && (layout.scores === 'probabilities' || forced);
-    const note = asProbabilities && layout.scores === 'logits' ? FORCED_NOTE : '';
-    cb.onKind(layout.kind, asProbabilities);
-    const rows = new RowBatcher(
-      file,
-      layout,
-      asProbabilities,
-      note,
-      batchSize,
-      cb,
-      (row, role) => (role < 0 ? `row ${row}` : `row ${row}, column "${layout.names[role]}"`),
-      (a, b) => (a === b ? `row ${a}` : `rows ${a}–${b}`),
-    );
+    const announced = announceKind(cb, layout.kind, layout.scores, forced);
+    const rows = tableRows(file, layout, announced, batchSize, cb, 'row');
     let groupStart = 0;
     let bytesDone = 0;
     for (const [g, group] of metadata.row_groups.entries()) {
@@ -257,7 +245,7 @@ export async function readParquet(
       kind: layout.kind,
       n: rows.n,
       k: layout.k,
-      probabilities: asProbabilities,
+      probabilities: announced.asProbabilities,
       passes: 1,
     };
   } catch (e) {

@@ -32,6 +32,16 @@ export interface Source {
   close(): Promise<void>;
 }
 
+/**
+ * The path of a regular file, for a format whose index is at its end (`what`: "a .npz file"); a
+ * stream is refused in one line.
+ */
+export function indexedPath(source: Source, what: string): string {
+  if (!source.regular || source.path === undefined)
+    fileError(source.name, `${what} cannot be read from a stream (its index is at its end): give its path`);
+  return source.path;
+}
+
 function magicOf(head: Buffer): Magic {
   if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'gzip';
   if (head.length >= 4 && head.toString('latin1', 0, 4) === 'PAR1') return 'parquet';
