@@ -142,9 +142,9 @@ export async function reduceRowsOnDevice(x: tf.Tensor, withM: boolean): Promise<
     let digits = tf.mul(tf.add(e, tf.mul(e, err)), notTop); // the terms t_j ∈ [0, 1], 0 at the argmax
     const scale = tf.scalar(2 ** bits);
     const parts: tf.Tensor[] = [
-      tf.cast(tf.all(tf.isFinite(z)), 'float32').reshape([1]),
-      tf.min(z).reshape([1]),
-      tf.max(m).reshape([1]),
+      tf.reshape(tf.cast(tf.all(tf.isFinite(z)), 'float32'), [1]),
+      tf.reshape(tf.min(z), [1]),
+      tf.reshape(tf.max(m), [1]),
       top,
     ];
     for (let l = 0; l < levels; l++) {
@@ -186,8 +186,11 @@ export async function reduceRowsOnDevice(x: tf.Tensor, withM: boolean): Promise<
 export async function screenOnDevice(x: tf.Tensor, unitMatters: boolean): Promise<boolean> {
   const flags = tf.tidy(() => {
     const z = x.dtype === 'float32' ? x : tf.cast(x, 'float32');
-    const finite = tf.cast(tf.all(tf.isFinite(z)), 'float32').reshape([1]);
-    const inUnit = tf.cast(tf.all(tf.logicalAnd(tf.greaterEqual(z, 0), tf.lessEqual(z, 1))), 'float32').reshape([1]);
+    const finite = tf.reshape(tf.cast(tf.all(tf.isFinite(z)), 'float32'), [1]);
+    const inUnit = tf.reshape(
+      tf.cast(tf.all(tf.logicalAnd(tf.greaterEqual(z, 0), tf.lessEqual(z, 1))), 'float32'),
+      [1],
+    );
     return tf.concat([finite, inUnit]);
   });
   try {
