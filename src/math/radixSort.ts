@@ -27,6 +27,50 @@ function digitOf(lo: number, hi: number, shift: number): number {
   return (hi >>> (shift - 32)) & MASK;
 }
 
+/**
+ * Stable LSD radix sort, ascending, of n 64-bit keys held as (low, high) word pairs, on their
+ * first `digits` 11-bit digits (digits equal for every key are skipped); `payload`, if given,
+ * moves with its key. May return the arrays it was given, sorted, or their scratch twins.
+ */
+function lsdSort(
+  words: Uint32Array<ArrayBuffer>,
+  n: number,
+  digits: number,
+  payload: Float64Array<ArrayBuffer> | null,
+): { words: Uint32Array<ArrayBuffer>; payload: Float64Array<ArrayBuffer> | null } {
+  let pay = payload;
+  const hist = new Uint32Array(digits * RADIX);
+  for (let i = 0; i < n; i++) {
+    const lo = words[2 * i];
+    const hi = words[2 * i + 1];
+    for (let d = 0; d < digits; d++) hist[d * RADIX + digitOf(lo, hi, SHIFTS[d])]++;
+  }
+  let words2 = new Uint32Array(2 * n);
+  let pay2 = pay ? new Float64Array(n) : null;
+  for (let d = 0; d < digits; d++) {
+    const base = d * RADIX;
+    const shift = SHIFTS[d];
+    if (n === 0 || hist[base + digitOf(words[0], words[1], shift)] === n) continue; // constant digit
+    let sum = 0;
+    for (let b = base; b < base + RADIX; b++) {
+      const c = hist[b];
+      hist[b] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const lo = words[2 * i];
+      const hi = words[2 * i + 1];
+      const p = hist[base + digitOf(lo, hi, shift)]++;
+      words2[2 * p] = lo;
+      words2[2 * p + 1] = hi;
+      if (pay && pay2) pay2[p] = pay[i];
+    }
+    [words, words2] = [words2, words];
+    [pay, pay2] = [pay2, pay];
+  }
+  return { words, payload: pay };
+}
+
 /** The order-preserving unsigned image of IEEE bits: flip all bits of negatives, the sign of the rest. */
 function orderBits(hi: number, lo: number, out: Uint32Array, i: number, wide: boolean): void {
   if (hi & 0x80000000) {
@@ -58,36 +102,9 @@ export function sortWithPayload(keys: Float32Array | Float64Array, payload: Arra
     if (wide) orderBits(raw[2 * i + 1], raw[2 * i], words, i, true);
     else orderBits(raw[i], 0, words, i, false);
   }
-  let pay = Float64Array.from(payload);
-  const hist = new Uint32Array(SHIFTS.length * RADIX);
-  for (let i = 0; i < n; i++) {
-    const lo = words[2 * i];
-    const hi = words[2 * i + 1];
-    for (let d = 0; d < SHIFTS.length; d++) hist[d * RADIX + digitOf(lo, hi, SHIFTS[d])]++;
-  }
-  let words2 = new Uint32Array(2 * n);
-  let pay2 = new Float64Array(n);
-  for (let d = 0; d < SHIFTS.length; d++) {
-    const base = d * RADIX;
-    const shift = SHIFTS[d];
-    if (n === 0 || hist[base + digitOf(words[0], words[1], shift)] === n) continue; // constant digit
-    let sum = 0;
-    for (let b = base; b < base + RADIX; b++) {
-      const c = hist[b];
-      hist[b] = sum;
-      sum += c;
-    }
-    for (let i = 0; i < n; i++) {
-      const lo = words[2 * i];
-      const hi = words[2 * i + 1];
-      const p = hist[base + digitOf(lo, hi, shift)]++;
-      words2[2 * p] = lo;
-      words2[2 * p + 1] = hi;
-      pay2[p] = pay[i];
-    }
-    [words, words2] = [words2, words];
-    [pay, pay2] = [pay2, pay];
-  }
+  const sorted = lsdSort(words, n, SHIFTS.length, Float64Array.from(payload));
+  words = sorted.words;
+  const pay = sorted.payload as Float64Array;
   // Back from the ordered image to the float values.
   const out = new Float64Array(n);
   if (wide) {
@@ -164,33 +181,7 @@ export function flaggedTieBlocksJS(packed: Float32Array | Float64Array): Flagged
       words[2 * i] = ((w << 1) | (w >>> 31)) >>> 0;
     }
   }
-  const digits = wide ? 6 : 3;
-  const hist = new Uint32Array(digits * RADIX);
-  for (let i = 0; i < n; i++) {
-    const lo = words[2 * i];
-    const hi = words[2 * i + 1];
-    for (let d = 0; d < digits; d++) hist[d * RADIX + digitOf(lo, hi, SHIFTS[d])]++;
-  }
-  let words2 = new Uint32Array(2 * n);
-  for (let d = 0; d < digits; d++) {
-    const base = d * RADIX;
-    const shift = SHIFTS[d];
-    if (n === 0 || hist[base + digitOf(words[0], words[1], shift)] === n) continue; // constant digit
-    let sum = 0;
-    for (let b = base; b < base + RADIX; b++) {
-      const c = hist[b];
-      hist[b] = sum;
-      sum += c;
-    }
-    for (let i = 0; i < n; i++) {
-      const lo = words[2 * i];
-      const hi = words[2 * i + 1];
-      const p = hist[base + digitOf(lo, hi, shift)]++;
-      words2[2 * p] = lo;
-      words2[2 * p + 1] = hi;
-    }
-    [words, words2] = [words2, words];
-  }
+  words = lsdSort(words, n, wide ? 6 : 3, null).words;
   // Blocks from the top: equal keys ⇔ equal u once the flag bit (bit 0) is cleared.
   const size = new Uint32Array(n);
   const loss = new Float64Array(n);
