@@ -293,11 +293,19 @@ function copyFlags(v: ArrayLike<number>, out: Uint8Array): { bad: number; ones: 
   return { bad: -1, ones };
 }
 
-/** Booleans or 0/1: 1-D; a fresh Uint8Array of 0/1 and the number of ones. */
-export function readFlagsCounted(metric: string, arg: string, x: unknown): { flags: Uint8Array; ones: number } {
+/**
+ * Booleans or 0/1: 1-D; a Uint8Array of 0/1 — fresh, or from `work(n)` when given — and the
+ * number of ones.
+ */
+export function readFlagsCounted(
+  metric: string,
+  arg: string,
+  x: unknown,
+  work?: (n: number) => Uint8Array,
+): { flags: Uint8Array; ones: number } {
   const raw = readRaw(metric, arg, x);
   requireRank(metric, arg, raw, 1, 'a 1-D array of booleans or 0/1 [N]');
-  const flags = new Uint8Array(raw.values.length);
+  const flags = work ? work(raw.values.length) : new Uint8Array(raw.values.length);
   const { bad, ones } = copyFlags(raw.values, flags);
   if (bad >= 0)
     fail(metric, arg, `expected argument ${ARG} to hold booleans or 0/1, but got ${raw.values[bad]} at index ${bad}`);
