@@ -1,0 +1,73 @@
+;; Input checks of confidence batches (see checkKernel.ts), SIMD128. Integer and comparison
+;; work only: the answers are exactly those of the JS loops they shorten.
+;; Memory: 3 pages; checkKernel.ts places float32 / int32 chunks of up to 16,384 values at 0 and
+;; 65,536, and the flag bytes at 131,072.
+(module
+  (memory (export "memory") 3)
+  ;; The first index i < n with the float32 at p + 4i outside [0, 1] (NaN included), or n.
+  (func (export "unitFirstOutside") (param $p i32) (param $n i32) (result i32)
+    (local $i i32) (local $end i32) (local $v v128) (local $x f32)
+    (local.set $end (i32.and (local.get $n) (i32.const -4)))
+    (block $simd
+      (loop $l
+        (br_if $simd (i32.ge_u (local.get $i) (local.get $end)))
+        (local.set $v (v128.load (i32.add (local.get $p) (i32.shl (local.get $i) (i32.const 2)))))
+        (br_if $simd
+          (i32.eqz
+            (i32x4.all_true
+              (v128.and
+                (f32x4.ge (local.get $v) (f32x4.splat (f32.const 0)))
+                (f32x4.le (local.get $v) (f32x4.splat (f32.const 1)))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 4)))
+        (br $l)))
+    (block $done
+      (loop $t
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $x (f32.load (i32.add (local.get $p) (i32.shl (local.get $i) (i32.const 2)))))
+        (if (i32.eqz (i32.and (f32.ge (local.get $x) (f32.const 0)) (f32.le (local.get $x) (f32.const 1))))
+          (then (return (local.get $i))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $t)))
+    (local.get $n))
+  ;; Int32 0/1 flags at p written as bytes at q; returns the number of ones, or -1 when a value
+  ;; is neither 0 nor 1 (the bytes are then meaningless).
+  (func (export "flags32") (param $p i32) (param $q i32) (param $n i32) (result i32)
+    (local $i i32) (local $end i32) (local $a v128) (local $b v128) (local $c v128) (local $d v128)
+    (local $bits v128) (local $sum v128) (local $x i32) (local $tbits i32) (local $tsum i32)
+    (local.set $end (i32.and (local.get $n) (i32.const -16)))
+    (block $simd
+      (loop $l
+        (br_if $simd (i32.ge_u (local.get $i) (local.get $end)))
+        (local.set $x (i32.add (local.get $p) (i32.shl (local.get $i) (i32.const 2))))
+        (local.set $a (v128.load (local.get $x)))
+        (local.set $b (v128.load offset=16 (local.get $x)))
+        (local.set $c (v128.load offset=32 (local.get $x)))
+        (local.set $d (v128.load offset=48 (local.get $x)))
+        (local.set $bits (v128.or (local.get $bits)
+          (v128.or (v128.or (local.get $a) (local.get $b)) (v128.or (local.get $c) (local.get $d)))))
+        (local.set $sum (i32x4.add (local.get $sum)
+          (i32x4.add (i32x4.add (local.get $a) (local.get $b)) (i32x4.add (local.get $c) (local.get $d)))))
+        (v128.store (i32.add (local.get $q) (local.get $i))
+          (i8x16.narrow_i16x8_u
+            (i16x8.narrow_i32x4_u (local.get $a) (local.get $b))
+            (i16x8.narrow_i32x4_u (local.get $c) (local.get $d))))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $l)))
+    (block $done
+      (loop $t
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $x (i32.load (i32.add (local.get $p) (i32.shl (local.get $i) (i32.const 2)))))
+        (local.set $tbits (i32.or (local.get $tbits) (local.get $x)))
+        (local.set $tsum (i32.add (local.get $tsum) (local.get $x)))
+        (i32.store8 (i32.add (local.get $q) (local.get $i)) (local.get $x))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $t)))
+    (if (i32.or
+          (v128.any_true (v128.and (local.get $bits) (i32x4.splat (i32.const -2))))
+          (i32.gt_u (local.get $tbits) (i32.const 1)))
+      (then (return (i32.const -1))))
+    (i32.add (local.get $tsum)
+      (i32.add
+        (i32.add (i32x4.extract_lane 0 (local.get $sum)) (i32x4.extract_lane 1 (local.get $sum)))
+        (i32.add (i32x4.extract_lane 2 (local.get $sum)) (i32x4.extract_lane 3 (local.get $sum))))))
+)
