@@ -1,7 +1,14 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as ecuas from '../src/index';
-import { _checkKernelTesting, int32FlagsInto, unitPrefix } from '../src/math/wasm/checkKernel';
+import { brierSum, gammaCostSum } from '../src/math/costs';
+import {
+  _checkKernelTesting,
+  brierSumKernel,
+  gammaSumKernel,
+  int32FlagsInto,
+  unitPrefix,
+} from '../src/math/wasm/checkKernel';
 import { rng } from './helpers/data';
 
 // The compiled input checks of confidence batches answer exactly what the JS loops answer: the
@@ -68,6 +75,29 @@ describe('checkKernel', () => {
         }
       }
     }
+  });
+
+  it('the Brier and γ-ECUAS sums are those of the JS loops, bit for bit', () => {
+    for (const n of LENGTHS) {
+      const c = unitData(n, n + 1);
+      for (let i = 0; i < n; i += 97) c[i] = [0.25, 0.75, 0.5, 0.1, 0.9][i % 5]; // at 1 − γ exactly, for some γ
+      const r = rng(n + 2);
+      const y = new Uint8Array(n);
+      for (let i = 0; i < n; i++) y[i] = r() < c[i] ? 1 : 0;
+      const compiled = [brierSumKernel(c, y), ...[0, 0.25, 0.5, 0.9, 1].map((g) => gammaSumKernel(c, y, g))];
+      expect(compiled.every((v) => typeof v === 'number')).toBe(true);
+      _checkKernelTesting.reset();
+      vi.stubGlobal('WebAssembly', undefined);
+      const js = [brierSum(c, y), ...[0, 0.25, 0.5, 0.9, 1].map((g) => gammaCostSum(c, y, g))];
+      expect(brierSumKernel(c, y)).toBeNull();
+      vi.unstubAllGlobals();
+      _checkKernelTesting.reset();
+      expect(compiled).toEqual(js); // toEqual on numbers: Object.is, every bit
+      expect([brierSum(c, y), gammaCostSum(c, y, 0)]).toEqual([js[0], js[1]]);
+    }
+    // float64 confidences and mismatched lengths stay in JS
+    expect(brierSumKernel(new Float64Array(1000), new Uint8Array(1000))).toBeNull();
+    expect(gammaSumKernel(new Float32Array(1000), new Uint8Array(999), 0.5)).toBeNull();
   });
 
   it('is not used for small batches, nor without WebAssembly', () => {

@@ -1,10 +1,10 @@
 /**
  * The per-sample input checks of confidence batches compiled to WebAssembly (checkKernel.wat):
  * confidences in [0, 1], and int32 correctness flags that are 0 or 1, counted and narrowed to
- * bytes. Compiled code with SIMD runs at full speed on its first call, where the same loops in
+ * bytes; and the Brier and γ-ECUAS cost sums over them. Compiled code with SIMD runs at full speed on its first call, where the same loops in
  * JS run interpreted or half-optimized for the first few hundred batches: this is what a one-off
- * evaluation (a CLI run) meets. Comparisons and integer sums only, so the answers are exactly the
- * JS loops'; the callers keep those loops for what the kernel leaves (an error to report, a NaN
+ * evaluation (a CLI run) meets. Comparisons, integer sums and the JS loops' own float64
+ * operations in their order, so the answers are exactly the JS loops'; the callers keep those loops for what the kernel leaves (an error to report, a NaN
  * to replace) and for engines without WebAssembly SIMD.
  *
  * The module (three pages of memory) is compiled synchronously at first use and cached; batches
@@ -19,6 +19,10 @@ interface CheckExports {
   readonly unitFirstOutside: (p: number, n: number) => number;
   /** Int32 flags at p as bytes at q; the number of ones, or −1 when one is neither 0 nor 1. */
   readonly flags32: (p: number, q: number, n: number) => number;
+  /** s + Σ (c − y)² over float32 c at pc and byte flags y at py, in order. */
+  readonly brierSum: (pc: number, py: number, n: number, s: number) => number;
+  /** s + Σ of the γ-ECUAS cost over float32 c at pc and byte flags y at py, in order. */
+  readonly gammaSum: (pc: number, py: number, n: number, gamma: number, s: number) => number;
 }
 
 interface Loaded {
@@ -49,6 +53,8 @@ function instantiate(): Loaded | null {
       !(exports.memory instanceof WebAssembly.Memory) ||
       typeof exports.unitFirstOutside !== 'function' ||
       typeof exports.flags32 !== 'function' ||
+      typeof exports.brierSum !== 'function' ||
+      typeof exports.gammaSum !== 'function' ||
       exports.memory.buffer.byteLength < 2 * 65536 + CHUNK
     )
       return null;
@@ -106,6 +112,37 @@ export function int32FlagsInto(v: Int32Array, out: Uint8Array): number {
     out.set(m === CHUNK ? k.bytes : k.bytes.subarray(0, m), start);
   }
   return ones;
+}
+
+/**
+ * Σ (c − y)² in order, or null when the kernel is not used (`c` not float32, a small batch):
+ * brierSum's bits.
+ */
+export function brierSumKernel(c: ArrayLike<number>, y: Uint8Array): number | null {
+  const k = c instanceof Float32Array && c.length === y.length ? load(c.length) : null;
+  if (!k) return null;
+  let s = 0;
+  for (let start = 0; start < y.length; start += CHUNK) {
+    const m = Math.min(CHUNK, y.length - start);
+    k.floats.set((c as Float32Array).subarray(start, start + m));
+    k.bytes.set(y.subarray(start, start + m));
+    s = k.exports.brierSum(0, 2 * 65536, m, s);
+  }
+  return s;
+}
+
+/** Σ γ-ECUAS cost in order, or null when the kernel is not used: gammaCostSum's bits. */
+export function gammaSumKernel(c: ArrayLike<number>, y: Uint8Array, gamma: number): number | null {
+  const k = c instanceof Float32Array && c.length === y.length ? load(c.length) : null;
+  if (!k) return null;
+  let s = 0;
+  for (let start = 0; start < y.length; start += CHUNK) {
+    const m = Math.min(CHUNK, y.length - start);
+    k.floats.set((c as Float32Array).subarray(start, start + m));
+    k.bytes.set(y.subarray(start, start + m));
+    s = k.exports.gammaSum(0, 2 * 65536, m, gamma, s);
+  }
+  return s;
 }
 
 /** @internal For tests: forget the module (the next call compiles it again), or load it now. */

@@ -1,5 +1,6 @@
-;; Input checks of confidence batches (see checkKernel.ts), SIMD128. Integer and comparison
-;; work only: the answers are exactly those of the JS loops they shorten.
+;; Input checks and cost sums of confidence batches (see checkKernel.ts), SIMD128. Comparisons,
+;; integer sums and the JS loops' own float64 operations in their order: the answers are
+;; exactly those of the JS loops they replace.
 ;; Memory: 3 pages; checkKernel.ts places float32 / int32 chunks of up to 16,384 values at 0 and
 ;; 65,536, and the flag bytes at 131,072.
 (module
@@ -70,4 +71,42 @@
       (i32.add
         (i32.add (i32x4.extract_lane 0 (local.get $sum)) (i32x4.extract_lane 1 (local.get $sum)))
         (i32.add (i32x4.extract_lane 2 (local.get $sum)) (i32x4.extract_lane 3 (local.get $sum))))))
+;; s + Σ (c_i − y_i)² over float32 c at pc and byte flags y at py, in order (brierSum in
+  ;; ../costs.ts: the same float64 operations, so the same bits).
+  (func (export "brierSum") (param $pc i32) (param $py i32) (param $n i32) (param $s f64) (result f64)
+    (local $i i32) (local $d f64)
+    (block $done
+      (loop $l
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $d
+          (f64.sub
+            (f64.promote_f32 (f32.load (i32.add (local.get $pc) (i32.shl (local.get $i) (i32.const 2)))))
+            (f64.convert_i32_u (i32.load8_u (i32.add (local.get $py) (local.get $i))))))
+        (local.set $s (f64.add (local.get $s) (f64.mul (local.get $d) (local.get $d))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+    (local.get $s))
+  ;; s + Σ γ-cost with r = [1 − c_i > γ]: r·γ + (1 − r)·(1 − y_i), in order (gammaCostSum in
+  ;; ../costs.ts: the same float64 operations).
+  (func (export "gammaSum") (param $pc i32) (param $py i32) (param $n i32) (param $g f64) (param $s f64) (result f64)
+    (local $i i32) (local $r f64)
+    (block $done
+      (loop $l
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $r
+          (f64.convert_i32_u
+            (f64.gt
+              (f64.sub (f64.const 1)
+                (f64.promote_f32 (f32.load (i32.add (local.get $pc) (i32.shl (local.get $i) (i32.const 2))))))
+              (local.get $g))))
+        (local.set $s
+          (f64.add (local.get $s)
+            (f64.add
+              (f64.mul (local.get $r) (local.get $g))
+              (f64.mul
+                (f64.sub (f64.const 1) (local.get $r))
+                (f64.sub (f64.const 1) (f64.convert_i32_u (i32.load8_u (i32.add (local.get $py) (local.get $i)))))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+    (local.get $s))
 )
