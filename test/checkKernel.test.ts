@@ -1,9 +1,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as ecuas from '../src/index';
+import { accumulateBins } from '../src/math/binning';
 import { brierSum, gammaCostSum } from '../src/math/costs';
 import {
   _checkKernelTesting,
+  accumulateBinsKernel,
   brierSumKernel,
   gammaSumKernel,
   int32FlagsInto,
@@ -98,6 +100,31 @@ describe('checkKernel', () => {
     // float64 confidences and mismatched lengths stay in JS
     expect(brierSumKernel(new Float64Array(1000), new Uint8Array(1000))).toBeNull();
     expect(gammaSumKernel(new Float32Array(1000), new Uint8Array(999), 0.5)).toBeNull();
+  });
+
+  it('the bin statistics are those of the JS loop, bit for bit, added to what is there', () => {
+    for (const n of [1000, 16387, 40000]) {
+      const c = unitData(n, n + 3);
+      for (let i = 0; i < n; i += 89) c[i] = [0.1, 0.3, 0.7, 1, 0][i % 5]; // bin edges
+      const r = rng(n + 4);
+      const y = new Uint8Array(n);
+      for (let i = 0; i < n; i++) y[i] = r() < c[i] ? 1 : 0;
+      for (const nBins of [1, 10, 15, 2048]) {
+        const start = new Float64Array(2 + 3 * nBins).map((_, i) => (i * 0.1) / 3); // earlier sums, offset 2
+        const compiled = start.slice();
+        expect(accumulateBinsKernel(c, y, nBins, compiled, 2)).toBe(true);
+        _checkKernelTesting.reset();
+        vi.stubGlobal('WebAssembly', undefined);
+        const js = start.slice();
+        accumulateBins(c, y, nBins, js, 2);
+        vi.unstubAllGlobals();
+        _checkKernelTesting.reset();
+        expect(Array.from(compiled)).toEqual(Array.from(js));
+      }
+    }
+    expect(accumulateBinsKernel(new Float32Array(1000), new Uint8Array(1000), 2049, new Float64Array(6147), 0)).toBe(
+      false,
+    );
   });
 
   it('is not used for small batches, nor without WebAssembly', () => {

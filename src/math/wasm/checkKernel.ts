@@ -1,7 +1,7 @@
 /**
  * The per-sample input checks of confidence batches compiled to WebAssembly (checkKernel.wat):
  * confidences in [0, 1], and int32 correctness flags that are 0 or 1, counted and narrowed to
- * bytes; and the Brier and γ-ECUAS cost sums over them. Compiled code with SIMD runs at full speed on its first call, where the same loops in
+ * bytes; and the Brier and γ-ECUAS cost sums and the equal-width bin statistics over them. Compiled code with SIMD runs at full speed on its first call, where the same loops in
  * JS run interpreted or half-optimized for the first few hundred batches: this is what a one-off
  * evaluation (a CLI run) meets. Comparisons, integer sums and the JS loops' own float64
  * operations in their order, so the answers are exactly the JS loops'; the callers keep those loops for what the kernel leaves (an error to report, a NaN
@@ -23,6 +23,8 @@ interface CheckExports {
   readonly brierSum: (pc: number, py: number, n: number, s: number) => number;
   /** s + Σ of the γ-ECUAS cost over float32 c at pc and byte flags y at py, in order. */
   readonly gammaSum: (pc: number, py: number, n: number, gamma: number, s: number) => number;
+  /** Adds n samples to the bin statistics at po (float64: B counts, B Σc, B Σy), in order. */
+  readonly bins: (pc: number, py: number, n: number, nBins: number, po: number) => void;
 }
 
 interface Loaded {
@@ -34,6 +36,9 @@ interface Loaded {
 
 /** Values per kernel call (the memory layout of checkKernel.wat). */
 const CHUNK = 16384;
+/** Where the bin statistics go, after the flag bytes; at most {@link MAX_BINS} bins fit. */
+const BINS_AT = 2 * 65536 + CHUNK;
+const MAX_BINS = (3 * 65536 - BINS_AT) / 24;
 /** Below this many values the JS loops are used: no module is compiled for a small batch. */
 const MIN_VALUES = 512;
 
@@ -55,6 +60,7 @@ function instantiate(): Loaded | null {
       typeof exports.flags32 !== 'function' ||
       typeof exports.brierSum !== 'function' ||
       typeof exports.gammaSum !== 'function' ||
+      typeof exports.bins !== 'function' ||
       exports.memory.buffer.byteLength < 2 * 65536 + CHUNK
     )
       return null;
@@ -143,6 +149,34 @@ export function gammaSumKernel(c: ArrayLike<number>, y: Uint8Array, gamma: numbe
     s = k.exports.gammaSum(0, 2 * 65536, m, gamma, s);
   }
   return s;
+}
+
+/**
+ * Adds float32 confidences and byte flags to the bin statistics `out` (3B float64 from
+ * `offset`: counts, Σconfidence, Σcorrect) as accumulateBins does, bit for bit; false when the
+ * kernel is not used (other arrays, a small batch, more than {@link MAX_BINS} bins).
+ */
+export function accumulateBinsKernel(
+  c: ArrayLike<number>,
+  y: ArrayLike<number>,
+  nBins: number,
+  out: Float64Array,
+  offset: number,
+): boolean {
+  if (!(c instanceof Float32Array && y instanceof Uint8Array && c.length === y.length)) return false;
+  if (!(Number.isInteger(nBins) && nBins >= 1 && nBins <= MAX_BINS)) return false;
+  const k = load(c.length);
+  if (!k) return false;
+  const stats = new Float64Array(k.exports.memory.buffer, BINS_AT, 3 * nBins);
+  stats.set(out.subarray(offset, offset + 3 * nBins)); // continue from out's sums: the same order of additions
+  for (let start = 0; start < c.length; start += CHUNK) {
+    const m = Math.min(CHUNK, c.length - start);
+    k.floats.set(c.subarray(start, start + m));
+    k.bytes.set(y.subarray(start, start + m));
+    k.exports.bins(0, 2 * 65536, m, nBins, BINS_AT);
+  }
+  out.set(stats, offset);
+  return true;
 }
 
 /** @internal For tests: forget the module (the next call compiles it again), or load it now. */

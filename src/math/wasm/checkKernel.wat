@@ -109,4 +109,28 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $l)))
     (local.get $s))
+;; Adds n samples to equal-width bin statistics at po (float64: B counts, B Σc, B Σy), bin
+  ;; b = min(B − 1, trunc(c·B)), in sample order (accumulateBins in ../binning.ts: the same bits).
+  (func (export "bins") (param $pc i32) (param $py i32) (param $n i32) (param $nb i32) (param $po i32)
+    (local $i i32) (local $c f64) (local $raw i32) (local $a i32) (local $fb f64) (local $stride i32)
+    (local.set $fb (f64.convert_i32_u (local.get $nb)))
+    (local.set $stride (i32.shl (local.get $nb) (i32.const 3)))
+    (block $done
+      (loop $l
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $c (f64.promote_f32 (f32.load (i32.add (local.get $pc) (i32.shl (local.get $i) (i32.const 2))))))
+        (local.set $raw (i32.trunc_sat_f64_s (f64.mul (local.get $c) (local.get $fb))))
+        (if (i32.ge_s (local.get $raw) (local.get $nb))
+          (then (local.set $raw (i32.sub (local.get $nb) (i32.const 1)))))
+        (local.set $a (i32.add (local.get $po) (i32.shl (local.get $raw) (i32.const 3))))
+        (f64.store (local.get $a) (f64.add (f64.load (local.get $a)) (f64.const 1)))
+        (local.set $a (i32.add (local.get $a) (local.get $stride)))
+        (f64.store (local.get $a) (f64.add (f64.load (local.get $a)) (local.get $c)))
+        (local.set $a (i32.add (local.get $a) (local.get $stride)))
+        (f64.store (local.get $a)
+          (f64.add (f64.load (local.get $a))
+            (f64.convert_i32_u (i32.load8_u (i32.add (local.get $py) (local.get $i))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+  )
 )
