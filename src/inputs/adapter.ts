@@ -14,8 +14,10 @@ export interface InputAdapter<B, O extends object = object> {
   /**
    * Reads and validates one batch (throws MetricInputError, changes nothing). `k` is the
    * number of classes of earlier updates (0: none yet), which classifier rows must keep.
+   * `transient`: the caller drops the batch before anything else reads a batch, so its arrays
+   * may be reused work space (a sum metric's update: one allocation fewer per batch).
    */
-  read(metric: string, args: readonly unknown[], options: Readonly<Required<O>>, k: number): B;
+  read(metric: string, args: readonly unknown[], options: Readonly<Required<O>>, k: number, transient?: boolean): B;
   /** Number of samples in a batch. */
   count(batch: B): number;
 }

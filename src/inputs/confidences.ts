@@ -22,10 +22,27 @@ export interface ConfidenceBatch {
   readonly nCorrect: number;
 }
 
-/** Reads (confidences, correctness): float32 confidences in [0, 1] (NaN → 0.5), 0/1 correctness. */
-export function readConfidenceBatch(metric: string, args: readonly unknown[]): ConfidenceBatch {
+// Reused flags of transient batches: a fresh 10,000-byte array per batch costs more in garbage
+// collection (external memory) than reading it. Filled after every caller-supplied read, and
+// used up before the next, so no caller code runs while it is in use.
+let flagsBuffer = new Uint8Array(0);
+function flagsWork(n: number): Uint8Array {
+  if (flagsBuffer.length < n) flagsBuffer = new Uint8Array(Math.max(n, 2 * flagsBuffer.length));
+  return flagsBuffer.subarray(0, n);
+}
+
+/**
+ * Reads (confidences, correctness): float32 confidences in [0, 1] (NaN → 0.5), 0/1 correctness.
+ * `transient`: the batch is dropped before the next read, so its flags may be reused work space.
+ */
+export function readConfidenceBatch(metric: string, args: readonly unknown[], transient = false): ConfidenceBatch {
   const confidence = readConfidences(metric, CONFIDENCE_INPUTS[0], args[0]);
-  const { flags: correct, ones } = readFlagsCounted(metric, CONFIDENCE_INPUTS[1], args[1]);
+  const { flags: correct, ones } = readFlagsCounted(
+    metric,
+    CONFIDENCE_INPUTS[1],
+    args[1],
+    transient ? flagsWork : undefined,
+  );
   requireSameN(metric, CONFIDENCE_INPUTS, [confidence.length, correct.length]);
   return { n: confidence.length, confidence, rankKey: confidence, correct, nCorrect: ones };
 }
@@ -35,7 +52,8 @@ export const CONFIDENCES: DecisionInput<ConfidenceBatch, Record<string, never>> 
   names: CONFIDENCE_INPUTS,
   options: {},
   keyPrecision: 'float32',
-  read: (metric: string, args: readonly unknown[]) => readConfidenceBatch(metric, args),
+  read: (metric: string, args: readonly unknown[], _options: object, _k: number, transient?: boolean) =>
+    readConfidenceBatch(metric, args, transient),
   count: (b: ConfidenceBatch) => b.n,
   classes: () => 0,
   decisions: (b: ConfidenceBatch) => b,

@@ -1,5 +1,6 @@
 import type { Tensor } from '@tensorflow/tfjs-core';
 import { ARG, clip, fail, MetricInputError } from '../errors';
+import { int32FlagsInto, unitPrefix } from '../math/wasm/checkKernel';
 
 /** Any of the JavaScript typed arrays a 1-D argument may be given as. */
 export type TypedArray =
@@ -232,7 +233,8 @@ export function readConfidences(metric: string, arg: string, x: unknown): Float3
   requireRank(metric, arg, raw, 1, 'a 1-D array of confidences [N]');
   let c = raw.values instanceof Float32Array ? raw.values : Float32Array.from(raw.values);
   let own = c !== raw.values;
-  for (let i = 0; i < c.length; i++) {
+  // the values before unitPrefix's are in [0, 1] (compiled code, when available)
+  for (let i = unitPrefix(c); i < c.length; i++) {
     const v = c[i];
     if (!(v >= 0 && v <= 1)) {
       if (v !== v) {
@@ -264,6 +266,8 @@ function copyFlags(v: ArrayLike<number>, out: Uint8Array): { bad: number; ones: 
     return { bad: -1, ones };
   }
   if (v instanceof Int32Array) {
+    const counted = int32FlagsInto(v, out); // compiled code, when available; −1: the loop below says why
+    if (counted >= 0) return { bad: -1, ones: counted };
     let bits = 0; // any bit above bit 0 (negatives included) means a value other than 0 or 1
     for (let i = 0; i < v.length; i++) {
       bits |= v[i];
@@ -293,11 +297,19 @@ function copyFlags(v: ArrayLike<number>, out: Uint8Array): { bad: number; ones: 
   return { bad: -1, ones };
 }
 
-/** Booleans or 0/1: 1-D; a fresh Uint8Array of 0/1 and the number of ones. */
-export function readFlagsCounted(metric: string, arg: string, x: unknown): { flags: Uint8Array; ones: number } {
+/**
+ * Booleans or 0/1: 1-D; a Uint8Array of 0/1 — fresh, or from `work(n)` when given — and the
+ * number of ones.
+ */
+export function readFlagsCounted(
+  metric: string,
+  arg: string,
+  x: unknown,
+  work?: (n: number) => Uint8Array,
+): { flags: Uint8Array; ones: number } {
   const raw = readRaw(metric, arg, x);
   requireRank(metric, arg, raw, 1, 'a 1-D array of booleans or 0/1 [N]');
-  const flags = new Uint8Array(raw.values.length);
+  const flags = work ? work(raw.values.length) : new Uint8Array(raw.values.length);
   const { bad, ones } = copyFlags(raw.values, flags);
   if (bad >= 0)
     fail(metric, arg, `expected argument ${ARG} to hold booleans or 0/1, but got ${raw.values[bad]} at index ${bad}`);

@@ -1,4 +1,5 @@
 import { isCount, sumInRange } from './isCount';
+import { accumulateBinsKernel } from './wasm/checkKernel';
 import { sortWithPayload } from './radixSort';
 
 /**
@@ -23,6 +24,8 @@ export function accumulateBins(
   out: Float64Array,
   offset = 0,
 ): void {
+  // the same sums, in compiled code where available
+  if (accumulateBinsKernel(confidences, correct, nBins, out, offset)) return;
   for (let i = 0; i < confidences.length; i++) {
     const c = confidences[i];
     const raw = (c * nBins) | 0; // ⌊c·B⌋ for c in [0, 1]: truncation is the floor here

@@ -1,3 +1,4 @@
+import { brierSumKernel, gammaSumKernel } from './wasm/checkKernel';
 import { logInPlace } from './wasm/softmaxKernel';
 
 /**
@@ -62,6 +63,8 @@ export function normalizeByConstantSystem(value: number, nCorrect: number, n: nu
 
 /** Σ (c − y)² over confidences c and 0/1 outcomes y. O(N). */
 export function brierSum(c: ArrayLike<number>, y: Uint8Array): number {
+  const compiled = brierSumKernel(c, y); // the same sum, in compiled code where available
+  if (compiled !== null) return compiled;
   let s = 0;
   for (let i = 0; i < y.length; i++) {
     const d = c[i] - y[i];
@@ -124,6 +127,8 @@ export function confidenceEcuasSum(c: ArrayLike<number>, y: Uint8Array, n: numbe
 
 /** Σ γ-ECUAS cost of confidences c (u = 1 − c) with outcomes y. O(N). */
 export function gammaCostSum(c: ArrayLike<number>, y: Uint8Array, gamma: number): number {
+  const compiled = gammaSumKernel(c, y, gamma); // the same sum, in compiled code where available
+  if (compiled !== null) return compiled;
   let s = 0;
   for (let i = 0; i < y.length; i++) {
     const rejected = +(1 - c[i] > gamma); // gammaCost, written without branches

@@ -86,7 +86,7 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
         ? classesInSums(this.sums.length) // the length is known without decoding the sums
         : 0
       : (this.numClasses?.value ?? 0);
-    const batch = input.read(this.metricName, args, this.options, k);
+    const batch = input.read(this.metricName, args, this.options, k, true); // dropped below
     if (input.count(batch) === 0) return;
     this.sums.add(update(batch, this.options));
     if (this.numClasses) this.numClasses.value = (input as DecisionInput<unknown>).classes(batch);
@@ -130,7 +130,7 @@ export function pushDecisions(
   numClasses: FixedValueState,
   samples: FlaggedKeyColumn,
 ): void {
-  const batch = input.read(metric, args, options, numClasses.value);
+  const batch = input.read(metric, args, options, numClasses.value, true); // push packs a copy
   if (input.count(batch) === 0) return;
   const d = input.decisions(batch);
   samples.push(d.rankKey, d.correct);
@@ -266,7 +266,8 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
 
   protected ingest(args: [TensorLike, TensorLike]): void {
     const { input } = this.decl;
-    const batch = input.read(this.metricName, args, this.options, this.numClasses.value);
+    // transient: the sums and the packed column keep nothing of the batch
+    const batch = input.read(this.metricName, args, this.options, this.numClasses.value, true);
     if (input.count(batch) === 0) return;
     const d = input.decisions(batch);
     if (this.sums) this.sums.add(this.decl.update(d, this.resolved));

@@ -105,8 +105,9 @@ export class SumState implements MetricState {
   /** The sums, kept beside the tensor so that an update or a read decodes nothing. */
   private values: Float64Array | null = null;
   /**
-   * Entries added sparsely since the tensor was written: it is rewritten (O(length)) once they
-   * reach a quarter of the entries, or when it is serialized, so a small batch costs O(batch).
+   * Entries changed since the tensor was written: it is rewritten (O(length)) when it is
+   * serialized, or once sparse additions reach a quarter of the entries, so a batch costs
+   * O(batch) and no tensor.
    */
   private stale = 0;
 
@@ -135,9 +136,14 @@ export class SumState implements MetricState {
       return;
     }
     const current = this.values;
-    if (current) for (let i = 0; i < delta.length; i++) delta[i] += current[i];
-    this.values = delta.slice(); // delta may be reused by its caller
-    this.write();
+    if (current) {
+      // in place: the tensor is rewritten only when it is read (a per-batch tensor would cost more than the sums)
+      for (let i = 0; i < delta.length; i++) current[i] += delta[i];
+      this.stale = current.length;
+    } else {
+      this.values = delta.slice(); // delta may be reused by its caller
+      this.write();
+    }
   }
 
   private addSparse(delta: SparseSums): void {

@@ -1,0 +1,190 @@
+/**
+ * The per-sample input checks of confidence batches compiled to WebAssembly (checkKernel.wat):
+ * confidences in [0, 1], and int32 correctness flags that are 0 or 1, counted and narrowed to
+ * bytes; and the Brier and γ-ECUAS cost sums and the equal-width bin statistics over them. Compiled code with SIMD runs at full speed on its first call, where the same loops in
+ * JS run interpreted or half-optimized for the first few hundred batches: this is what a one-off
+ * evaluation (a CLI run) meets. Comparisons, integer sums and the JS loops' own float64
+ * operations in their order, so the answers are exactly the JS loops'; the callers keep those loops for what the kernel leaves (an error to report, a NaN
+ * to replace) and for engines without WebAssembly SIMD.
+ *
+ * The module (three pages of memory) is compiled synchronously at first use and cached; batches
+ * go through its memory in chunks of {@link CHUNK} values.
+ */
+import { fromBase64 } from '../../base64';
+import { CHECK_KERNEL_WASM_BASE64 } from './checkKernelBytes';
+
+interface CheckExports {
+  readonly memory: WebAssembly.Memory;
+  /** The first index i < n of the float32 at p + 4i outside [0, 1] (NaN included), or n. */
+  readonly unitFirstOutside: (p: number, n: number) => number;
+  /** Int32 flags at p as bytes at q; the number of ones, or −1 when one is neither 0 nor 1. */
+  readonly flags32: (p: number, q: number, n: number) => number;
+  /** s + Σ (c − y)² over float32 c at pc and byte flags y at py, in order. */
+  readonly brierSum: (pc: number, py: number, n: number, s: number) => number;
+  /** s + Σ of the γ-ECUAS cost over float32 c at pc and byte flags y at py, in order. */
+  readonly gammaSum: (pc: number, py: number, n: number, gamma: number, s: number) => number;
+  /** Adds n samples to the bin statistics at po (float64: B counts, B Σc, B Σy), in order. */
+  readonly bins: (pc: number, py: number, n: number, nBins: number, po: number) => void;
+}
+
+interface Loaded {
+  readonly exports: CheckExports;
+  readonly floats: Float32Array;
+  readonly ints: Int32Array;
+  readonly bytes: Uint8Array;
+}
+
+/** Values per kernel call (the memory layout of checkKernel.wat). */
+const CHUNK = 16384;
+/** Where the bin statistics go, after the flag bytes; at most {@link MAX_BINS} bins fit. */
+const BINS_AT = 2 * 65536 + CHUNK;
+const MAX_BINS = (3 * 65536 - BINS_AT) / 24;
+/** Below this many values the JS loops are used: no module is compiled for a small batch. */
+const MIN_VALUES = 512;
+
+let loaded: Loaded | null | undefined;
+
+function instantiate(): Loaded | null {
+  try {
+    // the global may be missing, or stubbed out, in some engines and tests
+    if (typeof WebAssembly !== 'object' || (WebAssembly as unknown) === null) return null;
+    if (typeof WebAssembly.Module !== 'function' || typeof WebAssembly.Instance !== 'function') return null;
+    // Typed-array views below assume wasm's byte order.
+    if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) return null;
+    const code = fromBase64(CHECK_KERNEL_WASM_BASE64);
+    if (code === null) return null;
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(code), {}).exports as unknown as CheckExports;
+    if (
+      !(exports.memory instanceof WebAssembly.Memory) ||
+      typeof exports.unitFirstOutside !== 'function' ||
+      typeof exports.flags32 !== 'function' ||
+      typeof exports.brierSum !== 'function' ||
+      typeof exports.gammaSum !== 'function' ||
+      typeof exports.bins !== 'function' ||
+      exports.memory.buffer.byteLength < 2 * 65536 + CHUNK
+    )
+      return null;
+    const buffer = exports.memory.buffer; // never grown: the views stay valid
+    return {
+      exports,
+      floats: new Float32Array(buffer, 0, CHUNK),
+      ints: new Int32Array(buffer, 65536, CHUNK),
+      bytes: new Uint8Array(buffer, 2 * 65536, CHUNK),
+    };
+  } catch {
+    // No SIMD support, CSP forbidding wasm compilation, ...
+    return null;
+  }
+}
+
+function load(n: number): Loaded | null {
+  if (n < MIN_VALUES) return null;
+  if (loaded === undefined) loaded = instantiate();
+  return loaded;
+}
+
+/**
+ * How many leading values of `c` are known to lie in [0, 1]: up to the first that does not (or
+ * NaN), all of them, or 0 when the kernel is not used. The caller checks the rest.
+ */
+export function unitPrefix(c: Float32Array): number {
+  const k = load(c.length);
+  if (!k) return 0;
+  const n = c.length;
+  for (let start = 0; start < n; start += CHUNK) {
+    const m = Math.min(CHUNK, n - start);
+    k.floats.set(c.subarray(start, start + m));
+    const i = k.exports.unitFirstOutside(0, m);
+    if (i < m) return start + i;
+  }
+  return n;
+}
+
+/**
+ * Writes the int32 0/1 flags `v` into `out` (as long) and returns the number of ones; −1 when a
+ * value is neither 0 nor 1 (`out` then holds part of the flags) or the kernel is not used.
+ */
+export function int32FlagsInto(v: Int32Array, out: Uint8Array): number {
+  const k = load(v.length);
+  if (!k) return -1;
+  const n = v.length;
+  let ones = 0;
+  for (let start = 0; start < n; start += CHUNK) {
+    const m = Math.min(CHUNK, n - start);
+    k.ints.set(v.subarray(start, start + m));
+    const c = k.exports.flags32(65536, 2 * 65536, m);
+    if (c < 0) return -1;
+    ones += c;
+    out.set(m === CHUNK ? k.bytes : k.bytes.subarray(0, m), start);
+  }
+  return ones;
+}
+
+/**
+ * Σ (c − y)² in order, or null when the kernel is not used (`c` not float32, a small batch):
+ * brierSum's bits.
+ */
+export function brierSumKernel(c: ArrayLike<number>, y: Uint8Array): number | null {
+  const k = c instanceof Float32Array && c.length === y.length ? load(c.length) : null;
+  if (!k) return null;
+  let s = 0;
+  for (let start = 0; start < y.length; start += CHUNK) {
+    const m = Math.min(CHUNK, y.length - start);
+    k.floats.set((c as Float32Array).subarray(start, start + m));
+    k.bytes.set(y.subarray(start, start + m));
+    s = k.exports.brierSum(0, 2 * 65536, m, s);
+  }
+  return s;
+}
+
+/** Σ γ-ECUAS cost in order, or null when the kernel is not used: gammaCostSum's bits. */
+export function gammaSumKernel(c: ArrayLike<number>, y: Uint8Array, gamma: number): number | null {
+  const k = c instanceof Float32Array && c.length === y.length ? load(c.length) : null;
+  if (!k) return null;
+  let s = 0;
+  for (let start = 0; start < y.length; start += CHUNK) {
+    const m = Math.min(CHUNK, y.length - start);
+    k.floats.set((c as Float32Array).subarray(start, start + m));
+    k.bytes.set(y.subarray(start, start + m));
+    s = k.exports.gammaSum(0, 2 * 65536, m, gamma, s);
+  }
+  return s;
+}
+
+/**
+ * Adds float32 confidences and byte flags to the bin statistics `out` (3B float64 from
+ * `offset`: counts, Σconfidence, Σcorrect) as accumulateBins does, bit for bit; false when the
+ * kernel is not used (other arrays, a small batch, more than {@link MAX_BINS} bins).
+ */
+export function accumulateBinsKernel(
+  c: ArrayLike<number>,
+  y: ArrayLike<number>,
+  nBins: number,
+  out: Float64Array,
+  offset: number,
+): boolean {
+  if (!(c instanceof Float32Array && y instanceof Uint8Array && c.length === y.length)) return false;
+  if (!(Number.isInteger(nBins) && nBins >= 1 && nBins <= MAX_BINS)) return false;
+  const k = load(c.length);
+  if (!k) return false;
+  const stats = new Float64Array(k.exports.memory.buffer, BINS_AT, 3 * nBins);
+  stats.set(out.subarray(offset, offset + 3 * nBins)); // continue from out's sums: the same order of additions
+  for (let start = 0; start < c.length; start += CHUNK) {
+    const m = Math.min(CHUNK, c.length - start);
+    k.floats.set(c.subarray(start, start + m));
+    k.bytes.set(y.subarray(start, start + m));
+    k.exports.bins(0, 2 * 65536, m, nBins, BINS_AT);
+  }
+  out.set(stats, offset);
+  return true;
+}
+
+/** @internal For tests: forget the module (the next call compiles it again), or load it now. */
+export const _checkKernelTesting = {
+  reset(): void {
+    loaded = undefined;
+  },
+  available(): boolean {
+    return load(MIN_VALUES) !== null;
+  },
+};

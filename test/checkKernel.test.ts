@@ -1,0 +1,184 @@
+import * as tf from '@tensorflow/tfjs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import * as ecuas from '../src/index';
+import { accumulateBins } from '../src/math/binning';
+import { brierSum, gammaCostSum } from '../src/math/costs';
+import {
+  _checkKernelTesting,
+  accumulateBinsKernel,
+  brierSumKernel,
+  gammaSumKernel,
+  int32FlagsInto,
+  unitPrefix,
+} from '../src/math/wasm/checkKernel';
+import { rng } from './helpers/data';
+
+// The compiled input checks of confidence batches answer exactly what the JS loops answer: the
+// first value outside [0, 1], and the count and bytes of 0/1 flags (or that one is neither).
+
+const LENGTHS = [512, 515, 1000, 16384, 16387, 40000];
+
+function firstOutsideJS(c: Float32Array): number {
+  for (let i = 0; i < c.length; i++) if (!(c[i] >= 0 && c[i] <= 1)) return i;
+  return c.length;
+}
+
+function unitData(n: number, seed: number): Float32Array {
+  const r = rng(seed);
+  const c = new Float32Array(n);
+  for (let i = 0; i < n; i++) c[i] = r();
+  c[0] = 0;
+  c[n - 1] = 1;
+  c[n >> 1] = -0; // in [0, 1]
+  return c;
+}
+
+describe('checkKernel', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    _checkKernelTesting.reset();
+  });
+
+  it('is used here (the comparisons below mean something)', () => {
+    expect(_checkKernelTesting.available()).toBe(true);
+  });
+
+  it('unitPrefix stops at the first value outside [0, 1], NaN included', () => {
+    const bad = [NaN, -1.401298464324817e-45, 1.0000001192092896, Infinity, -Infinity, -0.5, 2];
+    for (const n of LENGTHS) {
+      const clean = unitData(n, n);
+      expect(unitPrefix(clean)).toBe(n);
+      for (const at of [0, 3, 4, 15, 511, n - 1, 16383, 16384, 16385].filter((i) => i < n)) {
+        for (const v of bad) {
+          const c = clean.slice();
+          c[at] = v;
+          if (at + 7 < n) c[at + 7] = NaN; // a later one changes nothing
+          expect(unitPrefix(c), `n ${n}, ${v} at ${at}`).toBe(at);
+          expect(firstOutsideJS(c)).toBe(at);
+        }
+      }
+    }
+  });
+
+  it('int32FlagsInto writes and counts 0/1 flags, and refuses anything else', () => {
+    for (const n of LENGTHS) {
+      const r = rng(7 * n);
+      const v = new Int32Array(n);
+      let ones = 0;
+      for (let i = 0; i < n; i++) ones += v[i] = r() < 0.6 ? 1 : 0;
+      const out = new Uint8Array(n);
+      expect(int32FlagsInto(v, out)).toBe(ones);
+      expect(Array.from(out)).toEqual(Array.from(v));
+      for (const at of [0, 5, 15, 16, 511, n - 1, 16383, 16384].filter((i) => i < n)) {
+        for (const b of [2, -1, 256, 0x10000, 0x7fffffff, -0x80000000, 3]) {
+          const w = v.slice();
+          w[at] = b;
+          expect(int32FlagsInto(w, new Uint8Array(n)), `n ${n}, ${b} at ${at}`).toBe(-1);
+        }
+      }
+    }
+  });
+
+  it('the Brier and γ-ECUAS sums are those of the JS loops, bit for bit', () => {
+    for (const n of LENGTHS) {
+      const c = unitData(n, n + 1);
+      for (let i = 0; i < n; i += 97) c[i] = [0.25, 0.75, 0.5, 0.1, 0.9][i % 5]; // at 1 − γ exactly, for some γ
+      const r = rng(n + 2);
+      const y = new Uint8Array(n);
+      for (let i = 0; i < n; i++) y[i] = r() < c[i] ? 1 : 0;
+      const compiled = [brierSumKernel(c, y), ...[0, 0.25, 0.5, 0.9, 1].map((g) => gammaSumKernel(c, y, g))];
+      expect(compiled.every((v) => typeof v === 'number')).toBe(true);
+      _checkKernelTesting.reset();
+      vi.stubGlobal('WebAssembly', undefined);
+      const js = [brierSum(c, y), ...[0, 0.25, 0.5, 0.9, 1].map((g) => gammaCostSum(c, y, g))];
+      expect(brierSumKernel(c, y)).toBeNull();
+      vi.unstubAllGlobals();
+      _checkKernelTesting.reset();
+      expect(compiled).toEqual(js); // toEqual on numbers: Object.is, every bit
+      expect([brierSum(c, y), gammaCostSum(c, y, 0)]).toEqual([js[0], js[1]]);
+    }
+    // float64 confidences and mismatched lengths stay in JS
+    expect(brierSumKernel(new Float64Array(1000), new Uint8Array(1000))).toBeNull();
+    expect(gammaSumKernel(new Float32Array(1000), new Uint8Array(999), 0.5)).toBeNull();
+  });
+
+  it('the bin statistics are those of the JS loop, bit for bit, added to what is there', () => {
+    for (const n of [1000, 16387, 40000]) {
+      const c = unitData(n, n + 3);
+      for (let i = 0; i < n; i += 89) c[i] = [0.1, 0.3, 0.7, 1, 0][i % 5]; // bin edges
+      const r = rng(n + 4);
+      const y = new Uint8Array(n);
+      for (let i = 0; i < n; i++) y[i] = r() < c[i] ? 1 : 0;
+      for (const nBins of [1, 10, 15, 2048]) {
+        const start = new Float64Array(2 + 3 * nBins).map((_, i) => (i * 0.1) / 3); // earlier sums, offset 2
+        const compiled = start.slice();
+        expect(accumulateBinsKernel(c, y, nBins, compiled, 2)).toBe(true);
+        _checkKernelTesting.reset();
+        vi.stubGlobal('WebAssembly', undefined);
+        const js = start.slice();
+        accumulateBins(c, y, nBins, js, 2);
+        vi.unstubAllGlobals();
+        _checkKernelTesting.reset();
+        expect(Array.from(compiled)).toEqual(Array.from(js));
+      }
+    }
+    expect(accumulateBinsKernel(new Float32Array(1000), new Uint8Array(1000), 2049, new Float64Array(6147), 0)).toBe(
+      false,
+    );
+  });
+
+  it('is not used for small batches, nor without WebAssembly', () => {
+    expect(unitPrefix(new Float32Array(511))).toBe(0);
+    expect(int32FlagsInto(new Int32Array(511), new Uint8Array(511))).toBe(-1);
+    vi.stubGlobal('WebAssembly', undefined);
+    expect(_checkKernelTesting.available()).toBe(false);
+    expect(unitPrefix(new Float32Array(2000))).toBe(0);
+    expect(int32FlagsInto(new Int32Array(2000), new Uint8Array(2000))).toBe(-1);
+  });
+
+  it('metrics give the same values and refuse the same batches with and without it', () => {
+    const n = 20000;
+    const c = unitData(n, 3);
+    c[17] = NaN; // read as 0.5
+    const y = new Int32Array(n);
+    const r = rng(5);
+    for (let i = 0; i < n; i++) y[i] = r() < c[i] ? 1 : 0;
+    const run = (): { values: number[]; errors: string[] } => {
+      const ct = tf.tensor1d(c);
+      const yt = tf.tensor1d(y, 'int32');
+      const values = [ecuas.ConfidenceErrorRate, ecuas.ConfidenceBrierScore, ecuas.ConfidenceECUAS].map((M) => {
+        const m = new M().update(ct, yt);
+        const value = m.compute();
+        m.dispose();
+        return value;
+      });
+      const errors: string[] = [];
+      const badC = c.slice();
+      badC[18000] = 1.5;
+      const badY = y.slice();
+      badY[16500] = 2;
+      for (const [a, b] of [
+        [badC, y],
+        [c, badY],
+      ] as const) {
+        const m = new ecuas.ConfidenceBrierScore().update(ct, yt);
+        try {
+          m.update(a, b);
+        } catch (e) {
+          errors.push((e as Error).message);
+        }
+        expect(m.sampleCount).toBe(n); // state untouched
+        m.dispose();
+      }
+      tf.dispose([ct, yt]);
+      return { values, errors };
+    };
+    const withKernel = run();
+    expect(withKernel.errors).toHaveLength(2);
+    expect(withKernel.errors[0]).toContain('got 1.5 at index 18000');
+    expect(withKernel.errors[1]).toContain('got 2 at index 16500');
+    _checkKernelTesting.reset();
+    vi.stubGlobal('WebAssembly', undefined);
+    expect(run()).toEqual(withKernel);
+  });
+});
