@@ -328,7 +328,7 @@ describe.skipIf(!!skipReason)(`ESM build in headless Chromium (${CHROMIUM}) equa
   }
 });
 
-// The guide's Browser page (docs/guide/browser.md): each `###` recipe, run as written. Its files are the fenced
+// The README's Browser section: each `###` recipe, run as written. Its files are the fenced
 // blocks whose first line names them (`<!-- index.html -->`, `// main.js`), written into a
 // reader's project folder (ecuas and @tensorflow/tfjs in node_modules/); its `sh` block's
 // commands run there (`npx vite build` → this repository's vite); then the folder (or the
@@ -339,17 +339,17 @@ interface Recipe {
   title: string;
   files: Map<string, string>;
   commands: string[];
-  /** The lines the guide says the page prints. */
+  /** The lines the README says the page prints. */
   expected: string[];
 }
 
-const BROWSER_PAGE = 'docs/guide/browser.md';
+const BROWSER_PAGE = 'README.md';
 
-/** The `###` recipes of the guide's `# Browser` page. */
-function guideRecipes(): Recipe[] {
+/** The `###` recipes of the README's `## Browser` section. */
+function readmeRecipes(): Recipe[] {
   const lines = readFileSync(join(root, BROWSER_PAGE), 'utf8').split(/\r?\n/);
-  const start = lines.indexOf('# Browser');
-  if (start < 0) throw new Error(`${BROWSER_PAGE} has no "# Browser" title`);
+  const start = lines.indexOf('## Browser');
+  if (start < 0) throw new Error(`${BROWSER_PAGE} has no "## Browser" section`);
   const end = lines.findIndex((l, k) => k > start && /^##? /.test(l));
   const recipes: Recipe[] = [];
   for (let i = start + 1; i < (end < 0 ? lines.length : end); i++) {
@@ -404,8 +404,8 @@ async function runCommand(command: string, cwd: string): Promise<void> {
   }
 }
 
-describe.skipIf(!!skipReason)('docs/guide/browser.md recipes in headless Chromium', () => {
-  const recipes = guideRecipes();
+describe.skipIf(!!skipReason)('README "Browser" recipes in headless Chromium', () => {
+  const recipes = readmeRecipes();
   const chromium = useChromium({ built: ['index.js', 'ecuas.min.js'] });
   const projects: string[] = [];
 
@@ -434,7 +434,7 @@ describe.skipIf(!!skipReason)('docs/guide/browser.md recipes in headless Chromiu
   });
 
   for (const title of ['With a bundler (Vite)', 'Import map over the ESM build', 'Script tag']) {
-    it(`${title}: runs as written and prints what the guide shows`, { timeout: 120_000 }, async () => {
+    it(`${title}: runs as written and prints what the README shows`, { timeout: 120_000 }, async () => {
       const { browser } = chromium();
       const recipe = recipes.find((r) => r.title === title);
       if (!recipe) throw new Error(`${BROWSER_PAGE} has no "### ${title}"`);
@@ -470,7 +470,7 @@ describe.skipIf(!!skipReason)('docs/guide/browser.md recipes in headless Chromiu
           await new Promise((r) => setTimeout(r, 50));
         expect(problems, `${title}: the page reported problems`).toEqual([]);
         expect(printed, `${title}: what the page printed`).toEqual(recipe.expected);
-        console.log(`[browser.test] guide "${title}": ${printed.join(' | ')} (${Date.now() - started} ms)`);
+        console.log(`[browser.test] README "${title}": ${printed.join(' | ')} (${Date.now() - started} ms)`);
       } finally {
         await page.close();
         await close();
