@@ -105,11 +105,10 @@ export class SumState implements MetricState {
   /** The sums, kept beside the tensor so that an update or a read decodes nothing. */
   private values: Float64Array | null = null;
   /**
-   * Entries changed since the tensor was written: it is rewritten (O(length)) when it is
-   * serialized, or once sparse additions reach a quarter of the entries, so a batch costs
-   * O(batch) and no tensor.
+   * Whether the sums changed since the tensor was written: it is rewritten (O(length)) only when
+   * it is serialized, so a batch, dense or sparse, costs O(batch) and makes no tensor.
    */
-  private stale = 0;
+  private stale = false;
 
   /** Number of entries, or 0 before the first update. */
   get length(): number {
@@ -128,7 +127,7 @@ export class SumState implements MetricState {
 
   /**
    * Adds `delta` entry-wise (and may overwrite it); the first call fixes the length. Sparse sums
-   * cost O(entries given), amortized, whatever the length.
+   * cost O(entries given), whatever the length.
    */
   add(delta: Float64Array | SparseSums): void {
     if (!(delta instanceof Float64Array)) {
@@ -137,9 +136,8 @@ export class SumState implements MetricState {
     }
     const current = this.values;
     if (current) {
-      // in place: the tensor is rewritten only when it is read (a per-batch tensor would cost more than the sums)
       for (let i = 0; i < delta.length; i++) current[i] += delta[i];
-      this.stale = current.length;
+      this.stale = true;
     } else {
       this.values = delta.slice(); // delta may be reused by its caller
       this.write();
@@ -156,8 +154,7 @@ export class SumState implements MetricState {
       return;
     }
     for (let j = 0; j < index.length; j++) sums[index[j]] += value[j];
-    this.stale += index.length;
-    if (4 * this.stale > sums.length) this.write();
+    this.stale = true;
   }
 
   /** Writes the sums into the tensor. */
@@ -165,14 +162,14 @@ export class SumState implements MetricState {
     const next = this.values ? encodeFloat64(this.values) : null;
     this.tensor?.dispose();
     this.tensor = next;
-    this.stale = 0;
+    this.stale = false;
   }
 
   clear(): void {
     this.tensor?.dispose();
     this.tensor = null;
     this.values = null;
-    this.stale = 0;
+    this.stale = false;
   }
 
   incompatibility(other: SumState): string | null {
