@@ -23,6 +23,8 @@ export interface FlaggedBlocks {
   readonly loss: Float64Array;
 }
 
+type BlocksPass = (p: number, n: number, wide: number, final: number, size: number, loss: number) => number;
+
 interface SortExports {
   readonly memory: WebAssembly.Memory;
   /** Zeroes the first d working histograms and starts a blocks pass that writes blocks out. */
@@ -31,8 +33,8 @@ interface SortExports {
   readonly clearCounts: () => void;
   /** Copies the first d of a column's digit counts to the working histograms. */
   readonly loadCounts: (d: number) => void;
-  /** Starts a blocks pass: mode (see {@link Fold}; 0 writes blocks out), negatives, positives, target. */
-  readonly start: (mode: number, negatives: number, positives: number, target: number) => void;
+  /** Starts a blocks pass or a fold: negatives, positives and (FPR) the target true positives. */
+  readonly start: (negatives: number, positives: number, target: number) => void;
   /** Counts the digits of n flagged keys at a into the histograms at h (and their set flags). */
   readonly count32: (a: number, n: number, h: number) => void;
   readonly count64: (a: number, n: number, h: number) => void;
@@ -46,9 +48,14 @@ interface SortExports {
   readonly scatter64: (src: number, dst: number, n: number, d: number) => void;
   /**
    * Tie blocks of n sorted keys at p, from the top, continuing the open block (closing it too if
-   * `final`); returns the blocks closed so far.
+   * `final`), written to size and loss; returns the blocks closed so far.
    */
-  readonly blocks: (p: number, n: number, wide: number, final: number, size: number, loss: number) => number;
+  readonly blocks: BlocksPass;
+  /** As `blocks`, each block folded into a ranking value's running values instead (see {@link Fold}). */
+  readonly foldAUC: BlocksPass;
+  readonly foldAURC: BlocksPass;
+  readonly foldAUGRC: BlocksPass;
+  readonly foldFPR: BlocksPass;
 }
 
 /**
@@ -147,12 +154,12 @@ function radixSort(kern: SortExports, keys: number, n: number, wide: boolean, fi
 }
 
 /** One pass from the top over n sorted keys at p, in chunks; returns the number of blocks. */
-function blocksPass(kern: SortExports, p: number, n: number, wide: boolean, size: number, loss: number): number {
+function blocksPass(pass: BlocksPass, p: number, n: number, wide: boolean, size: number, loss: number): number {
   const width = wide ? 8 : 4;
   let blocks = 0;
   for (let end = n; end > 0; end -= CHUNK) {
     const m = Math.min(CHUNK, end);
-    blocks = kern.blocks(p + width * (end - m), m, wide ? 1 : 0, end === m ? 1 : 0, size, loss);
+    blocks = pass(p + width * (end - m), m, wide ? 1 : 0, end === m ? 1 : 0, size, loss);
   }
   return blocks;
 }
@@ -185,18 +192,15 @@ export function flaggedTieBlocksWasm(
   for (let i = 0; i < n; i += CHUNK) count(a + width * i, Math.min(CHUNK, n - i), 0);
   const sorted = radixSort(kern, a, n, wide, b, a);
   const sizePtr = sorted === a ? b : a; // free now
-  const blocks = blocksPass(kern, sorted, n, wide, sizePtr, lossPtr);
+  const blocks = blocksPass(kern.blocks, sorted, n, wide, sizePtr, lossPtr);
   const size = new Uint32Array(buf, sizePtr, blocks);
   const loss = new Float64Array(buf, lossPtr, blocks);
   // a fresh instance's memory belongs to this call alone: views, not copies
   return small ? { size: size.slice(), loss: loss.slice() } : { size, loss };
 }
 
-/**
- * What a blocks pass of {@link KernelKeys.fold} computes: the running values of the loops of
- * mannWhitneyAUC, aurc, augrc and fprAtRecall (../ranking.ts).
- */
-export const Fold = { AUC: 1, AURC: 2, AUGRC: 3, FPR: 4 } as const;
+/** The ranking values {@link KernelKeys.fold} folds: the loops of mannWhitneyAUC, aurc, augrc and fprAtRecall (../ranking.ts). */
+export const Fold = { AUC: 'foldAUC', AURC: 'foldAURC', AUGRC: 'foldAUGRC', FPR: 'foldFPR' } as const;
 export type Fold = (typeof Fold)[keyof typeof Fold];
 
 /** The running values a fold ends with (see sortKernel.wat for which is which in each fold). */
@@ -310,8 +314,8 @@ export class KernelKeys {
     if (!reserve(kern, scratch + 2 * this.width * n)) return null;
     kern.loadCounts(wide ? 6 : 3);
     const sorted = radixSort(kern, DATA, n, wide, scratch, scratch + this.width * n);
-    kern.start(mode, negatives, positives, target);
-    blocksPass(kern, sorted, n, wide, 0, 0);
+    kern.start(negatives, positives, target);
+    blocksPass(kern[mode], sorted, n, wide, 0, 0);
     const r = new Float64Array(kern.memory.buffer, RESULTS, 4);
     return { sum: r[0], first: r[1], best: r[2], cum: r[3] };
   }

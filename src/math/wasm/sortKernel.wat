@@ -24,13 +24,11 @@
   (memory (export "memory") 3)
 
   ;; the blocks pass between calls: the open block's key, length (0: none open) and loss count,
-  ;; the number of blocks closed so far, what is done with each closed block (0 write it out, 1 AUC,
-  ;; 2 AURC, 3 AUGRC, 4 FPR at a recall) and the folds' running values
+  ;; the number of blocks closed so far, and the folds' running values
   (global $prev (mut i64) (i64.const 0))
   (global $len (mut i32) (i32.const 0))
   (global $err (mut i32) (i32.const 0))
   (global $count (mut i32) (i32.const 0))
-  (global $mode (mut i32) (i32.const 0))
   (global $done (mut i32) (i32.const 0))
   ;; as named in ../ranking.ts — AUC: acc ($sum), above ($cum); AURC: sumR ($sum), cum, k,
   ;; last ($best), first; AUGRC: sumE ($sum), cum, first; FPR: bestFp ($sum), fp ($cum), tp ($k), best
@@ -47,7 +45,7 @@
   ;; Zeroes the first d working histograms (2048 counts each, digit d at d·8192) and the blocks state.
   (func (export "reset") (param $d i32)
     (call $zero (i32.const 0) (i32.shl (local.get $d) (i32.const 13)))
-    (call $start (i32.const 0) (f64.const 0) (f64.const 0) (f64.const 0)))
+    (call $start (f64.const 0) (f64.const 0) (f64.const 0)))
 
   ;; Zeroes a column's digit counts and its count of set flags.
   (func (export "clearCounts")
@@ -72,13 +70,12 @@
         (local.set $p (i32.add (local.get $p) (i32.const 8)))
         (br $zero))))
 
-  ;; Starts a blocks pass: what to do with each block (mode), and for AUC and FPR the number of
-  ;; negatives and positives and the FPR's target true positives.
-  (func $start (export "start") (param $mode i32) (param $negatives f64) (param $positives f64) (param $target f64)
+  ;; Starts a blocks pass (or fold), with for AUC and FPR the number of negatives and positives and
+  ;; the FPR's target true positives.
+  (func $start (export "start") (param $negatives f64) (param $positives f64) (param $target f64)
     (global.set $len (i32.const 0))
     (global.set $err (i32.const 0))
     (global.set $count (i32.const 0))
-    (global.set $mode (local.get $mode))
     (global.set $done (i32.const 0))
     (global.set $sum (f64.const 0))
     (global.set $cum (f64.const 0))
@@ -300,18 +297,13 @@
         (br $scatter))))
 
   ;; Tie blocks of the n sorted flagged keys (float32 if $wide is 0, else float64) at $p, read from
-  ;; the top down and continuing the open block of the previous chunk (the one above). Each closed
-  ;; block is, by the mode `start` set: 0 written out (its size as u32 to $size, its loss count as
-  ;; f64 to $loss), or folded into the running values of AUC, AURC, AUGRC or FPR — the loops of
-  ;; mannWhitneyAUC, aurc, augrc and fprAtRecall in ../ranking.ts, operation for operation. With
-  ;; $final (the last chunk) the open block is closed too. Returns the blocks closed so far, and
-  ;; leaves the running values at 98312 (sum, first, best, cum) for the caller to finish the fold.
+  ;; the top down and continuing the open block of the previous chunk (the one above); with $final
+  ;; (the last chunk) the open block is closed too. Each closed block's size goes as u32 to $size,
+  ;; its loss count as f64 to $loss. Returns the blocks closed so far.
   (func (export "blocks") (param $p i32) (param $n i32) (param $wide i32) (param $final i32) (param $size i32)
     (param $loss i32) (result i32)
     (local $end i32) (local $i i32) (local $u i64) (local $key i64) (local $flag i64) (local $sh i64) (local $step i32)
-    (local $prev i64) (local $len i32) (local $err i32) (local $count i32) (local $mode i32) (local $done i32)
-    (local $sum f64) (local $cum f64) (local $k f64) (local $best f64) (local $first f64)
-    (local $l f64) (local $e f64) (local $per f64) (local $j i32) (local $d f64)
+    (local $prev i64) (local $len i32) (local $err i32) (local $count i32) (local $l f64) (local $e f64)
     (local.set $step (select (i32.const 8) (i32.const 4) (local.get $wide)))
     (local.set $sh (select (i64.const 63) (i64.const 31) (local.get $wide)))
     (local.set $i (i32.add (local.get $p) (i32.mul (local.get $n) (local.get $step))))
@@ -319,8 +311,123 @@
     (local.set $len (global.get $len))
     (local.set $err (global.get $err))
     (local.set $count (global.get $count))
-    (local.set $mode (global.get $mode))
-    (local.set $done (global.get $done))
+    (block $exit
+      (loop $scan
+        (if (i32.le_u (local.get $i) (local.get $p))
+          (then
+            ;; past the chunk: in the last one, close the open block (if any) before leaving
+            (br_if $exit (i32.or (i32.eqz (local.get $final)) (i32.eqz (local.get $len))))
+            (local.set $end (i32.const 1)))
+          (else
+            (local.set $i (i32.sub (local.get $i) (local.get $step)))
+            (local.set $u
+              (if (result i64) (local.get $wide)
+                (then (i64.load (local.get $i)))
+                (else (i64.load32_u (local.get $i)))))
+            (local.set $flag (i64.shr_u (local.get $u) (local.get $sh)))
+            (local.set $key (i64.xor (local.get $u) (i64.shl (local.get $flag) (local.get $sh))))))
+        (if (i32.or
+              (local.get $end)
+              (i32.and (i64.ne (local.get $key) (local.get $prev)) (i32.ne (local.get $len) (i32.const 0))))
+          (then
+            ;; close the open block: $len samples, $err of them with loss 1
+            (local.set $l (f64.convert_i32_u (local.get $len)))
+            (local.set $e (f64.convert_i32_u (local.get $err)))
+            (i32.store (i32.add (local.get $size) (i32.shl (local.get $count) (i32.const 2))) (local.get $len))
+            (f64.store (i32.add (local.get $loss) (i32.shl (local.get $count) (i32.const 3))) (local.get $e))
+            (local.set $count (i32.add (local.get $count) (i32.const 1)))
+            (local.set $len (i32.const 0))
+            (local.set $err (i32.const 0))
+            (br_if $exit (local.get $end))))
+        (local.set $prev (local.get $key))
+        (local.set $len (i32.add (local.get $len) (i32.const 1)))
+        (local.set $err (i32.add (local.get $err) (i32.wrap_i64 (local.get $flag))))
+        (br $scan)))
+    (global.set $prev (local.get $prev))
+    (global.set $len (local.get $len))
+    (global.set $err (local.get $err))
+    (global.set $count (local.get $count))
+    (local.get $count))
+
+  ;; The folds: as `blocks` (with the same parameters, $size and $loss unused), each closed block
+  ;; folded into running values instead of written out — the loops of mannWhitneyAUC, aurc, augrc
+  ;; and fprAtRecall in ../ranking.ts, operation for operation, in the same order, so that the
+  ;; values are the same to the bit. The running values live in globals between calls and are left
+  ;; at 98312 (sum), 98320 (first), 98328 (best) and 98336 (cum) for the caller to finish with.
+
+  ;; AUC (mannWhitneyAUC): acc ($sum), above ($cum).
+  (func (export "foldAUC") (param $p i32) (param $n i32) (param $wide i32) (param $final i32) (param $size i32)
+    (param $loss i32) (result i32)
+    (local $end i32) (local $i i32) (local $u i64) (local $key i64) (local $flag i64) (local $sh i64) (local $step i32)
+    (local $prev i64) (local $len i32) (local $err i32) (local $count i32) (local $l f64) (local $e f64) (local $sum f64) (local $cum f64)
+    (local.set $step (select (i32.const 8) (i32.const 4) (local.get $wide)))
+    (local.set $sh (select (i64.const 63) (i64.const 31) (local.get $wide)))
+    (local.set $i (i32.add (local.get $p) (i32.mul (local.get $n) (local.get $step))))
+    (local.set $prev (global.get $prev))
+    (local.set $len (global.get $len))
+    (local.set $err (global.get $err))
+    (local.set $count (global.get $count))
+    (local.set $sum (global.get $sum))
+    (local.set $cum (global.get $cum))
+    (block $exit
+      (loop $scan
+        (if (i32.le_u (local.get $i) (local.get $p))
+          (then
+            ;; past the chunk: in the last one, close the open block (if any) before leaving
+            (br_if $exit (i32.or (i32.eqz (local.get $final)) (i32.eqz (local.get $len))))
+            (local.set $end (i32.const 1)))
+          (else
+            (local.set $i (i32.sub (local.get $i) (local.get $step)))
+            (local.set $u
+              (if (result i64) (local.get $wide)
+                (then (i64.load (local.get $i)))
+                (else (i64.load32_u (local.get $i)))))
+            (local.set $flag (i64.shr_u (local.get $u) (local.get $sh)))
+            (local.set $key (i64.xor (local.get $u) (i64.shl (local.get $flag) (local.get $sh))))))
+        (if (i32.or
+              (local.get $end)
+              (i32.and (i64.ne (local.get $key) (local.get $prev)) (i32.ne (local.get $len) (i32.const 0))))
+          (then
+            ;; close the open block: $len samples, $err of them with loss 1
+            (local.set $l (f64.convert_i32_u (local.get $len)))
+            (local.set $e (f64.convert_i32_u (local.get $err)))
+            ;; acc += (size − neg)·(negatives − above − neg/2); above += neg
+            (local.set $sum
+              (f64.add
+                (local.get $sum)
+                (f64.mul
+                  (f64.sub (local.get $l) (local.get $e))
+                  (f64.sub (f64.sub (global.get $negatives) (local.get $cum)) (f64.div (local.get $e) (f64.const 2))))))
+            (local.set $cum (f64.add (local.get $cum) (local.get $e)))
+            (local.set $count (i32.add (local.get $count) (i32.const 1)))
+            (local.set $len (i32.const 0))
+            (local.set $err (i32.const 0))
+            (br_if $exit (local.get $end))))
+        (local.set $prev (local.get $key))
+        (local.set $len (i32.add (local.get $len) (i32.const 1)))
+        (local.set $err (i32.add (local.get $err) (i32.wrap_i64 (local.get $flag))))
+        (br $scan)))
+    (global.set $prev (local.get $prev))
+    (global.set $len (local.get $len))
+    (global.set $err (local.get $err))
+    (global.set $count (local.get $count))
+    (global.set $sum (local.get $sum))
+    (global.set $cum (local.get $cum))
+    (f64.store (i32.const 98312) (local.get $sum))
+    (local.get $count))
+
+  ;; AURC (aurc): sumR ($sum), cum, k, last ($best), first.
+  (func (export "foldAURC") (param $p i32) (param $n i32) (param $wide i32) (param $final i32) (param $size i32)
+    (param $loss i32) (result i32)
+    (local $end i32) (local $i i32) (local $u i64) (local $key i64) (local $flag i64) (local $sh i64) (local $step i32)
+    (local $prev i64) (local $len i32) (local $err i32) (local $count i32) (local $l f64) (local $e f64) (local $sum f64) (local $cum f64) (local $k f64) (local $best f64) (local $first f64) (local $per f64) (local $j i32)
+    (local.set $step (select (i32.const 8) (i32.const 4) (local.get $wide)))
+    (local.set $sh (select (i64.const 63) (i64.const 31) (local.get $wide)))
+    (local.set $i (i32.add (local.get $p) (i32.mul (local.get $n) (local.get $step))))
+    (local.set $prev (global.get $prev))
+    (local.set $len (global.get $len))
+    (local.set $err (global.get $err))
+    (local.set $count (global.get $count))
     (local.set $sum (global.get $sum))
     (local.set $cum (global.get $cum))
     (local.set $k (global.get $k))
@@ -348,77 +455,26 @@
             ;; close the open block: $len samples, $err of them with loss 1
             (local.set $l (f64.convert_i32_u (local.get $len)))
             (local.set $e (f64.convert_i32_u (local.get $err)))
-            (block $closed
-              (block $fpr
-                (block $augrc
-                  (block $aurc
-                    (block $auc
-                      (block $write
-                        (br_table $write $auc $aurc $augrc $fpr (local.get $mode)))
-                      ;; 0: write the block out
-                      (i32.store (i32.add (local.get $size) (i32.shl (local.get $count) (i32.const 2))) (local.get $len))
-                      (f64.store (i32.add (local.get $loss) (i32.shl (local.get $count) (i32.const 3))) (local.get $e))
-                      (br $closed))
-                    ;; 1, AUC: acc += (size − neg)·(negatives − above − neg/2); above += neg
-                    (local.set $sum
-                      (f64.add
-                        (local.get $sum)
-                        (f64.mul
-                          (f64.sub (local.get $l) (local.get $e))
-                          (f64.sub
-                            (f64.sub (global.get $negatives) (local.get $cum))
-                            (f64.div (local.get $e) (f64.const 2))))))
-                    (local.set $cum (f64.add (local.get $cum) (local.get $e)))
-                    (br $closed))
-                  ;; 2, AURC: r_k = (cum + j·per)/k for each of the block's samples, summed
-                  (if (i32.eqz (local.get $count))
-                    (then (local.set $first (f64.div (local.get $e) (local.get $l)))))
-                  (if (i32.eq (local.get $len) (i32.const 1))
-                    (then
-                      (local.set $k (f64.add (local.get $k) (f64.const 1)))
-                      (local.set $best (f64.div (f64.add (local.get $cum) (local.get $e)) (local.get $k)))
-                      (local.set $sum (f64.add (local.get $sum) (local.get $best))))
-                    (else
-                      (local.set $per (f64.div (local.get $e) (local.get $l)))
-                      (local.set $j (i32.const 1))
-                      (loop $samples
-                        (local.set $k (f64.add (local.get $k) (f64.const 1)))
-                        (local.set $best
-                          (f64.div
-                            (f64.add
-                              (local.get $cum)
-                              (f64.mul (f64.convert_i32_u (local.get $j)) (local.get $per)))
-                            (local.get $k)))
-                        (local.set $sum (f64.add (local.get $sum) (local.get $best)))
-                        (local.set $j (i32.add (local.get $j) (i32.const 1)))
-                        (br_if $samples (i32.le_u (local.get $j) (local.get $len))))))
-                  (local.set $cum (f64.add (local.get $cum) (local.get $e)))
-                  (br $closed))
-                ;; 3, AUGRC: sumE += len·cum + loss·(len + 1)/2
-                (if (i32.eqz (local.get $count))
-                  (then (local.set $first (f64.div (local.get $e) (local.get $l)))))
-                (local.set $sum
-                  (f64.add
-                    (local.get $sum)
-                    (f64.add
-                      (f64.mul (local.get $l) (local.get $cum))
-                      (f64.div
-                        (f64.mul (local.get $e) (f64.add (local.get $l) (f64.const 1)))
-                        (f64.const 2)))))
-                (local.set $cum (f64.add (local.get $cum) (local.get $e)))
-                (br $closed))
-              ;; 4, FPR: tp += size − loss; fp += loss; the nearest |tp − target| (ties: the lower
-              ;; threshold) keeps its fp; stop once tp reaches every positive
-              (if (i32.eqz (local.get $done))
-                (then
-                  (local.set $k (f64.add (local.get $k) (f64.sub (local.get $l) (local.get $e))))
-                  (local.set $cum (f64.add (local.get $cum) (local.get $e)))
-                  (local.set $d (f64.abs (f64.sub (local.get $k) (global.get $target))))
-                  (if (f64.le (local.get $d) (local.get $best))
-                    (then
-                      (local.set $best (local.get $d))
-                      (local.set $sum (local.get $cum))))
-                  (if (f64.eq (local.get $k) (global.get $positives)) (then (local.set $done (i32.const 1)))))))
+            ;; r_k = (cum + j·per)/k for each of the block's samples, summed (one sample: per = loss)
+            (if (i32.eqz (local.get $count)) (then (local.set $first (f64.div (local.get $e) (local.get $l)))))
+            (if (i32.eq (local.get $len) (i32.const 1))
+              (then
+                (local.set $k (f64.add (local.get $k) (f64.const 1)))
+                (local.set $best (f64.div (f64.add (local.get $cum) (local.get $e)) (local.get $k)))
+                (local.set $sum (f64.add (local.get $sum) (local.get $best))))
+              (else
+                (local.set $per (f64.div (local.get $e) (local.get $l)))
+                (local.set $j (i32.const 1))
+                (loop $samples
+                  (local.set $k (f64.add (local.get $k) (f64.const 1)))
+                  (local.set $best
+                    (f64.div
+                      (f64.add (local.get $cum) (f64.mul (f64.convert_i32_u (local.get $j)) (local.get $per)))
+                      (local.get $k)))
+                  (local.set $sum (f64.add (local.get $sum) (local.get $best)))
+                  (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                  (br_if $samples (i32.le_u (local.get $j) (local.get $len))))))
+            (local.set $cum (f64.add (local.get $cum) (local.get $e)))
             (local.set $count (i32.add (local.get $count) (i32.const 1)))
             (local.set $len (i32.const 0))
             (local.set $err (i32.const 0))
@@ -431,7 +487,6 @@
     (global.set $len (local.get $len))
     (global.set $err (local.get $err))
     (global.set $count (local.get $count))
-    (global.set $done (local.get $done))
     (global.set $sum (local.get $sum))
     (global.set $cum (local.get $cum))
     (global.set $k (local.get $k))
@@ -440,6 +495,142 @@
     (f64.store (i32.const 98312) (local.get $sum))
     (f64.store (i32.const 98320) (local.get $first))
     (f64.store (i32.const 98328) (local.get $best))
+    (local.get $count))
+
+  ;; AUGRC (augrc): sumE ($sum), cum, first.
+  (func (export "foldAUGRC") (param $p i32) (param $n i32) (param $wide i32) (param $final i32) (param $size i32)
+    (param $loss i32) (result i32)
+    (local $end i32) (local $i i32) (local $u i64) (local $key i64) (local $flag i64) (local $sh i64) (local $step i32)
+    (local $prev i64) (local $len i32) (local $err i32) (local $count i32) (local $l f64) (local $e f64) (local $sum f64) (local $cum f64) (local $first f64)
+    (local.set $step (select (i32.const 8) (i32.const 4) (local.get $wide)))
+    (local.set $sh (select (i64.const 63) (i64.const 31) (local.get $wide)))
+    (local.set $i (i32.add (local.get $p) (i32.mul (local.get $n) (local.get $step))))
+    (local.set $prev (global.get $prev))
+    (local.set $len (global.get $len))
+    (local.set $err (global.get $err))
+    (local.set $count (global.get $count))
+    (local.set $sum (global.get $sum))
+    (local.set $cum (global.get $cum))
+    (local.set $first (global.get $first))
+    (block $exit
+      (loop $scan
+        (if (i32.le_u (local.get $i) (local.get $p))
+          (then
+            ;; past the chunk: in the last one, close the open block (if any) before leaving
+            (br_if $exit (i32.or (i32.eqz (local.get $final)) (i32.eqz (local.get $len))))
+            (local.set $end (i32.const 1)))
+          (else
+            (local.set $i (i32.sub (local.get $i) (local.get $step)))
+            (local.set $u
+              (if (result i64) (local.get $wide)
+                (then (i64.load (local.get $i)))
+                (else (i64.load32_u (local.get $i)))))
+            (local.set $flag (i64.shr_u (local.get $u) (local.get $sh)))
+            (local.set $key (i64.xor (local.get $u) (i64.shl (local.get $flag) (local.get $sh))))))
+        (if (i32.or
+              (local.get $end)
+              (i32.and (i64.ne (local.get $key) (local.get $prev)) (i32.ne (local.get $len) (i32.const 0))))
+          (then
+            ;; close the open block: $len samples, $err of them with loss 1
+            (local.set $l (f64.convert_i32_u (local.get $len)))
+            (local.set $e (f64.convert_i32_u (local.get $err)))
+            ;; sumE += len·cum + loss·(len + 1)/2
+            (if (i32.eqz (local.get $count)) (then (local.set $first (f64.div (local.get $e) (local.get $l)))))
+            (local.set $sum
+              (f64.add
+                (local.get $sum)
+                (f64.add
+                  (f64.mul (local.get $l) (local.get $cum))
+                  (f64.div (f64.mul (local.get $e) (f64.add (local.get $l) (f64.const 1))) (f64.const 2)))))
+            (local.set $cum (f64.add (local.get $cum) (local.get $e)))
+            (local.set $count (i32.add (local.get $count) (i32.const 1)))
+            (local.set $len (i32.const 0))
+            (local.set $err (i32.const 0))
+            (br_if $exit (local.get $end))))
+        (local.set $prev (local.get $key))
+        (local.set $len (i32.add (local.get $len) (i32.const 1)))
+        (local.set $err (i32.add (local.get $err) (i32.wrap_i64 (local.get $flag))))
+        (br $scan)))
+    (global.set $prev (local.get $prev))
+    (global.set $len (local.get $len))
+    (global.set $err (local.get $err))
+    (global.set $count (local.get $count))
+    (global.set $sum (local.get $sum))
+    (global.set $cum (local.get $cum))
+    (global.set $first (local.get $first))
+    (f64.store (i32.const 98312) (local.get $sum))
+    (f64.store (i32.const 98320) (local.get $first))
     (f64.store (i32.const 98336) (local.get $cum))
+    (local.get $count))
+
+  ;; FPR at a recall (fprAtRecall): bestFp ($sum), fp ($cum), tp ($k), best; $done once tp = P.
+  (func (export "foldFPR") (param $p i32) (param $n i32) (param $wide i32) (param $final i32) (param $size i32)
+    (param $loss i32) (result i32)
+    (local $end i32) (local $i i32) (local $u i64) (local $key i64) (local $flag i64) (local $sh i64) (local $step i32)
+    (local $prev i64) (local $len i32) (local $err i32) (local $count i32) (local $l f64) (local $e f64) (local $sum f64) (local $cum f64) (local $k f64) (local $best f64) (local $done i32) (local $d f64)
+    (local.set $step (select (i32.const 8) (i32.const 4) (local.get $wide)))
+    (local.set $sh (select (i64.const 63) (i64.const 31) (local.get $wide)))
+    (local.set $i (i32.add (local.get $p) (i32.mul (local.get $n) (local.get $step))))
+    (local.set $prev (global.get $prev))
+    (local.set $len (global.get $len))
+    (local.set $err (global.get $err))
+    (local.set $count (global.get $count))
+    (local.set $sum (global.get $sum))
+    (local.set $cum (global.get $cum))
+    (local.set $k (global.get $k))
+    (local.set $best (global.get $best))
+    (local.set $done (global.get $done))
+    (block $exit
+      (loop $scan
+        (if (i32.le_u (local.get $i) (local.get $p))
+          (then
+            ;; past the chunk: in the last one, close the open block (if any) before leaving
+            (br_if $exit (i32.or (i32.eqz (local.get $final)) (i32.eqz (local.get $len))))
+            (local.set $end (i32.const 1)))
+          (else
+            (local.set $i (i32.sub (local.get $i) (local.get $step)))
+            (local.set $u
+              (if (result i64) (local.get $wide)
+                (then (i64.load (local.get $i)))
+                (else (i64.load32_u (local.get $i)))))
+            (local.set $flag (i64.shr_u (local.get $u) (local.get $sh)))
+            (local.set $key (i64.xor (local.get $u) (i64.shl (local.get $flag) (local.get $sh))))))
+        (if (i32.or
+              (local.get $end)
+              (i32.and (i64.ne (local.get $key) (local.get $prev)) (i32.ne (local.get $len) (i32.const 0))))
+          (then
+            ;; close the open block: $len samples, $err of them with loss 1
+            (local.set $l (f64.convert_i32_u (local.get $len)))
+            (local.set $e (f64.convert_i32_u (local.get $err)))
+            ;; tp += size − loss; fp += loss; the nearest |tp − target| (ties: the lower threshold) keeps
+            ;; its fp; nothing more once tp reaches every positive
+            (if (i32.eqz (local.get $done))
+              (then
+                (local.set $k (f64.add (local.get $k) (f64.sub (local.get $l) (local.get $e))))
+                (local.set $cum (f64.add (local.get $cum) (local.get $e)))
+                (local.set $d (f64.abs (f64.sub (local.get $k) (global.get $target))))
+                (if (f64.le (local.get $d) (local.get $best))
+                  (then
+                    (local.set $best (local.get $d))
+                    (local.set $sum (local.get $cum))))
+                (if (f64.eq (local.get $k) (global.get $positives)) (then (local.set $done (i32.const 1))))))
+            (local.set $count (i32.add (local.get $count) (i32.const 1)))
+            (local.set $len (i32.const 0))
+            (local.set $err (i32.const 0))
+            (br_if $exit (local.get $end))))
+        (local.set $prev (local.get $key))
+        (local.set $len (i32.add (local.get $len) (i32.const 1)))
+        (local.set $err (i32.add (local.get $err) (i32.wrap_i64 (local.get $flag))))
+        (br $scan)))
+    (global.set $prev (local.get $prev))
+    (global.set $len (local.get $len))
+    (global.set $err (local.get $err))
+    (global.set $count (local.get $count))
+    (global.set $sum (local.get $sum))
+    (global.set $cum (local.get $cum))
+    (global.set $k (local.get $k))
+    (global.set $best (local.get $best))
+    (global.set $done (local.get $done))
+    (f64.store (i32.const 98312) (local.get $sum))
     (local.get $count))
 )
