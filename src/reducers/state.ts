@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { fromBase64, toBase64 } from '../base64';
-import { isRecord } from '../options';
 import { KernelKeys } from '../math/wasm/sortKernel';
+import { isRecord } from '../options';
 import { own } from '../own';
 
 /**
@@ -471,7 +471,9 @@ export const KERNEL_COLUMN_KEYS = 1 << 15;
  * {@link KERNEL_COLUMN_KEYS} keys they are a growing typed array; beyond, they live in the memory
  * of a sort kernel instance ({@link KernelKeys}), which packs each batch and keeps the digit
  * histograms of the sort up to date as it goes, so that an update allocates nothing and a ranking
- * value needs no copy (memory the kernel is refused sends the column back to a typed array).
+ * value needs no copy (memory the kernel is refused sends the column back to a typed array). The
+ * sort works in room after the keys, twice their size, which that memory keeps once grown (wasm
+ * memory never shrinks) until `clear` or the metric's end lets it go.
  */
 export class FlaggedKeyColumn implements MetricState {
   private readonly codec: ColumnCodec<Float32Array> | ColumnCodec<Float64Array>;
