@@ -201,6 +201,30 @@ describe('FlaggedKeyColumn', () => {
       expect(c.toRaw().parts).toEqual([]);
     });
 
+    it(`${precision}: keys of the other precision are rounded or widened as the typed array does it`, () => {
+      const { keys, flags } = data('uniform', 50_000, 12, !wide); // float64 keys into float32, or back
+      keys[3] = -0;
+      const c = new FlaggedKeyColumn(precision);
+      c.push(keys.subarray(0, 40_000), flags.subarray(0, 40_000));
+      c.push(keys.subarray(40_000), flags.subarray(40_000));
+      expect(c.kernelKeys).not.toBeNull();
+      const batched = new FlaggedKeyColumn(precision);
+      for (let i = 0; i < keys.length; i += 20_000)
+        batched.push(keys.subarray(i, i + 20_000), flags.subarray(i, i + 20_000));
+      _sortKernelTesting.reset();
+      vi.stubGlobal('WebAssembly', undefined);
+      const js = new FlaggedKeyColumn(precision);
+      js.push(keys, flags);
+      expect(js.kernelKeys).toBeNull();
+      const bits = (col: FlaggedKeyColumn) => {
+        const out = wide ? new Float64Array(col.size) : new Float32Array(col.size);
+        col.readPackedInto(out);
+        return Array.from(new Uint32Array(out.buffer));
+      };
+      expect(bits(c)).toEqual(bits(js));
+      expect(bits(batched)).toEqual(bits(js));
+    });
+
     it(`${precision}: without WebAssembly, or refused memory, it stays (or goes back to) a typed array`, () => {
       _sortKernelTesting.reset();
       vi.stubGlobal('WebAssembly', undefined);
