@@ -158,10 +158,11 @@ export function flaggedTieBlocksFrom(
 }
 
 /**
- * {@link flaggedTieBlocks} in JS, the sort kernel's algorithm: u = the IEEE bits rotated left by
- * one, (|key| bits << 1) | flag, orders like the key (±0 both give key bits 0); an LSD radix sort
- * on u (11-bit digits, constant digits skipped) puts equal keys together, and one pass from the
- * top counts each block. `packed` is only read.
+ * {@link flaggedTieBlocks} in JS: u = the IEEE bits rotated left by one, (|key| bits << 1) | flag,
+ * orders like the key (±0 both give key bits 0); an LSD radix sort on u (11-bit digits, constant
+ * digits skipped) puts equal keys together, and one pass from the top counts each block. The
+ * kernel sorts on the bits without the flag instead (each block's flags in another order): the
+ * blocks, counts, are the same. `packed` is only read.
  */
 export function flaggedTieBlocksJS(packed: Float32Array | Float64Array): FlaggedBlocks {
   const n = packed.length;

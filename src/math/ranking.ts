@@ -1,4 +1,5 @@
 import { flaggedTieBlocks, flaggedTieBlocksFrom, sortWithPayload } from './radixSort';
+import { Fold, type KernelKeys } from './wasm/sortKernel';
 
 /**
  * The tie-aware ranking core shared by AUC, AURC, AUGRC, E-AURC, E-AUGRC, FPR95, SCOD, the
@@ -253,7 +254,54 @@ export function excessAUGRC(blocks: TieBlocks): number {
   return augrc(blocks) - augrc(binaryOracleBlocks(blocks.n, totalLoss(blocks)));
 }
 
+/** The recall of {@link fpr95}. */
+const RECALL_95 = 0.95;
+
 /** FPR at 95 % recall (SPEC §5). */
 export function fpr95(blocks: TieBlocks): number {
-  return fprAtRecall(blocks, 0.95);
+  return fprAtRecall(blocks, RECALL_95);
+}
+
+/**
+ * `compute(blocks)` for the tie blocks of a column of flagged keys in the sort kernel, where
+ * `compute` is one of the values the kernel folds while it reads the blocks — {@link mannWhitneyAUC},
+ * {@link aurc}, {@link augrc}, their excess forms, {@link fpr95} — with no block arrays written:
+ * the fold runs the loop of the function named, operation for operation, so the value is the
+ * same to the bit. Null for any other `compute`, or if the kernel is refused the memory to sort.
+ */
+export function foldedValue(compute: (blocks: TieBlocks) => number, keys: KernelKeys): number | null {
+  const n = keys.size;
+  const negatives = keys.flagged; // the losses: set flags
+  const positives = n - negatives;
+  const fold = (mode: Fold, target = 0) => keys.fold(mode, negatives, positives, target);
+  switch (compute) {
+    case mannWhitneyAUC: {
+      if (positives === 0 || negatives === 0) return NaN;
+      const r = fold(Fold.AUC);
+      return r && r.sum / positives / negatives;
+    }
+    case aurc:
+    case excessAURC: {
+      if (n < 2) return NaN;
+      const r = fold(Fold.AURC);
+      if (!r) return null;
+      const value = (r.sum - (r.first + r.best) / 2) / (n - 1); // sumR, first, last
+      return compute === aurc ? value : value - aurc(binaryOracleBlocks(n, negatives));
+    }
+    case augrc:
+    case excessAUGRC: {
+      if (n < 2) return NaN;
+      const r = fold(Fold.AUGRC);
+      if (!r) return null;
+      const value = (r.sum - (r.first + r.cum) / 2) / (n * (n - 1)); // sumE, first, cum
+      return compute === augrc ? value : value - augrc(binaryOracleBlocks(n, negatives));
+    }
+    case fpr95: {
+      if (positives === 0 || negatives === 0) return NaN;
+      const r = fold(Fold.FPR, RECALL_95 * positives);
+      return r && r.sum / negatives; // bestFp
+    }
+    default:
+      return null;
+  }
 }

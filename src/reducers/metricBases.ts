@@ -3,7 +3,7 @@ import type { ConfidenceBatch } from '../inputs/confidences';
 import { LOGITS, MAX_CLASSES } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import type { RowNeeds } from '../inputs/readAsync';
-import { flaggedKeyBlocksFrom, type TieBlocks } from '../math/ranking';
+import { flaggedKeyBlocksFrom, foldedValue, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
 import { FixedValueState, FlaggedKeyColumn, SumState, type SparseSums } from './state';
@@ -191,11 +191,16 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
   }
 
   protected computeValue(): number {
-    // the sign bit, set for an incorrect decision, is the loss (error) of each block; the column
-    // is read straight into the sort's memory
+    // the sign bit, set for an incorrect decision, is the loss (error) of each block. A column in
+    // the sort kernel's memory is sorted there, the value folded as the blocks are read; else the
+    // column is read straight into the sort's memory
     const s = this.samples;
-    return this.decl.compute(
-      flaggedKeyBlocksFrom(s.size, this.decl.input.keyPrecision === 'float64', (keys) => s.readPackedInto(keys)),
+    const kernel = s.kernelKeys;
+    return (
+      (kernel && foldedValue(this.decl.compute, kernel)) ??
+      this.decl.compute(
+        flaggedKeyBlocksFrom(s.size, this.decl.input.keyPrecision === 'float64', (keys) => s.readPackedInto(keys)),
+      )
     );
   }
 

@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { fromBase64, toBase64 } from '../base64';
+import { KernelKeys } from '../math/wasm/sortKernel';
 import { isRecord } from '../options';
 import { own } from '../own';
 
@@ -350,67 +351,83 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
   }
 
   load(snapshot: unknown): string | null {
-    if (snapshot instanceof RawSnapshot) {
-      if (snapshot.dtype !== this.codec.name) return `a ${snapshot.dtype} column, not ${this.codec.name}`;
-      return this.loadBytes(snapshot.n, snapshot.bytes);
-    }
-    // own properties only: what Object.prototype lends is no part of a snapshot
-    const n = isRecord(snapshot) ? own(snapshot, 'n') : undefined;
-    const data = isRecord(snapshot) ? own(snapshot, 'data') : undefined;
-    if (
-      !isRecord(snapshot) ||
-      own(snapshot, 'dtype') !== this.codec.name ||
-      !Number.isSafeInteger(n) ||
-      (n as number) < 0 ||
-      typeof data !== 'string'
-    ) {
-      return `expected a ${this.codec.name} column { dtype, n, data }`;
-    }
-    const count = n as number;
-    const bytes = fromBase64(data);
-    if (bytes?.length !== count * this.codec.bytes)
-      return `column data is not ${count} base64-encoded ${this.codec.name} values`;
-    return this.loadBytes(count, bytes);
-  }
-
-  /** Loads `count` values from their raw bytes (a buffer of their own, which the column may keep). */
-  private loadBytes(count: number, bytes: Uint8Array<ArrayBuffer>): string | null {
-    if (bytes.length !== count * this.codec.bytes) return `column data is not ${count} ${this.codec.name} values`;
-    const values = this.codec.view(bytes);
-    const flags = this.codec.name === 'bool';
-    for (let i = 0; i < count; i++) {
-      const v = values[i];
-      if (flags ? v > 1 : v - v !== 0) return `column value ${v} at ${i} is not ${flags ? '0 or 1' : 'finite'}`;
-    }
+    const values = snapshotValues(this.codec, snapshot);
+    if (typeof values === 'string') return values;
     this.clear();
     this.push(values);
     return null;
   }
 }
 
+/**
+ * The values of a column snapshot — a {@link RawSnapshot} or `{ dtype, n, data }` with the raw
+ * bytes in base64 — checked (finite, or 0/1 for flags), as an array the column may keep; or what
+ * is wrong with the snapshot.
+ */
+function snapshotValues<T extends ColumnArray>(codec: ColumnCodec<T>, snapshot: unknown): T | string {
+  if (snapshot instanceof RawSnapshot) {
+    if (snapshot.dtype !== codec.name) return `a ${snapshot.dtype} column, not ${codec.name}`;
+    return checkedValues(codec, snapshot.n, snapshot.bytes);
+  }
+  // own properties only: what Object.prototype lends is no part of a snapshot
+  const n = isRecord(snapshot) ? own(snapshot, 'n') : undefined;
+  const data = isRecord(snapshot) ? own(snapshot, 'data') : undefined;
+  if (
+    !isRecord(snapshot) ||
+    own(snapshot, 'dtype') !== codec.name ||
+    !Number.isSafeInteger(n) ||
+    (n as number) < 0 ||
+    typeof data !== 'string'
+  ) {
+    return `expected a ${codec.name} column { dtype, n, data }`;
+  }
+  const count = n as number;
+  const bytes = fromBase64(data);
+  if (bytes?.length !== count * codec.bytes) return `column data is not ${count} base64-encoded ${codec.name} values`;
+  return checkedValues(codec, count, bytes);
+}
+
+/** `count` values from their raw bytes (a buffer of their own, which the column may keep), checked. */
+function checkedValues<T extends ColumnArray>(
+  codec: ColumnCodec<T>,
+  count: number,
+  bytes: Uint8Array<ArrayBuffer>,
+): T | string {
+  if (bytes.length !== count * codec.bytes) return `column data is not ${count} ${codec.name} values`;
+  const values = codec.view(bytes);
+  const flags = codec.name === 'bool';
+  for (let i = 0; i < count; i++) {
+    const v = values[i];
+    if (flags ? v > 1 : v - v !== 0) return `column value ${v} at ${i} is not ${flags ? '0 or 1' : 'finite'}`;
+  }
+  return values;
+}
+
+const FLOAT32: ColumnCodec<Float32Array> = {
+  name: 'float32',
+  bytes: 4,
+  encode: (v) => tf.tensor1d(v, 'float32'),
+  decode: (t) => t.dataSync(),
+  decodeInto: (t, out, pos) => out.set(t.dataSync(), pos),
+  make: (n) => new Float32Array(n),
+  view: (b) => new Float32Array(b.buffer, b.byteOffset, b.length / 4),
+};
+
+const FLOAT64: ColumnCodec<Float64Array> = {
+  name: 'float64',
+  bytes: 8,
+  encode: encodeFloat64,
+  decode: decodeFloat64,
+  decodeInto: (t, out, pos) => new Int32Array(out.buffer, out.byteOffset + 8 * pos, t.size).set(t.dataSync()),
+  make: (n) => new Float64Array(n),
+  view: (b) => new Float64Array(b.buffer, b.byteOffset, b.length / 8),
+};
+
 /** float32 per sample (4 bytes). */
-export const float32Column = (): ColumnState<Float32Array> =>
-  new ColumnState({
-    name: 'float32',
-    bytes: 4,
-    encode: (v) => tf.tensor1d(v, 'float32'),
-    decode: (t) => t.dataSync(),
-    decodeInto: (t, out, pos) => out.set(t.dataSync(), pos),
-    make: (n) => new Float32Array(n),
-    view: (b) => new Float32Array(b.buffer, b.byteOffset, b.length / 4),
-  });
+export const float32Column = (): ColumnState<Float32Array> => new ColumnState(FLOAT32);
 
 /** float64 per sample (8 bytes, as raw bits). */
-export const float64Column = (): ColumnState<Float64Array> =>
-  new ColumnState({
-    name: 'float64',
-    bytes: 8,
-    encode: encodeFloat64,
-    decode: decodeFloat64,
-    decodeInto: (t, out, pos) => new Int32Array(out.buffer, out.byteOffset + 8 * pos, t.size).set(t.dataSync()),
-    make: (n) => new Float64Array(n),
-    view: (b) => new Float64Array(b.buffer, b.byteOffset, b.length / 8),
-  });
+export const float64Column = (): ColumnState<Float64Array> => new ColumnState(FLOAT64);
 
 /** 0/1 per sample (a bool tensor: 1 byte). */
 export const flagColumn = (): ColumnState<Uint8Array> =>
@@ -441,26 +458,99 @@ function packFlagged(keys: Float32Array | Float64Array, flags: Uint8Array, out: 
 }
 
 /**
+ * Keys up to which a {@link FlaggedKeyColumn} stays a plain array; a longer one moves into a sort
+ * kernel instance of its own (where WebAssembly can be used).
+ */
+export const KERNEL_COLUMN_KEYS = 1 << 15;
+
+/**
  * A per-sample non-negative key with a 0/1 flag, packed into the key's sign bit: 4 bytes a
  * sample for float32 keys, 8 for float64. Ranking metrics keep (confidence, correct) this way.
+ *
+ * Not a tensor: the keys are only ever appended, copied out and sorted, never fed to ops. Up to
+ * {@link KERNEL_COLUMN_KEYS} keys they are a growing typed array; beyond, they live in the memory
+ * of a sort kernel instance ({@link KernelKeys}), which packs each batch and keeps the digit
+ * histograms of the sort up to date as it goes, so that an update allocates nothing and a ranking
+ * value needs no copy (memory the kernel is refused sends the column back to a typed array). The
+ * sort works in room after the keys, twice their size, which that memory keeps once grown (wasm
+ * memory never shrinks) until `clear` or the metric's end lets it go.
  */
 export class FlaggedKeyColumn implements MetricState {
-  private readonly column: ColumnState<Float32Array> | ColumnState<Float64Array>;
+  private readonly codec: ColumnCodec<Float32Array> | ColumnCodec<Float64Array>;
+  /** The packed keys while the column is a typed array: its first `length`. */
+  private packed: Float32Array | Float64Array;
+  private length = 0;
+  private kernel: KernelKeys | null = null;
+  /** Whether the kernel was unavailable or refused memory: the column then stays a typed array. */
+  private kernelRefused = false;
 
   constructor(private readonly precision: 'float32' | 'float64') {
-    this.column = precision === 'float32' ? float32Column() : float64Column();
+    this.codec = precision === 'float32' ? FLOAT32 : FLOAT64;
+    this.packed = this.codec.make(0);
   }
 
   get size(): number {
-    return this.column.size;
+    return this.kernel ? this.kernel.size : this.length;
+  }
+
+  /** The column in kernel memory, or null while (or where) it is a typed array. */
+  get kernelKeys(): KernelKeys | null {
+    return this.kernel;
   }
 
   /** Stores keys (≥ 0, not NaN; only read) with their flags. */
   push(keys: Float32Array | Float64Array, flags: Uint8Array): void {
-    const packed = this.precision === 'float32' ? new Float32Array(keys.length) : new Float64Array(keys.length);
+    const n = keys.length;
+    if (n === 0) return;
+    const kernel = this.kernelFor(n);
+    if (kernel?.append(keys, flags)) return;
+    if (kernel) this.leaveKernel();
+    const packed = this.room(n);
     if (keys instanceof Float32Array && packed instanceof Float32Array) packFlagged32(keys, flags, packed);
     else packFlagged(keys, flags, packed);
-    (this.column as ColumnState<Float32Array | Float64Array>).push(packed);
+    this.length += n;
+  }
+
+  /** Stores packed keys as they are (only read). */
+  private pushPacked(values: Float32Array | Float64Array): void {
+    const n = values.length;
+    if (n === 0) return;
+    const kernel = this.kernelFor(n);
+    if (kernel?.appendPacked(values)) return;
+    if (kernel) this.leaveKernel();
+    this.room(n).set(values);
+    this.length += n;
+  }
+
+  /** The kernel column to add n keys to, moving the column there once it outgrows a typed array. */
+  private kernelFor(n: number): KernelKeys | null {
+    if (this.kernel || this.kernelRefused || this.length + n <= KERNEL_COLUMN_KEYS) return this.kernel;
+    const kernel = KernelKeys.create(this.precision === 'float64');
+    if (kernel?.appendPacked(this.packed.subarray(0, this.length))) {
+      this.kernel = kernel;
+      this.packed = this.codec.make(0);
+      this.length = 0;
+    } else this.kernelRefused = true;
+    return this.kernel;
+  }
+
+  /** Back to a typed array, for good (the kernel was refused memory). */
+  private leaveKernel(): void {
+    this.packed = this.packedCopy();
+    this.length = this.packed.length;
+    this.kernel = null;
+    this.kernelRefused = true;
+  }
+
+  /** The next n slots of the typed array (grown by doubling). */
+  private room(n: number): Float32Array | Float64Array {
+    const end = this.length + n;
+    if (end > this.packed.length) {
+      const grown = this.codec.make(Math.max(end, 2 * this.packed.length));
+      grown.set(this.packed.subarray(0, this.length));
+      this.packed = grown;
+    }
+    return this.packed.subarray(this.length, end);
   }
 
   /**
@@ -468,14 +558,22 @@ export class FlaggedKeyColumn implements MetricState {
    * order, written into `out` (at least {@link size} long, of the column's precision).
    */
   readPackedInto(out: Float32Array | Float64Array): void {
-    (this.column as ColumnState<Float32Array | Float64Array>).readInto(out);
+    if (this.kernel) this.kernel.readInto(out);
+    else out.set(this.packed.subarray(0, this.length));
+  }
+
+  /** The packed keys so far, in update order, as a fresh array. */
+  private packedCopy(): Float32Array | Float64Array {
+    const out = this.codec.make(this.size);
+    this.readPackedInto(out);
+    return out;
   }
 
   /** Every key (in its precision) and flag so far, in update order. */
   read(): { keys: Float32Array | Float64Array; flags: Uint8Array } {
-    const packed = this.column.read();
+    const packed = this.packedCopy();
     const n = packed.length;
-    const keys = packed; // unpacked in place: `read` returns a fresh array
+    const keys = packed; // unpacked in place: a fresh array
     const flags = new Uint8Array(n);
     const words = new Uint32Array(packed.buffer, packed.byteOffset, this.precision === 'float32' ? n : 2 * n);
     const stride = this.precision === 'float32' ? 1 : 2;
@@ -488,7 +586,10 @@ export class FlaggedKeyColumn implements MetricState {
   }
 
   clear(): void {
-    this.column.clear();
+    this.packed = this.codec.make(0);
+    this.length = 0;
+    this.kernel = null; // its memory goes with it
+    this.kernelRefused = false;
   }
 
   incompatibility(other: FlaggedKeyColumn): string | null {
@@ -496,21 +597,32 @@ export class FlaggedKeyColumn implements MetricState {
   }
 
   merge(other: FlaggedKeyColumn): void {
-    (this.column as ColumnState<Float32Array>).merge(other.column as ColumnState<Float32Array>);
+    this.pushPacked(other.packedCopy()); // a copy first: `other` may be this column
   }
 
-  /** The packed keys (flag in the sign bit) as a column snapshot. */
+  /** The packed keys (flag in the sign bit) as a column snapshot `{ dtype, n, data }`. */
   toJSON(): unknown {
-    return this.column.toJSON();
+    const values = this.packedCopy();
+    return {
+      dtype: this.codec.name,
+      n: values.length,
+      data: toBase64(new Uint8Array(values.buffer, values.byteOffset, values.byteLength)),
+    };
   }
 
   /** The packed keys as raw bytes. */
   toRaw(): RawParts {
-    return this.column.toRaw();
+    const values = this.packedCopy();
+    const parts = values.length ? [new Uint8Array(values.buffer, values.byteOffset, values.byteLength)] : [];
+    return { dtype: this.codec.name, n: values.length, parts };
   }
 
   load(snapshot: unknown): string | null {
-    return this.column.load(snapshot);
+    const values = snapshotValues<Float32Array | Float64Array>(this.codec, snapshot);
+    if (typeof values === 'string') return values;
+    this.clear();
+    this.pushPacked(values);
+    return null;
   }
 }
 
