@@ -139,12 +139,13 @@ function expCheckArguments(): Float64Array {
 }
 
 /**
- * Checks the kernel before it is used: the lane code of both exp paths against expNonPositive
+ * Checks the kernel before it is used: the lane code of both exp paths against expNonPositive (or
+ * `exp`, in tests)
  * (the fast one on the arguments it is for, x ≥ −704), −∞ and NaN on the slow one, and three
  * whole rows against the JS loop (argmax, ties, order-free sum, second pass with the label at and
  * away from the argmax). An engine whose WebAssembly arithmetic differs fails here and keeps JS.
  */
-function selfCheck(kern: KernelExports): boolean {
+function selfCheck(kern: KernelExports, exp: (x: number) => number = expNonPositive): boolean {
   const args = expCheckArguments();
   const k = args.length;
   const zPtr = BASE;
@@ -154,14 +155,14 @@ function selfCheck(kern: KernelExports): boolean {
   // x = z − m with m = 0: the float32 arguments (their exp is what both sides must agree on)
   z.set(args);
   kern.expSlow(zPtr, k, ePtr, 0);
-  for (let j = 0; j < k; j++) if (!Object.is(e[j], expNonPositive(z[j]))) return false;
+  for (let j = 0; j < k; j++) if (!Object.is(e[j], exp(z[j]))) return false;
   let fast = 0;
   for (let j = 0; j < k; j++) if (args[j] >= -704) z[fast++] = args[j];
   kern.expFast(zPtr, fast, ePtr, 0);
-  for (let j = 0; j < fast; j++) if (!Object.is(e[j], expNonPositive(z[j]))) return false;
+  for (let j = 0; j < fast; j++) if (!Object.is(e[j], exp(z[j]))) return false;
   z.set([-Infinity, NaN]);
   kern.expSlow(zPtr, 2, ePtr, 0);
-  if (!Object.is(e[0], 0) || !Number.isNaN(e[1])) return false;
+  if (!Object.is(e[0], exp(-Infinity)) || !Object.is(e[1], exp(NaN))) return false;
   // row 0 (slow path, gap > 704): top 4 (first of two maxima), label 2; row 1 (fast path): top 7,
   // label 7 (the argmax); row 2 (fast): top 2 (first of two), label 0.
   const rows = [0, -1, 0.5, -3, 2, -745.5, -720, 2, 1, 2, 3, 4, 5, 6, 7, 8.5, -1, 0.25, 3, 3, -2, 0.5, -30, 1];
@@ -177,7 +178,7 @@ function selfCheck(kern: KernelExports): boolean {
   for (let r = 0; r < 3; r++) {
     const row = rows.slice(8 * r, 8 * r + 8);
     const t = tops[r];
-    const v = row.map((zj, j) => (j === t ? 0 : expNonPositive(zj - row[t])));
+    const v = row.map((zj, j) => (j === t ? 0 : exp(zj - row[t])));
     const sum = orderFreeSum(Float64Array.from(v), 0, 8);
     let weighted = 0;
     let sq = 0;
@@ -408,6 +409,11 @@ export const _wasmKernelTesting = {
   reset(): void {
     loaded = undefined;
     logView = null;
+  },
+  /** The softmax kernel's self-check, with `exp` as the JS twin of its exp (false without the kernel). */
+  selfCheck(exp: (x: number) => number): boolean {
+    const l = load();
+    return l === null ? false : selfCheck(l.exports, exp);
   },
   /** Whether logInPlace uses the kernel here. */
   logAvailable(): boolean {
