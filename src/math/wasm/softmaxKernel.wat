@@ -121,14 +121,32 @@
   (global $eTWOM1022 (mut v128) (v128.const f64x2 0x1p-1022 0x1p-1022))
 
   ;; e_j = exp(z_j - m) for the k float32 at $p into the float64 at $e, two per step (reads up to 4
-  ;; bytes past the row, writes up to 1 float64 past e_(k-1)). Any row (slow path).
+  ;; bytes past the row, writes up to 1 float64 past e_(k-1)). Any row (slow path): a pair with
+  ;; both x >= -704 takes the first form inline, as $expFast; other pairs (a lane below, -inf, NaN)
+  ;; go through $expLanes.
   (func $expSlow (export "expSlow") (param $p i32) (param $k i32) (param $e i32) (param $m f64)
-    (local $end i32) (local $M v128)
+    (local $end i32) (local $M v128) (local $x v128) (local $kb v128) (local $kd v128) (local $r v128)
+    (local $t0 v128) (local $t1 v128) (local $sc v128) (local $r2 v128)
     (local.set $M (f64x2.splat (local.get $m)))
     (local.set $end (i32.add (local.get $p) (i32.shl (local.get $k) (i32.const 2))))
     (loop $step
-      (v128.store (local.get $e) (call $expLanes
-        (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $p))) (local.get $M))))
+      (local.set $x (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $p))) (local.get $M)))
+      (if (i64x2.all_true (f64x2.ge (local.get $x) (global.get $eLOW)))
+        (then
+          (local.set $kb (f64x2.add (f64x2.mul (local.get $x) (global.get $eINV)) (global.get $eSHIFT)))
+          (local.set $kd (f64x2.sub (local.get $kb) (global.get $eSHIFT)))
+          (local.set $r (f64x2.add (f64x2.add (local.get $x) (f64x2.mul (local.get $kd) (global.get $eNEGHI)))
+                                   (f64x2.mul (local.get $kd) (global.get $eNEGLO))))
+          (local.set $t0 (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 0 (local.get $kb))) (i32.const 255)) (i32.const 4))))
+          (local.set $t1 (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 1 (local.get $kb))) (i32.const 255)) (i32.const 4))))
+          (local.set $sc (i64x2.add (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t1))
+                                    (i64x2.shl (local.get $kb) (i32.const 44))))
+          (local.set $r2 (f64x2.mul (local.get $r) (local.get $r)))
+          (v128.store (local.get $e) (f64x2.add (local.get $sc) (f64x2.mul (local.get $sc) (f64x2.add
+            (f64x2.add (f64x2.add (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t1)) (local.get $r))
+                       (f64x2.mul (local.get $r2) (f64x2.add (global.get $eC2) (f64x2.mul (local.get $r) (global.get $eC3)))))
+            (f64x2.mul (f64x2.mul (local.get $r2) (local.get $r2)) (global.get $eC4)))))))
+        (else (v128.store (local.get $e) (call $expLanes (local.get $x)))))
       (local.set $e (i32.add (local.get $e) (i32.const 16)))
       (local.set $p (i32.add (local.get $p) (i32.const 8)))
       (br_if $step (i32.lt_u (local.get $p) (local.get $end)))))
