@@ -415,6 +415,14 @@ export const _wasmKernelTesting = {
     const l = load();
     return l === null ? false : selfCheck(l.exports, exp);
   },
+  /**
+   * The module's exports and the first free byte of its memory (the softmax kernel's, null
+   * without it): for microbenchmarks of its functions.
+   */
+  raw(): { exports: KernelExports; base: number } | null {
+    const kern = getKernel();
+    return kern === null ? null : { exports: kern, base: BASE };
+  },
   /** Whether logInPlace uses the kernel here. */
   logAvailable(): boolean {
     const l = load();
