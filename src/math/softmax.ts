@@ -127,7 +127,8 @@ export function softmaxStats(
     const z = 1 + si;
     if (entropy) entropy[i] = log1pS + (w.weighted as Float64Array)[i] / z;
     if (brier) {
-      const miss = y === top ? si / z : 1 - Math.exp(logits[i * k + y] - m) / z;
+      // e_y the same exp as summed into s and sq
+      const miss = y === top ? si / z : 1 - expNonPositive(logits[i * k + y] - m) / z;
       brier[i] = (w.sq as Float64Array)[i] / (z * z) + miss * miss;
     }
   }
