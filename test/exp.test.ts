@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EXP_CONSTANTS, EXP_TABLE_BITS, EXP_TABLE_H, EXP_TABLE_T, expNonPositive } from '../src/math/exp';
+import { softmaxStats } from '../src/math/softmax';
 
 // ---------------------------------------------------------------------------------------------
 // An independent reference: exp in 256-bit fixed point with BigInt (ln 2 from its series, exp
@@ -215,5 +216,19 @@ describe('expNonPositive (the softmax exp)', () => {
     expect(hi.mant % (1n << 24n)).toBe(0n);
     expect(invLn2N).toBe(N / Math.LN2);
     expect(shift).toBe(1.5 * 2 ** 52);
+  });
+
+  it('softmaxStats takes the Brier score’s p_y from it too (the e_y summed into s)', () => {
+    // rows [0, x], label 1 (not the argmax): s = e_1, sq = e_0² = 1, Brier = 1/(1+s)² + (1 − e_1/(1+s))²
+    const brier = (e1: number) => 1 / ((1 + e1) * (1 + e1)) + (1 - e1 / (1 + e1)) ** 2;
+    let checked = 0;
+    for (let x = -0.001; x > -30 && checked < 20; x *= 1.01) {
+      const z = Math.fround(x);
+      if (brier(expNonPositive(z)) === brier(Math.exp(z))) continue;
+      const got = softmaxStats(Float32Array.of(0, z), 1, 2, Int32Array.of(1), { brier: true }).brier as Float64Array;
+      expect({ z, brier: got[0] }).toEqual({ z, brier: brier(expNonPositive(z)) });
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(3);
   });
 });
