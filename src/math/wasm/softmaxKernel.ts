@@ -139,11 +139,11 @@ function expCheckArguments(): Float64Array {
 }
 
 /**
- * Checks the kernel before it is used: the lane code of both exp paths against expNonPositive (or
- * `exp`, in tests)
- * (the fast one on the arguments it is for, x ≥ −704), −∞ and NaN on the slow one, and three
- * whole rows against the JS loop (argmax, ties, order-free sum, second pass with the label at and
- * away from the argmax). An engine whose WebAssembly arithmetic differs fails here and keeps JS.
+ * Checks the kernel before it is used: the lane code of both exp paths against expNonPositive
+ * (`exp` in tests; the fast path on the arguments it is for, x ≥ −704; −∞ and NaN on the slow
+ * one), and three whole rows against the JS loop (argmax, ties, order-free sum, second pass with
+ * the label at and away from the argmax). An engine whose WebAssembly arithmetic differs fails
+ * here and keeps JS.
  */
 function selfCheck(kern: KernelExports, exp: (x: number) => number = expNonPositive): boolean {
   const args = expCheckArguments();
