@@ -8,6 +8,10 @@
  * inputs are seeded normal(0, 3) logits [50,000×1000 and 500,000×10]; labels are the argmax for
  * 70% of the rows and uniform otherwise.
  *
+ * Exp: the softmax's exp on 2,000,000 arguments x = z − m ≤ 0 (float32 z normal(0, 3), m = 12):
+ *   Math.exp vs expNonPositive (src/math/exp.ts, its JS twin) in a JS loop, and the kernel's
+ *   fast-path lanes (through the test hook: the copies in and out are included).
+ *
  * Log: 2,000,000 values in [1e-7, 1], a Math.log loop vs logInPlace (copy in, log in place), and
  * whole loops over 2,000,000 confidences (float32 uniform, correct with probability 0.9c + 0.05,
  * as in bench/run.ts; ε = 1e-7) in pure JS vs clamp/select in JS into a Float64Array block,
@@ -19,7 +23,7 @@
  *   - ECUAS_0        confidenceEcuasSum with n = 0 vs every log u′ through the kernel.
  *
  *   npx tsx bench/kernel.ts               # both, best of 5
- *   npx tsx bench/kernel.ts --only log    # or --only softmax
+ *   npx tsx bench/kernel.ts --only log    # or --only softmax, --only exp
  *   npx tsx bench/kernel.ts --repeats 9
  *
  * Both sides of every row call the library code (its JS path and its kernel) and are checked to agree
@@ -27,8 +31,9 @@
  */
 import assert from 'node:assert';
 import { binaryCrossEntropySum, confidenceEcuasSum } from '../src/math/costs';
+import { expNonPositive } from '../src/math/exp';
 import { rowSoftmaxStatsJS } from '../src/math/softmax';
-import { logInPlace, rowSoftmaxStats, rowSoftmaxSums } from '../src/math/wasm/softmaxKernel';
+import { _wasmKernelTesting, logInPlace, rowSoftmaxStats, rowSoftmaxSums } from '../src/math/wasm/softmaxKernel';
 
 const args = process.argv.slice(2);
 const repeatsFlag = args.indexOf('--repeats');
@@ -274,7 +279,64 @@ function logSuites() {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The softmax's exp alone.
+
+function expSuite() {
+  const n = 2_000_000;
+  const m = 12;
+  const z = seededNormal(n, 99, 3).map((v) => Math.min(v, m));
+  const x = Float64Array.from(z, (v) => v - m);
+  const out = new Float64Array(n);
+  const raw = _wasmKernelTesting.raw();
+  if (raw === null) throw new Error('wasm kernel unavailable');
+  // the kernel's fast lanes on rows of 1000 already in its memory (as `rows` calls them)
+  const { exports: kern, base } = raw;
+  const k = 1000;
+  const ePtr = base;
+  const zPtr = base + 8 * (k + 4);
+  const bytes = zPtr + 4 * n + 64;
+  if (kern.memory.buffer.byteLength < bytes)
+    kern.memory.grow(Math.ceil((bytes - kern.memory.buffer.byteLength) / 65536));
+  new Float32Array(kern.memory.buffer, zPtr, n).set(z);
+  const e = new Float64Array(kern.memory.buffer, ePtr, k);
+  let same = true;
+  for (let r = 0; r < n; r += k) {
+    kern.expFast(zPtr + 4 * r, k, ePtr, m);
+    for (let j = 0; j < k; j++) if (!Object.is(e[j], expNonPositive(x[r + j]))) same = false;
+  }
+  console.log('| exp of 2,000,000 x ≤ 0 | ms | ns/element |');
+  console.log('| --- | ---: | ---: |');
+  const row = (what: string, t: number) => console.log(`| ${what} | ${t.toFixed(1)} | ${((t * 1e6) / n).toFixed(2)} |`);
+  row(
+    'Math.exp, JS loop',
+    best(() => {
+      for (let i = 0; i < n; i++) out[i] = Math.exp(x[i]);
+    }),
+  );
+  row(
+    'expNonPositive, JS loop',
+    best(() => {
+      for (let i = 0; i < n; i++) out[i] = expNonPositive(x[i]);
+    }),
+  );
+  row(
+    `kernel expFast, rows of 1000 (identical to expNonPositive: ${same ? 'yes' : 'NO'})`,
+    best(() => {
+      for (let r = 0; r < n; r += k) kern.expFast(zPtr + 4 * r, k, ePtr, m);
+    }),
+  );
+}
+
 console.log(`node ${process.version}, best of ${REPEATS}`);
-if (ONLY !== 'log') softmaxSuites();
-if (ONLY !== 'log' && ONLY !== 'softmax') console.log('');
-if (ONLY !== 'softmax') logSuites();
+const sections: Array<[string, () => void]> = [
+  ['softmax', softmaxSuites],
+  ['exp', expSuite],
+  ['log', logSuites],
+];
+sections
+  .filter(([name]) => ONLY === undefined || ONLY === name)
+  .forEach(([, run], i) => {
+    if (i > 0) console.log('');
+    run();
+  });

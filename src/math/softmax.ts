@@ -1,3 +1,4 @@
+import { expNonPositive } from './exp';
 import { orderFreeSumOf } from './orderFreeSum';
 import { rowSoftmaxStats, type RowSoftmaxStats } from './wasm/softmaxKernel';
 
@@ -31,8 +32,8 @@ export interface SoftmaxWants {
  * Per row: the first argmax `top`, m = z_top, s = Σ_{j≠top} exp(z_j − m) by orderFreeSum (the
  * same bits for any order of the row's logits), and, if asked for, the sequential sums
  * weighted = Σ_j e_j·(m − z_j) (e_top = 1) and sq = Σ_{j≠y} e_j² (y = labels[i], or none without
- * labels). The plain-JS twin of the WebAssembly kernel's rowSoftmaxStats, with the same contract
- * and the same bits. O(N·K).
+ * labels), with e_j = expNonPositive(z_j − m) (./exp.ts, within 1 ulp of exp). The plain-JS twin
+ * of the WebAssembly kernel's rowSoftmaxStats, with the same contract and the same bits. O(N·K).
  */
 export function rowSoftmaxStatsJS(
   logits: Float32Array,
@@ -60,7 +61,7 @@ export function rowSoftmaxStatsJS(
         t = j;
       }
     }
-    for (let j = 0; j < k; j++) e[j] = j === t ? 0 : Math.exp(logits[row + j] - m);
+    for (let j = 0; j < k; j++) e[j] = j === t ? 0 : expNonPositive(logits[row + j] - m);
     s[i] = orderFreeSumOf(e, eWords, 0, k);
     top[i] = t;
     mOut[i] = m;
@@ -126,7 +127,8 @@ export function softmaxStats(
     const z = 1 + si;
     if (entropy) entropy[i] = log1pS + (w.weighted as Float64Array)[i] / z;
     if (brier) {
-      const miss = y === top ? si / z : 1 - Math.exp(logits[i * k + y] - m) / z;
+      // e_y the same exp as summed into s and sq
+      const miss = y === top ? si / z : 1 - expNonPositive(logits[i * k + y] - m) / z;
       brier[i] = (w.sq as Float64Array)[i] / (z * z) + miss * miss;
     }
   }

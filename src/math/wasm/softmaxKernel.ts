@@ -5,11 +5,14 @@
  *    optionally the second-pass sums of the entropy and the Brier score, as rowSoftmaxStatsJS in
  *    ../softmax.ts (rowSoftmaxSums, rowSoftmaxStats: null when the kernel can't be used);
  *  - Math.log over a Float64Array, in place (logInPlace: false when the kernel can't be used).
- * softmaxKernel.wat shows how exp and log are made to equal V8's Math.exp and Math.log (fdlibm).
- * The module is compiled synchronously at first use and cached; each kernel is checked against
- * this engine's Math.exp / Math.log then, and one that differs is not used (callers use JS).
+ * The exp is ../exp.ts's expNonPositive (its table is written into the module's memory here);
+ * softmaxKernel.wat shows how the log is made to equal V8's Math.log (fdlibm). The module is
+ * compiled synchronously at first use and cached; each kernel is checked then, the softmax one
+ * against expNonPositive and the JS loop, the log against this engine's Math.log, and one that
+ * differs is not used (callers use JS).
  */
 import { fromBase64 } from '../../base64';
+import { EXP_TABLE_BITS, EXP_TABLE_H, EXP_TABLE_T, expNonPositive } from '../exp';
 import { orderFreeSum } from '../orderFreeSum';
 import { SOFTMAX_KERNEL_WASM_BASE64 } from './softmaxKernelBytes';
 
@@ -57,7 +60,7 @@ interface KernelExports {
 /** The instantiated module and which of its kernels passed the self-check on this engine. */
 interface Loaded {
   readonly exports: KernelExports;
-  /** rows, expFast, expSlow agree with this engine's Math.exp. */
+  /** rows, expFast, expSlow agree with the JS twins (expNonPositive, the JS loop). */
   readonly rows: boolean;
   /** log agrees with this engine's Math.log. */
   readonly log: boolean;
@@ -68,9 +71,11 @@ const CHUNK_BYTES = 1 << 19;
 /** Above this row length (floats) the kernel is not used (its memory would be ~12 bytes a float). */
 const MAX_K = 1 << 22;
 const PAGE = 65536;
+/** Bytes 0 … 4095 of the kernel memory hold exp's table; everything else starts here. */
+const BASE = 16 << EXP_TABLE_BITS;
 /**
- * Float64 per call of the log kernel, at offset 0 of its memory: 32 KiB (+ the 8 bytes an odd
- * count rewrites) fit in the first page, so logInPlace never grows the memory.
+ * Float64 per call of the log kernel, at BASE in its memory: 32 KiB (+ the 8 bytes an odd count
+ * rewrites) fit in the first page, so logInPlace never grows the memory.
  */
 const LOG_CHUNK = 4096;
 
@@ -95,6 +100,7 @@ function instantiate(): Loaded | null {
       typeof exports.log !== 'function'
     )
       return null;
+    writeExpTable(exports.memory);
     const rows = selfCheck(exports);
     const log = logSelfCheck(exports);
     return rows || log ? { exports, rows, log } : null;
@@ -105,42 +111,74 @@ function instantiate(): Loaded | null {
 }
 
 /**
- * Checks the kernel against this engine's Math.exp (the JS path's) before it is used: the lane
- * code of both exp paths on 1024 arguments, and three whole rows (argmax, ties, order-free sum,
- * second pass with the label at and away from the argmax). An engine whose Math.exp is not
- * fdlibm's would fail here and keep the JS path.
+ * exp's table at bytes 0 … 4095, entry i = T_i then the bits of H_i minus i << 44 (in the high
+ * word: i << 12), the form softmaxKernel.wat reads.
  */
-function selfCheck(kern: KernelExports): boolean {
-  const k = 1024;
-  const zPtr = 0;
-  const ePtr = 4 * k + 16;
-  const z = new Float32Array(kern.memory.buffer, zPtr, k);
+function writeExpTable(memory: WebAssembly.Memory): void {
+  const n = 1 << EXP_TABLE_BITS;
+  const f = new Float64Array(memory.buffer, 0, 2 * n);
+  const w = new Int32Array(memory.buffer, 0, 4 * n);
+  for (let i = 0; i < n; i++) {
+    f[2 * i] = EXP_TABLE_T[i];
+    f[2 * i + 1] = EXP_TABLE_H[i];
+    w[4 * i + 3] = (w[4 * i + 3] - (i << (52 - EXP_TABLE_BITS - 32))) | 0;
+  }
+}
+
+/**
+ * Arguments x ≤ 0 of the exp self-check: both ends and the edges of each form, then 1024 random
+ * ones in (−512, 0] and 512 in (−760, −690) (the slow path's own forms, subnormal results).
+ */
+function expCheckArguments(): Float64Array {
+  const v: number[] = [0, -0, -1e-300, -(2 ** -30), -1, -703.9, -704, -704.1, -708.4, -745.1, -745.2, -746, -1e300];
   let state = 0x2545f491;
-  for (let j = 0; j < k; j++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    z[j] = -(state / 4294967296) * 2 ** (j % 10); // x in (-512, 0]
-  }
-  const e = new Float64Array(kern.memory.buffer, ePtr, k);
-  const m = 1.5; // |m| >= 2^-4, m - min z <= 708: valid for both paths
-  for (const run of [kern.expFast, kern.expSlow]) {
-    run(zPtr, k, ePtr, m);
-    for (let j = 0; j < k; j++) if (!Object.is(e[j], Math.exp(z[j] - m))) return false;
-  }
-  // row 0 (slow path, gap > 708): top 4 (first of two maxima), label 2; row 1 (fast path): top 7,
+  const u = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296;
+  for (let j = 0; j < 1024; j++) v.push(-u() * 2 ** (j % 10));
+  for (let j = 0; j < 512; j++) v.push(-690 - 70 * u());
+  return Float64Array.from(v);
+}
+
+/**
+ * Checks the kernel before it is used: the lane code of both exp paths against expNonPositive
+ * (`exp` in tests; the fast path on the arguments it is for, x ≥ −704; −∞ and NaN on the slow
+ * one), and three whole rows against the JS loop (argmax, ties, order-free sum, second pass with
+ * the label at and away from the argmax). An engine whose WebAssembly arithmetic differs fails
+ * here and keeps JS.
+ */
+function selfCheck(kern: KernelExports, exp: (x: number) => number = expNonPositive): boolean {
+  const args = expCheckArguments();
+  const k = args.length;
+  const zPtr = BASE;
+  const ePtr = BASE + align16(4 * k + 16);
+  const z = new Float32Array(kern.memory.buffer, zPtr, k + 4);
+  const e = new Float64Array(kern.memory.buffer, ePtr, k + 4);
+  // x = z − m with m = 0: the float32 arguments (their exp is what both sides must agree on)
+  z.set(args);
+  kern.expSlow(zPtr, k, ePtr, 0);
+  for (let j = 0; j < k; j++) if (!Object.is(e[j], exp(z[j]))) return false;
+  let fast = 0;
+  for (let j = 0; j < k; j++) if (args[j] >= -704) z[fast++] = args[j];
+  kern.expFast(zPtr, fast, ePtr, 0);
+  for (let j = 0; j < fast; j++) if (!Object.is(e[j], exp(z[j]))) return false;
+  z.set([-Infinity, NaN]);
+  kern.expSlow(zPtr, 2, ePtr, 0);
+  if (!Object.is(e[0], exp(-Infinity)) || !Object.is(e[1], exp(NaN))) return false;
+  // row 0 (slow path, gap > 704): top 4 (first of two maxima), label 2; row 1 (fast path): top 7,
   // label 7 (the argmax); row 2 (fast): top 2 (first of two), label 0.
   const rows = [0, -1, 0.5, -3, 2, -745.5, -720, 2, 1, 2, 3, 4, 5, 6, 7, 8.5, -1, 0.25, 3, 3, -2, 0.5, -30, 1];
   const tops = [4, 7, 2];
   const labels = [2, 7, 0];
-  new Float32Array(kern.memory.buffer, zPtr, 24).set(rows);
-  new Int32Array(kern.memory.buffer, 592, 3).set(labels);
-  // e at 256 (12 float64), s at 512, m at 544, top at 576, labels at 592, weighted at 608, sq at 640
-  kern.rows(zPtr, 3, 8, 256, 512, 544, 576, 592, 608, 640);
-  const out = new Float64Array(kern.memory.buffer, 512, 20);
-  const top = new Int32Array(kern.memory.buffer, 576, 3);
+  const b = BASE;
+  new Float32Array(kern.memory.buffer, b, 24).set(rows);
+  new Int32Array(kern.memory.buffer, b + 592, 3).set(labels);
+  // e at +256 (12 float64), s at +512, m at +544, top at +576, labels at +592, weighted at +608, sq at +640
+  kern.rows(b, 3, 8, b + 256, b + 512, b + 544, b + 576, b + 592, b + 608, b + 640);
+  const out = new Float64Array(kern.memory.buffer, b + 512, 20);
+  const top = new Int32Array(kern.memory.buffer, b + 576, 3);
   for (let r = 0; r < 3; r++) {
     const row = rows.slice(8 * r, 8 * r + 8);
     const t = tops[r];
-    const v = row.map((zj, j) => (j === t ? 0 : Math.exp(zj - row[t])));
+    const v = row.map((zj, j) => (j === t ? 0 : exp(zj - row[t])));
     const sum = orderFreeSum(Float64Array.from(v), 0, 8);
     let weighted = 0;
     let sq = 0;
@@ -210,9 +248,9 @@ function logCheckArguments(): Float64Array {
 /** Checks the log kernel against this engine's Math.log (an engine whose Math.log is not fdlibm's fails). */
 function logSelfCheck(kern: KernelExports): boolean {
   const args = logCheckArguments();
-  const mem = new Float64Array(kern.memory.buffer, 0, args.length + 1);
+  const mem = new Float64Array(kern.memory.buffer, BASE, args.length + 1);
   mem.set(args);
-  kern.log(0, args.length);
+  kern.log(BASE, args.length);
   for (let j = 0; j < args.length; j++) if (!Object.is(mem[j], Math.log(args[j]))) return false;
   return true;
 }
@@ -244,17 +282,17 @@ export function logInPlace(values: Float64Array): boolean {
   const l = load();
   if (!l?.log) return false;
   const kern = l.exports;
-  if (logView?.buffer !== kern.memory.buffer) logView = new Float64Array(kern.memory.buffer, 0, LOG_CHUNK + 1);
+  if (logView?.buffer !== kern.memory.buffer) logView = new Float64Array(kern.memory.buffer, BASE, LOG_CHUNK + 1);
   const view = logView;
   const n = values.length;
   for (let i = 0; i < n; i += LOG_CHUNK) {
     if (n - i >= LOG_CHUNK) {
       view.set(values.subarray(i, i + LOG_CHUNK));
-      kern.log(0, LOG_CHUNK);
+      kern.log(BASE, LOG_CHUNK);
       values.set(view.subarray(0, LOG_CHUNK), i);
     } else {
       view.set(values.subarray(i));
-      kern.log(0, n - i);
+      kern.log(BASE, n - i);
       values.set(view.subarray(0, n - i), i);
     }
   }
@@ -317,8 +355,8 @@ function run(
   const rowsPerChunk = Math.max(1, Math.min(n, Math.floor(CHUNK_BYTES / (4 * k))));
   // Layout: [e scratch: k + 4 float64][logits chunk + 64 bytes the kernel may read][s][m]
   //         [weighted][sq][top][labels] (weighted, sq, labels only with the second pass)
-  const ePtr = 0;
-  const inPtr = align16(8 * (k + 4));
+  const ePtr = BASE;
+  const inPtr = ePtr + align16(8 * (k + 4));
   const sPtr = inPtr + align16(4 * k * rowsPerChunk + 64);
   const mPtr = sPtr + 8 * rowsPerChunk;
   const wPtr = mPtr + 8 * rowsPerChunk;
@@ -372,6 +410,19 @@ export const _wasmKernelTesting = {
     loaded = undefined;
     logView = null;
   },
+  /** The softmax kernel's self-check, with `exp` as the JS twin of its exp (false without the kernel). */
+  selfCheck(exp: (x: number) => number): boolean {
+    const l = load();
+    return l === null ? false : selfCheck(l.exports, exp);
+  },
+  /**
+   * The module's exports and the first free byte of its memory (the softmax kernel's, null
+   * without it): for microbenchmarks of its functions.
+   */
+  raw(): { exports: KernelExports; base: number } | null {
+    const kern = getKernel();
+    return kern === null ? null : { exports: kern, base: BASE };
+  },
   /** Whether logInPlace uses the kernel here. */
   logAvailable(): boolean {
     const l = load();
@@ -382,8 +433,8 @@ export const _wasmKernelTesting = {
     const kern = getKernel();
     if (kern === null) return null;
     const k = z.length;
-    const zPtr = 0;
-    const ePtr = align16(4 * k + 16);
+    const zPtr = BASE;
+    const ePtr = zPtr + align16(4 * k + 16);
     const needed = ePtr + 8 * (k + 4);
     if (kern.memory.buffer.byteLength < needed)
       kern.memory.grow(Math.ceil((needed - kern.memory.buffer.byteLength) / PAGE));

@@ -1,30 +1,17 @@
-;; Two kernels, each bit-identical to what V8's JS computes:
+;; Two kernels, each bit-identical to the JS it replaces:
 ;;  - "log": Math.log over float64, in place (see $log at the end of this file);
 ;;  - "rows": row-wise softmax sums over float32 logits [n, k] (row-major), in float64, as the
 ;; JS loop of src/math/softmax.ts:
 ;;   top = first argmax (JS: m = z_0; `if (z > m) { m = z; top = j }`),  m = z_top,
-;;   e_j = Math.exp(z_j - m) for j != top, e_top = 0,  s = orderFreeSum(e, 0, k) (any order, same bits),
+;;   e_j = expNonPositive(z_j - m) for j != top, e_top = 0,  s = orderFreeSum(e, 0, k) (any order, same bits),
 ;; and optionally its second pass (entropy and Brier score), with e_top = 1 and label y:
 ;;   weighted = sum_j e_j * (m - z_j),  sq = sum_{j != y} e_j * e_j  (each sequential, j ascending).
 ;;
-;; exp is a two-lane (f64x2) port of fdlibm's __ieee754_exp, which is V8's base::ieee754::exp and
-;; so what Math.exp returns. It is specialised to the arguments that occur here, x = z_j - m <= 0,
-;; -inf or NaN, and reproduces every branch of fdlibm such an x can take with lane masks, with the
-;; same constants and the same operation order (this instruction set has no FMA, so every product
-;; and sum rounds exactly as in the C source):
-;;   x < u_threshold (incl. -inf)  -> +0            (slow path: x clamped to -746, see below)
-;;   |x| < 2^-28                    -> 1 + x         (slow path: c masked to 0 makes y = 1 + x)
-;;   |x| <= 0x3fd62e42_ffffffff     -> k = 0, hi = x, lo = 0 (the same bits as fdlibm's k == 0 form)
-;;   otherwise  k = (int)(invln2*x - 0.5),  hi = x - k*ln2HI,  lo = k*ln2LO,  r = hi - lo
-;;   t = r*r,  c = r - t*(P1 + t*(P2 + t*(P3 + t*(P4 + t*P5)))),  y = 1 - ((lo - (r*c)/(2 - c)) - hi)
-;;   result = y * 2^k: fast path by adding k to the exponent field (exact: the result is normal);
-;;            slow path (y * 2^(k+1000)) * 2^-1000, fdlibm's k < -1021 form, which for k >= -1021
-;;            is exact and equal to fdlibm's y * 2^k.
-;; A row takes the fast path when no x can be below -708 (m - min z <= 708: every result normal)
-;; and none can be tiny and nonzero (|m| >= 2^-4: float32 z != m then differ by >= 2^-28; a
-;; conservative bound, 1 + x and the polynomial only part for x with bits below 2^-53).
-;; The slow path clamps x to -746 instead of masking: every x in [-746, u_threshold) already
-;; yields +0 in the formula (y <= 1 at k = -1075, y < 1.42 at k = -1076), and pmax keeps NaN.
+;; exp is src/math/exp.ts's expNonPositive in f64x2 lanes ($expLanes, $expFast below), a table
+;; method within 1 ulp of the true exp; it needs the table the loader writes at bytes 0 .. 4095.
+;; A row takes the fast path when no x = z_j - m can be below -704 (m - min z <= 704), where
+;; expNonPositive is a single form; other rows (and NaN or infinite m or min) the slow path, which
+;; also has the form for results below 2^-1016 (subnormal ones rounded once) and x < -746 -> +0.
 ;;
 ;; Regenerate the embedded bytes with `node scripts/build-wasm.mjs`.
 (module
@@ -107,139 +94,150 @@
       (br_if $find (i32.lt_u (local.get $j) (local.get $k))))
     (i32.const 0))
 
-  ;; e_j = exp(z_j - m) for the k float32 at $p into the float64 at $e, four per step: reads up to
-  ;; 12 bytes past the row and writes up to 3 float64 past e_(k-1). Any row (slow path).
+  ;; ---------------------------------------------------------------------------------------------
+  ;; exp(x) for x = z_j - m <= 0 (-inf, NaN), the lanes of src/math/exp.ts's expNonPositive: the
+  ;; same constants, table and operation order (no FMA here, none in JS), hence the same bits.
+  ;; N = 256: k = round(x*N/ln2) by the 1.5*2^52 shifter (k in the low bits of kb), i = k mod N,
+  ;; r = (x + k*(-hi)) + k*(-lo), tmp = ((T_i + r) + r2*(C2 + r*C3)) + (r2*r2)*C4 (r2 = r*r),
+  ;; scale = H_i*2^(k div N), exp = scale + scale*tmp; below x = -704 the subnormal-safe form of
+  ;; expNonPositive (see there). No division.
+  ;; The table sits at bytes 0 .. 4095 of the memory, written by the loader (softmaxKernel.ts) from
+  ;; exp.ts: entry i (16 bytes) = T_i, then the bits of H_i minus i << 44, so that adding k << 44
+  ;; (kb's low 20 bits, shifted) adds k div N to the exponent and cancels the i. A v128.load of an
+  ;; entry per lane: no gather in this instruction set. The index is computed in scalar registers,
+  ;; which keeps the vector units for the arithmetic.
+  ;; Constants in mutable globals: a global is one load in the loop, a v128.const several
+  ;; instructions; $expFast copies them into locals first, which its loop keeps in registers
+  ;; (measured 5 % faster than a load per use).
+  (global $eINV (mut v128) (v128.const i64x2 0x40771547652b82fe 0x40771547652b82fe))   ;; N/ln2
+  (global $eSHIFT (mut v128) (v128.const i64x2 0x4338000000000000 0x4338000000000000)) ;; 1.5*2^52
+  (global $eNEGHI (mut v128) (v128.const i64x2 0xbf662e42ff000000 0xbf662e42ff000000)) ;; -hi (ln2/N to 29 bits)
+  (global $eNEGLO (mut v128) (v128.const i64x2 0x3d4718432a1b0e26 0x3d4718432a1b0e26)) ;; -lo = hi - ln2/N
+  (global $eC2 (mut v128) (v128.const i64x2 0x3fdfffffffffffd4 0x3fdfffffffffffd4))
+  (global $eC3 (mut v128) (v128.const i64x2 0x3fc5555571da470f 0x3fc5555571da470f))
+  (global $eC4 (mut v128) (v128.const i64x2 0x3fa55555769d2886 0x3fa55555769d2886))
+  (global $eLOW (mut v128) (v128.const f64x2 -704 -704))     ;; below: the 2^1022-scaled form
+  (global $eFLOOR (mut v128) (v128.const f64x2 -746 -746))   ;; below: +0 (as exp(-746))
+  (global $eONE (mut v128) (v128.const f64x2 1 1))
+  (global $eB1022 (mut v128) (v128.const i64x2 0x3fe0000000000000 0x3fe0000000000000)) ;; 1022 << 52
+  (global $eTWOM1022 (mut v128) (v128.const f64x2 0x1p-1022 0x1p-1022))
+
+  ;; e_j = exp(z_j - m) for the k float32 at $p into the float64 at $e, two per step (reads up to 4
+  ;; bytes past the row, writes up to 1 float64 past e_(k-1)). Any row (slow path): a pair with
+  ;; both x >= -704 takes the first form inline, as $expFast; other pairs (a lane below, -inf, NaN)
+  ;; go through $expLanes.
   (func $expSlow (export "expSlow") (param $p i32) (param $k i32) (param $e i32) (param $m f64)
-    (local $end i32) (local $M v128)
-    (local $xA v128) (local $tA v128) (local $hiA v128) (local $loA v128) (local $rA v128) (local $ttA v128) (local $cA v128) (local $yA v128)
-    (local $xB v128) (local $tB v128) (local $hiB v128) (local $loB v128) (local $rB v128) (local $ttB v128) (local $cB v128) (local $yB v128)
-    (local $cINVLN2 v128) (local $cMHALF v128) (local $cKZERO v128) (local $cLN2HI v128) (local $cLN2LO v128)
-    (local $cP1 v128) (local $cP2 v128) (local $cP3 v128) (local $cP4 v128) (local $cP5 v128)
-    (local $cONE v128) (local $cTWO v128) (local $cBIAS v128) (local $cTWOM1000 v128) (local $cTINY v128) (local $cLOW v128)
+    (local $end i32) (local $M v128) (local $x v128) (local $kb v128) (local $kd v128) (local $r v128)
+    (local $t0 v128) (local $t1 v128) (local $sc v128) (local $r2 v128)
     (local.set $M (f64x2.splat (local.get $m)))
-    (local.set $cINVLN2 (v128.const i64x2 0x3ff71547652b82fe 0x3ff71547652b82fe)) ;; invln2 = 1.44269504088896338700e+00
-    (local.set $cMHALF (v128.const f64x2 -0.5 -0.5))                               ;; halF[1] (x < 0)
-    (local.set $cKZERO (v128.const i64x2 0xbfd62e42ffffffff 0xbfd62e42ffffffff)) ;; -(largest |x| with hx <= 0x3fd62e42)
-    (local.set $cLN2HI (v128.const i64x2 0x3fe62e42fee00000 0x3fe62e42fee00000)) ;; ln2HI = 6.93147180369123816490e-01
-    (local.set $cLN2LO (v128.const i64x2 0x3dea39ef35793c76 0x3dea39ef35793c76)) ;; ln2LO = 1.90821492927058770002e-10
-    (local.set $cP1 (v128.const i64x2 0x3fc555555555553e 0x3fc555555555553e))    ;; P1 =  1.66666666666666019037e-01
-    (local.set $cP2 (v128.const i64x2 0xbf66c16c16bebd93 0xbf66c16c16bebd93))    ;; P2 = -2.77777777770155933842e-03
-    (local.set $cP3 (v128.const i64x2 0x3f11566aaf25de2c 0x3f11566aaf25de2c))    ;; P3 =  6.61375632143793436117e-05
-    (local.set $cP4 (v128.const i64x2 0xbebbbd41c5d26bf1 0xbebbbd41c5d26bf1))    ;; P4 = -1.65339022054652515390e-06
-    (local.set $cP5 (v128.const i64x2 0x3e66376972bea4d0 0x3e66376972bea4d0))    ;; P5 =  4.13813679705723846039e-08
-    (local.set $cONE (v128.const f64x2 1.0 1.0))
-    (local.set $cTWO (v128.const f64x2 2.0 2.0))
-    (local.set $cBIAS (v128.const i64x2 0x43380000000007e7 0x43380000000007e7))  ;; 0x1.8p52 + 1023 + 1000
-    (local.set $cTWOM1000 (v128.const i64x2 0x0170000000000000 0x0170000000000000)) ;; twom1000 = 2^-1000
-    (local.set $cTINY (v128.const i64x2 0xbe30000000000000 0xbe30000000000000))  ;; -2^-28
-    (local.set $cLOW (v128.const f64x2 -746.0 -746.0))                            ;; < u_threshold = -745.13...
     (local.set $end (i32.add (local.get $p) (i32.shl (local.get $k) (i32.const 2))))
     (loop $step
-      ;; x = max(z - m, -746) (NaN stays NaN)
-      (local.set $xA (f64x2.pmax (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $p))) (local.get $M)) (local.get $cLOW)))
-      (local.set $xB (f64x2.pmax (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $p))) (local.get $M)) (local.get $cLOW)))
-      ;; k = (int)(invln2*x + halF[1]), forced to 0 where fdlibm's high-word test says |x| <= 0.5 ln2
-      (local.set $tA (v128.and (f64x2.trunc (f64x2.add (f64x2.mul (local.get $cINVLN2) (local.get $xA)) (local.get $cMHALF)))
-                               (f64x2.lt (local.get $xA) (local.get $cKZERO))))
-      (local.set $tB (v128.and (f64x2.trunc (f64x2.add (f64x2.mul (local.get $cINVLN2) (local.get $xB)) (local.get $cMHALF)))
-                               (f64x2.lt (local.get $xB) (local.get $cKZERO))))
-      ;; hi = x - k*ln2HI; lo = k*ln2LO; r = hi - lo; t = r*r
-      (local.set $hiA (f64x2.sub (local.get $xA) (f64x2.mul (local.get $tA) (local.get $cLN2HI))))
-      (local.set $hiB (f64x2.sub (local.get $xB) (f64x2.mul (local.get $tB) (local.get $cLN2HI))))
-      (local.set $loA (f64x2.mul (local.get $tA) (local.get $cLN2LO)))
-      (local.set $loB (f64x2.mul (local.get $tB) (local.get $cLN2LO)))
-      (local.set $rA (f64x2.sub (local.get $hiA) (local.get $loA)))
-      (local.set $rB (f64x2.sub (local.get $hiB) (local.get $loB)))
-      (local.set $ttA (f64x2.mul (local.get $rA) (local.get $rA)))
-      (local.set $ttB (f64x2.mul (local.get $rB) (local.get $rB)))
-      ;; c = r - t*(P1 + t*(P2 + t*(P3 + t*(P4 + t*P5))))
-      (local.set $cA (f64x2.sub (local.get $rA) (f64x2.mul (local.get $ttA)
-        (f64x2.add (local.get $cP1) (f64x2.mul (local.get $ttA)
-          (f64x2.add (local.get $cP2) (f64x2.mul (local.get $ttA)
-            (f64x2.add (local.get $cP3) (f64x2.mul (local.get $ttA)
-              (f64x2.add (local.get $cP4) (f64x2.mul (local.get $ttA) (local.get $cP5))))))))))))
-      (local.set $cB (f64x2.sub (local.get $rB) (f64x2.mul (local.get $ttB)
-        (f64x2.add (local.get $cP1) (f64x2.mul (local.get $ttB)
-          (f64x2.add (local.get $cP2) (f64x2.mul (local.get $ttB)
-            (f64x2.add (local.get $cP3) (f64x2.mul (local.get $ttB)
-              (f64x2.add (local.get $cP4) (f64x2.mul (local.get $ttB) (local.get $cP5))))))))))))
-      ;; |x| < 2^-28: c = 0, so that (k = 0, lo = 0, hi = x) y = 1 - (0 - x) = 1 + x
-      (local.set $cA (v128.andnot (local.get $cA) (f64x2.gt (local.get $xA) (local.get $cTINY))))
-      (local.set $cB (v128.andnot (local.get $cB) (f64x2.gt (local.get $xB) (local.get $cTINY))))
-      ;; y = one - ((lo - (r*c)/(2.0 - c)) - hi)
-      (local.set $yA (f64x2.sub (local.get $cONE) (f64x2.sub (f64x2.sub (local.get $loA)
-        (f64x2.div (f64x2.mul (local.get $rA) (local.get $cA)) (f64x2.sub (local.get $cTWO) (local.get $cA)))) (local.get $hiA))))
-      (local.set $yB (f64x2.sub (local.get $cONE) (f64x2.sub (f64x2.sub (local.get $loB)
-        (f64x2.div (f64x2.mul (local.get $rB) (local.get $cB)) (f64x2.sub (local.get $cTWO) (local.get $cB)))) (local.get $hiB))))
-      ;; (y * 2^(k+1000)) * 2^-1000, 2^(k+1000) from the low bits of k + 0x1.8p52 + 2023
-      (v128.store (local.get $e) (f64x2.mul (local.get $cTWOM1000) (f64x2.mul (local.get $yA)
-        (i64x2.shl (f64x2.add (local.get $tA) (local.get $cBIAS)) (i32.const 52)))))
-      (v128.store offset=16 (local.get $e) (f64x2.mul (local.get $cTWOM1000) (f64x2.mul (local.get $yB)
-        (i64x2.shl (f64x2.add (local.get $tB) (local.get $cBIAS)) (i32.const 52)))))
-      (local.set $e (i32.add (local.get $e) (i32.const 32)))
-      (local.set $p (i32.add (local.get $p) (i32.const 16)))
+      (local.set $x (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $p))) (local.get $M)))
+      (if (i64x2.all_true (f64x2.ge (local.get $x) (global.get $eLOW)))
+        (then
+          (local.set $kb (f64x2.add (f64x2.mul (local.get $x) (global.get $eINV)) (global.get $eSHIFT)))
+          (local.set $kd (f64x2.sub (local.get $kb) (global.get $eSHIFT)))
+          (local.set $r (f64x2.add (f64x2.add (local.get $x) (f64x2.mul (local.get $kd) (global.get $eNEGHI)))
+                                   (f64x2.mul (local.get $kd) (global.get $eNEGLO))))
+          (local.set $t0 (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 0 (local.get $kb))) (i32.const 255)) (i32.const 4))))
+          (local.set $t1 (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 1 (local.get $kb))) (i32.const 255)) (i32.const 4))))
+          (local.set $sc (i64x2.add (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t1))
+                                    (i64x2.shl (local.get $kb) (i32.const 44))))
+          (local.set $r2 (f64x2.mul (local.get $r) (local.get $r)))
+          (v128.store (local.get $e) (f64x2.add (local.get $sc) (f64x2.mul (local.get $sc) (f64x2.add
+            (f64x2.add (f64x2.add (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t1)) (local.get $r))
+                       (f64x2.mul (local.get $r2) (f64x2.add (global.get $eC2) (f64x2.mul (local.get $r) (global.get $eC3)))))
+            (f64x2.mul (f64x2.mul (local.get $r2) (local.get $r2)) (global.get $eC4)))))))
+        (else (v128.store (local.get $e) (call $expLanes (local.get $x)))))
+      (local.set $e (i32.add (local.get $e) (i32.const 16)))
+      (local.set $p (i32.add (local.get $p) (i32.const 8)))
       (br_if $step (i32.lt_u (local.get $p) (local.get $end)))))
 
-  ;; As $expSlow, for rows where every x is >= -708 and either 0 or |x| >= 2^-28 (or NaN):
-  ;; no clamp, no tiny mask, and y * 2^k by adding k to y's exponent field.
+  ;; expNonPositive of both lanes of $x, any x <= 0, -inf or NaN.
+  (func $expLanes (param $x v128) (result v128)
+    (local $kb v128) (local $kd v128) (local $r v128) (local $t0 v128) (local $t1 v128)
+    (local $sc v128) (local $r2 v128) (local $tmp v128) (local $yf v128) (local $y v128)
+    (local $lo v128) (local $hi v128)
+    ;; x < -746 (-inf too) -> -746 (pmax keeps a NaN x)
+    (local.set $x (f64x2.pmax (local.get $x) (global.get $eFLOOR)))
+    (local.set $kb (f64x2.add (f64x2.mul (local.get $x) (global.get $eINV)) (global.get $eSHIFT)))
+    (local.set $kd (f64x2.sub (local.get $kb) (global.get $eSHIFT)))
+    (local.set $r (f64x2.add (f64x2.add (local.get $x) (f64x2.mul (local.get $kd) (global.get $eNEGHI)))
+                             (f64x2.mul (local.get $kd) (global.get $eNEGLO))))
+    (local.set $t0 (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 0 (local.get $kb))) (i32.const 255)) (i32.const 4))))
+    (local.set $t1 (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 1 (local.get $kb))) (i32.const 255)) (i32.const 4))))
+    (local.set $sc (i64x2.add (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t1))
+                              (i64x2.shl (local.get $kb) (i32.const 44))))
+    (local.set $r2 (f64x2.mul (local.get $r) (local.get $r)))
+    (local.set $tmp (f64x2.add
+      (f64x2.add (f64x2.add (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t1)) (local.get $r))
+                 (f64x2.mul (local.get $r2) (f64x2.add (global.get $eC2) (f64x2.mul (local.get $r) (global.get $eC3)))))
+      (f64x2.mul (f64x2.mul (local.get $r2) (local.get $r2)) (global.get $eC4))))
+    ;; x >= -704: scale + scale*tmp (a lane below has a meaningless scale here: not selected)
+    (local.set $yf (f64x2.add (local.get $sc) (f64x2.mul (local.get $sc) (local.get $tmp))))
+    ;; below: with the scale 2^1022 larger (exact: i64 adds wrap), y = sc + sc*tmp; if y < 1,
+    ;; lo = (sc - y) + sc*tmp, hi = 1 + y, lo = ((1 - hi) + y) + lo, y = (hi + lo) - 1; y*2^-1022
+    (local.set $sc (i64x2.add (local.get $sc) (global.get $eB1022)))
+    (local.set $y (f64x2.add (local.get $sc) (f64x2.mul (local.get $sc) (local.get $tmp))))
+    (local.set $lo (f64x2.add (f64x2.sub (local.get $sc) (local.get $y)) (f64x2.mul (local.get $sc) (local.get $tmp))))
+    (local.set $hi (f64x2.add (global.get $eONE) (local.get $y)))
+    (local.set $lo (f64x2.add (f64x2.add (f64x2.sub (global.get $eONE) (local.get $hi)) (local.get $y)) (local.get $lo)))
+    (local.set $y (v128.bitselect
+      (f64x2.sub (f64x2.add (local.get $hi) (local.get $lo)) (global.get $eONE))
+      (local.get $y)
+      (f64x2.lt (local.get $y) (global.get $eONE))))
+    (local.set $y (f64x2.mul (local.get $y) (global.get $eTWOM1022)))
+    (v128.bitselect (local.get $yf) (local.get $y) (f64x2.ge (local.get $x) (global.get $eLOW))))
+
+  ;; As $expSlow, for rows where every x is >= -704 or NaN: the first form only, software-
+  ;; pipelined (each step reduces the next pair and loads its table entries while it finishes the
+  ;; polynomial of the current one, which keeps more independent work in flight). Reads up to 12
+  ;; bytes past the row (the pair after the last, whose result is never stored), writes up to 1
+  ;; float64 past e_(k-1).
   (func $expFast (export "expFast") (param $p i32) (param $k i32) (param $e i32) (param $m f64)
-    (local $end i32) (local $M v128)
-    (local $xA v128) (local $tA v128) (local $hiA v128) (local $loA v128) (local $rA v128) (local $ttA v128) (local $cA v128) (local $yA v128)
-    (local $xB v128) (local $tB v128) (local $hiB v128) (local $loB v128) (local $rB v128) (local $ttB v128) (local $cB v128) (local $yB v128)
-    (local $cINVLN2 v128) (local $cMHALF v128) (local $cKZERO v128) (local $cLN2HI v128) (local $cLN2LO v128)
-    (local $cP1 v128) (local $cP2 v128) (local $cP3 v128) (local $cP4 v128) (local $cP5 v128)
-    (local $cONE v128) (local $cTWO v128) (local $cBIAS v128)
+    (local $end i32) (local $M v128) (local $r2 v128)
+    (local $x v128) (local $kb v128) (local $kd v128) (local $r v128) (local $t0 v128) (local $t1 v128) (local $sc v128)
+    (local $xN v128) (local $kbN v128) (local $kdN v128) (local $rN v128) (local $t0N v128) (local $t1N v128) (local $scN v128)
+    (local $leINV v128) (local $leSHIFT v128) (local $leNEGHI v128) (local $leNEGLO v128) (local $leC2 v128) (local $leC3 v128) (local $leC4 v128)
+    (local.set $leINV (global.get $eINV))
+    (local.set $leSHIFT (global.get $eSHIFT))
+    (local.set $leNEGHI (global.get $eNEGHI))
+    (local.set $leNEGLO (global.get $eNEGLO))
+    (local.set $leC2 (global.get $eC2))
+    (local.set $leC3 (global.get $eC3))
+    (local.set $leC4 (global.get $eC4))
     (local.set $M (f64x2.splat (local.get $m)))
-    (local.set $cINVLN2 (v128.const i64x2 0x3ff71547652b82fe 0x3ff71547652b82fe))
-    (local.set $cMHALF (v128.const f64x2 -0.5 -0.5))
-    (local.set $cKZERO (v128.const i64x2 0xbfd62e42ffffffff 0xbfd62e42ffffffff))
-    (local.set $cLN2HI (v128.const i64x2 0x3fe62e42fee00000 0x3fe62e42fee00000))
-    (local.set $cLN2LO (v128.const i64x2 0x3dea39ef35793c76 0x3dea39ef35793c76))
-    (local.set $cP1 (v128.const i64x2 0x3fc555555555553e 0x3fc555555555553e))
-    (local.set $cP2 (v128.const i64x2 0xbf66c16c16bebd93 0xbf66c16c16bebd93))
-    (local.set $cP3 (v128.const i64x2 0x3f11566aaf25de2c 0x3f11566aaf25de2c))
-    (local.set $cP4 (v128.const i64x2 0xbebbbd41c5d26bf1 0xbebbbd41c5d26bf1))
-    (local.set $cP5 (v128.const i64x2 0x3e66376972bea4d0 0x3e66376972bea4d0))
-    (local.set $cONE (v128.const f64x2 1.0 1.0))
-    (local.set $cTWO (v128.const f64x2 2.0 2.0))
-    (local.set $cBIAS (v128.const i64x2 0x4338000000000000 0x4338000000000000))  ;; 0x1.8p52
     (local.set $end (i32.add (local.get $p) (i32.shl (local.get $k) (i32.const 2))))
+    (local.set $x (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $p))) (local.get $M)))
+    (local.set $kb (f64x2.add (f64x2.mul (local.get $x) (local.get $leINV)) (local.get $leSHIFT)))
+    (local.set $kd (f64x2.sub (local.get $kb) (local.get $leSHIFT)))
+    (local.set $r (f64x2.add (f64x2.add (local.get $x) (f64x2.mul (local.get $kd) (local.get $leNEGHI)))
+                             (f64x2.mul (local.get $kd) (local.get $leNEGLO))))
+    (local.set $t0 (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 0 (local.get $kb))) (i32.const 255)) (i32.const 4))))
+    (local.set $t1 (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 1 (local.get $kb))) (i32.const 255)) (i32.const 4))))
+    (local.set $sc (i64x2.add (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t1))
+                              (i64x2.shl (local.get $kb) (i32.const 44))))
     (loop $step
-      (local.set $xA (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $p))) (local.get $M)))
-      (local.set $xB (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $p))) (local.get $M)))
-      (local.set $tA (v128.and (f64x2.trunc (f64x2.add (f64x2.mul (local.get $cINVLN2) (local.get $xA)) (local.get $cMHALF)))
-                               (f64x2.lt (local.get $xA) (local.get $cKZERO))))
-      (local.set $tB (v128.and (f64x2.trunc (f64x2.add (f64x2.mul (local.get $cINVLN2) (local.get $xB)) (local.get $cMHALF)))
-                               (f64x2.lt (local.get $xB) (local.get $cKZERO))))
-      (local.set $hiA (f64x2.sub (local.get $xA) (f64x2.mul (local.get $tA) (local.get $cLN2HI))))
-      (local.set $hiB (f64x2.sub (local.get $xB) (f64x2.mul (local.get $tB) (local.get $cLN2HI))))
-      (local.set $loA (f64x2.mul (local.get $tA) (local.get $cLN2LO)))
-      (local.set $loB (f64x2.mul (local.get $tB) (local.get $cLN2LO)))
-      (local.set $rA (f64x2.sub (local.get $hiA) (local.get $loA)))
-      (local.set $rB (f64x2.sub (local.get $hiB) (local.get $loB)))
-      (local.set $ttA (f64x2.mul (local.get $rA) (local.get $rA)))
-      (local.set $ttB (f64x2.mul (local.get $rB) (local.get $rB)))
-      (local.set $cA (f64x2.sub (local.get $rA) (f64x2.mul (local.get $ttA)
-        (f64x2.add (local.get $cP1) (f64x2.mul (local.get $ttA)
-          (f64x2.add (local.get $cP2) (f64x2.mul (local.get $ttA)
-            (f64x2.add (local.get $cP3) (f64x2.mul (local.get $ttA)
-              (f64x2.add (local.get $cP4) (f64x2.mul (local.get $ttA) (local.get $cP5))))))))))))
-      (local.set $cB (f64x2.sub (local.get $rB) (f64x2.mul (local.get $ttB)
-        (f64x2.add (local.get $cP1) (f64x2.mul (local.get $ttB)
-          (f64x2.add (local.get $cP2) (f64x2.mul (local.get $ttB)
-            (f64x2.add (local.get $cP3) (f64x2.mul (local.get $ttB)
-              (f64x2.add (local.get $cP4) (f64x2.mul (local.get $ttB) (local.get $cP5))))))))))))
-      (local.set $yA (f64x2.sub (local.get $cONE) (f64x2.sub (f64x2.sub (local.get $loA)
-        (f64x2.div (f64x2.mul (local.get $rA) (local.get $cA)) (f64x2.sub (local.get $cTWO) (local.get $cA)))) (local.get $hiA))))
-      (local.set $yB (f64x2.sub (local.get $cONE) (f64x2.sub (f64x2.sub (local.get $loB)
-        (f64x2.div (f64x2.mul (local.get $rB) (local.get $cB)) (f64x2.sub (local.get $cTWO) (local.get $cB)))) (local.get $hiB))))
-      ;; y * 2^k: k << 52 (from the low bits of k + 0x1.8p52) added to y's bits
-      (v128.store (local.get $e) (i64x2.add (local.get $yA)
-        (i64x2.shl (f64x2.add (local.get $tA) (local.get $cBIAS)) (i32.const 52))))
-      (v128.store offset=16 (local.get $e) (i64x2.add (local.get $yB)
-        (i64x2.shl (f64x2.add (local.get $tB) (local.get $cBIAS)) (i32.const 52))))
-      (local.set $e (i32.add (local.get $e) (i32.const 32)))
-      (local.set $p (i32.add (local.get $p) (i32.const 16)))
+      (local.set $xN (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $p))) (local.get $M)))
+      (local.set $kbN (f64x2.add (f64x2.mul (local.get $xN) (local.get $leINV)) (local.get $leSHIFT)))
+      (local.set $kdN (f64x2.sub (local.get $kbN) (local.get $leSHIFT)))
+      (local.set $rN (f64x2.add (f64x2.add (local.get $xN) (f64x2.mul (local.get $kdN) (local.get $leNEGHI)))
+                               (f64x2.mul (local.get $kdN) (local.get $leNEGLO))))
+      (local.set $t0N (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 0 (local.get $kbN))) (i32.const 255)) (i32.const 4))))
+      (local.set $t1N (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 1 (local.get $kbN))) (i32.const 255)) (i32.const 4))))
+      (local.set $scN (i64x2.add (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0N) (local.get $t1N))
+                                (i64x2.shl (local.get $kbN) (i32.const 44))))
+      (local.set $r2 (f64x2.mul (local.get $r) (local.get $r)))
+      (v128.store (local.get $e) (f64x2.add (local.get $sc) (f64x2.mul (local.get $sc) (f64x2.add
+        (f64x2.add (f64x2.add (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t1)) (local.get $r))
+                   (f64x2.mul (local.get $r2) (f64x2.add (local.get $leC2) (f64x2.mul (local.get $r) (local.get $leC3)))))
+        (f64x2.mul (f64x2.mul (local.get $r2) (local.get $r2)) (local.get $leC4))))))
+      (local.set $r (local.get $rN))
+      (local.set $t0 (local.get $t0N))
+      (local.set $t1 (local.get $t1N))
+      (local.set $sc (local.get $scN))
+      (local.set $e (i32.add (local.get $e) (i32.const 16)))
+      (local.set $p (i32.add (local.get $p) (i32.const 8)))
       (br_if $step (i32.lt_u (local.get $p) (local.get $end)))))
 
   ;; The plain sequential sum of $n float64 at $a.
@@ -371,9 +369,8 @@
         (local.set $p (i32.add (local.get $in) (i32.mul (local.get $r) (i32.shl (local.get $k) (i32.const 2)))))
         (local.set $top (call $argmax (local.get $p) (local.get $k)))
         (local.set $m (f64.promote_f32 (f32.load (i32.add (local.get $p) (i32.shl (local.get $top) (i32.const 2))))))
-        ;; fast iff m - min z <= 708 and |m| >= 2^-4 (false for NaN/inf m or min)
-        (if (i32.and (f64.le (f64.sub (local.get $m) (global.get $rowMin)) (f64.const 708))
-                     (f64.ge (f64.abs (local.get $m)) (f64.const 0.0625)))
+        ;; fast iff m - min z <= 704: every x >= -704 (false for NaN/inf m or min)
+        (if (f64.le (f64.sub (local.get $m) (global.get $rowMin)) (f64.const 704))
           (then (call $expFast (local.get $p) (local.get $k) (local.get $e) (local.get $m)))
           (else (call $expSlow (local.get $p) (local.get $k) (local.get $e) (local.get $m))))
         (f64.store (i32.add (local.get $e) (i32.shl (local.get $top) (i32.const 3))) (f64.const 0))
