@@ -1,8 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, assert, describe, expect, it, vi } from 'vitest';
 import * as ecuas from '../src/index';
-import { readClassifierRows, rowStats } from '../src/inputs/logits';
-import { firstNonFiniteRow, softmaxStats } from '../src/math/softmax';
+import { decisionsOf, readClassifierRows, rowStats } from '../src/inputs/logits';
+import { firstNonFiniteRow, rowSoftmaxStatsJS, softmaxStats } from '../src/math/softmax';
 import { _wasmKernelTesting, rowArgmax, rowSoftmaxStats, wasmKernelAvailable } from '../src/math/wasm/softmaxKernel';
 import { expectInputError } from './helpers/errors';
 
@@ -179,6 +179,51 @@ describe('the kernel’s finiteness check', () => {
     expect(rowArgmax(x, 3, k, true)?.bad).toBe(-1);
     expect(rowSoftmaxStats(x, 3, k, null, true, true, true)?.bad).toBe(-1);
     expect(firstNonFiniteRow(x, 3, k)).toBe(-1);
+  });
+});
+
+describe('the decisions the kernel computes along', () => {
+  it('correct, its count and q = 1/(1+s) equal the JS loop’s, across chunks, for every k', () => {
+    for (const k of [2, 3, 8, 10, 17, 1000]) {
+      const n = Math.max(50, Math.floor(400_000 / k));
+      const x = randomLogits(n, k, k);
+      for (let i = 0; i < n; i += 5) x[i * k + (i % k)] = x[i * k + ((i + 1) % k)]; // ties
+      const top = firstArgmax(x, n, k);
+      const labels = Int32Array.from(top, (t, i) => (i % 3 === 0 ? t : (t + i) % k));
+      const want = Array.from(top, (t, i) => (t === labels[i] ? 1 : 0));
+      const nCorrect = want.reduce<number>((a, b) => a + b, 0);
+      const js = rowSoftmaxStatsJS(x, n, k, labels, false, false);
+      const wantQ = Array.from(js.s, (s) => 1 / (1 + s));
+
+      const a = rowArgmax(x, n, k, true, labels);
+      assert.isNotNull(a);
+      expect(Array.from(a.correct ?? [])).toEqual(want);
+      expect(a.nCorrect).toBe(nCorrect);
+      const w = rowSoftmaxStats(x, n, k, labels, k < 100, false, true, { correct: true, q: true });
+      assert.isNotNull(w);
+      expect(Array.from(w.correct ?? [])).toEqual(want);
+      expect(w.nCorrect).toBe(nCorrect);
+      expect(Array.from(w.q ?? [])).toEqual(wantQ);
+
+      // through the reader: the same decisions with and without the kernel
+      const z = tf.tensor2d(x, [n, k]);
+      const d = decisionsOf(readClassifierRows('M', [z, labels], 0, undefined));
+      const dJS = withoutWasm(() => decisionsOf(readClassifierRows('M', [z, labels], 0, undefined)));
+      z.dispose();
+      expect(Array.from(d.rankKey)).toEqual(wantQ);
+      expect(Array.from(d.correct)).toEqual(want);
+      expect(d.nCorrect).toBe(nCorrect);
+      expect(Array.from(dJS.rankKey)).toEqual(wantQ);
+      expect(Array.from(dJS.correct)).toEqual(want);
+      expect(dJS.nCorrect).toBe(nCorrect);
+    }
+  });
+
+  it('labels short of n: null, the JS path then', () => {
+    const x = randomLogits(20, 4, 1);
+    expect(rowArgmax(x, 20, 4, true, new Int32Array(19))).toBeNull();
+    expect(rowSoftmaxStats(x, 20, 4, new Int32Array(19), false, false, true, { correct: true })).toBeNull();
+    expect(rowSoftmaxStats(x, 20, 4, null, false, false, true, { correct: true })).toBeNull();
   });
 });
 

@@ -1,6 +1,12 @@
 import { ARG, fail } from '../errors';
 import { nonFiniteLogit, readLabels, readLogits, readLogitsShape, requireSameN } from './read';
-import { firstNonFiniteRow, softmaxStats, type SoftmaxStats, type SoftmaxWants } from '../math/softmax';
+import {
+  firstNonFiniteRow,
+  softmaxStats,
+  type DecisionExtras,
+  type SoftmaxStats,
+  type SoftmaxWants,
+} from '../math/softmax';
 import { looksLikeProbabilities, probabilityRowProblem, topOneStats } from '../math/topOne';
 import { probabilitiesOption } from '../options';
 import type { DecisionInput } from './adapter';
@@ -212,7 +218,10 @@ function reducedStats(rows: ClassifierRows, r: ReducedRowStats, wants: SoftmaxWa
 }
 
 /** Per-sample top-1 statistics of classifier rows (the one path: {@link topOneStats}). */
-export function rowStats(rows: ClassifierRows, wants: SoftmaxWants = {}): SoftmaxStats {
+export function rowStats(
+  rows: ClassifierRows,
+  wants: SoftmaxWants & { readonly q?: boolean } = {},
+): SoftmaxStats & DecisionExtras {
   if (rows.reduced) return reducedStats(rows, rows.reduced, wants);
   const check = pending.get(rows);
   if (check && !check.done) {
@@ -229,7 +238,12 @@ export function rowStats(rows: ClassifierRows, wants: SoftmaxWants = {}): Softma
  * confidence and the ranking key (float32 would merge the many near-1 confidences).
  */
 export function decisionsOf(rows: ClassifierRows): ConfidenceBatch {
-  const { s, correct } = rowStats(rows);
+  const st = rowStats(rows, { q: true });
+  const { s, correct } = st;
+  if (st.q && st.nCorrect !== undefined) {
+    // the kernel computed them along (no JS pass over the rows)
+    return { n: rows.n, confidence: st.q, rankKey: st.q, correct, nCorrect: st.nCorrect };
+  }
   const q = new Float64Array(rows.n);
   let nCorrect = 0;
   for (let i = 0; i < rows.n; i++) {

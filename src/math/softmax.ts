@@ -79,6 +79,16 @@ export function rowSoftmaxStatsJS(
   return { s, top, m: mOut, weighted, sq };
 }
 
+/**
+ * @internal What {@link softmaxStats} may add for the decisions of classifier rows: q = 1/(1+s)
+ * per row and the number of correct rows, where the kernel computed them along (absent
+ * otherwise: the caller computes them).
+ */
+export interface DecisionExtras {
+  readonly q?: Float64Array;
+  readonly nCorrect?: number;
+}
+
 /** Index of the first NaN or ±∞ of `values` at or after `from`, or −1. */
 export function firstNonFinite(values: Float32Array, from = 0): number {
   for (let i = from; i < values.length; i++) {
@@ -129,10 +139,9 @@ export function softmaxStats(
   n: number,
   k: number,
   labels: Int32Array,
-  wants: SoftmaxWants = {},
+  wants: SoftmaxWants & { readonly q?: boolean } = {},
   nonFinite?: (row: number) => never,
-): SoftmaxStats {
-  const correct = new Uint8Array(n);
+): SoftmaxStats & DecisionExtras {
   const logPLabel = wants.logPLabel ? new Float64Array(n) : undefined;
   const entropy = wants.entropy ? new Float64Array(n) : undefined;
   const brier = wants.brier ? new Float64Array(n) : undefined;
@@ -146,23 +155,32 @@ export function softmaxStats(
     } else if (bad >= 0) nonFinite(bad);
   };
   if (wants.s === false && !logPLabel && !entropy && !brier) {
-    // the argmax is all that is asked for: no exp at all
-    const a = rowArgmax(logits, n, k, check);
+    // the argmax is all that is asked for: no exp at all, and the kernel compares the labels
+    const a = rowArgmax(logits, n, k, check, labels);
     checked(a?.bad);
-    const top = a?.top ?? argmaxJS(logits, n, k);
+    if (a?.correct) return { s: new Float64Array(n), correct: a.correct, nCorrect: a.nCorrect };
+    const top = argmaxJS(logits, n, k);
+    const correct = new Uint8Array(n);
     for (let i = 0; i < n; i++) correct[i] = labels[i] === top[i] ? 1 : 0;
     return { s: new Float64Array(n), correct };
   }
-  // The WebAssembly SIMD kernel gives the same bits several times faster; null where
-  // WebAssembly SIMD is unavailable, and then the JS twin does the work.
-  const kw = rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined, check);
+  // The WebAssembly SIMD kernel gives the same bits several times faster (and compares the
+  // labels, and computes q if asked); null where WebAssembly SIMD is unavailable, and then the
+  // JS twin does the work.
+  const kw = rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined, check, {
+    correct: true,
+    q: wants.q === true,
+  });
   checked(kw?.bad);
   const w = kw ?? rowSoftmaxStatsJS(logits, n, k, labels, entropy !== undefined, brier !== undefined);
+  const rest = logPLabel !== undefined || entropy !== undefined || brier !== undefined;
+  if (kw?.correct && !rest) return { s: kw.s, correct: kw.correct, nCorrect: kw.nCorrect, q: kw.q };
+  const correct = kw?.correct ?? new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const y = labels[i];
     const top = w.top[i];
     correct[i] = y === top ? 1 : 0;
-    if (!logPLabel && !entropy && !brier) continue;
+    if (!rest) continue;
     const si = w.s[i];
     const m = w.m[i];
     const log1pS = Math.log1p(si);
@@ -176,5 +194,5 @@ export function softmaxStats(
       brier[i] = (w.sq as Float64Array)[i] / (z * z) + miss * miss;
     }
   }
-  return { s: w.s, correct, logPLabel, entropy, brier };
+  return { s: w.s, correct, logPLabel, entropy, brier, nCorrect: kw?.nCorrect, q: kw?.q };
 }

@@ -35,6 +35,18 @@
 
   ;; 1 when the last $argmax row holds a NaN or an infinity (the readers' finiteness check)
   (global $rowBad (mut i32) (i32.const 0))
+  ;; how many rows of the last "rows" or "tops" call have the label at the argmax (with $outC)
+  (global $nCorrect (export "nCorrect") (mut i32) (i32.const 0))
+
+  ;; With $outC != 0: [label of row $r = $top] -> u8 at $outC + $r, counted in $nCorrect.
+  (func $correct (param $labels i32) (param $outC i32) (param $r i32) (param $top i32)
+    (local $c i32)
+    (if (local.get $outC)
+      (then
+        (local.set $c (i32.eq (local.get $top)
+          (i32.load (i32.add (local.get $labels) (i32.shl (local.get $r) (i32.const 2))))))
+        (i32.store8 (i32.add (local.get $outC) (local.get $r)) (local.get $c))
+        (global.set $nCorrect (i32.add (global.get $nCorrect) (local.get $c))))))
 
   ;; First argmax of the float32 row at $p (k >= 1), with exactly the JS loop's semantics: a NaN
   ;; z_0 makes m NaN (never replaced), other NaNs are skipped, ties go to the first index. Sets
@@ -373,13 +385,17 @@
   ;; 0 <= y < k) to weighted only, j > y to both. (Two rows at a time in f64x2 lanes, which keeps
   ;; each row's order, measured no faster: the loop is throughput-bound, not latency-bound.)
   ;; With $check != 0, a row holding a NaN or an infinity stops the loop before any of its
-  ;; results: the index of that row is returned, else $n.
+  ;; results: the index of that row is returned, else $n. With $outC != 0 (and $labels), also
+  ;; [y = top] -> u8 at $outC, their count in $nCorrect; with $outP != 0, 1/(1+s) -> f64 at $outP
+  ;; (the top-1 probability, as JS computes it).
   (func (export "rows") (param $in i32) (param $n i32) (param $k i32) (param $e i32)
                         (param $outS i32) (param $outM i32) (param $outTop i32)
                         (param $labels i32) (param $outW i32) (param $outQ i32) (param $check i32)
+                        (param $outC i32) (param $outP i32)
                         (result i32)
     (local $r i32) (local $p i32) (local $top i32) (local $m f64)
     (local $j i32) (local $y i32) (local $end i32) (local $ej f64) (local $w f64) (local $q f64)
+    (global.set $nCorrect (i32.const 0))
     (block $done
       (loop $row
         (br_if $done (i32.ge_u (local.get $r) (local.get $n)))
@@ -397,6 +413,12 @@
           (call $ofsum (local.get $e) (local.get $k)))
         (f64.store (i32.add (local.get $outM) (i32.shl (local.get $r) (i32.const 3))) (local.get $m))
         (i32.store (i32.add (local.get $outTop) (i32.shl (local.get $r) (i32.const 2))) (local.get $top))
+        (call $correct (local.get $labels) (local.get $outC) (local.get $r) (local.get $top))
+        (if (local.get $outP)
+          (then
+            (f64.store (i32.add (local.get $outP) (i32.shl (local.get $r) (i32.const 3)))
+              (f64.div (f64.const 1) (f64.add (f64.const 1)
+                (f64.load (i32.add (local.get $outS) (i32.shl (local.get $r) (i32.const 3)))))))))
         (if (local.get $outW)
           (then
             (f64.store (i32.add (local.get $e) (i32.shl (local.get $top) (i32.const 3))) (f64.const 1))
@@ -437,8 +459,10 @@
   ;; top-1 error needs), with the check of "rows" ($check != 0: the index of the first row holding
   ;; a NaN or an infinity is returned, else $n). The input must be readable 64 bytes past its end.
   (func (export "tops") (param $in i32) (param $n i32) (param $k i32) (param $outTop i32) (param $check i32)
+                        (param $labels i32) (param $outC i32)
                         (result i32)
     (local $r i32) (local $p i32) (local $top i32)
+    (global.set $nCorrect (i32.const 0))
     (local.set $p (local.get $in))
     (block $done
       (loop $row
@@ -446,6 +470,7 @@
         (local.set $top (call $argmax (local.get $p) (local.get $k)))
         (if (i32.and (local.get $check) (global.get $rowBad)) (then (return (local.get $r))))
         (i32.store (i32.add (local.get $outTop) (i32.shl (local.get $r) (i32.const 2))) (local.get $top))
+        (call $correct (local.get $labels) (local.get $outC) (local.get $r) (local.get $top))
         (local.set $p (i32.add (local.get $p) (i32.shl (local.get $k) (i32.const 2))))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $row)))
