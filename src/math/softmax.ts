@@ -164,18 +164,18 @@ export function softmaxStats(
     for (let i = 0; i < n; i++) correct[i] = labels[i] === top[i] ? 1 : 0;
     return { s: new Float64Array(n), correct };
   }
-  // The WebAssembly SIMD kernel gives the same bits several times faster (and compares the
-  // labels, and computes q if asked); null where WebAssembly SIMD is unavailable, and then the
-  // JS twin does the work.
-  const kw = rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined, check, {
-    correct: true,
-    q: wants.q === true,
-  });
-  checked(kw?.bad);
-  const w = kw ?? rowSoftmaxStatsJS(logits, n, k, labels, entropy !== undefined, brier !== undefined);
+  // The WebAssembly SIMD kernel gives the same bits several times faster; null where
+  // WebAssembly SIMD is unavailable, and then the JS twin does the work. With s alone asked for,
+  // the kernel also compares the labels and computes q (if asked), and no JS loop follows; with
+  // more, the loop below is needed anyway, and it compares the labels too (measured faster, cold,
+  // than the kernel's comparison followed by that loop).
   const rest = logPLabel !== undefined || entropy !== undefined || brier !== undefined;
-  if (kw?.correct && !rest) return { s: kw.s, correct: kw.correct, nCorrect: kw.nCorrect, q: kw.q };
-  const correct = kw?.correct ?? new Uint8Array(n);
+  const extra = rest ? {} : { correct: true, q: wants.q === true };
+  const kw = rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined, check, extra);
+  checked(kw?.bad);
+  if (kw?.correct) return { s: kw.s, correct: kw.correct, nCorrect: kw.nCorrect, q: kw.q };
+  const w = kw ?? rowSoftmaxStatsJS(logits, n, k, labels, entropy !== undefined, brier !== undefined);
+  const correct = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const y = labels[i];
     const top = w.top[i];
@@ -194,5 +194,5 @@ export function softmaxStats(
       brier[i] = (w.sq as Float64Array)[i] / (z * z) + miss * miss;
     }
   }
-  return { s: w.s, correct, logPLabel, entropy, brier, nCorrect: kw?.nCorrect, q: kw?.q };
+  return { s: w.s, correct, logPLabel, entropy, brier };
 }
