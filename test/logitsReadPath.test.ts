@@ -424,3 +424,47 @@ describe('metrics reject non-finite logits as before', () => {
     }
   });
 });
+
+describe('int32 labels', () => {
+  it('are checked by one unsigned compare: negative and too large ones named as before', () => {
+    const z = [
+      [1, 2, 3],
+      [0.5, 1, 2],
+      [2, 1, 0],
+    ];
+    for (const bad of [-1, 3, 2 ** 31 - 1, -(2 ** 31)]) {
+      for (const wrap of [(x: Int32Array) => x, (x: Int32Array) => tf.tensor1d(x, 'int32')]) {
+        const labels = wrap(Int32Array.from([0, bad, 2]));
+        const m = new ecuas.ClassificationECE();
+        const e = expectInputError(() => m.update(z, labels));
+        expect(e.message).toBe(
+          `ClassificationECE: expected argument \`labels\` to hold integer labels in [0, 2], but got ${bad} at index 1`,
+        );
+        if (labels instanceof tf.Tensor) labels.dispose();
+      }
+    }
+  });
+
+  it('are copied: the caller’s array is neither kept nor changed', () => {
+    const labels = Int32Array.from([0, 1, 2]);
+    const rows = readClassifierRows(
+      'M',
+      [
+        [
+          [1, 2, 3],
+          [3, 2, 1],
+          [0, 0, 1],
+        ],
+        labels,
+      ],
+      0,
+      undefined,
+    );
+    expect(rows.labels).not.toBe(labels);
+    expect(rows.labels.buffer).not.toBe(labels.buffer);
+    expect(Array.from(rows.labels)).toEqual([0, 1, 2]);
+    labels[0] = 2;
+    expect(rows.labels[0]).toBe(0);
+    expect(Array.from(rowStats(rows).correct)).toEqual([0, 0, 1]);
+  });
+});

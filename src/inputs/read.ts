@@ -404,6 +404,13 @@ export function readLabels(metric: string, arg: string, x: unknown, k: number): 
   const raw = readRaw(metric, arg, x);
   requireRank(metric, arg, raw, 1, 'a 1-D array of integer labels [N]');
   const v = raw.values;
+  if (v instanceof Int32Array && k <= 2 ** 31) {
+    // int32 labels (a tensor's): integers already, so one unsigned compare per label (a negative
+    // one is 2^31 or more), then a copy
+    let i = 0;
+    while (i < v.length && v[i] >>> 0 < k) i++;
+    if (i === v.length) return v.slice();
+  }
   const out = new Int32Array(v.length);
   for (let i = 0; i < v.length; i++) {
     const l = v[i];
