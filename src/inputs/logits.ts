@@ -1,6 +1,12 @@
 import { ARG, fail } from '../errors';
-import { readLabels, readLogits, requireSameN } from './read';
-import type { SoftmaxStats, SoftmaxWants } from '../math/softmax';
+import { nonFiniteLogit, readLabels, readLogits, readLogitsShape, requireSameN } from './read';
+import {
+  firstNonFiniteRow,
+  softmaxStats,
+  type DecisionExtras,
+  type SoftmaxStats,
+  type SoftmaxWants,
+} from '../math/softmax';
 import { looksLikeProbabilities, probabilityRowProblem, topOneStats } from '../math/topOne';
 import { probabilitiesOption } from '../options';
 import type { DecisionInput } from './adapter';
@@ -100,8 +106,57 @@ export function checkProbabilities(
 }
 
 /**
+ * Logits rows whose finiteness is checked at their first use, by the kernel pass that reads them
+ * anyway ({@link rowStats}): `nonFinite(row)` throws the reader's error for the first row holding
+ * a NaN or an infinity.
+ */
+interface PendingCheck {
+  readonly values: Float32Array;
+  readonly nonFinite: (row: number) => never;
+  done: boolean;
+}
+
+/** The rows of {@link readClassifierRows} whose logits are not checked yet. */
+const pending = new WeakMap<ClassifierRows, PendingCheck>();
+
+/**
+ * Logits rows checked to be finite before any value is used: {@link rowStats} checks them in its
+ * kernel pass (so the logits are copied into the kernel memory once, not twice), and the first
+ * read of `values` by anything else checks them first (the kernel's argmax scan, or JS). Either
+ * throws before the caller changes anything, as a reader does.
+ */
+function logitRows(metric: string, values: Float32Array, n: number, k: number, labels: Int32Array): ClassifierRows {
+  const check: PendingCheck = {
+    values,
+    nonFinite: (row) => nonFiniteLogit(metric, LOGIT_INPUTS[0], values, k, row),
+    done: n === 0,
+  };
+  const rows: ClassifierRows = {
+    n,
+    k,
+    // an own enumerable getter: a spread copy of the rows checks too
+    get values(): Float32Array {
+      if (!check.done) {
+        const bad = firstNonFiniteRow(values, n, k);
+        if (bad >= 0) check.nonFinite(bad);
+        check.done = true;
+      }
+      return values;
+    },
+    labels,
+    probabilities: false,
+  };
+  if (!check.done) pending.set(rows, check);
+  return rows;
+}
+
+/**
  * Reads (logits, labels) — or (probabilities, labels) with `probabilities: true` — and checks
  * K against the K of earlier updates (`expectedK`, 0 for none).
+ *
+ * Logits (`probabilities` false or unset) are checked to be finite at their first use, not here
+ * (see logitRows): a batch with both a bad label or N or K and a non-finite logit is reported for
+ * the former. Every use of the rows — their statistics, their `values` — comes after the check.
  */
 export function readClassifierRows(
   metric: string,
@@ -110,7 +165,8 @@ export function readClassifierRows(
   probabilities: ProbabilitiesMode,
 ): ClassifierRows {
   if (args[0] instanceof ReducedLogits) return readReducedRows(metric, args[0], args[1], expectedK);
-  const logits = readLogits(metric, LOGIT_INPUTS[0], args[0]);
+  // probability rows are checked here: their own checks below assume finite values
+  const logits = (probabilities === true ? readLogits : readLogitsShape)(metric, LOGIT_INPUTS[0], args[0]);
   const labels = readLabels(metric, LOGIT_INPUTS[1], args[1], logits.k);
   requireSameN(metric, LOGIT_INPUTS, [logits.n, labels.length]);
   if (logits.k > MAX_CLASSES)
@@ -122,8 +178,10 @@ export function readClassifierRows(
       `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${logits.k}`,
     );
   }
+  // a row holding NaN or ±∞ does not look like probabilities: unchecked logits are fine here
   checkProbabilities(metric, LOGIT_INPUTS[0], logits.values, logits.n, logits.k, probabilities);
-  return { n: logits.n, k: logits.k, values: logits.values, labels, probabilities: probabilities === true };
+  if (probabilities === true) return { n: logits.n, k: logits.k, values: logits.values, labels, probabilities: true };
+  return logitRows(metric, logits.values, logits.n, logits.k, labels);
 }
 
 /** The checks of {@link readClassifierRows} after the logits' own, for rows reduced on the device. */
@@ -160,8 +218,18 @@ function reducedStats(rows: ClassifierRows, r: ReducedRowStats, wants: SoftmaxWa
 }
 
 /** Per-sample top-1 statistics of classifier rows (the one path: {@link topOneStats}). */
-export function rowStats(rows: ClassifierRows, wants: SoftmaxWants = {}): SoftmaxStats {
+export function rowStats(
+  rows: ClassifierRows,
+  wants: SoftmaxWants & { readonly q?: boolean } = {},
+): SoftmaxStats & DecisionExtras {
   if (rows.reduced) return reducedStats(rows, rows.reduced, wants);
+  const check = pending.get(rows);
+  if (check && !check.done) {
+    // the finiteness check in the same kernel pass: it throws before any statistic is returned
+    const stats = softmaxStats(check.values, rows.n, rows.k, rows.labels, wants, check.nonFinite);
+    check.done = true;
+    return stats;
+  }
   return topOneStats(rows.values, rows.n, rows.k, rows.labels, wants, rows.probabilities);
 }
 
@@ -170,7 +238,12 @@ export function rowStats(rows: ClassifierRows, wants: SoftmaxWants = {}): Softma
  * confidence and the ranking key (float32 would merge the many near-1 confidences).
  */
 export function decisionsOf(rows: ClassifierRows): ConfidenceBatch {
-  const { s, correct } = rowStats(rows);
+  const st = rowStats(rows, { q: true });
+  const { s, correct } = st;
+  if (st.q && st.nCorrect !== undefined) {
+    // the kernel computed them along (no JS pass over the rows)
+    return { n: rows.n, confidence: st.q, rankKey: st.q, correct, nCorrect: st.nCorrect };
+  }
   const q = new Float64Array(rows.n);
   let nCorrect = 0;
   for (let i = 0; i < rows.n; i++) {

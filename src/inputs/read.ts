@@ -1,5 +1,6 @@
 import type { Tensor } from '@tensorflow/tfjs-core';
 import { ARG, clip, fail, MetricInputError } from '../errors';
+import { firstNonFinite } from '../math/softmax';
 import { int32FlagsInto, unitPrefix } from '../math/wasm/checkKernel';
 
 /** Any of the JavaScript typed arrays a 1-D argument may be given as. */
@@ -359,6 +360,18 @@ export interface Logits {
 }
 
 export function readLogits(metric: string, arg: string, x: unknown): Logits {
+  const logits = readLogitsShape(metric, arg, x);
+  const i = firstNonFinite(logits.values);
+  if (i >= 0) nonFiniteLogit(metric, arg, logits.values, logits.k, Math.floor(i / logits.k));
+  return logits;
+}
+
+/**
+ * {@link readLogits} without the check that every value is finite, for a caller that makes it
+ * itself before any value is used (classifier rows check it in the kernel pass that reads them:
+ * see readClassifierRows).
+ */
+export function readLogitsShape(metric: string, arg: string, x: unknown): Logits {
   const raw = readRaw(metric, arg, x);
   if (raw.shape.length === 1 && raw.shape[0] === 0) return { values: new Float32Array(0), n: 0, k: 0 };
   if (raw.shape.length !== 2) {
@@ -368,17 +381,22 @@ export function readLogits(metric: string, arg: string, x: unknown): Logits {
   if (k < 2 && n > 0)
     fail(metric, arg, `expected argument ${ARG} to have K ≥ 2 classes, but got shape ${shapeText(raw.shape)}`);
   const values = raw.values instanceof Float32Array ? raw.values : Float32Array.from(raw.values);
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (v - v !== 0) {
-      fail(
-        metric,
-        arg,
-        `expected argument ${ARG} to hold finite logits, but got ${v} at index [${Math.floor(i / k)}, ${i % k}]`,
-      );
-    }
-  }
   return { values, n, k };
+}
+
+/**
+ * Throws the error of a non-finite logit: the first NaN or ±∞ of row `row` of logits [·, k]
+ * (which must hold one), named by its value and its [row, column] index.
+ */
+export function nonFiniteLogit(metric: string, arg: string, values: Float32Array, k: number, row: number): never {
+  const i = firstNonFinite(values.subarray(0, (row + 1) * k), row * k);
+  if (i < 0) throw new Error(`nonFiniteLogit: row ${row} holds only finite values`); // a caller's bug
+  const v = values[i];
+  return fail(
+    metric,
+    arg,
+    `expected argument ${ARG} to hold finite logits, but got ${v} at index [${Math.floor(i / k)}, ${i % k}]`,
+  );
 }
 
 /** Integer labels in [0, k − 1], 1-D. Returns a fresh Int32Array. */
@@ -386,6 +404,13 @@ export function readLabels(metric: string, arg: string, x: unknown, k: number): 
   const raw = readRaw(metric, arg, x);
   requireRank(metric, arg, raw, 1, 'a 1-D array of integer labels [N]');
   const v = raw.values;
+  if (v instanceof Int32Array && k <= 2 ** 31) {
+    // int32 labels (a tensor's): integers already, so one unsigned compare per label (a negative
+    // one is 2^31 or more), then a copy
+    let i = 0;
+    while (i < v.length && v[i] >>> 0 < k) i++;
+    if (i === v.length) return v.slice();
+  }
   const out = new Int32Array(v.length);
   for (let i = 0; i < v.length; i++) {
     const l = v[i];

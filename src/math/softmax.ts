@@ -1,6 +1,6 @@
 import { expNonPositive } from './exp';
 import { orderFreeSumOf } from './orderFreeSum';
-import { rowSoftmaxStats, type RowSoftmaxStats } from './wasm/softmaxKernel';
+import { rowArgmax, rowSoftmaxStats, type RowSoftmaxStats } from './wasm/softmaxKernel';
 
 /**
  * Per-sample statistics of a softmax over logits, computed in float64 with the stable forms of
@@ -80,44 +80,108 @@ export function rowSoftmaxStatsJS(
   return { s, top, m: mOut, weighted, sq };
 }
 
-/** One pass over logits [n, k] (row-major, float32). O(N·K). */
+/**
+ * @internal What {@link softmaxStats} may add for the decisions of classifier rows: q = 1/(1+s)
+ * per row and the number of correct rows, where the kernel computed them along (absent
+ * otherwise: the caller computes them).
+ */
+export interface DecisionExtras {
+  readonly q?: Float64Array;
+  readonly nCorrect?: number;
+}
+
+/** Index of the first NaN or ±∞ of `values` at or after `from`, or −1. */
+export function firstNonFinite(values: Float32Array, from = 0): number {
+  for (let i = from; i < values.length; i++) {
+    const v = values[i];
+    if (v - v !== 0) return i; // NaN for NaN and ±∞, 0 otherwise
+  }
+  return -1;
+}
+
+/**
+ * The first row of logits [n, k] holding a NaN or an infinity, or −1: the kernel's argmax scan
+ * where WebAssembly SIMD is available (no JS pass over the values), else a JS loop.
+ */
+export function firstNonFiniteRow(logits: Float32Array, n: number, k: number): number {
+  const w = rowArgmax(logits, n, k, true);
+  if (w !== null) return w.bad;
+  const i = firstNonFinite(logits.subarray(0, n * k));
+  return i < 0 ? -1 : Math.floor(i / k);
+}
+
+/** The JS loop of the first argmax of each row (m = z_0, replaced by any larger z_j). */
+function argmaxJS(logits: Float32Array, n: number, k: number): Int32Array {
+  const top = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const row = i * k;
+    let m = logits[row];
+    let t = 0;
+    for (let j = 1; j < k; j++) {
+      if (logits[row + j] > m) {
+        m = logits[row + j];
+        t = j;
+      }
+    }
+    top[i] = t;
+  }
+  return top;
+}
+
+/**
+ * One pass over logits [n, k] (row-major, float32). O(N·K).
+ *
+ * With `nonFinite`, the logits are also checked to be finite, in the same pass where the kernel
+ * is available: `nonFinite(row)` is called with the first row holding a NaN or an infinity,
+ * before any statistic is returned, and must throw.
+ */
 export function softmaxStats(
   logits: Float32Array,
   n: number,
   k: number,
   labels: Int32Array,
-  wants: SoftmaxWants = {},
-): SoftmaxStats {
-  const correct = new Uint8Array(n);
+  wants: SoftmaxWants & { readonly q?: boolean } = {},
+  nonFinite?: (row: number) => never,
+): SoftmaxStats & DecisionExtras {
   const logPLabel = wants.logPLabel ? new Float64Array(n) : undefined;
   const entropy = wants.entropy ? new Float64Array(n) : undefined;
   const brier = wants.brier ? new Float64Array(n) : undefined;
+  const check = nonFinite !== undefined;
+  /** The kernel's check, or (`bad` undefined: no kernel here) the JS loop's. */
+  const checked = (bad: number | undefined): void => {
+    if (!nonFinite) return;
+    if (bad === undefined) {
+      const i = firstNonFinite(logits.subarray(0, n * k));
+      if (i >= 0) nonFinite(Math.floor(i / k));
+    } else if (bad >= 0) nonFinite(bad);
+  };
   if (wants.s === false && !logPLabel && !entropy && !brier) {
-    // the argmax is all that is asked for: no exp at all
-    for (let i = 0; i < n; i++) {
-      const row = i * k;
-      let m = logits[row];
-      let top = 0;
-      for (let j = 1; j < k; j++) {
-        if (logits[row + j] > m) {
-          m = logits[row + j];
-          top = j;
-        }
-      }
-      correct[i] = labels[i] === top ? 1 : 0;
-    }
+    // the argmax is all that is asked for: no exp at all, and the kernel compares the labels
+    const a = rowArgmax(logits, n, k, check, labels);
+    checked(a?.bad);
+    if (a?.correct) return { s: new Float64Array(n), correct: a.correct, nCorrect: a.nCorrect };
+    const top = argmaxJS(logits, n, k);
+    const correct = new Uint8Array(n);
+    for (let i = 0; i < n; i++) correct[i] = labels[i] === top[i] ? 1 : 0;
     return { s: new Float64Array(n), correct };
   }
   // The WebAssembly SIMD kernel gives the same bits several times faster; null where
-  // WebAssembly SIMD is unavailable, and then the JS twin does the work.
-  const w =
-    rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined) ??
-    rowSoftmaxStatsJS(logits, n, k, labels, entropy !== undefined, brier !== undefined);
+  // WebAssembly SIMD is unavailable, and then the JS twin does the work. With s alone asked for,
+  // the kernel also compares the labels and computes q (if asked), and no JS loop follows; with
+  // more, the loop below is needed anyway, and it compares the labels too (measured faster, cold,
+  // than the kernel's comparison followed by that loop).
+  const rest = logPLabel !== undefined || entropy !== undefined || brier !== undefined;
+  const extra = rest ? {} : { correct: true, q: wants.q === true };
+  const kw = rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined, check, extra);
+  checked(kw?.bad);
+  if (kw?.correct) return { s: kw.s, correct: kw.correct, nCorrect: kw.nCorrect, q: kw.q };
+  const w = kw ?? rowSoftmaxStatsJS(logits, n, k, labels, entropy !== undefined, brier !== undefined);
+  const correct = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const y = labels[i];
     const top = w.top[i];
     correct[i] = y === top ? 1 : 0;
-    if (!logPLabel && !entropy && !brier) continue;
+    if (!rest) continue;
     const si = w.s[i];
     const m = w.m[i];
     const log1pS = Math.log1p(si);

@@ -37,7 +37,10 @@ export interface RowSoftmaxStats extends RowSoftmaxSums {
 
 interface KernelExports {
   readonly memory: WebAssembly.Memory;
-  /** labelsPtr 0: no labels (y = −1); wPtr 0: no second pass (labelsPtr, qPtr ignored). */
+  /**
+   * labelsPtr 0: no labels (y = −1); wPtr 0: no second pass (labelsPtr, qPtr ignored). check 1:
+   * stops at the first row holding NaN or ±∞ and returns its index; else (and with check 0) n.
+   */
   readonly rows: (
     inPtr: number,
     n: number,
@@ -49,7 +52,22 @@ interface KernelExports {
     labelsPtr: number,
     wPtr: number,
     qPtr: number,
-  ) => void;
+    check: number,
+    correctPtr: number,
+    pPtr: number,
+  ) => number;
+  /** The first argmax of each row only, with the check of `rows` (and `correct`, given labels). */
+  readonly tops: (
+    inPtr: number,
+    n: number,
+    k: number,
+    topPtr: number,
+    check: number,
+    labelsPtr: number,
+    correctPtr: number,
+  ) => number;
+  /** The count of ones the last `rows` or `tops` call wrote to correctPtr. */
+  readonly nCorrect: WebAssembly.Global;
   /** exp(z_j − m) for k float32 at zPtr into float64 at ePtr (exported for tests). */
   readonly expFast: (zPtr: number, k: number, ePtr: number, m: number) => void;
   readonly expSlow: (zPtr: number, k: number, ePtr: number, m: number) => void;
@@ -97,6 +115,8 @@ function instantiate(): Loaded | null {
     if (
       !(exports.memory instanceof WebAssembly.Memory) ||
       typeof exports.rows !== 'function' ||
+      typeof exports.tops !== 'function' ||
+      !(exports.nCorrect instanceof WebAssembly.Global) ||
       typeof exports.log !== 'function'
     )
       return null;
@@ -172,7 +192,7 @@ function selfCheck(kern: KernelExports, exp: (x: number) => number = expNonPosit
   new Float32Array(kern.memory.buffer, b, 24).set(rows);
   new Int32Array(kern.memory.buffer, b + 592, 3).set(labels);
   // e at +256 (12 float64), s at +512, m at +544, top at +576, labels at +592, weighted at +608, sq at +640
-  kern.rows(b, 3, 8, b + 256, b + 512, b + 544, b + 576, b + 592, b + 608, b + 640);
+  kern.rows(b, 3, 8, b + 256, b + 512, b + 544, b + 576, b + 592, b + 608, b + 640, 0, 0, 0);
   const out = new Float64Array(kern.memory.buffer, b + 512, 20);
   const top = new Int32Array(kern.memory.buffer, b + 576, 3);
   for (let r = 0; r < 3; r++) {
@@ -190,6 +210,9 @@ function selfCheck(kern: KernelExports, exp: (x: number) => number = expNonPosit
     if (top[r] !== t || !Object.is(out[r], sum) || !Object.is(out[4 + r], row[t])) return false;
     if (!Object.is(out[12 + r], weighted) || !Object.is(out[16 + r], sq)) return false;
   }
+  // the argmax-only export on the same rows, checked (they are finite)
+  if (kern.tops(b, 3, 8, b + 576, 1, 0, 0) !== 3) return false;
+  for (let r = 0; r < 3; r++) if (top[r] !== tops[r]) return false;
   return true;
 }
 
@@ -299,6 +322,30 @@ export function logInPlace(values: Float64Array): boolean {
   return true;
 }
 
+/** The result of a checked kernel pass: the first row holding NaN or ±∞, or −1. */
+export interface CheckedRows {
+  /** Index of the first row holding a NaN or an infinity (no row after it was read), or −1. */
+  readonly bad: number;
+}
+
+/** Per-row decisions the kernel computes along (with labels): see rowSoftmaxStats' `extra`. */
+export interface RowDecisions {
+  /** 1 where the first argmax equals the label (if asked for). */
+  readonly correct?: Uint8Array;
+  /** The number of ones in `correct` (if asked for). */
+  readonly nCorrect?: number;
+  /** The top-1 probability 1/(1+s) per row, in float64 (if asked for). */
+  readonly q?: Float64Array;
+}
+
+/** What else the kernel computes per row, given labels. */
+export interface RowExtras {
+  /** [label = first argmax] per row and their count (needs labels). */
+  readonly correct?: boolean;
+  /** q = 1/(1+s) per row. */
+  readonly q?: boolean;
+}
+
 /**
  * Per row of `logits` [n, k] (row-major): first argmax, its value and s = Σ_{j≠top} exp(z_j − m)
  * summed by orderFreeSum (the same bits for any column order), bit-identical to softmaxStats' JS
@@ -306,7 +353,7 @@ export function logInPlace(values: Float64Array): boolean {
  * handles (k < 1, logits shorter than n·k, huge k): callers then use the JS path.
  */
 export function rowSoftmaxSums(logits: Float32Array, n: number, k: number): RowSoftmaxSums | null {
-  return run(logits, n, k, null, false, false);
+  return run(logits, n, k, null, false, false, false, false, {});
 }
 
 /**
@@ -316,7 +363,12 @@ export function rowSoftmaxSums(logits: Float32Array, n: number, k: number): RowS
  *   sq       = Σ_{j≠y} e_j·e_j      (if wantSq; Brier = sq/(1+s)² + miss²).
  * `labels` null means no label (y = −1: sq over every j); labels outside 0 … k−1 exclude no j, as
  * in JS. With neither sum wanted this is rowSoftmaxSums. Null when rowSoftmaxSums would be, or
- * when a sum is wanted and `labels` is shorter than n.
+ * when a sum (or `extra.correct`) is wanted and `labels` is shorter than n.
+ *
+ * With `check`, the same pass checks that every value is finite (the scan that finds the argmax
+ * sees every value): `bad` is the first row holding NaN or ±∞ — the results of that row and of
+ * the rows after it are not computed — or −1. Without `check`, `bad` is −1. `extra` asks for the
+ * per-row decisions too (what a JS loop over the rows would otherwise compute afterwards).
  */
 export function rowSoftmaxStats(
   logits: Float32Array,
@@ -325,11 +377,33 @@ export function rowSoftmaxStats(
   labels: Int32Array | null,
   wantWeighted: boolean,
   wantSq: boolean,
-): RowSoftmaxStats | null {
-  if (labels !== null && (wantWeighted || wantSq) && !(labels.length >= n)) return null;
-  return run(logits, n, k, labels, wantWeighted, wantSq);
+  check = false,
+  extra: RowExtras = {},
+): (RowSoftmaxStats & CheckedRows & RowDecisions) | null {
+  if ((wantWeighted || wantSq || extra.correct) && labels !== null && !(labels.length >= n)) return null;
+  if (extra.correct && labels === null) return null;
+  return run(logits, n, k, labels, wantWeighted, wantSq, check, false, extra);
 }
 
+/**
+ * The first argmax of each row of `logits` [n, k] (`top`, bit-identical to softmaxStats' JS
+ * loop: ties to the first index, a NaN z_0 keeps index 0, other NaNs skipped) and nothing else:
+ * no exp, several times faster than the JS loop. With `check`, `bad` as in rowSoftmaxStats; with
+ * `labels`, also `correct` and `nCorrect`. Null when rowSoftmaxSums would be, or when `labels`
+ * is shorter than n.
+ */
+export function rowArgmax(
+  logits: Float32Array,
+  n: number,
+  k: number,
+  check: boolean,
+  labels: Int32Array | null = null,
+): ({ readonly top: Int32Array } & CheckedRows & RowDecisions) | null {
+  if (labels !== null && !(labels.length >= n)) return null;
+  return run(logits, n, k, labels, false, false, check, true, { correct: labels !== null });
+}
+
+/** The kernel over logits [n, k], 512 KiB of rows at a time; `topOnly`: the argmax alone (s, m stay empty). */
 function run(
   logits: Float32Array,
   n: number,
@@ -337,33 +411,50 @@ function run(
   labels: Int32Array | null,
   wantWeighted: boolean,
   wantSq: boolean,
-): RowSoftmaxStats | null {
+  check: boolean,
+  topOnly: boolean,
+  extra: RowExtras,
+): (RowSoftmaxStats & CheckedRows & RowDecisions) | null {
   if (!Number.isInteger(n) || !Number.isInteger(k) || n < 0 || k < 1 || k > MAX_K) return null;
   if (logits.length < n * k) return null;
   const kern = getKernel();
   if (kern === null) return null;
 
-  const pass2 = wantWeighted || wantSq;
-  const s = new Float64Array(n);
+  const pass2 = !topOnly && (wantWeighted || wantSq);
+  const wantCorrect = extra.correct === true && labels !== null;
+  const wantQ = !topOnly && extra.q === true;
+  const passLabels = labels !== null && (pass2 || wantCorrect);
   const top = new Int32Array(n);
-  const m = new Float64Array(n);
-  const weighted = wantWeighted ? new Float64Array(n) : undefined;
-  const sq = wantSq ? new Float64Array(n) : undefined;
-  const result: RowSoftmaxStats = pass2 ? { s, top, m, weighted, sq } : { s, top, m };
-  if (n === 0) return result;
+  const s = topOnly ? EMPTY : new Float64Array(n);
+  const m = topOnly ? EMPTY : new Float64Array(n);
+  const weighted = pass2 && wantWeighted ? new Float64Array(n) : undefined;
+  const sq = pass2 && wantSq ? new Float64Array(n) : undefined;
+  const correct = wantCorrect ? new Uint8Array(n) : undefined;
+  const q = wantQ ? new Float64Array(n) : undefined;
+  let nCorrect = 0;
+  const result = (bad: number): RowSoftmaxStats & CheckedRows & RowDecisions => {
+    const r: RowSoftmaxStats & CheckedRows & RowDecisions = pass2
+      ? { s, top, m, weighted, sq, bad }
+      : { s, top, m, bad };
+    return correct || q ? { ...r, ...(correct ? { correct, nCorrect } : {}), ...(q ? { q } : {}) } : r;
+  };
+  if (n === 0) return result(-1);
 
   const rowsPerChunk = Math.max(1, Math.min(n, Math.floor(CHUNK_BYTES / (4 * k))));
   // Layout: [e scratch: k + 4 float64][logits chunk + 64 bytes the kernel may read][s][m]
-  //         [weighted][sq][top][labels] (weighted, sq, labels only with the second pass)
+  //         [weighted][sq][q][top][labels][correct] (each only when used; no e with topOnly), all
+  //         above the exp table at 0 … BASE
   const ePtr = BASE;
-  const inPtr = ePtr + align16(8 * (k + 4));
+  const inPtr = topOnly ? BASE : ePtr + align16(8 * (k + 4));
   const sPtr = inPtr + align16(4 * k * rowsPerChunk + 64);
-  const mPtr = sPtr + 8 * rowsPerChunk;
-  const wPtr = mPtr + 8 * rowsPerChunk;
+  const mPtr = sPtr + (topOnly ? 0 : 8 * rowsPerChunk);
+  const wPtr = mPtr + (topOnly ? 0 : 8 * rowsPerChunk);
   const qPtr = wPtr + (pass2 ? 8 * rowsPerChunk : 0);
-  const topPtr = qPtr + (pass2 ? 8 * rowsPerChunk : 0);
+  const pPtr = qPtr + (pass2 ? 8 * rowsPerChunk : 0);
+  const topPtr = pPtr + (wantQ ? 8 * rowsPerChunk : 0);
   const labelsPtr = topPtr + 4 * rowsPerChunk;
-  const needed = labelsPtr + (pass2 && labels !== null ? 4 * rowsPerChunk : 0);
+  const cPtr = labelsPtr + (passLabels ? 4 * rowsPerChunk : 0);
+  const needed = cPtr + (wantCorrect ? rowsPerChunk : 0);
   const memory = kern.memory;
   if (memory.buffer.byteLength < needed) {
     try {
@@ -374,27 +465,56 @@ function run(
   }
   const buf = memory.buffer;
   const inView = new Float32Array(buf, inPtr, k * rowsPerChunk);
-  const outs: Array<[Float64Array | Int32Array, Float64Array | Int32Array]> = [
-    [s, new Float64Array(buf, sPtr, rowsPerChunk)],
-    [m, new Float64Array(buf, mPtr, rowsPerChunk)],
+  const outs: Array<[Float64Array | Int32Array | Uint8Array, Float64Array | Int32Array | Uint8Array]> = [
     [top, new Int32Array(buf, topPtr, rowsPerChunk)],
   ];
+  if (!topOnly) {
+    outs.push([s, new Float64Array(buf, sPtr, rowsPerChunk)], [m, new Float64Array(buf, mPtr, rowsPerChunk)]);
+  }
   if (weighted) outs.push([weighted, new Float64Array(buf, wPtr, rowsPerChunk)]);
   if (sq) outs.push([sq, new Float64Array(buf, qPtr, rowsPerChunk)]);
-  const labelsView = pass2 && labels !== null ? new Int32Array(buf, labelsPtr, rowsPerChunk) : null;
+  if (q) outs.push([q, new Float64Array(buf, pPtr, rowsPerChunk)]);
+  if (correct) outs.push([correct, new Uint8Array(buf, cPtr, rowsPerChunk)]);
+  const labelsView = passLabels ? new Int32Array(buf, labelsPtr, rowsPerChunk) : null;
+  const checkFlag = check ? 1 : 0;
 
+  let bad = -1;
   for (let r0 = 0; r0 < n; r0 += rowsPerChunk) {
     const rows = Math.min(rowsPerChunk, n - r0);
     inView.set(logits.subarray(r0 * k, (r0 + rows) * k));
     if (labelsView !== null && labels !== null) labelsView.set(labels.subarray(r0, r0 + rows));
-    kern.rows(inPtr, rows, k, ePtr, sPtr, mPtr, topPtr, labelsView !== null ? labelsPtr : 0, pass2 ? wPtr : 0, qPtr);
+    const done = topOnly
+      ? kern.tops(inPtr, rows, k, topPtr, checkFlag, labelsView !== null ? labelsPtr : 0, correct ? cPtr : 0)
+      : kern.rows(
+          inPtr,
+          rows,
+          k,
+          ePtr,
+          sPtr,
+          mPtr,
+          topPtr,
+          labelsView !== null ? labelsPtr : 0,
+          pass2 ? wPtr : 0,
+          qPtr,
+          checkFlag,
+          correct ? cPtr : 0,
+          q ? pPtr : 0,
+        );
+    if (correct) nCorrect += kern.nCorrect.value as number;
     for (const [dst, view] of outs) {
-      if (rows === rowsPerChunk) dst.set(view, r0);
-      else dst.set(view.subarray(0, rows), r0);
+      if (done === rowsPerChunk) dst.set(view, r0);
+      else dst.set(view.subarray(0, done), r0);
+    }
+    if (done < rows) {
+      bad = r0 + done;
+      break;
     }
   }
-  return result;
+  return result(bad);
 }
+
+/** What `run` returns for s and m when only the argmax is computed. */
+const EMPTY = new Float64Array(0);
 
 function align16(x: number): number {
   return (x + 15) & ~15;

@@ -20,26 +20,45 @@
   ;; min over the non-NaN z of the last $argmax row (-inf when not computed: forces the slow path)
   (global $rowMin (mut f64) (f64.const 0))
 
+  ;; 1 when the last $argmax row holds a NaN or an infinity (the readers' finiteness check)
+  (global $rowBad (mut i32) (i32.const 0))
+  ;; how many rows of the last "rows" or "tops" call have the label at the argmax (with $outC)
+  (global $nCorrect (export "nCorrect") (mut i32) (i32.const 0))
+
+  ;; With $outC != 0: [label of row $r = $top] -> u8 at $outC + $r, counted in $nCorrect.
+  (func $correct (param $labels i32) (param $outC i32) (param $r i32) (param $top i32)
+    (local $c i32)
+    (if (local.get $outC)
+      (then
+        (local.set $c (i32.eq (local.get $top)
+          (i32.load (i32.add (local.get $labels) (i32.shl (local.get $r) (i32.const 2))))))
+        (i32.store8 (i32.add (local.get $outC) (local.get $r)) (local.get $c))
+        (global.set $nCorrect (i32.add (global.get $nCorrect) (local.get $c))))))
+
   ;; First argmax of the float32 row at $p (k >= 1), with exactly the JS loop's semantics: a NaN
-  ;; z_0 makes m NaN (never replaced), other NaNs are skipped, ties go to the first index.
+  ;; z_0 makes m NaN (never replaced), other NaNs are skipped, ties go to the first index. Sets
+  ;; $rowBad for the same scan: NaN lanes by z != z, infinities by the row's max and min.
   (func $argmax (param $p i32) (param $k i32) (result i32)
-    (local $j i32) (local $top i32) (local $end i32) (local $bm i32)
+    (local $j i32) (local $top i32) (local $end i32) (local $bm i32) (local $bad i32)
     (local $mf f32) (local $z f32) (local $lf f32)
-    (local $a0 v128) (local $a1 v128) (local $b0 v128) (local $b1 v128) (local $v v128)
+    (local $a0 v128) (local $a1 v128) (local $b0 v128) (local $b1 v128) (local $v v128) (local $nan v128)
     (global.set $rowMin (f64.const -inf))
     (local.set $mf (f32.load (local.get $p)))
     (if (i32.or (i32.lt_u (local.get $k) (i32.const 8)) (f32.ne (local.get $mf) (local.get $mf)))
       (then
-        ;; the JS loop verbatim
+        ;; the JS loop verbatim; z - z is NaN (not 0) exactly for NaN and +-inf
+        (local.set $bad (f32.ne (f32.sub (local.get $mf) (local.get $mf)) (f32.const 0)))
         (local.set $j (i32.const 1))
         (block $done
           (loop $scan
             (br_if $done (i32.ge_u (local.get $j) (local.get $k)))
             (local.set $z (f32.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
+            (local.set $bad (i32.or (local.get $bad) (f32.ne (f32.sub (local.get $z) (local.get $z)) (f32.const 0))))
             (if (f32.gt (local.get $z) (local.get $mf))
               (then (local.set $mf (local.get $z)) (local.set $top (local.get $j))))
             (local.set $j (i32.add (local.get $j) (i32.const 1)))
             (br $scan)))
+        (global.set $rowBad (local.get $bad))
         (return (local.get $top))))
     ;; z_0 is not NaN: the JS result is the first index holding the maximum of the non-NaN values.
     ;; pmax(a, b) = a < b ? b : a and pmin(a, b) = b < a ? b : a keep the accumulator for NaN b.
@@ -52,9 +71,11 @@
       (local.set $v (v128.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
       (local.set $a0 (f32x4.pmax (local.get $a0) (local.get $v)))
       (local.set $b0 (f32x4.pmin (local.get $b0) (local.get $v)))
+      (local.set $nan (v128.or (local.get $nan) (f32x4.ne (local.get $v) (local.get $v))))
       (local.set $v (v128.load offset=16 (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
       (local.set $a1 (f32x4.pmax (local.get $a1) (local.get $v)))
       (local.set $b1 (f32x4.pmin (local.get $b1) (local.get $v)))
+      (local.set $nan (v128.or (local.get $nan) (f32x4.ne (local.get $v) (local.get $v))))
       (local.set $j (i32.add (local.get $j) (i32.const 8)))
       (br_if $max8 (i32.lt_u (local.get $j) (local.get $end))))
     (local.set $a0 (f32x4.pmax (local.get $a0) (local.get $a1)))
@@ -74,9 +95,12 @@
         (local.set $z (f32.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
         (local.set $mf (select (local.get $z) (local.get $mf) (f32.lt (local.get $mf) (local.get $z))))
         (local.set $lf (select (local.get $z) (local.get $lf) (f32.lt (local.get $z) (local.get $lf))))
+        (local.set $bad (i32.or (local.get $bad) (f32.ne (local.get $z) (local.get $z))))
         (local.set $j (i32.add (local.get $j) (i32.const 1)))
         (br $tail)))
     (global.set $rowMin (f64.promote_f32 (local.get $lf)))
+    (global.set $rowBad (i32.or (i32.or (local.get $bad) (v128.any_true (local.get $nan)))
+      (i32.or (f32.eq (local.get $mf) (f32.const inf)) (f32.eq (local.get $lf) (f32.const -inf)))))
     ;; first index equal to the maximum (it exists: z_0 is not NaN), 16 lanes per step; lanes read
     ;; past the row can only set bits above the first in-row match
     (local.set $v (f32x4.splat (local.get $mf)))
@@ -358,16 +382,24 @@
   ;; The loop over j has no per-element test: j < min(y, k) adds to both sums, j = y (if
   ;; 0 <= y < k) to weighted only, j > y to both. (Two rows at a time in f64x2 lanes, which keeps
   ;; each row's order, measured no faster: the loop is throughput-bound, not latency-bound.)
+  ;; With $check != 0, a row holding a NaN or an infinity stops the loop before any of its
+  ;; results: the index of that row is returned, else $n. With $outC != 0 (and $labels), also
+  ;; [y = top] -> u8 at $outC, their count in $nCorrect; with $outP != 0, 1/(1+s) -> f64 at $outP
+  ;; (the top-1 probability, as JS computes it).
   (func (export "rows") (param $in i32) (param $n i32) (param $k i32) (param $e i32)
                         (param $outS i32) (param $outM i32) (param $outTop i32)
-                        (param $labels i32) (param $outW i32) (param $outQ i32)
+                        (param $labels i32) (param $outW i32) (param $outQ i32) (param $check i32)
+                        (param $outC i32) (param $outP i32)
+                        (result i32)
     (local $r i32) (local $p i32) (local $top i32) (local $m f64)
     (local $j i32) (local $y i32) (local $end i32) (local $ej f64) (local $w f64) (local $q f64)
+    (global.set $nCorrect (i32.const 0))
     (block $done
       (loop $row
         (br_if $done (i32.ge_u (local.get $r) (local.get $n)))
         (local.set $p (i32.add (local.get $in) (i32.mul (local.get $r) (i32.shl (local.get $k) (i32.const 2)))))
         (local.set $top (call $argmax (local.get $p) (local.get $k)))
+        (if (i32.and (local.get $check) (global.get $rowBad)) (then (return (local.get $r))))
         (local.set $m (f64.promote_f32 (f32.load (i32.add (local.get $p) (i32.shl (local.get $top) (i32.const 2))))))
         ;; fast iff m - min z <= 704: every x >= -704 (false for NaN/inf m or min)
         (if (f64.le (f64.sub (local.get $m) (global.get $rowMin)) (f64.const 704))
@@ -378,6 +410,12 @@
           (call $ofsum (local.get $e) (local.get $k)))
         (f64.store (i32.add (local.get $outM) (i32.shl (local.get $r) (i32.const 3))) (local.get $m))
         (i32.store (i32.add (local.get $outTop) (i32.shl (local.get $r) (i32.const 2))) (local.get $top))
+        (call $correct (local.get $labels) (local.get $outC) (local.get $r) (local.get $top))
+        (if (local.get $outP)
+          (then
+            (f64.store (i32.add (local.get $outP) (i32.shl (local.get $r) (i32.const 3)))
+              (f64.div (f64.const 1) (f64.add (f64.const 1)
+                (f64.load (i32.add (local.get $outS) (i32.shl (local.get $r) (i32.const 3)))))))))
         (if (local.get $outW)
           (then
             (f64.store (i32.add (local.get $e) (i32.shl (local.get $top) (i32.const 3))) (f64.const 1))
@@ -411,7 +449,29 @@
             (f64.store (i32.add (local.get $outW) (i32.shl (local.get $r) (i32.const 3))) (local.get $w))
             (f64.store (i32.add (local.get $outQ) (i32.shl (local.get $r) (i32.const 3))) (local.get $q))))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
-        (br $row))))
+        (br $row)))
+    (local.get $n))
+
+  ;; The first argmax of each of $n rows of $k float32 at $in -> i32 at $outTop (no exp: what the
+  ;; top-1 error needs), with the check of "rows" ($check != 0: the index of the first row holding
+  ;; a NaN or an infinity is returned, else $n). The input must be readable 64 bytes past its end.
+  (func (export "tops") (param $in i32) (param $n i32) (param $k i32) (param $outTop i32) (param $check i32)
+                        (param $labels i32) (param $outC i32)
+                        (result i32)
+    (local $r i32) (local $p i32) (local $top i32)
+    (global.set $nCorrect (i32.const 0))
+    (local.set $p (local.get $in))
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $r) (local.get $n)))
+        (local.set $top (call $argmax (local.get $p) (local.get $k)))
+        (if (i32.and (local.get $check) (global.get $rowBad)) (then (return (local.get $r))))
+        (i32.store (i32.add (local.get $outTop) (i32.shl (local.get $r) (i32.const 2))) (local.get $top))
+        (call $correct (local.get $labels) (local.get $outC) (local.get $r) (local.get $top))
+        (local.set $p (i32.add (local.get $p) (i32.shl (local.get $k) (i32.const 2))))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $row)))
+    (local.get $n))
 
   ;; ---------------------------------------------------------------------------------------------
   ;; $log: natural log of float64, in place, bit-identical to V8's Math.log, which is fdlibm's
