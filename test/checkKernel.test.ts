@@ -2,15 +2,18 @@ import * as tf from '@tensorflow/tfjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as ecuas from '../src/index';
 import { accumulateBins } from '../src/math/binning';
-import { brierSum, gammaCostSum } from '../src/math/costs';
+import { binaryCrossEntropySum, brierSum, confidenceEcuasSum, gammaCostSum } from '../src/math/costs';
 import {
   _checkKernelTesting,
   accumulateBinsKernel,
   brierSumKernel,
+  crossEntropySumKernel,
+  ecuas0SumKernel,
   gammaSumKernel,
   int32FlagsInto,
   unitPrefix,
 } from '../src/math/wasm/checkKernel';
+import { _wasmKernelTesting } from '../src/math/wasm/softmaxKernel';
 import { rng } from './helpers/data';
 
 // The compiled input checks of confidence batches answer exactly what the JS loops answer: the
@@ -36,7 +39,9 @@ function unitData(n: number, seed: number): Float32Array {
 describe('checkKernel', () => {
   afterEach(() => {
     vi.unstubAllGlobals();
+    vi.restoreAllMocks();
     _checkKernelTesting.reset();
+    _wasmKernelTesting.reset();
   });
 
   it('is used here (the comparisons below mean something)', () => {
@@ -102,6 +107,113 @@ describe('checkKernel', () => {
     expect(gammaSumKernel(new Float32Array(1000), new Uint8Array(999), 0.5)).toBeNull();
   });
 
+  /** Confidences and outcomes with exact 0 and 1, values that the clamps move, and 1 − ε itself. */
+  function logSumData(n: number, seed: number): [Float32Array, Uint8Array] {
+    const c = unitData(n, seed);
+    const edges = [0, 1, 1e-9, 1 - 2 ** -24, 0.1, 0.9, 0.5, Math.fround(1e-7), 2 ** -149];
+    for (let i = 0; i < n; i += 37) c[i] = edges[i % edges.length];
+    const r = rng(seed + 1);
+    const y = new Uint8Array(n);
+    for (let i = 0; i < n; i++) y[i] = r() < c[i] ? 1 : 0;
+    return [c, y];
+  }
+
+  /** The sums in sample order with Math.log, written out here from their definitions. */
+  function crossEntropyByHand(c: Float32Array, y: Uint8Array, eps: number): number {
+    let s = 0;
+    for (let i = 0; i < c.length; i++) s -= Math.log(Math.min(Math.max(y[i] ? c[i] : 1 - c[i], eps), 1 - eps));
+    return s;
+  }
+  function ecuas0ByHand(c: Float32Array, y: Uint8Array, eps: number): number {
+    let s = 0;
+    for (let i = 0; i < c.length; i++) {
+      const u = Math.min(Math.max(1 - c[i], eps), 1 - eps);
+      s += y[i] ? u : u - Math.log(u);
+    }
+    return s;
+  }
+
+  it('the cross-entropy and ECUAS_0 sums are Math.log’s, in order, bit for bit, and the JS loops’', () => {
+    for (const n of [...LENGTHS, 4095, 4096, 4097, 8193]) {
+      const [c, y] = logSumData(n, 11 * n);
+      const allWrong = new Uint8Array(n);
+      const allRight = new Uint8Array(n).fill(1);
+      for (const eps of [1e-7, 1e-15, 0.1, 0.4999]) {
+        const compiled = [
+          crossEntropySumKernel(c, y, eps),
+          ecuas0SumKernel(c, y, eps),
+          ecuas0SumKernel(c, allWrong, eps),
+          ecuas0SumKernel(c, allRight, eps),
+        ];
+        const byHand = [
+          crossEntropyByHand(c, y, eps),
+          ecuas0ByHand(c, y, eps),
+          ecuas0ByHand(c, allWrong, eps),
+          ecuas0ByHand(c, allRight, eps),
+        ];
+        expect(compiled, `n ${n}, ε ${eps}`).toEqual(byHand); // Object.is on each: every bit
+        expect([binaryCrossEntropySum(c, y, eps), confidenceEcuasSum(c, y, 0, eps)]).toEqual(byHand.slice(0, 2));
+        // and the JS loops, without any kernel (Math.log itself)
+        _checkKernelTesting.reset();
+        _wasmKernelTesting.reset();
+        vi.stubGlobal('WebAssembly', undefined);
+        expect(crossEntropySumKernel(c, y, eps)).toBeNull();
+        expect([binaryCrossEntropySum(c, y, eps), confidenceEcuasSum(c, y, 0, eps)]).toEqual(byHand.slice(0, 2));
+        vi.unstubAllGlobals();
+        _checkKernelTesting.reset();
+        _wasmKernelTesting.reset();
+      }
+    }
+  });
+
+  it('the log sums keep to their inputs: float32 confidences, equal lengths, ε in (0, 1/2) for ECUAS_0', () => {
+    const [c, y] = logSumData(1000, 5);
+    expect(crossEntropySumKernel(Float64Array.from(c), y, 1e-7)).toBeNull();
+    expect(ecuas0SumKernel(c, y.subarray(1), 1e-7)).toBeNull();
+    expect(crossEntropySumKernel(c.subarray(0, 511), y.subarray(0, 511), 1e-7)).toBeNull();
+    // outside (0, 1/2) a correct decision's 0·log u need not be 0 (ε = 0, c = 1: 0·−∞ = NaN), as in JS
+    expect(ecuas0SumKernel(c, y, 0)).toBeNull();
+    expect(ecuas0SumKernel(c, y, 0.5)).toBeNull();
+    expect(confidenceEcuasSum(c, y, 0, 0)).toBeNaN();
+    // cross-entropy takes every log, so any ε gives Math.log's sum (here −log 0 = ∞ for ε = 0)
+    for (const eps of [0, 0.5, 0.75]) expect(crossEntropySumKernel(c, y, eps)).toEqual(crossEntropyByHand(c, y, eps));
+  });
+
+  it('ECUAS_n for n > 0 is unchanged by the log sums (its cost takes log v itself)', () => {
+    const c = Float32Array.of(0.9, 0.8, 0.4, 0.9, 0, 1);
+    const y = Uint8Array.of(1, 1, 0, 0, 0, 1);
+    const eps = 1e-7;
+    let s = 0;
+    for (let i = 0; i < c.length; i++) {
+      const u = Math.min(Math.max(1 - c[i], eps), 1 - eps);
+      s += y[i] ? u ** 2 : u ** 2 + 2 * (-Math.expm1(Math.log(u)) / 1); // n = 1: v² + 2(1 − v)
+    }
+    expect(confidenceEcuasSum(c, y, 1, eps)).toBeCloseTo(s, 14);
+  });
+
+  it('the log sums fall back to the JS loops when this engine’s Math.log is not the kernel’s', () => {
+    const log = Math.log;
+    const [c, y] = logSumData(2000, 9);
+    const expected = [crossEntropyByHand(c, y, 1e-7), ecuas0ByHand(c, y, 1e-7)];
+    for (const when of [(x: number) => x > 0.1 && x < 0.2, (x: number) => x > 0 && x < 2 ** -1022]) {
+      _checkKernelTesting.reset();
+      _wasmKernelTesting.reset();
+      const spy = vi.spyOn(Math, 'log').mockImplementation((x: number) => (when(x) ? log(x) * (1 + 2 ** -52) : log(x)));
+      try {
+        expect(_checkKernelTesting.logsAvailable()).toBe(false);
+        expect(crossEntropySumKernel(c, y, 1e-7)).toBeNull();
+        expect(ecuas0SumKernel(c, y, 1e-7)).toBeNull();
+        expect(_checkKernelTesting.available()).toBe(true); // the checks do not depend on Math.log
+        expect(unitPrefix(c)).toBe(c.length);
+      } finally {
+        spy.mockRestore();
+      }
+    }
+    _checkKernelTesting.reset();
+    expect(_checkKernelTesting.logsAvailable()).toBe(true);
+    expect([crossEntropySumKernel(c, y, 1e-7), ecuas0SumKernel(c, y, 1e-7)]).toEqual(expected);
+  });
+
   it('the bin statistics are those of the JS loop, bit for bit, added to what is there', () => {
     for (const n of [1000, 16387, 40000]) {
       const c = unitData(n, n + 3);
@@ -146,7 +258,15 @@ describe('checkKernel', () => {
     const run = (): { values: number[]; errors: string[] } => {
       const ct = tf.tensor1d(c);
       const yt = tf.tensor1d(y, 'int32');
-      const values = [ecuas.ConfidenceErrorRate, ecuas.ConfidenceBrierScore, ecuas.ConfidenceECUAS].map((M) => {
+      const values = [
+        ecuas.ConfidenceErrorRate,
+        ecuas.ConfidenceBrierScore,
+        ecuas.ConfidenceECUAS,
+        ecuas.CCAS,
+        ecuas.ConfidenceCrossEntropy,
+        ecuas.ConfidenceGammaECUAS,
+        ecuas.ExpectedCalibrationError,
+      ].map((M) => {
         const m = new M().update(ct, yt);
         const value = m.compute();
         m.dispose();

@@ -1,4 +1,4 @@
-import { brierSumKernel, gammaSumKernel } from './wasm/checkKernel';
+import { brierSumKernel, crossEntropySumKernel, ecuas0SumKernel, gammaSumKernel } from './wasm/checkKernel';
 import { logInPlace } from './wasm/softmaxKernel';
 
 /**
@@ -98,6 +98,8 @@ function work(n: number): [Float64Array, Float64Array] {
  * y·c + (1 − y)·(1 − c) avoids a branch that random outcomes would mispredict.
  */
 export function binaryCrossEntropySum(c: ArrayLike<number>, y: Uint8Array, eps: number): number {
+  const compiled = crossEntropySumKernel(c, y, eps); // the same sum, in compiled code where available
+  if (compiled !== null) return compiled;
   const [p] = work(y.length);
   for (let i = 0; i < y.length; i++) {
     const t = y[i];
@@ -113,14 +115,18 @@ export function binaryCrossEntropySum(c: ArrayLike<number>, y: Uint8Array, eps: 
 /** Σ ECUAS_n cost of confidences c (u' = clamp(1 − c, ε, 1 − ε)) with outcomes y. O(N). */
 export function confidenceEcuasSum(c: ArrayLike<number>, y: Uint8Array, n: number, eps: number): number {
   const [u, logU] = work(y.length);
-  for (let i = 0; i < y.length; i++) logU[i] = u[i] = Math.min(Math.max(1 - c[i], eps), 1 - eps);
-  logs(logU);
   let s = 0;
   if (n === 0) {
+    const compiled = ecuas0SumKernel(c, y, eps); // the same sum, in compiled code where available
+    if (compiled !== null) return compiled;
+    for (let i = 0; i < y.length; i++) logU[i] = u[i] = Math.min(Math.max(1 - c[i], eps), 1 - eps);
+    logs(logU);
     // ecuasCost for n = 0 without a branch: u, minus log u for the wrong ones
     for (let i = 0; i < u.length; i++) s += u[i] - (1 - y[i]) * logU[i];
   } else {
-    for (let i = 0; i < u.length; i++) s += ecuasCost(u[i], logU[i], y[i] === 1, n, 1, 0);
+    // ecuasCost takes log v itself for n > 0 (the logU argument is read only for n = 0)
+    for (let i = 0; i < y.length; i++) u[i] = Math.min(Math.max(1 - c[i], eps), 1 - eps);
+    for (let i = 0; i < u.length; i++) s += ecuasCost(u[i], 0, y[i] === 1, n, 1, 0);
   }
   return s;
 }

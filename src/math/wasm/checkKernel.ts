@@ -1,17 +1,23 @@
 /**
  * The per-sample input checks of confidence batches compiled to WebAssembly (checkKernel.wat):
  * confidences in [0, 1], and int32 correctness flags that are 0 or 1, counted and narrowed to
- * bytes; and the Brier and γ-ECUAS cost sums and the equal-width bin statistics over them. Compiled code with SIMD runs at full speed on its first call, where the same loops in
+ * bytes; and the Brier, γ-ECUAS, cross-entropy and ECUAS_0 cost sums and the equal-width bin
+ * statistics over them. Compiled code with SIMD runs at full speed on its first call, where the same loops in
  * JS run interpreted or half-optimized for the first few hundred batches: this is what a one-off
  * evaluation (a CLI run) meets. Comparisons, integer sums and the JS loops' own float64
  * operations in their order, so the answers are exactly the JS loops'; the callers keep those loops for what the kernel leaves (an error to report, a NaN
  * to replace) and for engines without WebAssembly SIMD.
  *
- * The module (three pages of memory) is compiled synchronously at first use and cached; batches
+ * The two log sums take the logs with the module's copy of softmaxKernel.wat's fdlibm log, which
+ * is checked against this engine's Math.log before their first use (an engine whose Math.log is
+ * not fdlibm's keeps the JS loops).
+ *
+ * The module (four pages of memory) is compiled synchronously at first use and cached; batches
  * go through its memory in chunks of {@link CHUNK} values.
  */
 import { fromBase64 } from '../../base64';
 import { CHECK_KERNEL_WASM_BASE64 } from './checkKernelBytes';
+import { logCheckArguments } from './softmaxKernel';
 
 interface CheckExports {
   readonly memory: WebAssembly.Memory;
@@ -25,6 +31,12 @@ interface CheckExports {
   readonly gammaSum: (pc: number, py: number, n: number, gamma: number, s: number) => number;
   /** Adds n samples to the bin statistics at po (float64: B counts, B Σc, B Σy), in order. */
   readonly bins: (pc: number, py: number, n: number, nBins: number, po: number) => void;
+  /** s − Σ log clamp(y·c + (1 − y)·(1 − c), eps, hi) over float32 c at pc and byte flags y at py, in order. */
+  readonly ceSum: (pc: number, py: number, n: number, eps: number, hi: number, s: number) => number;
+  /** s + Σ (u − (1 − y)·log u), u = clamp(1 − c, eps, hi), in order; 0 < eps < 1/2, hi = 1 − eps. */
+  readonly ecuas0Sum: (pc: number, py: number, n: number, eps: number, hi: number, s: number) => number;
+  /** Math.log of the n float64 at p, in place (an odd n also rewrites the float64 after them). */
+  readonly log: (p: number, n: number) => void;
 }
 
 interface Loaded {
@@ -41,8 +53,13 @@ const BINS_AT = 2 * 65536 + CHUNK;
 const MAX_BINS = (3 * 65536 - BINS_AT) / 24;
 /** Below this many values the JS loops are used: no module is compiled for a small batch. */
 const MIN_VALUES = 512;
+/** The float64 scratch of the log sums (4096 values + 8 bytes), in the fourth page. */
+const SCRATCH = 3 * 65536;
+const SCRATCH_VALUES = 4096;
 
 let loaded: Loaded | null | undefined;
+/** Whether the module's log agrees with Math.log here (checked at the first log sum). */
+let logAgrees: boolean | undefined;
 
 function instantiate(): Loaded | null {
   try {
@@ -61,7 +78,10 @@ function instantiate(): Loaded | null {
       typeof exports.brierSum !== 'function' ||
       typeof exports.gammaSum !== 'function' ||
       typeof exports.bins !== 'function' ||
-      exports.memory.buffer.byteLength < 2 * 65536 + CHUNK
+      typeof exports.ceSum !== 'function' ||
+      typeof exports.ecuas0Sum !== 'function' ||
+      typeof exports.log !== 'function' ||
+      exports.memory.buffer.byteLength < SCRATCH + 8 * (SCRATCH_VALUES + 1)
     )
       return null;
     const buffer = exports.memory.buffer; // never grown: the views stay valid
@@ -179,12 +199,80 @@ export function accumulateBinsKernel(
   return true;
 }
 
+/** The module for a log sum over float32 `c` and byte flags `y`, once its log is checked; or null. */
+function loadForLogs(c: ArrayLike<number>, y: Uint8Array): Loaded | null {
+  const k = c instanceof Float32Array && c.length === y.length ? load(c.length) : null;
+  if (!k) return null;
+  logAgrees ??= logSelfCheck(k.exports);
+  return logAgrees ? k : null;
+}
+
+/**
+ * Checks the module's log against this engine's Math.log on the arguments softmaxKernel checks
+ * its own log with (every branch and special case of fdlibm's log, and random values).
+ */
+function logSelfCheck(kern: CheckExports): boolean {
+  const args = logCheckArguments();
+  const mem = new Float64Array(kern.memory.buffer, SCRATCH, SCRATCH_VALUES + 1);
+  for (let start = 0; start < args.length; start += SCRATCH_VALUES) {
+    const part = args.subarray(start, start + SCRATCH_VALUES);
+    mem.set(part);
+    kern.log(SCRATCH, part.length);
+    for (let j = 0; j < part.length; j++) if (!Object.is(mem[j], Math.log(part[j]))) return false;
+  }
+  return true;
+}
+
+/** Runs a log sum over the batch in chunks, continuing from s = 0. */
+function logSum(
+  k: Loaded,
+  c: Float32Array,
+  y: Uint8Array,
+  sum: (pc: number, py: number, n: number, eps: number, hi: number, s: number) => number,
+  eps: number,
+): number {
+  let s = 0;
+  const hi = 1 - eps;
+  for (let start = 0; start < y.length; start += CHUNK) {
+    const m = Math.min(CHUNK, y.length - start);
+    k.floats.set(c.subarray(start, start + m));
+    k.bytes.set(y.subarray(start, start + m));
+    s = sum(0, 2 * 65536, m, eps, hi, s);
+  }
+  return s;
+}
+
+/**
+ * Σ −log clamp(p, ε, 1 − ε), p = y·c + (1 − y)·(1 − c), in order, or null when the kernel is
+ * not used: binaryCrossEntropySum's bits.
+ */
+export function crossEntropySumKernel(c: ArrayLike<number>, y: Uint8Array, eps: number): number | null {
+  const k = loadForLogs(c, y);
+  return k ? logSum(k, c as Float32Array, y, k.exports.ceSum, eps) : null;
+}
+
+/**
+ * Σ of the ECUAS_0 cost u − (1 − y)·log u, u = clamp(1 − c, ε, 1 − ε), in order, or null when
+ * the kernel is not used (or ε is outside (0, 1/2), the metrics' range): confidenceEcuasSum's bits
+ * for n = 0. The kernel takes the logs of the wrong decisions only: a correct one adds u.
+ */
+export function ecuas0SumKernel(c: ArrayLike<number>, y: Uint8Array, eps: number): number | null {
+  // log u is then finite, so 0·log u is a zero and a correct decision's term is u exactly
+  const k = eps > 0 && eps < 0.5 ? loadForLogs(c, y) : null;
+  return k ? logSum(k, c as Float32Array, y, k.exports.ecuas0Sum, eps) : null;
+}
+
 /** @internal For tests: forget the module (the next call compiles it again), or load it now. */
 export const _checkKernelTesting = {
   reset(): void {
     loaded = undefined;
+    logAgrees = undefined;
   },
   available(): boolean {
     return load(MIN_VALUES) !== null;
+  },
+  /** Whether the log sums use the kernel here (running the log self-check if not yet done). */
+  logsAvailable(): boolean {
+    return loadForLogs(new Float32Array(MIN_VALUES), new Uint8Array(MIN_VALUES)) !== null;
   },
 };

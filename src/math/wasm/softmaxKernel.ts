@@ -163,7 +163,7 @@ function selfCheck(kern: KernelExports): boolean {
  * an operation out of order shows in a few results in a thousand). An odd count (the kernel's
  * tail step too).
  */
-function logCheckArguments(): Float64Array {
+export function logCheckArguments(): Float64Array {
   const v: number[] = [
     0,
     -0,
