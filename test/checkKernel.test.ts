@@ -11,6 +11,8 @@ import {
   ecuas0SumKernel,
   gammaSumKernel,
   int32FlagsInto,
+  residentConfidences,
+  residentFlags,
   unitPrefix,
 } from '../src/math/wasm/checkKernel';
 import { _wasmKernelTesting } from '../src/math/wasm/softmaxKernel';
@@ -212,6 +214,97 @@ describe('checkKernel', () => {
     _checkKernelTesting.reset();
     expect(_checkKernelTesting.logsAvailable()).toBe(true);
     expect([crossEntropySumKernel(c, y, 1e-7), ecuas0SumKernel(c, y, 1e-7)]).toEqual(expected);
+  });
+
+  it('resident batches: checked, left in the kernel memory, and summed there without a copy', () => {
+    for (const n of [512, 1000, 10000, 16384]) {
+      const [c, y8] = logSumData(n, 3 * n);
+      const y = Int32Array.from(y8);
+      const view = residentConfidences(c);
+      expect(view).not.toBeNull();
+      expect(view).not.toBe(c);
+      expect(Array.from(view as Float32Array)).toEqual(Array.from(c));
+      const kept = residentFlags(y);
+      expect(kept?.ones).toBe(y8.reduce((a, b) => a + b, 0));
+      expect(Array.from(kept?.flags ?? [])).toEqual(Array.from(y8));
+      const f = (kept as { flags: Uint8Array }).flags;
+      const v = view as Float32Array;
+      // the sums over the views are the sums over the caller's arrays, bit for bit
+      expect([brierSumKernel(v, f), gammaSumKernel(v, f, 0.5), crossEntropySumKernel(v, f, 1e-7)]).toEqual([
+        brierSumKernel(c, y8),
+        gammaSumKernel(c, y8, 0.5),
+        crossEntropySumKernel(c, y8, 1e-7),
+      ]);
+      // another batch is put in their place (a view is only valid until then)
+      const [c2, y2] = logSumData(n, 3 * n + 1);
+      expect(brierSumKernel(c2, y2)).toBe(brierSum(Array.from(c2), y2));
+      expect(Array.from(v)).toEqual(Array.from(c2));
+      // a resident view with arrays that are not: each is read from where it is
+      const v2 = residentConfidences(c) as Float32Array;
+      expect(ecuas0SumKernel(v2, y2, 1e-7)).toBe(ecuas0ByHand(c, y2, 1e-7));
+      expect(ecuas0SumKernel(c2, residentFlags(y)?.flags as Uint8Array, 1e-7)).toBe(ecuas0ByHand(c2, y8, 1e-7));
+    }
+    // none for what the kernel does not take, or refuses: the callers' loops say why
+    const c = unitData(20000, 1);
+    expect(residentConfidences(c)).toBeNull(); // more than one chunk
+    expect(residentConfidences(c.subarray(0, 511))).toBeNull();
+    const bad = c.slice(0, 1000);
+    bad[999] = NaN;
+    expect(residentConfidences(bad)).toBeNull();
+    bad[999] = 1.5;
+    expect(residentConfidences(bad)).toBeNull();
+    expect(residentFlags(new Int32Array(20000))).toBeNull();
+    expect(residentFlags(Int32Array.of(...new Array<number>(999).fill(1), 2))).toBeNull();
+    vi.stubGlobal('WebAssembly', undefined);
+    _checkKernelTesting.reset();
+    expect(residentConfidences(c.subarray(0, 1000))).toBeNull();
+    expect(residentFlags(new Int32Array(1000))).toBeNull();
+  });
+
+  it('metrics updated with one-chunk batches (read into the kernel memory) agree with the JS loops', () => {
+    const sizes = [10000, 3000, 16384, 700, 20000, 100];
+    const r = rng(77);
+    const batches = sizes.map((n) => {
+      const c = new Float32Array(n);
+      const y = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        c[i] = i % 50 === 0 ? Math.round(r()) : r();
+        y[i] = r() < c[i] ? 1 : 0;
+      }
+      if (n === 3000) c[5] = NaN; // read as 0.5 (a copy, not resident)
+      return [c, y] as const;
+    });
+    const metrics = [
+      ecuas.ConfidenceErrorRate,
+      ecuas.ConfidenceBrierScore,
+      ecuas.ConfidenceECUAS,
+      ecuas.CCAS,
+      ecuas.ConfidenceCrossEntropy,
+      ecuas.ConfidenceGammaECUAS,
+      ecuas.ExpectedCalibrationError,
+      ecuas.ConfidenceAURC,
+      ecuas.ConfidenceAUCScore,
+    ];
+    const run = (): number[] =>
+      metrics.map((M) => {
+        const m = new M();
+        for (const [c, y] of batches) {
+          const ct = tf.tensor1d(c);
+          const yt = tf.tensor1d(y, 'int32');
+          m.update(ct, yt);
+          tf.dispose([ct, yt]);
+        }
+        const value = m.compute();
+        m.dispose();
+        return value;
+      });
+    const start = tf.memory().numTensors;
+    const withKernel = run();
+    expect(tf.memory().numTensors).toBe(start);
+    _checkKernelTesting.reset();
+    _wasmKernelTesting.reset();
+    vi.stubGlobal('WebAssembly', undefined);
+    expect(run()).toEqual(withKernel);
   });
 
   it('the bin statistics are those of the JS loop, bit for bit, added to what is there', () => {

@@ -33,15 +33,18 @@ function flagsWork(n: number): Uint8Array {
 
 /**
  * Reads (confidences, correctness): float32 confidences in [0, 1] (NaN → 0.5), 0/1 correctness.
- * `transient`: the batch is dropped before the next read, so its flags may be reused work space.
+ * `transient`: the batch is dropped before the next read, so its flags may be reused work space,
+ * and both arrays may be views of the check kernel's memory, where they were checked and where its
+ * sums read them without another copy.
  */
 export function readConfidenceBatch(metric: string, args: readonly unknown[], transient = false): ConfidenceBatch {
-  const confidence = readConfidences(metric, CONFIDENCE_INPUTS[0], args[0]);
+  const confidence = readConfidences(metric, CONFIDENCE_INPUTS[0], args[0], transient);
   const { flags: correct, ones } = readFlagsCounted(
     metric,
     CONFIDENCE_INPUTS[1],
     args[1],
     transient ? flagsWork : undefined,
+    transient,
   );
   requireSameN(metric, CONFIDENCE_INPUTS, [confidence.length, correct.length]);
   return { n: confidence.length, confidence, rankKey: confidence, correct, nCorrect: ones };

@@ -44,12 +44,17 @@ interface Loaded {
   readonly floats: Float32Array;
   readonly ints: Int32Array;
   readonly bytes: Uint8Array;
+  /** The last views handed out by the resident readers (batches mostly have one length). */
+  floatsView: Float32Array;
+  bytesView: Uint8Array;
 }
 
 /** Values per kernel call (the memory layout of checkKernel.wat). */
 const CHUNK = 16384;
+/** Where the flag bytes go. */
+const BYTES_AT = 2 * 65536;
 /** Where the bin statistics go, after the flag bytes; at most {@link MAX_BINS} bins fit. */
-const BINS_AT = 2 * 65536 + CHUNK;
+const BINS_AT = BYTES_AT + CHUNK;
 const MAX_BINS = (3 * 65536 - BINS_AT) / 24;
 /** Below this many values the JS loops are used: no module is compiled for a small batch. */
 const MIN_VALUES = 512;
@@ -85,12 +90,9 @@ function instantiate(): Loaded | null {
     )
       return null;
     const buffer = exports.memory.buffer; // never grown: the views stay valid
-    return {
-      exports,
-      floats: new Float32Array(buffer, 0, CHUNK),
-      ints: new Int32Array(buffer, 65536, CHUNK),
-      bytes: new Uint8Array(buffer, 2 * 65536, CHUNK),
-    };
+    const floats = new Float32Array(buffer, 0, CHUNK);
+    const bytes = new Uint8Array(buffer, BYTES_AT, CHUNK);
+    return { exports, floats, ints: new Int32Array(buffer, 65536, CHUNK), bytes, floatsView: floats, bytesView: bytes };
   } catch {
     // No SIMD support, CSP forbidding wasm compilation, ...
     return null;
@@ -103,6 +105,54 @@ function load(n: number): Loaded | null {
   return loaded;
 }
 
+/** `a`'s values start … start + m: `a` itself when that is all of it (no subarray to make). */
+function part<T extends Float32Array | Int32Array | Uint8Array>(a: T, start: number, m: number): T {
+  return start === 0 && m === a.length ? a : (a.subarray(start, start + m) as T);
+}
+
+/**
+ * Puts confidences start … start + m at 0 and flags at {@link BYTES_AT} for a sum, unless they
+ * are there already: views handed out by {@link residentConfidences} and {@link residentFlags}.
+ */
+function place(k: Loaded, c: Float32Array, y: Uint8Array, start: number, m: number): void {
+  const buffer = k.exports.memory.buffer;
+  if (!(start === 0 && c.buffer === buffer && c.byteOffset === 0)) k.floats.set(part(c, start, m));
+  if (!(start === 0 && y.buffer === buffer && y.byteOffset === BYTES_AT)) k.bytes.set(part(y, start, m));
+}
+
+/**
+ * Checks float32 confidences in the kernel and, when every one lies in [0, 1], returns them as a
+ * view of the kernel memory, where the sums below read them without another copy; null when the
+ * kernel is not used, the batch does not fit in one chunk, or a value is outside [0, 1] (the
+ * caller's own loop then says which). The view is valid until the next call into this module
+ * that puts confidences in its memory: for a batch read, summed and dropped before the next.
+ */
+export function residentConfidences(c: Float32Array): Float32Array | null {
+  const n = c.length;
+  const k = n <= CHUNK ? load(n) : null;
+  if (!k) return null;
+  k.floats.set(c);
+  if (k.exports.unitFirstOutside(0, n) < n) return null;
+  if (k.floatsView.length !== n) k.floatsView = new Float32Array(k.exports.memory.buffer, 0, n);
+  return k.floatsView;
+}
+
+/**
+ * Int32 0/1 flags checked, counted and narrowed in the kernel, returned as a view of its memory
+ * (valid as {@link residentConfidences}' is), with the number of ones; null when the kernel is not
+ * used, the batch does not fit in one chunk, or a value is neither 0 nor 1.
+ */
+export function residentFlags(v: Int32Array): { flags: Uint8Array; ones: number } | null {
+  const n = v.length;
+  const k = n <= CHUNK ? load(n) : null;
+  if (!k) return null;
+  k.ints.set(v);
+  const ones = k.exports.flags32(65536, BYTES_AT, n);
+  if (ones < 0) return null;
+  if (k.bytesView.length !== n) k.bytesView = new Uint8Array(k.exports.memory.buffer, BYTES_AT, n);
+  return { flags: k.bytesView, ones };
+}
+
 /**
  * How many leading values of `c` are known to lie in [0, 1]: up to the first that does not (or
  * NaN), all of them, or 0 when the kernel is not used. The caller checks the rest.
@@ -113,7 +163,7 @@ export function unitPrefix(c: Float32Array): number {
   const n = c.length;
   for (let start = 0; start < n; start += CHUNK) {
     const m = Math.min(CHUNK, n - start);
-    k.floats.set(c.subarray(start, start + m));
+    k.floats.set(part(c, start, m));
     const i = k.exports.unitFirstOutside(0, m);
     if (i < m) return start + i;
   }
@@ -131,8 +181,8 @@ export function int32FlagsInto(v: Int32Array, out: Uint8Array): number {
   let ones = 0;
   for (let start = 0; start < n; start += CHUNK) {
     const m = Math.min(CHUNK, n - start);
-    k.ints.set(v.subarray(start, start + m));
-    const c = k.exports.flags32(65536, 2 * 65536, m);
+    k.ints.set(part(v, start, m));
+    const c = k.exports.flags32(65536, BYTES_AT, m);
     if (c < 0) return -1;
     ones += c;
     out.set(m === CHUNK ? k.bytes : k.bytes.subarray(0, m), start);
@@ -150,9 +200,8 @@ export function brierSumKernel(c: ArrayLike<number>, y: Uint8Array): number | nu
   let s = 0;
   for (let start = 0; start < y.length; start += CHUNK) {
     const m = Math.min(CHUNK, y.length - start);
-    k.floats.set((c as Float32Array).subarray(start, start + m));
-    k.bytes.set(y.subarray(start, start + m));
-    s = k.exports.brierSum(0, 2 * 65536, m, s);
+    place(k, c as Float32Array, y, start, m);
+    s = k.exports.brierSum(0, BYTES_AT, m, s);
   }
   return s;
 }
@@ -164,9 +213,8 @@ export function gammaSumKernel(c: ArrayLike<number>, y: Uint8Array, gamma: numbe
   let s = 0;
   for (let start = 0; start < y.length; start += CHUNK) {
     const m = Math.min(CHUNK, y.length - start);
-    k.floats.set((c as Float32Array).subarray(start, start + m));
-    k.bytes.set(y.subarray(start, start + m));
-    s = k.exports.gammaSum(0, 2 * 65536, m, gamma, s);
+    place(k, c as Float32Array, y, start, m);
+    s = k.exports.gammaSum(0, BYTES_AT, m, gamma, s);
   }
   return s;
 }
@@ -191,9 +239,8 @@ export function accumulateBinsKernel(
   stats.set(out.subarray(offset, offset + 3 * nBins)); // continue from out's sums: the same order of additions
   for (let start = 0; start < c.length; start += CHUNK) {
     const m = Math.min(CHUNK, c.length - start);
-    k.floats.set(c.subarray(start, start + m));
-    k.bytes.set(y.subarray(start, start + m));
-    k.exports.bins(0, 2 * 65536, m, nBins, BINS_AT);
+    place(k, c, y, start, m);
+    k.exports.bins(0, BYTES_AT, m, nBins, BINS_AT);
   }
   out.set(stats, offset);
   return true;
@@ -215,10 +262,10 @@ function logSelfCheck(kern: CheckExports): boolean {
   const args = logCheckArguments();
   const mem = new Float64Array(kern.memory.buffer, SCRATCH, SCRATCH_VALUES + 1);
   for (let start = 0; start < args.length; start += SCRATCH_VALUES) {
-    const part = args.subarray(start, start + SCRATCH_VALUES);
-    mem.set(part);
-    kern.log(SCRATCH, part.length);
-    for (let j = 0; j < part.length; j++) if (!Object.is(mem[j], Math.log(part[j]))) return false;
+    const some = args.subarray(start, start + SCRATCH_VALUES);
+    mem.set(some);
+    kern.log(SCRATCH, some.length);
+    for (let j = 0; j < some.length; j++) if (!Object.is(mem[j], Math.log(some[j]))) return false;
   }
   return true;
 }
@@ -235,9 +282,8 @@ function logSum(
   const hi = 1 - eps;
   for (let start = 0; start < y.length; start += CHUNK) {
     const m = Math.min(CHUNK, y.length - start);
-    k.floats.set(c.subarray(start, start + m));
-    k.bytes.set(y.subarray(start, start + m));
-    s = sum(0, 2 * 65536, m, eps, hi, s);
+    place(k, c, y, start, m);
+    s = sum(0, BYTES_AT, m, eps, hi, s);
   }
   return s;
 }
