@@ -12,7 +12,7 @@
  * is checked against this engine's Math.log before their first use (an engine whose Math.log is
  * not fdlibm's keeps the JS loops).
  *
- * The module (four pages of memory) is compiled synchronously at first use and cached; batches
+ * The module (five pages of memory) is compiled synchronously at first use and cached; batches
  * go through its memory in chunks of {@link CHUNK} values.
  */
 import { fromBase64 } from '../../base64';
@@ -58,7 +58,7 @@ const BINS_AT = BYTES_AT + CHUNK;
 const MAX_BINS = (3 * 65536 - BINS_AT) / 24;
 /** Below this many values the JS loops are used: no module is compiled for a small batch. */
 const MIN_VALUES = 512;
-/** The float64 scratch of the log sums (4096 values + 8 bytes), in the fourth page. */
+/** The float64 scratch of the log sums (4096 values + 8 bytes), in the fourth page (then ECUAS_0's u). */
 const SCRATCH = 3 * 65536;
 const SCRATCH_VALUES = 4096;
 

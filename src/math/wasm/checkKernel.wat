@@ -1,11 +1,12 @@
 ;; Input checks and cost sums of confidence batches (see checkKernel.ts), SIMD128. Comparisons,
 ;; integer sums and the JS loops' own float64 operations in their order: the answers are
 ;; exactly those of the JS loops they replace.
-;; Memory: 4 pages; checkKernel.ts places float32 / int32 chunks of up to 16,384 values at 0 and
-;; 65,536, the flag bytes at 131,072, bin statistics after them, and the float64 scratch of the
-;; log sums (4,096 values and the 8 bytes an odd count rewrites) at 196,608.
+;; Memory: 5 pages; checkKernel.ts places float32 / int32 chunks of up to 16,384 values at 0 and
+;; 65,536, the flag bytes at 131,072, bin statistics after them; the log sums use 196,608 on: the
+;; float64 values whose logs they take (4,096 and the 8 bytes an odd count rewrites), and at
+;; 229,392 the u of ECUAS_0 (4,096 + 1 float64).
 (module
-  (memory (export "memory") 4)
+  (memory (export "memory") 5)
   ;; The first index i < n with the float32 at p + 4i outside [0, 1] (NaN included), or n.
   (func (export "unitFirstOutside") (param $p i32) (param $n i32) (result i32)
     (local $i i32) (local $end i32) (local $v v128) (local $x f32)
@@ -188,49 +189,54 @@
   ;; 0 < ε < 1/2. Only the wrong decisions' logs are taken: with u in [ε, 1 − ε], log u < 0 is
   ;; finite, so a correct one's term is u − 0·log u = u − (−0) = u, bit for bit.
   (func (export "ecuas0Sum") (param $pc i32) (param $py i32) (param $n i32) (param $eps f64) (param $hi f64) (param $s f64) (result f64)
-    (local $i i32) (local $m i32) (local $j i32) (local $k i32) (local $u f64) (local $y i32)
+    (local $i i32) (local $m i32) (local $j i32) (local $k i32) (local $u v128) (local $y i32) (local $a i32)
+    (local $lo2 v128) (local $hi2 v128) (local $one v128)
+    (local.set $one (f64x2.splat (f64.const 1)))
+    (local.set $lo2 (f64x2.splat (local.get $eps)))
+    (local.set $hi2 (f64x2.splat (local.get $hi)))
     (block $done
       (loop $block
         (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
         (local.set $m (i32.sub (local.get $n) (local.get $i)))
         (if (i32.gt_u (local.get $m) (i32.const 4096)) (then (local.set $m (i32.const 4096))))
-        ;; the wrong ones' u, packed at the scratch
+        ;; u of the block at 229,392, two at a time (an odd m makes one more from the float after
+        ;; the block: clamped, harmless, unused); the wrong ones' u also packed at the scratch
         (local.set $j (i32.const 0))
         (local.set $k (i32.const 0))
         (block $filled
           (loop $fill
             (br_if $filled (i32.ge_u (local.get $j) (local.get $m)))
-            (f64.store (i32.add (i32.const 196608) (i32.shl (local.get $k) (i32.const 3)))
-              (f64.min
-                (f64.max
-                  (f64.sub (f64.const 1)
-                    (f64.promote_f32 (f32.load (i32.add (local.get $pc)
-                      (i32.shl (i32.add (local.get $i) (local.get $j)) (i32.const 2))))))
-                  (local.get $eps))
-                (local.get $hi)))
-            (local.set $k (i32.add (local.get $k) (i32.sub (i32.const 1)
-              (i32.load8_u (i32.add (local.get $py) (i32.add (local.get $i) (local.get $j)))))))
-            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (local.set $a (i32.add (local.get $i) (local.get $j)))
+            (local.set $u
+              (f64x2.min
+                (f64x2.max
+                  (f64x2.sub (local.get $one)
+                    (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (local.get $pc) (i32.shl (local.get $a) (i32.const 2))))))
+                  (local.get $lo2))
+                (local.get $hi2)))
+            (v128.store (i32.add (i32.const 229392) (i32.shl (local.get $j) (i32.const 3))) (local.get $u))
+            (v128.store64_lane 0 (i32.add (i32.const 196608) (i32.shl (local.get $k) (i32.const 3))) (local.get $u))
+            (local.set $k (i32.add (local.get $k)
+              (i32.sub (i32.const 1) (i32.load8_u (i32.add (local.get $py) (local.get $a))))))
+            (v128.store64_lane 1 (i32.add (i32.const 196608) (i32.shl (local.get $k) (i32.const 3))) (local.get $u))
+            (local.set $k (i32.add (local.get $k)
+              (i32.sub (i32.const 1) (i32.load8_u offset=1 (i32.add (local.get $py) (local.get $a))))))
+            (local.set $j (i32.add (local.get $j) (i32.const 2)))
             (br $fill)))
         (call $log (i32.const 196608) (local.get $k))
+        ;; the terms in sample order: u, or u − log u for a wrong one
         (local.set $j (i32.const 0))
         (local.set $k (i32.const 0))
         (block $summed
           (loop $sum
             (br_if $summed (i32.ge_u (local.get $j) (local.get $m)))
-            (local.set $u
-              (f64.min
-                (f64.max
-                  (f64.sub (f64.const 1)
-                    (f64.promote_f32 (f32.load (i32.add (local.get $pc)
-                      (i32.shl (i32.add (local.get $i) (local.get $j)) (i32.const 2))))))
-                  (local.get $eps))
-                (local.get $hi)))
             (local.set $y (i32.load8_u (i32.add (local.get $py) (i32.add (local.get $i) (local.get $j)))))
             (local.set $s (f64.add (local.get $s)
               (select
-                (local.get $u)
-                (f64.sub (local.get $u) (f64.load (i32.add (i32.const 196608) (i32.shl (local.get $k) (i32.const 3)))))
+                (f64.load (i32.add (i32.const 229392) (i32.shl (local.get $j) (i32.const 3))))
+                (f64.sub
+                  (f64.load (i32.add (i32.const 229392) (i32.shl (local.get $j) (i32.const 3))))
+                  (f64.load (i32.add (i32.const 196608) (i32.shl (local.get $k) (i32.const 3)))))
                 (local.get $y))))
             (local.set $k (i32.add (local.get $k) (i32.sub (i32.const 1) (local.get $y))))
             (local.set $j (i32.add (local.get $j) (i32.const 1)))
