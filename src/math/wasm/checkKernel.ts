@@ -61,6 +61,8 @@ const MIN_VALUES = 512;
 /** The float64 scratch of the log sums (4096 values + 8 bytes), in the fourth page (then ECUAS_0's u). */
 const SCRATCH = 3 * 65536;
 const SCRATCH_VALUES = 4096;
+/** ECUAS_0's u of a block (4096 + 1 float64), after the scratch. */
+const U_AT = SCRATCH + 8 * (SCRATCH_VALUES + 2);
 
 let loaded: Loaded | null | undefined;
 /** Whether the module's log agrees with Math.log here (checked at the first log sum). */
@@ -86,7 +88,7 @@ function instantiate(): Loaded | null {
       typeof exports.ceSum !== 'function' ||
       typeof exports.ecuas0Sum !== 'function' ||
       typeof exports.log !== 'function' ||
-      exports.memory.buffer.byteLength < SCRATCH + 8 * (SCRATCH_VALUES + 1)
+      exports.memory.buffer.byteLength < U_AT + 8 * (SCRATCH_VALUES + 1)
     )
       return null;
     const buffer = exports.memory.buffer; // never grown: the views stay valid
