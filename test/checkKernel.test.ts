@@ -307,6 +307,69 @@ describe('checkKernel', () => {
     expect(run()).toEqual(withKernel);
   });
 
+  /** x·2^shift as a BigInt, exactly (x a double that is a multiple of 2^−shift). */
+  function scaled(x: number, shift: number): bigint {
+    let v = x;
+    let k = 0;
+    while (!Number.isInteger(v)) {
+      v *= 2; // exact
+      k++;
+    }
+    expect(k).toBeLessThanOrEqual(shift);
+    return BigInt(v) << BigInt(shift - k);
+  }
+
+  it('the Brier sum is within its rounding bound of the exact sum, with and without the kernel', () => {
+    for (const n of [512, 1001, 16387, 40002]) {
+      const [c, y] = logSumData(n, 13 * n);
+      // (c − y)² exactly: c − y is a multiple of 2^−149 (float32), its square of 2^−298
+      let exact = 0n;
+      for (let i = 0; i < n; i++) {
+        const d = scaled(c[i] - y[i], 149);
+        exact += d * d;
+      }
+      const want = Number(exact) * 2 ** -298; // Number(BigInt) rounds once; the scaling is exact
+      const bound = (n / 4 + 3) * 2 ** -53 * want;
+      const compiled = brierSumKernel(c, y) as number;
+      expect(Math.abs(compiled - want)).toBeLessThanOrEqual(bound);
+      _checkKernelTesting.reset();
+      vi.stubGlobal('WebAssembly', undefined);
+      expect(brierSum(c, y)).toBe(compiled); // the JS loop's four sums, bit for bit
+      vi.unstubAllGlobals();
+      _checkKernelTesting.reset();
+    }
+    // by hand: the four sums (0.25 + 0.01, 0.04, 0, 0.81) and their order
+    const c = Float32Array.of(0.5, 0.8, 1, 0.1, 0.9, 0.5, 0.25);
+    const y = Uint8Array.of(1, 1, 1, 1, 1, 0, 1);
+    const d = (i: number): number => (c[i] - y[i]) ** 2;
+    expect(brierSum(c, y)).toBe(d(0) + d(4) + (d(1) + d(5)) + (d(2) + d(6) + d(3)));
+  });
+
+  it('the γ-ECUAS sum is γ·(rejected) + (accepted and wrong), rounded twice, with and without the kernel', () => {
+    for (const n of [512, 1001, 16387, 40002]) {
+      const [c, y] = logSumData(n, 17 * n);
+      for (const gamma of [0, 0.1, 0.3, 0.5, 1 / 3, 0.9, 1]) {
+        let rejected = 0;
+        let wrong = 0;
+        for (let i = 0; i < n; i++) {
+          if (1 - c[i] > gamma) rejected++;
+          else if (y[i] === 0) wrong++;
+        }
+        // exact: γ = m·2^−1074 scaled, times the count, plus the count of wrong ones
+        const exact = scaled(gamma, 1074) * BigInt(rejected) + BigInt(wrong) * 2n ** 1074n;
+        const want = Number(exact / 2n ** 1000n) * 2 ** -74; // within 2^-52 relative of exact
+        const compiled = gammaSumKernel(c, y, gamma) as number;
+        expect(Math.abs(compiled - want)).toBeLessThanOrEqual(2 ** -51 * want);
+        expect(compiled).toBe(gamma * rejected + wrong);
+        _checkKernelTesting.reset();
+        vi.stubGlobal('WebAssembly', undefined);
+        expect(gammaCostSum(c, y, gamma)).toBe(compiled);
+        vi.unstubAllGlobals();
+        _checkKernelTesting.reset();
+      }
+    }
+  });
+
   it('the bin statistics are those of the JS loop, bit for bit, added to what is there', () => {
     for (const n of [1000, 16387, 40000]) {
       const c = unitData(n, n + 3);

@@ -61,16 +61,39 @@ export function normalizeByConstantSystem(value: number, nCorrect: number, n: nu
 // Batch sums over typed arrays. One loop per cost keeps each loop monomorphic and inlinable,
 // which is what makes these O(N) reductions run at memory speed.
 
-/** Σ (c − y)² over confidences c and 0/1 outcomes y. O(N). */
+/**
+ * Σ (c − y)² over confidences c and 0/1 outcomes y. O(N). Summed in four running sums, sample i
+ * into s_(i mod 4), then (s0 + s1) + (s2 + s3): one running sum waits on every addition before
+ * it (about 1 ns a sample), four do not; and the rounding error bound, about N/4 + 2 instead of N
+ * roundings of the sum, is smaller.
+ */
 export function brierSum(c: ArrayLike<number>, y: Uint8Array): number {
-  const compiled = brierSumKernel(c, y); // the same sum, in compiled code where available
+  const compiled = brierSumKernel(c, y); // the same sums, in compiled code where available
   if (compiled !== null) return compiled;
-  let s = 0;
-  for (let i = 0; i < y.length; i++) {
-    const d = c[i] - y[i];
-    s += d * d;
+  const n = y.length;
+  const end = n - (n % 4);
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i < end; i += 4) {
+    const d0 = c[i] - y[i];
+    const d1 = c[i + 1] - y[i + 1];
+    const d2 = c[i + 2] - y[i + 2];
+    const d3 = c[i + 3] - y[i + 3];
+    s0 += d0 * d0;
+    s1 += d1 * d1;
+    s2 += d2 * d2;
+    s3 += d3 * d3;
   }
-  return s;
+  for (; i < n; i++) {
+    const d = c[i] - y[i];
+    if (i === end) s0 += d * d;
+    else if (i === end + 1) s1 += d * d;
+    else s2 += d * d;
+  }
+  return s0 + s1 + (s2 + s3);
 }
 
 /** Natural logs of `values`, in place: the WebAssembly kernel where available, else Math.log (same bits). */
@@ -131,14 +154,20 @@ export function confidenceEcuasSum(c: ArrayLike<number>, y: Uint8Array, n: numbe
   return s;
 }
 
-/** Σ γ-ECUAS cost of confidences c (u = 1 − c) with outcomes y. O(N). */
+/**
+ * Σ γ-ECUAS cost of confidences c (u = 1 − c) with outcomes y. O(N). Every cost is γ, 0 or 1, so
+ * the sum is γ·(number rejected) + (number accepted and wrong): counted in integers, then two
+ * roundings, where adding γ once per rejection would round once per sample.
+ */
 export function gammaCostSum(c: ArrayLike<number>, y: Uint8Array, gamma: number): number {
-  const compiled = gammaSumKernel(c, y, gamma); // the same sum, in compiled code where available
+  const compiled = gammaSumKernel(c, y, gamma); // the same counts, in compiled code where available
   if (compiled !== null) return compiled;
-  let s = 0;
+  let rejected = 0;
+  let wrong = 0;
   for (let i = 0; i < y.length; i++) {
-    const rejected = +(1 - c[i] > gamma); // gammaCost, written without branches
-    s += rejected * gamma + (1 - rejected) * (1 - y[i]);
+    const r = +(1 - c[i] > gamma); // gammaCost, written without branches
+    rejected += r;
+    wrong += (1 - r) * (1 - y[i]);
   }
-  return s;
+  return gamma * rejected + wrong;
 }

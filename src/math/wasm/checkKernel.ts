@@ -25,10 +25,10 @@ interface CheckExports {
   readonly unitFirstOutside: (p: number, n: number) => number;
   /** Int32 flags at p as bytes at q; the number of ones, or −1 when one is neither 0 nor 1. */
   readonly flags32: (p: number, q: number, n: number) => number;
-  /** s + Σ (c − y)² over float32 c at pc and byte flags y at py, in order. */
-  readonly brierSum: (pc: number, py: number, n: number, s: number) => number;
-  /** s + Σ of the γ-ECUAS cost over float32 c at pc and byte flags y at py, in order. */
-  readonly gammaSum: (pc: number, py: number, n: number, gamma: number, s: number) => number;
+  /** Adds (c_i − y_i)² over float32 c at pc and byte flags y at py to s_(i mod 4), float64 s0 … s3 at pa. */
+  readonly brierSum4: (pc: number, py: number, n: number, pa: number) => void;
+  /** Writes the number rejected (1 − c > γ) and the number accepted and wrong, int32, at pa. */
+  readonly gammaCounts: (pc: number, py: number, n: number, gamma: number, pa: number) => void;
   /** Adds n samples to the bin statistics at po (float64: B counts, B Σc, B Σy), in order. */
   readonly bins: (pc: number, py: number, n: number, nBins: number, po: number) => void;
   /** s − Σ log clamp(y·c + (1 − y)·(1 − c), eps, hi) over float32 c at pc and byte flags y at py, in order. */
@@ -44,6 +44,9 @@ interface Loaded {
   readonly floats: Float32Array;
   readonly ints: Int32Array;
   readonly bytes: Uint8Array;
+  /** The Brier sums s0 … s3 and the γ-ECUAS counts, at {@link ACC_AT}. */
+  readonly acc: Float64Array;
+  readonly counts: Int32Array;
   /** The last views handed out by the resident readers (batches mostly have one length). */
   floatsView: Float32Array;
   bytesView: Uint8Array;
@@ -63,6 +66,8 @@ const SCRATCH = 3 * 65536;
 const SCRATCH_VALUES = 4096;
 /** ECUAS_0's u of a block (4096 + 1 float64), after the scratch. */
 const U_AT = SCRATCH + 8 * (SCRATCH_VALUES + 2);
+/** The Brier sums (4 float64) or the γ-ECUAS counts (2 int32), after U_AT. */
+const ACC_AT = U_AT + 8 * (SCRATCH_VALUES + 2);
 
 let loaded: Loaded | null | undefined;
 /** Whether the module's log agrees with Math.log here (checked at the first log sum). */
@@ -82,19 +87,28 @@ function instantiate(): Loaded | null {
       !(exports.memory instanceof WebAssembly.Memory) ||
       typeof exports.unitFirstOutside !== 'function' ||
       typeof exports.flags32 !== 'function' ||
-      typeof exports.brierSum !== 'function' ||
-      typeof exports.gammaSum !== 'function' ||
+      typeof exports.brierSum4 !== 'function' ||
+      typeof exports.gammaCounts !== 'function' ||
       typeof exports.bins !== 'function' ||
       typeof exports.ceSum !== 'function' ||
       typeof exports.ecuas0Sum !== 'function' ||
       typeof exports.log !== 'function' ||
-      exports.memory.buffer.byteLength < U_AT + 8 * (SCRATCH_VALUES + 1)
+      exports.memory.buffer.byteLength < ACC_AT + 32
     )
       return null;
     const buffer = exports.memory.buffer; // never grown: the views stay valid
     const floats = new Float32Array(buffer, 0, CHUNK);
     const bytes = new Uint8Array(buffer, BYTES_AT, CHUNK);
-    return { exports, floats, ints: new Int32Array(buffer, 65536, CHUNK), bytes, floatsView: floats, bytesView: bytes };
+    return {
+      exports,
+      floats,
+      ints: new Int32Array(buffer, 65536, CHUNK),
+      bytes,
+      acc: new Float64Array(buffer, ACC_AT, 4),
+      counts: new Int32Array(buffer, ACC_AT, 2),
+      floatsView: floats,
+      bytesView: bytes,
+    };
   } catch {
     // No SIMD support, CSP forbidding wasm compilation, ...
     return null;
@@ -193,32 +207,37 @@ export function int32FlagsInto(v: Int32Array, out: Uint8Array): number {
 }
 
 /**
- * Σ (c − y)² in order, or null when the kernel is not used (`c` not float32, a small batch):
+ * Σ (c − y)² as brierSum adds it — four running sums, sample i into s_(i mod 4), then
+ * (s0 + s1) + (s2 + s3) — or null when the kernel is not used (`c` not float32, a small batch):
  * brierSum's bits.
  */
 export function brierSumKernel(c: ArrayLike<number>, y: Uint8Array): number | null {
   const k = c instanceof Float32Array && c.length === y.length ? load(c.length) : null;
   if (!k) return null;
-  let s = 0;
+  const acc = k.acc;
+  acc.fill(0);
   for (let start = 0; start < y.length; start += CHUNK) {
-    const m = Math.min(CHUNK, y.length - start);
+    const m = Math.min(CHUNK, y.length - start); // CHUNK is a multiple of 4: the sums continue
     place(k, c as Float32Array, y, start, m);
-    s = k.exports.brierSum(0, BYTES_AT, m, s);
+    k.exports.brierSum4(0, BYTES_AT, m, ACC_AT);
   }
-  return s;
+  return acc[0] + acc[1] + (acc[2] + acc[3]);
 }
 
-/** Σ γ-ECUAS cost in order, or null when the kernel is not used: gammaCostSum's bits. */
+/** Σ γ-ECUAS cost as γ·(number rejected) + (number accepted and wrong), or null when the kernel is not used: gammaCostSum's bits. */
 export function gammaSumKernel(c: ArrayLike<number>, y: Uint8Array, gamma: number): number | null {
   const k = c instanceof Float32Array && c.length === y.length ? load(c.length) : null;
   if (!k) return null;
-  let s = 0;
+  let rejected = 0;
+  let wrong = 0;
   for (let start = 0; start < y.length; start += CHUNK) {
     const m = Math.min(CHUNK, y.length - start);
     place(k, c as Float32Array, y, start, m);
-    s = k.exports.gammaSum(0, BYTES_AT, m, gamma, s);
+    k.exports.gammaCounts(0, BYTES_AT, m, gamma, ACC_AT);
+    rejected += k.counts[0];
+    wrong += k.counts[1];
   }
-  return s;
+  return gamma * rejected + wrong;
 }
 
 /**

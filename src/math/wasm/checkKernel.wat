@@ -73,44 +73,64 @@
       (i32.add
         (i32.add (i32x4.extract_lane 0 (local.get $sum)) (i32x4.extract_lane 1 (local.get $sum)))
         (i32.add (i32x4.extract_lane 2 (local.get $sum)) (i32x4.extract_lane 3 (local.get $sum))))))
-;; s + Σ (c_i − y_i)² over float32 c at pc and byte flags y at py, in order (brierSum in
-  ;; ../costs.ts: the same float64 operations, so the same bits).
-  (func (export "brierSum") (param $pc i32) (param $py i32) (param $n i32) (param $s f64) (result f64)
-    (local $i i32) (local $d f64)
-    (block $done
+;; The Brier sum of samples i = 0 … n − 1 in four running sums, sample i adding (c_i − y_i)² to
+  ;; s_(i mod 4) (brierSum in ../costs.ts, the same float64 operations): s0 … s3 are the float64 at
+  ;; pa, read and written back, so that chunks of a multiple of 4 samples continue them.
+  (func (export "brierSum4") (param $pc i32) (param $py i32) (param $n i32) (param $pa i32)
+    (local $i i32) (local $end i32) (local $a v128) (local $b v128) (local $c v128) (local $y v128)
+    (local $d v128) (local $t i32) (local $e f64)
+    (local.set $a (v128.load (local.get $pa)))
+    (local.set $b (v128.load offset=16 (local.get $pa)))
+    (local.set $end (i32.and (local.get $n) (i32.const -4)))
+    (block $simd
       (loop $l
-        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (local.set $d
-          (f64.sub
-            (f64.promote_f32 (f32.load (i32.add (local.get $pc) (i32.shl (local.get $i) (i32.const 2)))))
-            (f64.convert_i32_u (i32.load8_u (i32.add (local.get $py) (local.get $i))))))
-        (local.set $s (f64.add (local.get $s) (f64.mul (local.get $d) (local.get $d))))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $simd (i32.ge_u (local.get $i) (local.get $end)))
+        (local.set $c (v128.load (i32.add (local.get $pc) (i32.shl (local.get $i) (i32.const 2)))))
+        ;; the four flag bytes as i32x4
+        (local.set $y (i32x4.extend_low_i16x8_u (i16x8.extend_low_i8x16_u
+          (i32x4.splat (i32.load (i32.add (local.get $py) (local.get $i)))))))
+        (local.set $d (f64x2.sub (f64x2.promote_low_f32x4 (local.get $c)) (f64x2.convert_low_i32x4_u (local.get $y))))
+        (local.set $a (f64x2.add (local.get $a) (f64x2.mul (local.get $d) (local.get $d))))
+        (local.set $d (f64x2.sub
+          (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $c) (local.get $c)))
+          (f64x2.convert_low_i32x4_u (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $y) (local.get $y)))))
+        (local.set $b (f64x2.add (local.get $b) (f64x2.mul (local.get $d) (local.get $d))))
+        (local.set $i (i32.add (local.get $i) (i32.const 4)))
         (br $l)))
-    (local.get $s))
-  ;; s + Σ γ-cost with r = [1 − c_i > γ]: r·γ + (1 − r)·(1 − y_i), in order (gammaCostSum in
-  ;; ../costs.ts: the same float64 operations).
-  (func (export "gammaSum") (param $pc i32) (param $py i32) (param $n i32) (param $g f64) (param $s f64) (result f64)
-    (local $i i32) (local $r f64)
+    (v128.store (local.get $pa) (local.get $a))
+    (v128.store offset=16 (local.get $pa) (local.get $b))
+    ;; the last n mod 4 samples, into s0, s1, s2
+    (block $done
+      (loop $t
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $e (f64.sub
+          (f64.promote_f32 (f32.load (i32.add (local.get $pc) (i32.shl (local.get $i) (i32.const 2)))))
+          (f64.convert_i32_u (i32.load8_u (i32.add (local.get $py) (local.get $i))))))
+        (local.set $t (i32.add (local.get $pa) (i32.shl (i32.sub (local.get $i) (local.get $end)) (i32.const 3))))
+        (f64.store (local.get $t) (f64.add (f64.load (local.get $t)) (f64.mul (local.get $e) (local.get $e))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $t))))
+  ;; The γ-ECUAS cost of samples i = 0 … n − 1 counted (gammaCostSum in ../costs.ts): writes to the
+  ;; two int32 at pa the number rejected, Σ r_i with r_i = [1 − c_i > γ] (in float64, as in JS),
+  ;; and the number accepted and wrong, Σ (1 − r_i)·(1 − y_i).
+  (func (export "gammaCounts") (param $pc i32) (param $py i32) (param $n i32) (param $g f64) (param $pa i32)
+    (local $i i32) (local $r i32) (local $rejected i32) (local $wrong i32)
     (block $done
       (loop $l
         (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
         (local.set $r
-          (f64.convert_i32_u
-            (f64.gt
-              (f64.sub (f64.const 1)
-                (f64.promote_f32 (f32.load (i32.add (local.get $pc) (i32.shl (local.get $i) (i32.const 2))))))
-              (local.get $g))))
-        (local.set $s
-          (f64.add (local.get $s)
-            (f64.add
-              (f64.mul (local.get $r) (local.get $g))
-              (f64.mul
-                (f64.sub (f64.const 1) (local.get $r))
-                (f64.sub (f64.const 1) (f64.convert_i32_u (i32.load8_u (i32.add (local.get $py) (local.get $i)))))))))
+          (f64.gt
+            (f64.sub (f64.const 1)
+              (f64.promote_f32 (f32.load (i32.add (local.get $pc) (i32.shl (local.get $i) (i32.const 2))))))
+            (local.get $g)))
+        (local.set $rejected (i32.add (local.get $rejected) (local.get $r)))
+        (local.set $wrong (i32.add (local.get $wrong)
+          (i32.mul (i32.sub (i32.const 1) (local.get $r))
+            (i32.sub (i32.const 1) (i32.load8_u (i32.add (local.get $py) (local.get $i)))))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $l)))
-    (local.get $s))
+    (i32.store (local.get $pa) (local.get $rejected))
+    (i32.store offset=4 (local.get $pa) (local.get $wrong)))
 ;; Adds n samples to equal-width bin statistics at po (float64: B counts, B Σc, B Σy), bin
   ;; b = min(B − 1, trunc(c·B)), in sample order (accumulateBins in ../binning.ts: the same bits).
   (func (export "bins") (param $pc i32) (param $py i32) (param $n i32) (param $nb i32) (param $po i32)
