@@ -378,7 +378,10 @@ describe('checkKernel', () => {
       const y = new Uint8Array(n);
       for (let i = 0; i < n; i++) y[i] = r() < c[i] ? 1 : 0;
       for (const nBins of [1, 10, 15, 2048]) {
-        const start = new Float64Array(2 + 3 * nBins).map((_, i) => (i * 0.1) / 3); // earlier sums, offset 2
+        // earlier sums at offset 2: integer counts and Σcorrect (as the metrics' are), any Σc
+        const start = new Float64Array(2 + 3 * nBins).map((_, i) =>
+          i - 2 >= nBins && i - 2 < 2 * nBins ? (i * 0.1) / 3 : 7 * i + (i === 2 ? 2 ** 52 - 2 ** 20 : 0),
+        );
         const compiled = start.slice();
         expect(accumulateBinsKernel(c, y, nBins, compiled, 2)).toBe(true);
         _checkKernelTesting.reset();
@@ -393,6 +396,34 @@ describe('checkKernel', () => {
     expect(accumulateBinsKernel(new Float32Array(1000), new Uint8Array(1000), 2049, new Float64Array(6147), 0)).toBe(
       false,
     );
+    // counts or Σcorrect that are not integers below 2^52: adding a batch's at once would round
+    // differently from adding its samples one by one, so the JS loop does it
+    const c = unitData(1000, 8);
+    const y = new Uint8Array(1000).fill(1);
+    for (const [at, v] of [
+      [0, 0.5],
+      [20, 1 / 3],
+      [3, 2 ** 52],
+      [23, -(2 ** 53)],
+    ] as const) {
+      const start = new Float64Array(30);
+      start[at] = v;
+      expect(accumulateBinsKernel(c, y, 10, start.slice(), 0), `${v} at ${at}`).toBe(false);
+      const out = start.slice();
+      accumulateBins(c, y, 10, out, 0);
+      const oneByOne = start.slice(); // the per-sample additions, written out here
+      for (let i = 0; i < c.length; i++) {
+        const b = Math.min(9, Math.floor(c[i] * 10));
+        oneByOne[b] += 1;
+        oneByOne[10 + b] += c[i];
+        oneByOne[20 + b] += y[i];
+      }
+      expect(Array.from(out)).toEqual(Array.from(oneByOne));
+    }
+    // a fractional Σc is fine
+    const fine = new Float64Array(30);
+    fine[15] = 0.1;
+    expect(accumulateBinsKernel(c, y, 10, fine, 0)).toBe(true);
   });
 
   it('is not used for small batches, nor without WebAssembly', () => {

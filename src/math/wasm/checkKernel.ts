@@ -29,8 +29,11 @@ interface CheckExports {
   readonly brierSum4: (pc: number, py: number, n: number, pa: number) => void;
   /** Writes the number rejected (1 − c > γ) and the number accepted and wrong, int32, at pa. */
   readonly gammaCounts: (pc: number, py: number, n: number, gamma: number, pa: number) => void;
-  /** Adds n samples to the bin statistics at po (float64: B counts, B Σc, B Σy), in order. */
-  readonly bins: (pc: number, py: number, n: number, nBins: number, po: number) => void;
+  /**
+   * Adds n samples to the bin statistics at po (float64: B counts, B Σc, B Σy): Σc in order, the
+   * integer counts and Σy of the call at once (int32 work at pi, 2B).
+   */
+  readonly bins: (pc: number, py: number, n: number, nBins: number, po: number, pi: number) => void;
   /** s − Σ log clamp(y·c + (1 − y)·(1 − c), eps, hi) over float32 c at pc and byte flags y at py, in order. */
   readonly ceSum: (pc: number, py: number, n: number, eps: number, hi: number, s: number) => number;
   /** s + Σ (u − (1 − y)·log u), u = clamp(1 − c, eps, hi), in order; 0 < eps < 1/2, hi = 1 − eps. */
@@ -243,7 +246,8 @@ export function gammaSumKernel(c: ArrayLike<number>, y: Uint8Array, gamma: numbe
 /**
  * Adds float32 confidences and byte flags to the bin statistics `out` (3B float64 from
  * `offset`: counts, Σconfidence, Σcorrect) as accumulateBins does, bit for bit; false when the
- * kernel is not used (other arrays, a small batch, more than {@link MAX_BINS} bins).
+ * kernel is not used (other arrays, a small batch, more than {@link MAX_BINS} bins, counts or
+ * Σcorrect in `out` that are not integers below 2^52).
  */
 export function accumulateBinsKernel(
   c: ArrayLike<number>,
@@ -254,6 +258,14 @@ export function accumulateBinsKernel(
 ): boolean {
   if (!(c instanceof Float32Array && y instanceof Uint8Array && c.length === y.length)) return false;
   if (!(Number.isInteger(nBins) && nBins >= 1 && nBins <= MAX_BINS)) return false;
+  // counts and Σcorrect added per call are those added one sample at a time only while every
+  // partial sum is an exact integer: from integer sums (as the metrics' are) below 2^52
+  for (let b = 0; b < nBins; b++) {
+    const count = out[offset + b];
+    const ones = out[offset + 2 * nBins + b];
+    if (!(Number.isInteger(count) && Number.isInteger(ones) && Math.abs(count) + Math.abs(ones) < 2 ** 52))
+      return false;
+  }
   const k = load(c.length);
   if (!k) return false;
   const stats = new Float64Array(k.exports.memory.buffer, BINS_AT, 3 * nBins);
@@ -261,7 +273,7 @@ export function accumulateBinsKernel(
   for (let start = 0; start < c.length; start += CHUNK) {
     const m = Math.min(CHUNK, c.length - start);
     place(k, c, y, start, m);
-    k.exports.bins(0, BYTES_AT, m, nBins, BINS_AT);
+    k.exports.bins(0, BYTES_AT, m, nBins, BINS_AT, U_AT); // U_AT: 8·MAX_BINS bytes of int32 work
   }
   out.set(stats, offset);
   return true;

@@ -132,11 +132,16 @@
     (i32.store (local.get $pa) (local.get $rejected))
     (i32.store offset=4 (local.get $pa) (local.get $wrong)))
 ;; Adds n samples to equal-width bin statistics at po (float64: B counts, B Σc, B Σy), bin
-  ;; b = min(B − 1, trunc(c·B)), in sample order (accumulateBins in ../binning.ts: the same bits).
-  (func (export "bins") (param $pc i32) (param $py i32) (param $n i32) (param $nb i32) (param $po i32)
+  ;; b = min(B − 1, trunc(c·B)) (accumulateBins in ../binning.ts: the same bits): Σc in sample
+  ;; order; the counts and Σy (of bytes) in int32 at pi (2B, zeroed here), added once per bin at
+  ;; the end, which for integer sums below 2^53 (the caller checks) are the same bits as adding
+  ;; each sample's 1 and y in turn (every partial sum is exact).
+  (func (export "bins") (param $pc i32) (param $py i32) (param $n i32) (param $nb i32) (param $po i32) (param $pi i32)
     (local $i i32) (local $c f64) (local $raw i32) (local $a i32) (local $fb f64) (local $stride i32)
+    (local $q i32)
     (local.set $fb (f64.convert_i32_u (local.get $nb)))
     (local.set $stride (i32.shl (local.get $nb) (i32.const 3)))
+    (memory.fill (local.get $pi) (i32.const 0) (local.get $stride))
     (block $done
       (loop $l
         (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
@@ -144,16 +149,27 @@
         (local.set $raw (i32.trunc_sat_f64_s (f64.mul (local.get $c) (local.get $fb))))
         (if (i32.ge_s (local.get $raw) (local.get $nb))
           (then (local.set $raw (i32.sub (local.get $nb) (i32.const 1)))))
-        (local.set $a (i32.add (local.get $po) (i32.shl (local.get $raw) (i32.const 3))))
-        (f64.store (local.get $a) (f64.add (f64.load (local.get $a)) (f64.const 1)))
-        (local.set $a (i32.add (local.get $a) (local.get $stride)))
+        (local.set $a (i32.add (i32.add (local.get $po) (local.get $stride)) (i32.shl (local.get $raw) (i32.const 3))))
         (f64.store (local.get $a) (f64.add (f64.load (local.get $a)) (local.get $c)))
-        (local.set $a (i32.add (local.get $a) (local.get $stride)))
-        (f64.store (local.get $a)
-          (f64.add (f64.load (local.get $a))
-            (f64.convert_i32_u (i32.load8_u (i32.add (local.get $py) (local.get $i))))))
+        ;; count at pi + 8·raw, Σy at pi + 8·raw + 4
+        (local.set $q (i32.add (local.get $pi) (i32.shl (local.get $raw) (i32.const 3))))
+        (i32.store (local.get $q) (i32.add (i32.load (local.get $q)) (i32.const 1)))
+        (i32.store offset=4 (local.get $q) (i32.add (i32.load offset=4 (local.get $q))
+          (i32.load8_u (i32.add (local.get $py) (local.get $i)))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $l)))
+    (local.set $i (i32.const 0))
+    (block $added
+      (loop $b
+        (br_if $added (i32.ge_u (local.get $i) (local.get $nb)))
+        (local.set $q (i32.add (local.get $pi) (i32.shl (local.get $i) (i32.const 3))))
+        (local.set $a (i32.add (local.get $po) (i32.shl (local.get $i) (i32.const 3))))
+        (f64.store (local.get $a) (f64.add (f64.load (local.get $a)) (f64.convert_i32_u (i32.load (local.get $q)))))
+        (local.set $a (i32.add (local.get $a) (i32.shl (local.get $stride) (i32.const 1))))
+        (f64.store (local.get $a)
+          (f64.add (f64.load (local.get $a)) (f64.convert_i32_u (i32.load offset=4 (local.get $q)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $b)))
   )
 
   ;; ---------------------------------------------------------------------------------------------
