@@ -168,6 +168,24 @@ describe('checkKernel', () => {
     }
   });
 
+  it('a small batch takes its logs with Math.log: no module is compiled for it', () => {
+    _checkKernelTesting.reset();
+    _wasmKernelTesting.reset();
+    const spy = vi.spyOn(WebAssembly, 'Module');
+    const c = Float32Array.of(0.9, 0.8, 0.4, 0.9, 0, 1);
+    const y = Uint8Array.of(1, 1, 0, 0, 0, 1);
+    expect([binaryCrossEntropySum(c, y, 1e-7), confidenceEcuasSum(c, y, 0, 1e-7)]).toEqual([
+      crossEntropyByHand(c, y, 1e-7),
+      ecuas0ByHand(c, y, 1e-7),
+    ]);
+    const c64 = Float64Array.from({ length: 511 }, (_, i) => i / 510);
+    const y64 = Uint8Array.from({ length: 511 }, (_, i) => i % 2);
+    let s = 0;
+    for (let i = 0; i < 511; i++) s -= Math.log(Math.min(Math.max(y64[i] ? c64[i] : 1 - c64[i], 0.01), 0.99));
+    expect(binaryCrossEntropySum(c64, y64, 0.01)).toBe(s);
+    expect(spy).not.toHaveBeenCalled();
+  });
+
   it('the log sums keep to their inputs: float32 confidences, equal lengths, ε in (0, 1/2) for ECUAS_0', () => {
     const [c, y] = logSumData(1000, 5);
     expect(crossEntropySumKernel(Float64Array.from(c), y, 1e-7)).toBeNull();

@@ -96,9 +96,13 @@ export function brierSum(c: ArrayLike<number>, y: Uint8Array): number {
   return s0 + s1 + (s2 + s3);
 }
 
-/** Natural logs of `values`, in place: the WebAssembly kernel where available, else Math.log (same bits). */
+/**
+ * Natural logs of `values`, in place: the WebAssembly kernel where available, else Math.log (same
+ * bits). A few hundred logs cost less than compiling and checking the kernel for them.
+ */
 function logs(values: Float64Array): Float64Array {
-  if (!logInPlace(values)) for (let i = 0; i < values.length; i++) values[i] = Math.log(values[i]);
+  if (values.length < 512 || !logInPlace(values))
+    for (let i = 0; i < values.length; i++) values[i] = Math.log(values[i]);
   return values;
 }
 
