@@ -15,7 +15,7 @@ import {
   residentFlags,
   unitPrefix,
 } from '../src/math/wasm/checkKernel';
-import { _wasmKernelTesting } from '../src/math/wasm/softmaxKernel';
+import { _wasmKernelTesting, logCheckArguments } from '../src/math/wasm/softmaxKernel';
 import { rng } from './helpers/data';
 
 // The compiled input checks of confidence batches answer exactly what the JS loops answer: the
@@ -209,6 +209,14 @@ describe('checkKernel', () => {
       s += y[i] ? u ** 2 : u ** 2 + 2 * (-Math.expm1(Math.log(u)) / 1); // n = 1: v² + 2(1 − v)
     }
     expect(confidenceEcuasSum(c, y, 1, eps)).toBeCloseTo(s, 14);
+  });
+
+  it('the log self-check arguments are the ones they were (their generator was rewritten, not changed)', () => {
+    const a = logCheckArguments();
+    const words = new Uint32Array(a.buffer, a.byteOffset, 2 * a.length);
+    let hash = 0x811c9dc5; // FNV-1a over the bit patterns
+    for (const w of words) hash = Math.imul(hash ^ w, 16777619) >>> 0;
+    expect([a.length, hash.toString(16), a[1200], a[1918]]).toEqual([1919, 'a11bd83c', 0.04401638113210288, 0.75]);
   });
 
   it('the log sums fall back to the JS loops when this engine’s Math.log is not the kernel’s', () => {
