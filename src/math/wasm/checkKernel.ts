@@ -1,12 +1,16 @@
 /**
  * The per-sample input checks of confidence batches compiled to WebAssembly (checkKernel.wat):
  * confidences in [0, 1], and int32 correctness flags that are 0 or 1, counted and narrowed to
- * bytes; and the Brier, γ-ECUAS, cross-entropy and ECUAS_0 cost sums and the equal-width bin
- * statistics over them. Compiled code with SIMD runs at full speed on its first call, where the same loops in
- * JS run interpreted or half-optimized for the first few hundred batches: this is what a one-off
- * evaluation (a CLI run) meets. Comparisons, integer sums and the JS loops' own float64
- * operations in their order, so the answers are exactly the JS loops'; the callers keep those loops for what the kernel leaves (an error to report, a NaN
- * to replace) and for engines without WebAssembly SIMD.
+ * bytes; and the sums of the confidence metrics over them: Brier, γ-ECUAS, cross-entropy, ECUAS_0
+ * and the equal-width bin statistics. Compiled code with SIMD runs at full speed on its first
+ * call, where the same loops in JS run interpreted or half-optimized for the first few hundred
+ * batches: this is what a one-off evaluation (a CLI run) meets. Comparisons, integer sums and the
+ * JS loops' own float64 operations in their order, so the answers are exactly the JS loops'; the
+ * callers keep those loops for what the kernel leaves (an error to report, a NaN to replace) and
+ * for engines without WebAssembly SIMD.
+ *
+ * A batch that is read, summed and dropped (a metric's update) stays in the module's memory: the
+ * resident readers check it there and hand out views of it, and the sums read it in place.
  *
  * The two log sums take the logs with the module's copy of softmaxKernel.wat's fdlibm log, which
  * is checked against this engine's Math.log before their first use (an engine whose Math.log is

@@ -4,7 +4,8 @@
 ;; Memory: 5 pages; checkKernel.ts places float32 / int32 chunks of up to 16,384 values at 0 and
 ;; 65,536, the flag bytes at 131,072, bin statistics after them; the log sums use 196,608 on: the
 ;; float64 values whose logs they take (4,096 and the 8 bytes an odd count rewrites), and at
-;; 229,392 the u of ECUAS_0 (4,096 + 1 float64).
+;; 229,392 the u of ECUAS_0 (4,096 + 1 float64) or the int32 counts of the bins; at 262,176 the
+;; four Brier sums or the two γ-ECUAS counts.
 (module
   (memory (export "memory") 5)
   ;; The first index i < n with the float32 at p + 4i outside [0, 1] (NaN included), or n.
