@@ -168,6 +168,30 @@ describe('checkKernel', () => {
     }
   });
 
+  it('the log sums read nothing of what lies after an odd-length batch, and take any bytes as JS does', () => {
+    // a longer batch leaves a byte that is not 0 or 1 just after where the next one ends
+    const [c2, y2] = logSumData(5000, 21);
+    y2[1001] = 2;
+    y2[4097] = 255;
+    expect(brierSumKernel(c2, y2)).not.toBeNull();
+    for (const n of [1001, 4097]) {
+      const [c, y] = logSumData(n, 23 + n);
+      y[n - 1] = 0; // the last one wrong: its log is the last one packed
+      expect([ecuas0SumKernel(c, y, 1e-7), crossEntropySumKernel(c, y, 1e-7)]).toEqual([
+        ecuas0ByHand(c, y, 1e-7),
+        crossEntropyByHand(c, y, 1e-7),
+      ]);
+    }
+    // bytes other than 0 and 1 (the functions trust their input): the JS loops' arithmetic
+    const [c, y] = logSumData(3001, 25);
+    for (let i = 0; i < y.length; i += 7) y[i] = [2, 255, 3][i % 3];
+    const compiled = [ecuas0SumKernel(c, y, 1e-7), crossEntropySumKernel(c, y, 1e-7)];
+    _checkKernelTesting.reset();
+    _wasmKernelTesting.reset();
+    vi.stubGlobal('WebAssembly', undefined);
+    expect([confidenceEcuasSum(c, y, 0, 1e-7), binaryCrossEntropySum(c, y, 1e-7)]).toEqual(compiled);
+  });
+
   it('a small batch takes its logs with Math.log: no module is compiled for it', () => {
     _checkKernelTesting.reset();
     _wasmKernelTesting.reset();

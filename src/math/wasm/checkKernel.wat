@@ -223,8 +223,9 @@
     (local.get $s))
 
   ;; s + Σ (u − (1 − y)·log u), u = clamp(1 − c, ε, 1 − ε), in order; ε and 1 − ε are given,
-  ;; 0 < ε < 1/2. Only the wrong decisions' logs are taken: with u in [ε, 1 − ε], log u < 0 is
-  ;; finite, so a correct one's term is u − 0·log u = u − (−0) = u, bit for bit.
+  ;; 0 < ε < 1/2. Only the logs of samples with y ≠ 1 (the wrong decisions) are taken: with u in
+  ;; [ε, 1 − ε], log u < 0 is finite, so a correct one's term is u − 0·log u = u − (−0) = u, bit
+  ;; for bit; for y = 0, 1·log u is log u.
   (func (export "ecuas0Sum") (param $pc i32) (param $py i32) (param $n i32) (param $eps f64) (param $hi f64) (param $s f64) (result f64)
     (local $i i32) (local $m i32) (local $j i32) (local $k i32) (local $u v128) (local $y i32) (local $a i32)
     (local $lo2 v128) (local $hi2 v128) (local $one v128)
@@ -252,12 +253,16 @@
                   (local.get $lo2))
                 (local.get $hi2)))
             (v128.store (i32.add (i32.const 229392) (i32.shl (local.get $j) (i32.const 3))) (local.get $u))
+            ;; packed where y ≠ 1 (0 for flags; any byte needs its log, as in JS), the one after
+            ;; the block never
             (v128.store64_lane 0 (i32.add (i32.const 196608) (i32.shl (local.get $k) (i32.const 3))) (local.get $u))
             (local.set $k (i32.add (local.get $k)
-              (i32.sub (i32.const 1) (i32.load8_u (i32.add (local.get $py) (local.get $a))))))
+              (i32.ne (i32.load8_u (i32.add (local.get $py) (local.get $a))) (i32.const 1))))
             (v128.store64_lane 1 (i32.add (i32.const 196608) (i32.shl (local.get $k) (i32.const 3))) (local.get $u))
             (local.set $k (i32.add (local.get $k)
-              (i32.sub (i32.const 1) (i32.load8_u offset=1 (i32.add (local.get $py) (local.get $a))))))
+              (i32.and
+                (i32.ne (i32.load8_u offset=1 (i32.add (local.get $py) (local.get $a))) (i32.const 1))
+                (i32.lt_u (i32.add (local.get $j) (i32.const 1)) (local.get $m)))))
             (local.set $j (i32.add (local.get $j) (i32.const 2)))
             (br $fill)))
         (call $log (i32.const 196608) (local.get $k))
@@ -273,9 +278,11 @@
                 (f64.load (i32.add (i32.const 229392) (i32.shl (local.get $j) (i32.const 3))))
                 (f64.sub
                   (f64.load (i32.add (i32.const 229392) (i32.shl (local.get $j) (i32.const 3))))
-                  (f64.load (i32.add (i32.const 196608) (i32.shl (local.get $k) (i32.const 3)))))
-                (local.get $y))))
-            (local.set $k (i32.add (local.get $k) (i32.sub (i32.const 1) (local.get $y))))
+                  (f64.mul
+                    (f64.convert_i32_s (i32.sub (i32.const 1) (local.get $y)))
+                    (f64.load (i32.add (i32.const 196608) (i32.shl (local.get $k) (i32.const 3))))))
+                (i32.eq (local.get $y) (i32.const 1)))))
+            (local.set $k (i32.add (local.get $k) (i32.ne (local.get $y) (i32.const 1))))
             (local.set $j (i32.add (local.get $j) (i32.const 1)))
             (br $sum)))
         (local.set $i (i32.add (local.get $i) (local.get $m)))
