@@ -73,7 +73,7 @@ const SCRATCH = 3 * 65536;
 const SCRATCH_VALUES = 4096;
 /** ECUAS_0's u of a block (4096 + 1 float64), after the scratch. */
 const U_AT = SCRATCH + 8 * (SCRATCH_VALUES + 2);
-/** The Brier sums (4 float64) or the γ-ECUAS counts (2 int32), after U_AT. */
+/** The Brier sums (4 float64) or the γ-ECUAS counts (2 int32), after U_AT; then a float64 zero ECUAS_0 reads. */
 const ACC_AT = U_AT + 8 * (SCRATCH_VALUES + 2);
 
 let loaded: Loaded | null | undefined;
@@ -100,7 +100,7 @@ function instantiate(): Loaded | null {
       typeof exports.ceSum !== 'function' ||
       typeof exports.ecuas0Sum !== 'function' ||
       typeof exports.log !== 'function' ||
-      exports.memory.buffer.byteLength < ACC_AT + 32
+      exports.memory.buffer.byteLength < ACC_AT + 40
     )
       return null;
     const buffer = exports.memory.buffer; // never grown: the views stay valid

@@ -5,7 +5,7 @@
 ;; 65,536, the flag bytes at 131,072, bin statistics after them; the log sums use 196,608 on: the
 ;; float64 values whose logs they take (4,096 and the 8 bytes an odd count rewrites), and at
 ;; 229,392 the u of ECUAS_0 (4,096 + 1 float64) or the int32 counts of the bins; at 262,176 the
-;; four Brier sums or the two γ-ECUAS counts.
+;; four Brier sums or the two γ-ECUAS counts; at 262,208 a float64 zero, never written.
 (module
   (memory (export "memory") 5)
   ;; The first index i < n with the float32 at p + 4i outside [0, 1] (NaN included), or n.
@@ -272,16 +272,20 @@
         (block $summed
           (loop $sum
             (br_if $summed (i32.ge_u (local.get $j) (local.get $m)))
+            ;; u − (1 − y)·log u; for y = 1 the log is read from the zero at 262,208 instead (u − 0·0
+            ;; = u, as u − 0·log u): an address chosen without a branch, where one on y would be
+            ;; mispredicted half the time
             (local.set $y (i32.load8_u (i32.add (local.get $py) (i32.add (local.get $i) (local.get $j)))))
             (local.set $s (f64.add (local.get $s)
-              (select
+              (f64.sub
                 (f64.load (i32.add (i32.const 229392) (i32.shl (local.get $j) (i32.const 3))))
-                (f64.sub
-                  (f64.load (i32.add (i32.const 229392) (i32.shl (local.get $j) (i32.const 3))))
-                  (f64.mul
-                    (f64.convert_i32_s (i32.sub (i32.const 1) (local.get $y)))
-                    (f64.load (i32.add (i32.const 196608) (i32.shl (local.get $k) (i32.const 3))))))
-                (i32.eq (local.get $y) (i32.const 1)))))
+                (f64.mul
+                  (f64.convert_i32_s (i32.sub (i32.const 1) (local.get $y)))
+                  (f64.load
+                    (select
+                      (i32.const 262208)
+                      (i32.add (i32.const 196608) (i32.shl (local.get $k) (i32.const 3)))
+                      (i32.eq (local.get $y) (i32.const 1))))))))
             (local.set $k (i32.add (local.get $k) (i32.ne (local.get $y) (i32.const 1))))
             (local.set $j (i32.add (local.get $j) (i32.const 1)))
             (br $sum)))
