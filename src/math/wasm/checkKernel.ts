@@ -29,7 +29,7 @@ interface CheckExports {
   readonly unitFirstOutside: (p: number, n: number) => number;
   /** Int32 flags at p as bytes at q; the number of ones, or −1 when one is neither 0 nor 1. */
   readonly flags32: (p: number, q: number, n: number) => number;
-  /** Adds (c_i − y_i)² over float32 c at pc and byte flags y at py to s_(i mod 4), float64 s0 … s3 at pa. */
+  /** Adds (c_i − y_i)² (float32 c at pc, byte flags y at py) to s_(i mod 4), float64 s0 … s3 at pa. */
   readonly brierSum4: (pc: number, py: number, n: number, pa: number) => void;
   /** Writes the number rejected (1 − c > γ) and the number accepted and wrong, int32, at pa. */
   readonly gammaCounts: (pc: number, py: number, n: number, gamma: number, pa: number) => void;
@@ -231,7 +231,10 @@ export function brierSumKernel(c: ArrayLike<number>, y: Uint8Array): number | nu
   return acc[0] + acc[1] + (acc[2] + acc[3]);
 }
 
-/** Σ γ-ECUAS cost as γ·(number rejected) + (number accepted and wrong), or null when the kernel is not used: gammaCostSum's bits. */
+/**
+ * Σ γ-ECUAS cost as γ·(number rejected) + (number accepted and wrong), or null when the kernel is
+ * not used: gammaCostSum's bits.
+ */
 export function gammaSumKernel(c: ArrayLike<number>, y: Uint8Array, gamma: number): number | null {
   const k = c instanceof Float32Array && c.length === y.length ? load(c.length) : null;
   if (!k) return null;
