@@ -38,7 +38,7 @@ interface CheckExports {
    * integer counts and Σy of the call at once (int32 work at pi, 2B).
    */
   readonly bins: (pc: number, py: number, n: number, nBins: number, po: number, pi: number) => void;
-  /** s − Σ log clamp(y·c + (1 − y)·(1 − c), eps, hi) over float32 c at pc and byte flags y at py, in order. */
+  /** s − Σ log clamp(y·c + (1 − y)·(1 − c), eps, hi) (float32 c at pc, byte flags y at py), in order; 0 < eps < 1/2. */
   readonly ceSum: (pc: number, py: number, n: number, eps: number, hi: number, s: number) => number;
   /** s + Σ (u − (1 − y)·log u), u = clamp(1 − c, eps, hi), in order; 0 < eps < 1/2, hi = 1 − eps. */
   readonly ecuas0Sum: (pc: number, py: number, n: number, eps: number, hi: number, s: number) => number;
@@ -330,10 +330,11 @@ function logSum(
 
 /**
  * Σ −log clamp(p, ε, 1 − ε), p = y·c + (1 − y)·(1 − c), in order, or null when the kernel is
- * not used: binaryCrossEntropySum's bits.
+ * not used (or ε is outside (0, 1/2), the metrics' range, where its clamp would not be Math's):
+ * binaryCrossEntropySum's bits.
  */
 export function crossEntropySumKernel(c: ArrayLike<number>, y: Uint8Array, eps: number): number | null {
-  const k = loadForLogs(c, y);
+  const k = eps > 0 && eps < 0.5 ? loadForLogs(c, y) : null;
   return k ? logSum(k, c as Float32Array, y, k.exports.ceSum, eps) : null;
 }
 

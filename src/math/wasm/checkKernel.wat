@@ -180,7 +180,12 @@
   ;; with the JS loops' float64 operations. $log is the log of softmaxKernel.wat (see the derivation
   ;; there), copied so that a batch already in this module's memory needs no other module.
 
-  ;; s + Σ −log clamp(y·c + (1 − y)·(1 − c), ε, 1 − ε), in order; ε and 1 − ε are given.
+  ;; The clamps of both take pmax then pmin, one instruction each where min and max take several:
+  ;; with ε > 0 and 1 − ε > 0 not NaN, Math.max(x, ε) = (x < ε ? ε : x) = pmax(x, ε) and
+  ;; Math.min(x, 1 − ε) = (1 − ε < x ? 1 − ε : x) = pmin(x, 1 − ε) for every x, NaN and −0 included.
+
+  ;; s + Σ −log clamp(y·c + (1 − y)·(1 − c), ε, 1 − ε), in order; ε and 1 − ε are given,
+  ;; 0 < ε < 1/2.
   (func (export "ceSum") (param $pc i32) (param $py i32) (param $n i32) (param $eps f64) (param $hi f64) (param $s f64) (result f64)
     (local $i i32) (local $m i32) (local $j i32) (local $t v128) (local $v v128) (local $one v128)
     (local $lo2 v128) (local $hi2 v128)
@@ -200,8 +205,8 @@
             (local.set $v (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (local.get $pc) (i32.shl (i32.add (local.get $i) (local.get $j)) (i32.const 2))))))
             (local.set $t (f64x2.convert_low_i32x4_u (i32x4.extend_low_i16x8_u (i16x8.extend_low_i8x16_u (v128.load16_splat (i32.add (local.get $py) (i32.add (local.get $i) (local.get $j))))))))
             (v128.store (i32.add (i32.const 196608) (i32.shl (local.get $j) (i32.const 3)))
-              (f64x2.min
-                (f64x2.max
+              (f64x2.pmin
+                (f64x2.pmax
                   (f64x2.add
                     (f64x2.mul (local.get $t) (local.get $v))
                     (f64x2.mul (f64x2.sub (local.get $one) (local.get $t)) (f64x2.sub (local.get $one) (local.get $v))))
@@ -246,8 +251,8 @@
             (br_if $filled (i32.ge_u (local.get $j) (local.get $m)))
             (local.set $a (i32.add (local.get $i) (local.get $j)))
             (local.set $u
-              (f64x2.min
-                (f64x2.max
+              (f64x2.pmin
+                (f64x2.pmax
                   (f64x2.sub (local.get $one)
                     (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (local.get $pc) (i32.shl (local.get $a) (i32.const 2))))))
                   (local.get $lo2))
