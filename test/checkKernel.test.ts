@@ -423,6 +423,77 @@ describe('checkKernel', () => {
     }
   });
 
+  it('one-chunk tensor batches: the same values, and the same refusals with the same messages, as the general readers', () => {
+    const n = 1000;
+    const c = unitData(n, 31);
+    const y = new Int32Array(n);
+    for (let i = 0; i < n; i++) y[i] = i % 3 ? 1 : 0;
+    const bad = (): Array<[unknown, unknown]> => {
+      const badC = c.slice();
+      badC[600] = 1.5;
+      const badY = y.slice();
+      badY[700] = 2;
+      const disposed = tf.tensor1d(c);
+      disposed.dispose();
+      const throwing = {
+        dataSync: () => {
+          throw new Error('no data');
+        },
+        shape: [n],
+        dtype: 'float32',
+      };
+      return [
+        [tf.tensor1d(badC), tf.tensor1d(y, 'int32')],
+        [tf.tensor1d(c), tf.tensor1d(badY, 'int32')],
+        [tf.tensor1d(c), tf.tensor1d(y.subarray(1), 'int32')],
+        [disposed, tf.tensor1d(y, 'int32')],
+        [tf.tensor2d(c, [n / 2, 2]), tf.tensor1d(y, 'int32')],
+        [throwing, tf.tensor1d(y, 'int32')],
+      ];
+    };
+    const run = (): { values: number[]; errors: string[] } => {
+      const nanC = c.slice();
+      nanC[3] = NaN; // read as 0.5
+      const good: Array<[tf.Tensor, tf.Tensor]> = [
+        [tf.tensor1d(c), tf.tensor1d(y, 'int32')],
+        [tf.tensor1d(nanC), tf.tensor1d(y, 'int32')],
+        [tf.tensor1d(c), tf.tensor1d(Uint8Array.from(y), 'bool')],
+      ];
+      const values = [ecuas.ConfidenceBrierScore, ecuas.CCAS, ecuas.ConfidenceAURC].flatMap((M) =>
+        good.map(([a, b]) => {
+          const m = new M().update(a, b);
+          const v = m.compute();
+          m.dispose();
+          return v;
+        }),
+      );
+      const errors = bad().map(([a, b]) => {
+        const m = new ecuas.ConfidenceErrorRate();
+        try {
+          m.update(a as tf.Tensor, b as tf.Tensor);
+          return 'accepted';
+        } catch (e) {
+          expect(e).toBeInstanceOf(ecuas.MetricInputError);
+          return (e as Error).message;
+        } finally {
+          expect(m.sampleCount).toBe(0);
+          m.dispose();
+          tf.dispose([a, b].filter((t): t is tf.Tensor => t instanceof tf.Tensor));
+        }
+      });
+      tf.dispose(good.flat());
+      return { values, errors };
+    };
+    const withKernel = run();
+    expect(withKernel.errors[0]).toContain('got 1.5 at index 600');
+    expect(withKernel.errors[1]).toContain('got 2 at index 700');
+    expect(withKernel.errors[5]).toContain('no data');
+    _checkKernelTesting.reset();
+    _wasmKernelTesting.reset();
+    vi.stubGlobal('WebAssembly', undefined);
+    expect(run()).toEqual(withKernel);
+  });
+
   it('the bin statistics are those of the JS loop, bit for bit, added to what is there', () => {
     for (const n of [1000, 16387, 40000]) {
       const c = unitData(n, n + 3);
