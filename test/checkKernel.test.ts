@@ -11,6 +11,7 @@ import {
   ecuas0SumKernel,
   gammaSumKernel,
   int32FlagsInto,
+  residentBatch,
   residentConfidences,
   residentFlags,
   unitPrefix,
@@ -312,6 +313,34 @@ describe('checkKernel', () => {
     _checkKernelTesting.reset();
     expect(residentConfidences(c.subarray(0, 1000))).toBeNull();
     expect(residentFlags(new Int32Array(1000))).toBeNull();
+  });
+
+  it('residentBatch checks and keeps both arrays in one call, as the two resident readers do', () => {
+    for (const n of [512, 1001, 16384]) {
+      const c = unitData(n, 41 + n);
+      const y = Int32Array.from({ length: n }, (_, i) => ((i * 7) % 3 === 0 ? 1 : 0));
+      const both = residentBatch(c, y);
+      expect(both).not.toBeNull();
+      const { confidence, flags, ones } = both as NonNullable<typeof both>;
+      expect([Array.from(confidence), Array.from(flags), ones]).toEqual([
+        Array.from(c),
+        Array.from(y),
+        y.reduce((a, b) => a + b, 0),
+      ]);
+      expect(confidence).toBe(residentConfidences(c)); // the same views
+      expect(flags).toBe(residentFlags(y)?.flags);
+      const badC = c.slice();
+      badC[n - 1] = -0.5;
+      const badY = y.slice();
+      badY[n >> 1] = -1;
+      expect([residentBatch(badC, y), residentBatch(c, badY), residentBatch(c, y.subarray(1))]).toEqual([
+        null,
+        null,
+        null,
+      ]);
+    }
+    expect(residentBatch(unitData(20000, 1), new Int32Array(20000))).toBeNull();
+    expect(residentBatch(new Float32Array(511), new Int32Array(511))).toBeNull();
   });
 
   it('metrics updated with one-chunk batches (read into the kernel memory) agree with the JS loops', () => {

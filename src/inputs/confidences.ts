@@ -1,4 +1,4 @@
-import { residentConfidences, residentFlags } from '../math/wasm/checkKernel';
+import { residentBatch } from '../math/wasm/checkKernel';
 import { isTensor, readConfidences, readFlagsCounted, requireSameN } from './read';
 import type { DecisionInput } from './adapter';
 
@@ -85,10 +85,15 @@ function residentTensorBatch(x: unknown, y: unknown): ConfidenceBatch | null {
     const v: unknown = y.dataSync();
     if (!(c instanceof Float32Array && v instanceof Int32Array && c.length === xs[0] && v.length === c.length))
       return null;
-    const confidence = residentConfidences(c);
-    const kept = confidence && residentFlags(v);
-    if (!confidence || !kept) return null;
-    return { n: c.length, confidence, rankKey: confidence, correct: kept.flags, nCorrect: kept.ones };
+    const kept = residentBatch(c, v);
+    if (!kept) return null;
+    return {
+      n: c.length,
+      confidence: kept.confidence,
+      rankKey: kept.confidence,
+      correct: kept.flags,
+      nCorrect: kept.ones,
+    };
   } catch {
     return null;
   }

@@ -29,6 +29,8 @@ interface CheckExports {
   readonly unitFirstOutside: (p: number, n: number) => number;
   /** Int32 flags at p as bytes at q; the number of ones, or −1 when one is neither 0 nor 1. */
   readonly flags32: (p: number, q: number, n: number) => number;
+  /** Confidences at 0 checked and flags at 65536 narrowed to BYTES_AT: the ones, −1 (a flag), −2 (a confidence). */
+  readonly checkBatch: (n: number) => number;
   /** Adds (c_i − y_i)² (float32 c at pc, byte flags y at py) to s_(i mod 4), float64 s0 … s3 at pa. */
   readonly brierSum4: (pc: number, py: number, n: number, pa: number) => void;
   /** Writes the number rejected (1 − c > γ) and the number accepted and wrong, int32, at pa. */
@@ -94,6 +96,7 @@ function instantiate(): Loaded | null {
       !(exports.memory instanceof WebAssembly.Memory) ||
       typeof exports.unitFirstOutside !== 'function' ||
       typeof exports.flags32 !== 'function' ||
+      typeof exports.checkBatch !== 'function' ||
       typeof exports.brierSum4 !== 'function' ||
       typeof exports.gammaCounts !== 'function' ||
       typeof exports.bins !== 'function' ||
@@ -174,6 +177,26 @@ export function residentFlags(v: Int32Array): { flags: Uint8Array; ones: number 
   if (ones < 0) return null;
   if (k.bytesView.length !== n) k.bytesView = new Uint8Array(k.exports.memory.buffer, BYTES_AT, n);
   return { flags: k.bytesView, ones };
+}
+
+/**
+ * {@link residentConfidences} and {@link residentFlags} of one batch in one call into the kernel:
+ * the views and the number of ones, or null where either would be null.
+ */
+export function residentBatch(
+  c: Float32Array,
+  v: Int32Array,
+): { confidence: Float32Array; flags: Uint8Array; ones: number } | null {
+  const n = c.length;
+  const k = n <= CHUNK && v.length === n ? load(n) : null;
+  if (!k) return null;
+  k.floats.set(c);
+  k.ints.set(v);
+  const ones = k.exports.checkBatch(n);
+  if (ones < 0) return null;
+  if (k.floatsView.length !== n) k.floatsView = new Float32Array(k.exports.memory.buffer, 0, n);
+  if (k.bytesView.length !== n) k.bytesView = new Uint8Array(k.exports.memory.buffer, BYTES_AT, n);
+  return { confidence: k.floatsView, flags: k.bytesView, ones };
 }
 
 /**

@@ -9,7 +9,7 @@
 (module
   (memory (export "memory") 5)
   ;; The first index i < n with the float32 at p + 4i outside [0, 1] (NaN included), or n.
-  (func (export "unitFirstOutside") (param $p i32) (param $n i32) (result i32)
+  (func $unitFirstOutside (export "unitFirstOutside") (param $p i32) (param $n i32) (result i32)
     (local $i i32) (local $end i32) (local $v v128) (local $x f32)
     (local.set $end (i32.and (local.get $n) (i32.const -4)))
     (block $simd
@@ -35,7 +35,7 @@
     (local.get $n))
   ;; Int32 0/1 flags at p written as bytes at q; returns the number of ones, or -1 when a value
   ;; is neither 0 nor 1 (the bytes are then meaningless).
-  (func (export "flags32") (param $p i32) (param $q i32) (param $n i32) (result i32)
+  (func $flags32 (export "flags32") (param $p i32) (param $q i32) (param $n i32) (result i32)
     (local $i i32) (local $end i32) (local $a v128) (local $b v128) (local $c v128) (local $d v128)
     (local $bits v128) (local $sum v128) (local $x i32) (local $tbits i32) (local $tsum i32)
     (local.set $end (i32.and (local.get $n) (i32.const -16)))
@@ -74,7 +74,14 @@
       (i32.add
         (i32.add (i32x4.extract_lane 0 (local.get $sum)) (i32x4.extract_lane 1 (local.get $sum)))
         (i32.add (i32x4.extract_lane 2 (local.get $sum)) (i32x4.extract_lane 3 (local.get $sum))))))
-;; The Brier sum of samples i = 0 … n − 1 in four running sums, sample i adding (c_i − y_i)² to
+;; A whole batch of n values (n ≤ 16,384) at once: the float32 confidences at 0 checked, the int32
+  ;; flags at 65,536 narrowed to bytes at 131,072 (one call where two would cost twice the call).
+  ;; The number of ones; −1 when a flag is neither 0 nor 1, −2 when a confidence is outside [0, 1].
+  (func (export "checkBatch") (param $n i32) (result i32)
+    (if (i32.lt_u (call $unitFirstOutside (i32.const 0) (local.get $n)) (local.get $n))
+      (then (return (i32.const -2))))
+    (call $flags32 (i32.const 65536) (i32.const 131072) (local.get $n)))
+  ;; The Brier sum of samples i = 0 … n − 1 in four running sums, sample i adding (c_i − y_i)² to
   ;; s_(i mod 4) (brierSum in ../costs.ts, the same float64 operations): s0 … s3 are the float64 at
   ;; pa, read and written back, so that chunks of a multiple of 4 samples continue them.
   (func (export "brierSum4") (param $pc i32) (param $py i32) (param $n i32) (param $pa i32)
