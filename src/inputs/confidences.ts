@@ -1,4 +1,5 @@
-import { readConfidences, readFlagsCounted, requireSameN } from './read';
+import { residentBatch } from '../math/wasm/checkKernel';
+import { isTensor, readConfidences, readFlagsCounted, requireSameN } from './read';
 import type { DecisionInput } from './adapter';
 
 /** Argument names of confidence metrics. */
@@ -33,15 +34,22 @@ function flagsWork(n: number): Uint8Array {
 
 /**
  * Reads (confidences, correctness): float32 confidences in [0, 1] (NaN → 0.5), 0/1 correctness.
- * `transient`: the batch is dropped before the next read, so its flags may be reused work space.
+ * `transient`: the batch is dropped before the next read, so its flags may be reused work space,
+ * and both arrays may be views of the check kernel's memory, where they were checked and where its
+ * sums read them without another copy.
  */
 export function readConfidenceBatch(metric: string, args: readonly unknown[], transient = false): ConfidenceBatch {
-  const confidence = readConfidences(metric, CONFIDENCE_INPUTS[0], args[0]);
+  if (transient) {
+    const kept = residentTensorBatch(args[0], args[1]);
+    if (kept) return kept;
+  }
+  const confidence = readConfidences(metric, CONFIDENCE_INPUTS[0], args[0], transient);
   const { flags: correct, ones } = readFlagsCounted(
     metric,
     CONFIDENCE_INPUTS[1],
     args[1],
     transient ? flagsWork : undefined,
+    transient,
   );
   requireSameN(metric, CONFIDENCE_INPUTS, [confidence.length, correct.length]);
   return { n: confidence.length, confidence, rankKey: confidence, correct, nCorrect: ones };
@@ -58,3 +66,35 @@ export const CONFIDENCES: DecisionInput<ConfidenceBatch, Record<string, never>> 
   classes: () => 0,
   decisions: (b: ConfidenceBatch) => b,
 });
+
+/**
+ * The common case of a metric's update, read in fewer steps: a float32 and an int32 tensor with
+ * one sample axis, N alike, every confidence in [0, 1] and every flag 0 or 1, checked in the check
+ * kernel's memory and left there (so what is checked is what is summed, whoever else holds the
+ * data). Null for anything else, and for whatever throws, which the general readers then read and
+ * report.
+ */
+function residentTensorBatch(x: unknown, y: unknown): ConfidenceBatch | null {
+  try {
+    if (!isTensor(x) || !isTensor(y) || x.isDisposed || y.isDisposed) return null;
+    if (x.dtype !== 'float32' || y.dtype !== 'int32') return null;
+    const xs = x.shape;
+    const ys = y.shape;
+    if (xs.length !== 1 || ys.length !== 1 || xs[0] !== ys[0]) return null;
+    const c: unknown = x.dataSync();
+    const v: unknown = y.dataSync();
+    if (!(c instanceof Float32Array && v instanceof Int32Array && c.length === xs[0] && v.length === c.length))
+      return null;
+    const kept = residentBatch(c, v);
+    if (!kept) return null;
+    return {
+      n: c.length,
+      confidence: kept.confidence,
+      rankKey: kept.confidence,
+      correct: kept.flags,
+      nCorrect: kept.ones,
+    };
+  } catch {
+    return null;
+  }
+}

@@ -1,7 +1,7 @@
 import type { Tensor } from '@tensorflow/tfjs-core';
 import { ARG, clip, fail, MetricInputError } from '../errors';
 import { firstNonFinite } from '../math/softmax';
-import { int32FlagsInto, unitPrefix } from '../math/wasm/checkKernel';
+import { int32FlagsInto, residentConfidences, residentFlags, unitPrefix } from '../math/wasm/checkKernel';
 
 /** Any of the JavaScript typed arrays a 1-D argument may be given as. */
 export type TypedArray =
@@ -227,12 +227,17 @@ function toFloat32Copy(values: ArrayLike<number>): Float32Array {
 /**
  * Confidences: 1-D, finite, in [0, 1] after float32 rounding; NaN becomes 0.5. The result may be
  * the caller's own float32 data (when nothing needs converting or replacing): read it, never
- * write to it.
+ * write to it. `resident`: it may also be a view of the check kernel's memory, valid until the
+ * next batch is read (see residentConfidences), for a batch that is summed and dropped before.
  */
-export function readConfidences(metric: string, arg: string, x: unknown): Float32Array {
+export function readConfidences(metric: string, arg: string, x: unknown, resident = false): Float32Array {
   const raw = readRaw(metric, arg, x);
   requireRank(metric, arg, raw, 1, 'a 1-D array of confidences [N]');
   let c = raw.values instanceof Float32Array ? raw.values : Float32Array.from(raw.values);
+  if (resident) {
+    const kept = residentConfidences(c); // checked in compiled code, and left in its memory
+    if (kept) return kept;
+  }
   let own = c !== raw.values;
   // the values before unitPrefix's are in [0, 1] (compiled code, when available)
   for (let i = unitPrefix(c); i < c.length; i++) {
@@ -299,17 +304,22 @@ function copyFlags(v: ArrayLike<number>, out: Uint8Array): { bad: number; ones: 
 }
 
 /**
- * Booleans or 0/1: 1-D; a Uint8Array of 0/1 — fresh, or from `work(n)` when given — and the
- * number of ones.
+ * Booleans or 0/1: 1-D; a Uint8Array of 0/1 — fresh, or from `work(n)` when given, or with
+ * `resident` a view of the check kernel's memory (as readConfidences') — and the number of ones.
  */
 export function readFlagsCounted(
   metric: string,
   arg: string,
   x: unknown,
   work?: (n: number) => Uint8Array,
+  resident = false,
 ): { flags: Uint8Array; ones: number } {
   const raw = readRaw(metric, arg, x);
   requireRank(metric, arg, raw, 1, 'a 1-D array of booleans or 0/1 [N]');
+  if (resident && raw.values instanceof Int32Array) {
+    const kept = residentFlags(raw.values); // as readConfidences' `resident`
+    if (kept) return kept;
+  }
   const flags = work ? work(raw.values.length) : new Uint8Array(raw.values.length);
   const { bad, ones } = copyFlags(raw.values, flags);
   if (bad >= 0)

@@ -224,7 +224,7 @@ function selfCheck(kern: KernelExports, exp: (x: number) => number = expNonPosit
  * an operation out of order shows in a few results in a thousand). An odd count (the kernel's
  * tail step too).
  */
-function logCheckArguments(): Float64Array {
+export function logCheckArguments(): Float64Array {
   const v: number[] = [
     0,
     -0,
@@ -248,24 +248,38 @@ function logCheckArguments(): Float64Array {
       v.push(p * y, p * (y - 2 ** -52), p * (y + 2 ** -52));
     }
   }
+  // The generated part goes straight into the result, with the generator written out in each
+  // loop: this runs once, before any of it is optimized, where each call and push costs.
+  const fixed = v.length;
+  const total = fixed + 512 + 256 + 1024;
+  const out = new Float64Array(total + ((total + 1) % 2));
+  out.set(v);
   const words = new Uint32Array(2);
   const bits = new Float64Array(words.buffer);
   let state = 0x6d2b79f5;
-  const next = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0);
+  let at = fixed;
   for (let j = 0; j < 512; j++) {
-    words[0] = next();
-    words[1] = ((next() % 2047) << 20) | (next() >>> 12); // exponent field 0 … 2046, little-endian
-    v.push(bits[0]);
+    words[0] = state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    const e = (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) % 2047;
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    words[1] = (e << 20) | (state >>> 12); // exponent field 0 … 2046, little-endian
+    out[at++] = bits[0];
   }
-  const u = () => next() / 4294967296;
-  for (let j = 0; j < 256; j++) v.push(j % 2 ? 1e-7 + u() * (1 - 1e-7) : 1e-7 ** u());
+  for (let j = 0; j < 256; j++) {
+    const u = (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296;
+    out[at++] = j % 2 ? 1e-7 + u * (1 - 1e-7) : 1e-7 ** u;
+  }
   // the i > 0 band and |f| < 2^-20, densely (k from −30 to 30; k = 0 for every fourth)
   for (let j = 0; j < 512; j++) {
-    const p = j % 4 === 0 ? 1 : 2 ** ((next() % 61) - 30);
-    v.push(p * (1 + (0x6147a + u() * 0xa3d8) * 2 ** -20), p * (1 + (2 * u() - 1) * 2 ** -20));
+    let p = 1;
+    if (j % 4 !== 0) p = 2 ** (((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) % 61) - 30);
+    const u1 = (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296;
+    out[at++] = p * (1 + (0x6147a + u1 * 0xa3d8) * 2 ** -20);
+    const u2 = (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296;
+    out[at++] = p * (1 + (2 * u2 - 1) * 2 ** -20);
   }
-  if (v.length % 2 === 0) v.push(0.75);
-  return Float64Array.from(v);
+  if (at < out.length) out[at] = 0.75; // an odd count
+  return out;
 }
 
 /** Checks the log kernel against this engine's Math.log (an engine whose Math.log is not fdlibm's fails). */
