@@ -28,8 +28,9 @@ export type ShortcutFunction<A extends unknown[], R, O> = (...args: [...A, Parti
  * Base of every metric: `update` any number of times, `compute`, `reset`, `dispose`.
  *
  * Subclasses validate a whole batch before touching state (so a rejected `update` changes
- * nothing), reduce it to sufficient statistics held as tfjs tensors, and compute the value
- * from those statistics with pure functions.
+ * nothing), reduce it to sufficient statistics (sums in float64 arrays, per-sample columns as
+ * tfjs tensors or, for ranking, in a WebAssembly kernel's memory), and compute the value from
+ * those statistics with pure functions.
  *
  * @typeParam A - the arguments of `update`
  * @typeParam R - what `compute` returns
