@@ -20,10 +20,6 @@
   ;; min over the non-NaN z of the last $argmax row (-inf when not computed: forces the slow path)
   (global $rowMin (mut f64) (f64.const 0))
 
-  ;; the largest z of the last $argmax row but its first argmax (the second largest as a multiset:
-  ;; the maximum again when it occurs twice; -inf for k = 1); meaningful only when $rowBad is 0
-  (global $rowSecond (mut f32) (f32.const 0))
-
   ;; 1 when the last $argmax row holds a NaN or an infinity (the readers' finiteness check)
   (global $rowBad (mut i32) (i32.const 0))
   ;; how many rows of the last "rows" or "tops" call have the label at the argmax (with $outC)
@@ -44,30 +40,24 @@
   ;; $rowBad for the same scan: NaN lanes by z != z, infinities by the row's max and min.
   (func $argmax (param $p i32) (param $k i32) (result i32)
     (local $j i32) (local $top i32) (local $end i32) (local $bm i32) (local $bad i32)
-    (local $mf f32) (local $z f32) (local $lf f32) (local $sf f32) (local $zs f32)
+    (local $mf f32) (local $z f32) (local $lf f32)
     (local $a0 v128) (local $a1 v128) (local $b0 v128) (local $b1 v128) (local $v v128) (local $nan v128)
-    (local $c0 v128) (local $c1 v128)
     (global.set $rowMin (f64.const -inf))
     (local.set $mf (f32.load (local.get $p)))
     (if (i32.or (i32.lt_u (local.get $k) (i32.const 8)) (f32.ne (local.get $mf) (local.get $mf)))
       (then
         ;; the JS loop verbatim; z - z is NaN (not 0) exactly for NaN and +-inf
         (local.set $bad (f32.ne (f32.sub (local.get $mf) (local.get $mf)) (f32.const 0)))
-        (local.set $sf (f32.const -inf))
         (local.set $j (i32.const 1))
         (block $done
           (loop $scan
             (br_if $done (i32.ge_u (local.get $j) (local.get $k)))
             (local.set $z (f32.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
             (local.set $bad (i32.or (local.get $bad) (f32.ne (f32.sub (local.get $z) (local.get $z)) (f32.const 0))))
-            ;; second = max(second, min(max, z)) (exact for rows without NaN)
-            (local.set $lf (select (local.get $z) (local.get $mf) (f32.lt (local.get $z) (local.get $mf))))
-            (local.set $sf (select (local.get $lf) (local.get $sf) (f32.lt (local.get $sf) (local.get $lf))))
             (if (f32.gt (local.get $z) (local.get $mf))
               (then (local.set $mf (local.get $z)) (local.set $top (local.get $j))))
             (local.set $j (i32.add (local.get $j) (i32.const 1)))
             (br $scan)))
-        (global.set $rowSecond (local.get $sf))
         (global.set $rowBad (local.get $bad))
         (return (local.get $top))))
     ;; z_0 is not NaN: the JS result is the first index holding the maximum of the non-NaN values.
@@ -76,40 +66,25 @@
     (local.set $a1 (local.get $a0))
     (local.set $b0 (v128.const f32x4 inf inf inf inf))
     (local.set $b1 (local.get $b0))
-    (local.set $c0 (local.get $a0))
-    (local.set $c1 (local.get $a0))
     (local.set $end (i32.and (local.get $k) (i32.const -8)))
     (loop $max8
       (local.set $v (v128.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
-      ;; per lane the two largest (c <= a): c = max(c, min(a, v)) before a = max(a, v)
-      (local.set $c0 (f32x4.pmax (local.get $c0) (f32x4.pmin (local.get $a0) (local.get $v))))
       (local.set $a0 (f32x4.pmax (local.get $a0) (local.get $v)))
       (local.set $b0 (f32x4.pmin (local.get $b0) (local.get $v)))
       (local.set $nan (v128.or (local.get $nan) (f32x4.ne (local.get $v) (local.get $v))))
       (local.set $v (v128.load offset=16 (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
-      (local.set $c1 (f32x4.pmax (local.get $c1) (f32x4.pmin (local.get $a1) (local.get $v))))
       (local.set $a1 (f32x4.pmax (local.get $a1) (local.get $v)))
       (local.set $b1 (f32x4.pmin (local.get $b1) (local.get $v)))
       (local.set $nan (v128.or (local.get $nan) (f32x4.ne (local.get $v) (local.get $v))))
       (local.set $j (i32.add (local.get $j) (i32.const 8)))
       (br_if $max8 (i32.lt_u (local.get $j) (local.get $end))))
-    ;; merging two lanes' (a, c): c = max(c, c', min(a, a')), a = max(a, a')
-    (local.set $c0 (f32x4.pmax (f32x4.pmax (local.get $c0) (local.get $c1)) (f32x4.pmin (local.get $a0) (local.get $a1))))
     (local.set $a0 (f32x4.pmax (local.get $a0) (local.get $a1)))
     (local.set $b0 (f32x4.pmin (local.get $b0) (local.get $b1)))
     ;; lanes 1..3 into lane 0
-    (local.set $v (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $a0) (local.get $a0)))
-    (local.set $c0 (f32x4.pmax (f32x4.pmax (local.get $c0) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $c0) (local.get $c0)))
-                               (f32x4.pmin (local.get $a0) (local.get $v))))
-    (local.set $a0 (f32x4.pmax (local.get $a0) (local.get $v)))
+    (local.set $a0 (f32x4.pmax (local.get $a0) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $a0) (local.get $a0))))
     (local.set $b0 (f32x4.pmin (local.get $b0) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $b0) (local.get $b0))))
     (local.set $mf (f32x4.extract_lane 0 (local.get $a0)))
     (local.set $z (f32x4.extract_lane 1 (local.get $a0)))
-    (local.set $sf (f32x4.extract_lane 0 (local.get $c0)))
-    (local.set $lf (f32x4.extract_lane 1 (local.get $c0)))
-    (local.set $sf (select (local.get $lf) (local.get $sf) (f32.lt (local.get $sf) (local.get $lf))))
-    (local.set $lf (select (local.get $z) (local.get $mf) (f32.lt (local.get $z) (local.get $mf))))
-    (local.set $sf (select (local.get $lf) (local.get $sf) (f32.lt (local.get $sf) (local.get $lf))))
     (local.set $mf (select (local.get $z) (local.get $mf) (f32.lt (local.get $mf) (local.get $z))))
     (local.set $lf (f32x4.extract_lane 0 (local.get $b0)))
     (local.set $z (f32x4.extract_lane 1 (local.get $b0)))
@@ -118,15 +93,12 @@
       (loop $tail
         (br_if $tdone (i32.ge_u (local.get $j) (local.get $k)))
         (local.set $z (f32.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
-        (local.set $zs (select (local.get $z) (local.get $mf) (f32.lt (local.get $z) (local.get $mf))))
-        (local.set $sf (select (local.get $zs) (local.get $sf) (f32.lt (local.get $sf) (local.get $zs))))
         (local.set $mf (select (local.get $z) (local.get $mf) (f32.lt (local.get $mf) (local.get $z))))
         (local.set $lf (select (local.get $z) (local.get $lf) (f32.lt (local.get $z) (local.get $lf))))
         (local.set $bad (i32.or (local.get $bad) (f32.ne (local.get $z) (local.get $z))))
         (local.set $j (i32.add (local.get $j) (i32.const 1)))
         (br $tail)))
     (global.set $rowMin (f64.promote_f32 (local.get $lf)))
-    (global.set $rowSecond (local.get $sf))
     (global.set $rowBad (i32.or (i32.or (local.get $bad) (v128.any_true (local.get $nan)))
       (i32.or (f32.eq (local.get $mf) (f32.const inf)) (f32.eq (local.get $lf) (f32.const -inf)))))
     ;; first index equal to the maximum (it exists: z_0 is not NaN), 16 lanes per step; lanes read
@@ -172,9 +144,6 @@
   (global $eFLOOR (mut v128) (v128.const f64x2 -746 -746))   ;; below: +0 (as exp(-746))
   (global $eONE (mut v128) (v128.const f64x2 1 1))
   (global $eB1022 (mut v128) (v128.const i64x2 0x3fe0000000000000 0x3fe0000000000000)) ;; 1022 << 52
-  ;; 2^p and 2^(53-B) of the row in $expSum
-  (global $fS (mut v128) (v128.const i64x2 0 0))
-  (global $fC (mut v128) (v128.const i64x2 0 0))
   (global $eTWOM1022 (mut v128) (v128.const f64x2 0x1p-1022 0x1p-1022))
 
   ;; e_j = exp(z_j - m) for the k float32 at $p into the float64 at $e, two per step (reads up to 4
@@ -392,11 +361,6 @@
             (f64.floor (f64.mul (f64.sub (local.get $r) (f64.floor (local.get $r))) (local.get $cs)))))
           (local.set $i (i32.add (local.get $i) (i32.const 8)))
           (br_if $l (i32.lt_u (local.get $i) (local.get $end))))))
-    (call $ofFinish (local.get $hs) (local.get $ls) (local.get $b) (local.get $p)))
-
-  ;; The end of $ofsum: s = (H + L*2^-(53-B))*2^-p.
-  (func $ofFinish (param $hs f64) (param $ls f64) (param $b i32) (param $p i32) (result f64)
-    (local $r f64) (local $q i32)
     ;; y = H + L*2^-(53-B), one rounding
     (local.set $r (f64.add (local.get $hs) (f64.mul (local.get $ls)
       (f64.reinterpret_i64 (i64.shl (i64.extend_i32_u (i32.add (local.get $b) (i32.const 970))) (i64.const 52))))))
@@ -407,85 +371,6 @@
         (f64.reinterpret_i64 (i64.shl (i64.extend_i32_u (i32.sub (i32.sub (i32.const 1023) (local.get $p)) (local.get $q))) (i64.const 52))))
       (f64.reinterpret_i64 (i64.shl (i64.extend_i32_u (i32.add (local.get $q) (i32.const 1023))) (i64.const 52)))))
     (local.get $r))
-
-  ;; $expFast and $ofsum in one pass, for a row whose scale is known before any exp: the largest
-  ;; e_j (j != top) is exp(z2 - m), z2 the row's second largest logit (exp is monotone and
-  ;; deterministic), so E, hence p = 53 - B - E, comes from that one exp; each e_j is then scaled
-  ;; and split into H and L at once, with no store of e. The lanes of top and of the pair's lane
-  ;; past the row are zeroed (e_top = 0 in JS; the lane past the row is not a value). Needs
-  ;; p <= 1023 and a fast row without NaN; $s = 2^p, $b = ceil(log2 k). Reads up to 12 bytes past
-  ;; the row.
-  (func $expSum (param $p i32) (param $k i32) (param $m f64) (param $s f64) (param $b i32) (param $pe i32)
-                (param $mx f64) (param $cnt f64)
-                (result f64)
-    (local $end i32) (local $M v128) (local $r2 v128) (local $y v128) (local $f v128)
-    (local $h v128) (local $l v128) (local $S v128) (local $C v128)
-    (local $yP v128) (local $xm f64) (local $fm f64)
-    (local $x v128) (local $kb v128) (local $kd v128) (local $r v128) (local $t0 v128) (local $t1 v128) (local $sc v128)
-    (local $xN v128) (local $kbN v128) (local $kdN v128) (local $rN v128) (local $t0N v128) (local $t1N v128) (local $scN v128)
-    (local $leINV v128) (local $leSHIFT v128) (local $leNEGHI v128) (local $leNEGLO v128) (local $leC2 v128) (local $leC3 v128) (local $leC4 v128)
-    (local.set $leINV (global.get $eINV))
-    (local.set $leSHIFT (global.get $eSHIFT))
-    (local.set $leNEGHI (global.get $eNEGHI))
-    (local.set $leNEGLO (global.get $eNEGLO))
-    (local.set $leC2 (global.get $eC2))
-    (local.set $leC3 (global.get $eC3))
-    (local.set $leC4 (global.get $eC4))
-    (global.set $fS (f64x2.splat (local.get $s)))
-    (global.set $fC (f64x2.splat (f64.reinterpret_i64 (i64.shl (i64.extend_i32_u (i32.sub (i32.const 1076) (local.get $b))) (i64.const 52)))))
-    (local.set $M (f64x2.splat (local.get $m)))
-    (local.set $end (i32.add (local.get $p) (i32.shl (local.get $k) (i32.const 2))))
-    (local.set $x (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $p))) (local.get $M)))
-    (local.set $kb (f64x2.add (f64x2.mul (local.get $x) (local.get $leINV)) (local.get $leSHIFT)))
-    (local.set $kd (f64x2.sub (local.get $kb) (local.get $leSHIFT)))
-    (local.set $r (f64x2.add (f64x2.add (local.get $x) (f64x2.mul (local.get $kd) (local.get $leNEGHI)))
-                             (f64x2.mul (local.get $kd) (global.get $eNEGLO))))
-    (local.set $t0 (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 0 (local.get $kb))) (i32.const 255)) (i32.const 4))))
-    (local.set $t1 (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 1 (local.get $kb))) (i32.const 255)) (i32.const 4))))
-    (local.set $sc (i64x2.add (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t1))
-                              (i64x2.shl (local.get $kb) (i32.const 44))))
-    (loop $step
-      ;; the previous pair's x into H and L (a step behind: a shorter chain within the step)
-      (local.set $f (f64x2.floor (local.get $yP)))
-      (local.set $h (f64x2.add (local.get $h) (local.get $f)))
-      (local.set $l (f64x2.add (local.get $l)
-        (f64x2.floor (f64x2.mul (f64x2.sub (local.get $yP) (local.get $f)) (global.get $fC)))))
-      (local.set $xN (f64x2.sub (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $p))) (local.get $M)))
-      (local.set $kbN (f64x2.add (f64x2.mul (local.get $xN) (local.get $leINV)) (local.get $leSHIFT)))
-      (local.set $kdN (f64x2.sub (local.get $kbN) (local.get $leSHIFT)))
-      (local.set $rN (f64x2.add (f64x2.add (local.get $xN) (f64x2.mul (local.get $kdN) (local.get $leNEGHI)))
-                               (f64x2.mul (local.get $kdN) (global.get $eNEGLO))))
-      (local.set $t0N (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 0 (local.get $kbN))) (i32.const 255)) (i32.const 4))))
-      (local.set $t1N (v128.load (i32.shl (i32.and (i32.wrap_i64 (i64x2.extract_lane 1 (local.get $kbN))) (i32.const 255)) (i32.const 4))))
-      (local.set $scN (i64x2.add (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0N) (local.get $t1N))
-                                (i64x2.shl (local.get $kbN) (i32.const 44))))
-      (local.set $r2 (f64x2.mul (local.get $r) (local.get $r)))
-      (local.set $y (f64x2.add (local.get $sc) (f64x2.mul (local.get $sc) (f64x2.add
-        (f64x2.add (f64x2.add (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t1)) (local.get $r))
-                   (f64x2.mul (local.get $r2) (f64x2.add (local.get $leC2) (f64x2.mul (local.get $r) (local.get $leC3)))))
-        (f64x2.mul (f64x2.mul (local.get $r2) (local.get $r2)) (global.get $eC4))))))
-      ;; x = e*2^p, split into H and L in the next step
-      (local.set $yP (f64x2.mul (local.get $y) (global.get $fS)))
-      (local.set $r (local.get $rN))
-      (local.set $t0 (local.get $t0N))
-      (local.set $t1 (local.get $t1N))
-      (local.set $sc (local.get $scN))
-      (local.set $p (i32.add (local.get $p) (i32.const 8)))
-      (br_if $step (i32.lt_u (local.get $p) (local.get $end))))
-    (local.set $f (f64x2.floor (local.get $yP)))
-    (local.set $h (f64x2.add (local.get $h) (local.get $f)))
-    (local.set $l (f64x2.add (local.get $l)
-      (f64x2.floor (f64x2.mul (f64x2.sub (local.get $yP) (local.get $f)) (global.get $fC)))))
-    ;; less the $cnt terms of mx (exact: every partial sum is an integer below 2^53)
-    (local.set $xm (f64.mul (local.get $mx) (local.get $s)))
-    (local.set $fm (f64.floor (local.get $xm)))
-    (call $ofFinish
-      (f64.sub (f64.add (f64x2.extract_lane 0 (local.get $h)) (f64x2.extract_lane 1 (local.get $h)))
-               (f64.mul (local.get $cnt) (local.get $fm)))
-      (f64.sub (f64.add (f64x2.extract_lane 0 (local.get $l)) (f64x2.extract_lane 1 (local.get $l)))
-               (f64.mul (local.get $cnt) (f64.floor (f64.mul (f64.sub (local.get $xm) (local.get $fm))
-                 (f64.reinterpret_i64 (i64.shl (i64.extend_i32_u (i32.sub (i32.const 1076) (local.get $b))) (i64.const 52)))))))
-      (local.get $b) (local.get $pe)))
 
   ;; For each of $n rows of $k float32 at $in: top -> i32 at $outTop, m -> f64 at $outM,
   ;; s -> f64 at $outS. $e is scratch for k + 4 float64; the input must be readable 64 bytes past
@@ -508,11 +393,7 @@
                         (result i32)
     (local $r i32) (local $p i32) (local $top i32) (local $m f64)
     (local $j i32) (local $y i32) (local $end i32) (local $ej f64) (local $w f64) (local $q f64)
-    (local $b i32) (local $pe i32) (local $ti i32) (local $kbits i64) (local $zt i32) (local $zn i32) (local $zv f32)
-    (local $x f64) (local $kb f64) (local $kd f64) (local $rr f64) (local $rr2 f64) (local $sc f64)
     (global.set $nCorrect (i32.const 0))
-    ;; B = ceil(log2 k) of $ofsum
-    (local.set $b (i32.sub (i32.const 32) (i32.clz (i32.sub (local.get $k) (i32.const 1)))))
     (block $done
       (loop $row
         (br_if $done (i32.ge_u (local.get $r) (local.get $n)))
@@ -520,55 +401,13 @@
         (local.set $top (call $argmax (local.get $p) (local.get $k)))
         (if (i32.and (local.get $check) (global.get $rowBad)) (then (return (local.get $r))))
         (local.set $m (f64.promote_f32 (f32.load (i32.add (local.get $p) (i32.shl (local.get $top) (i32.const 2))))))
-        (block $summed
-          (block $stored
-            ;; one pass ($expSum) for a fast row (m - min z <= 704, false for NaN/inf m or min)
-            ;; without NaN, k > 1 and no second pass
-            (br_if $stored (i32.or (i32.or (local.get $outW) (global.get $rowBad))
-              (i32.or (i32.le_u (local.get $k) (i32.const 1))
-                      (i32.eqz (f64.le (f64.sub (local.get $m) (global.get $rowMin)) (f64.const 704))))))
-            ;; mx = exp(z2 - m) (z2 >= min z: x >= -704, the first form), in scalar registers
-            (local.set $x (f64.sub (f64.promote_f32 (global.get $rowSecond)) (local.get $m)))
-            (local.set $kb (f64.add (f64.mul (local.get $x) (f64.const 0x1.71547652b82fep+8)) (f64.const 0x1.8p52)))
-            (local.set $kd (f64.sub (local.get $kb) (f64.const 0x1.8p52)))
-            (local.set $rr (f64.add (f64.add (local.get $x) (f64.mul (local.get $kd) (f64.reinterpret_i64 (i64.const 0xbf662e42ff000000))))
-                                    (f64.mul (local.get $kd) (f64.reinterpret_i64 (i64.const 0x3d4718432a1b0e26)))))
-            (local.set $kbits (i64.reinterpret_f64 (local.get $kb)))
-            (local.set $ti (i32.shl (i32.and (i32.wrap_i64 (local.get $kbits)) (i32.const 255)) (i32.const 4)))
-            (local.set $sc (f64.reinterpret_i64 (i64.add (i64.load offset=8 (local.get $ti)) (i64.shl (local.get $kbits) (i64.const 44)))))
-            (local.set $rr2 (f64.mul (local.get $rr) (local.get $rr)))
-            (local.set $x (f64.add (local.get $sc) (f64.mul (local.get $sc) (f64.add
-              (f64.add (f64.add (f64.load (local.get $ti)) (local.get $rr))
-                       (f64.mul (local.get $rr2) (f64.add (f64.reinterpret_i64 (i64.const 0x3fdfffffffffffd4))
-                         (f64.mul (local.get $rr) (f64.reinterpret_i64 (i64.const 0x3fc5555571da470f))))))
-              (f64.mul (f64.mul (local.get $rr2) (local.get $rr2)) (f64.reinterpret_i64 (i64.const 0x3fa55555769d2886)))))))
-            ;; p of $ofsum from mx's exponent field; above 1023 (all e_j below about 2^-970):
-            ;; $ofsum's other branch
-            (local.set $pe (i32.sub (i32.sub (i32.const 1075) (local.get $b))
-              (i32.wrap_i64 (i64.shr_u (i64.reinterpret_f64 (local.get $x)) (i64.const 52)))))
-            (br_if $stored (i32.gt_s (local.get $pe) (i32.const 1023)))
-            ;; z_top, and for odd k the float32 after the row (read by the last pair), are replaced
-            ;; by z2 for the pass, then restored: their terms are then mx's, known, and subtracted
-            ;; exactly at the end (no mask per pair; the memory is the kernel's own copy)
-            (local.set $zt (i32.add (local.get $p) (i32.shl (local.get $top) (i32.const 2))))
-            (local.set $zn (i32.add (local.get $p) (i32.shl (local.get $k) (i32.const 2))))
-            (local.set $zv (f32.load (local.get $zn)))
-            (f32.store (local.get $zt) (global.get $rowSecond))
-            (if (i32.and (local.get $k) (i32.const 1)) (then (f32.store (local.get $zn) (global.get $rowSecond))))
-            (f64.store (i32.add (local.get $outS) (i32.shl (local.get $r) (i32.const 3)))
-              (call $expSum (local.get $p) (local.get $k) (local.get $m)
-                (f64.reinterpret_i64 (i64.shl (i64.extend_i32_u (i32.add (local.get $pe) (i32.const 1023))) (i64.const 52)))
-                (local.get $b) (local.get $pe) (local.get $x)
-                (f64.convert_i32_u (i32.add (i32.const 1) (i32.and (local.get $k) (i32.const 1))))))
-            (f32.store (local.get $zn) (local.get $zv))
-            (f32.store (local.get $zt) (f32.demote_f64 (local.get $m)))
-            (br $summed))
-          (if (f64.le (f64.sub (local.get $m) (global.get $rowMin)) (f64.const 704))
-            (then (call $expFast (local.get $p) (local.get $k) (local.get $e) (local.get $m)))
-            (else (call $expSlow (local.get $p) (local.get $k) (local.get $e) (local.get $m))))
-          (f64.store (i32.add (local.get $e) (i32.shl (local.get $top) (i32.const 3))) (f64.const 0))
-          (f64.store (i32.add (local.get $outS) (i32.shl (local.get $r) (i32.const 3)))
-            (call $ofsum (local.get $e) (local.get $k))))
+        ;; fast iff m - min z <= 704: every x >= -704 (false for NaN/inf m or min)
+        (if (f64.le (f64.sub (local.get $m) (global.get $rowMin)) (f64.const 704))
+          (then (call $expFast (local.get $p) (local.get $k) (local.get $e) (local.get $m)))
+          (else (call $expSlow (local.get $p) (local.get $k) (local.get $e) (local.get $m))))
+        (f64.store (i32.add (local.get $e) (i32.shl (local.get $top) (i32.const 3))) (f64.const 0))
+        (f64.store (i32.add (local.get $outS) (i32.shl (local.get $r) (i32.const 3)))
+          (call $ofsum (local.get $e) (local.get $k)))
         (f64.store (i32.add (local.get $outM) (i32.shl (local.get $r) (i32.const 3))) (local.get $m))
         (i32.store (i32.add (local.get $outTop) (i32.shl (local.get $r) (i32.const 2))) (local.get $top))
         (call $correct (local.get $labels) (local.get $outC) (local.get $r) (local.get $top))
