@@ -441,6 +441,9 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
         edge[at] = 9 - 704; // spread exactly 704 (fast) with the max 9 elsewhere
         edge[(at + 1) % k] = 9;
         rows.push(edge);
+        const zeros: number[] = new Array<number>(k).fill(-0);
+        zeros[at] = 0; // +0 ties -0: the first index (and m = -0) wins
+        rows.push(zeros);
       }
       const flat = Float32Array.from(rows.flat());
       expectIdentical(flat, rows.length, k);
