@@ -420,6 +420,46 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
     }
   });
 
+  it('finds the max, first argmax, min and non-finite values among the last k mod 8 logits (re-read)', () => {
+    // The scan reads whole vectors of 8; the last k mod 8 values come from re-reading the row's
+    // last 8, so they are seen twice and must still decide the argmax, the fast-path min and the check.
+    for (let k = 8; k <= 27; k++) {
+      const rows: number[][] = [];
+      for (let at = 0; at < k; at++) {
+        const base = Array.from({ length: k }, (_, j) => ((j * 37) % 11) - 5);
+        const big = base.slice();
+        big[at] = 9; // the max at `at`
+        rows.push(big);
+        const tie = base.slice();
+        tie[at] = 9;
+        tie[k - 1] = 9; // a tie with the last value: the first index wins
+        rows.push(tie);
+        const low = base.slice();
+        low[at] = -800; // the min decides fast (spread <= 704) or slow
+        rows.push(low);
+        const edge = base.slice();
+        edge[at] = 9 - 704; // spread exactly 704 (fast) with the max 9 elsewhere
+        edge[(at + 1) % k] = 9;
+        rows.push(edge);
+        const zeros: number[] = new Array<number>(k).fill(-0);
+        zeros[at] = 0; // +0 ties -0: the first index (and m = -0) wins
+        rows.push(zeros);
+      }
+      const flat = Float32Array.from(rows.flat());
+      expectIdentical(flat, rows.length, k);
+      // one NaN or infinity anywhere in a row: the check stops at that row
+      for (const bad of [NaN, Infinity, -Infinity]) {
+        for (let at = 0; at < k; at++) {
+          const x = new Float32Array(3 * k).fill(1);
+          x[k + at] = bad;
+          const r = rowSoftmaxStats(x, 3, k, null, false, false, true);
+          assert.isNotNull(r);
+          expect([k, at, bad, r.bad]).toEqual([k, at, bad, 1]);
+        }
+      }
+    }
+  });
+
   it('second pass: labels at 0, k − 1, at and away from the argmax, absent and out of range', () => {
     const r = rng(8);
     for (const k of [1, 2, 3, 7, 8, 9, 16, 17, 127, 128, 129, 1000, 1001]) {

@@ -78,32 +78,34 @@
       (local.set $nan (v128.or (local.get $nan) (f32x4.ne (local.get $v) (local.get $v))))
       (local.set $j (i32.add (local.get $j) (i32.const 8)))
       (br_if $max8 (i32.lt_u (local.get $j) (local.get $end))))
+    ;; the last k mod 8 values: the row's last 8 again (max, min and the NaN test do not mind
+    ;; values seen twice), no scalar loop
+    (if (i32.lt_u (local.get $j) (local.get $k))
+      (then
+        (local.set $j (i32.add (local.get $p) (i32.shl (i32.sub (local.get $k) (i32.const 8)) (i32.const 2))))
+        (local.set $v (v128.load (local.get $j)))
+        (local.set $a0 (f32x4.pmax (local.get $a0) (local.get $v)))
+        (local.set $b0 (f32x4.pmin (local.get $b0) (local.get $v)))
+        (local.set $nan (v128.or (local.get $nan) (f32x4.ne (local.get $v) (local.get $v))))
+        (local.set $v (v128.load offset=16 (local.get $j)))
+        (local.set $a1 (f32x4.pmax (local.get $a1) (local.get $v)))
+        (local.set $b1 (f32x4.pmin (local.get $b1) (local.get $v)))
+        (local.set $nan (v128.or (local.get $nan) (f32x4.ne (local.get $v) (local.get $v))))))
     (local.set $a0 (f32x4.pmax (local.get $a0) (local.get $a1)))
     (local.set $b0 (f32x4.pmin (local.get $b0) (local.get $b1)))
-    ;; lanes 1..3 into lane 0
+    ;; every lane to the max (min) of all: swap halves, then neighbours
     (local.set $a0 (f32x4.pmax (local.get $a0) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $a0) (local.get $a0))))
     (local.set $b0 (f32x4.pmin (local.get $b0) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $b0) (local.get $b0))))
+    (local.set $a0 (f32x4.pmax (local.get $a0) (i8x16.shuffle 4 5 6 7 0 1 2 3 12 13 14 15 8 9 10 11 (local.get $a0) (local.get $a0))))
+    (local.set $b0 (f32x4.pmin (local.get $b0) (i8x16.shuffle 4 5 6 7 0 1 2 3 12 13 14 15 8 9 10 11 (local.get $b0) (local.get $b0))))
     (local.set $mf (f32x4.extract_lane 0 (local.get $a0)))
-    (local.set $z (f32x4.extract_lane 1 (local.get $a0)))
-    (local.set $mf (select (local.get $z) (local.get $mf) (f32.lt (local.get $mf) (local.get $z))))
     (local.set $lf (f32x4.extract_lane 0 (local.get $b0)))
-    (local.set $z (f32x4.extract_lane 1 (local.get $b0)))
-    (local.set $lf (select (local.get $z) (local.get $lf) (f32.lt (local.get $z) (local.get $lf))))
-    (block $tdone
-      (loop $tail
-        (br_if $tdone (i32.ge_u (local.get $j) (local.get $k)))
-        (local.set $z (f32.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
-        (local.set $mf (select (local.get $z) (local.get $mf) (f32.lt (local.get $mf) (local.get $z))))
-        (local.set $lf (select (local.get $z) (local.get $lf) (f32.lt (local.get $z) (local.get $lf))))
-        (local.set $bad (i32.or (local.get $bad) (f32.ne (local.get $z) (local.get $z))))
-        (local.set $j (i32.add (local.get $j) (i32.const 1)))
-        (br $tail)))
     (global.set $rowMin (f64.promote_f32 (local.get $lf)))
     (global.set $rowBad (i32.or (i32.or (local.get $bad) (v128.any_true (local.get $nan)))
       (i32.or (f32.eq (local.get $mf) (f32.const inf)) (f32.eq (local.get $lf) (f32.const -inf)))))
     ;; first index equal to the maximum (it exists: z_0 is not NaN), 16 lanes per step; lanes read
     ;; past the row can only set bits above the first in-row match
-    (local.set $v (f32x4.splat (local.get $mf)))
+    (local.set $v (local.get $a0))
     (local.set $j (i32.const 0))
     (loop $find
       (local.set $bm (i32.or
