@@ -26,9 +26,10 @@ export interface Priors {
 /** Sums [N, Σ cost, n_0 … n_{K−1}] of a batch whose per-sample statistics are `stats`. O(N). */
 function priorSums(rows: ClassifierRows, costSum: number): Float64Array {
   const out = new Float64Array(2 + rows.k);
-  out[0] = rows.n;
+  const { n, labels } = rows; // locals: the loop runs uncompiled at first, where each property read costs
+  out[0] = n;
   out[1] = costSum;
-  for (let i = 0; i < rows.n; i++) out[2 + rows.labels[i]] += 1;
+  for (let i = 0; i < n; i++) out[2 + labels[i]] += 1;
   return out;
 }
 
@@ -61,8 +62,9 @@ export interface PriorNormalizeOption {
 /** Top-1 errors: sums [N, number wrong, class counts]. O(N·K). */
 export function classificationErrorRateUpdate(rows: ClassifierRows): Float64Array {
   const { correct } = stats(rows, { s: false }); // the argmax is all it needs
+  const n = rows.n;
   let errors = 0;
-  for (let i = 0; i < rows.n; i++) errors += 1 - correct[i];
+  for (let i = 0; i < n; i++) errors += 1 - correct[i];
   return priorSums(rows, errors);
 }
 
@@ -74,8 +76,9 @@ export function classificationErrorRateCompute(sums: Float64Array, o: PriorNorma
 /** Cross-entropy: sums [N, Σ −log p_label, class counts]. O(N·K). */
 export function classificationCrossEntropyUpdate(rows: ClassifierRows): Float64Array {
   const lp = stats(rows, { logPLabel: true }).logPLabel as Float64Array;
+  const n = rows.n;
   let sum = 0;
-  for (let i = 0; i < rows.n; i++) sum -= lp[i];
+  for (let i = 0; i < n; i++) sum -= lp[i];
   return priorSums(rows, sum);
 }
 
@@ -87,8 +90,9 @@ export function classificationCrossEntropyCompute(sums: Float64Array, o: PriorNo
 /** Multi-class Brier score: sums [N, Σ Σ_k (p_k − [label = k])², class counts]. O(N·K). */
 export function classificationBrierUpdate(rows: ClassifierRows): Float64Array {
   const b = stats(rows, { brier: true }).brier as Float64Array;
+  const n = rows.n;
   let sum = 0;
-  for (let i = 0; i < rows.n; i++) sum += b[i];
+  for (let i = 0; i < n; i++) sum += b[i];
   return priorSums(rows, sum);
 }
 
@@ -133,8 +137,9 @@ export function classificationEcuasUpdate(rows: ClassifierRows, o: Classificatio
   const logUM = Math.log(uM);
   const smooth = -Math.expm1(-o.epsilon);
   const order = o.n;
+  const n = rows.n;
   let sum = 0;
-  for (let i = 0; i < rows.n; i++) {
+  for (let i = 0; i < n; i++) {
     const z = 1 + s[i];
     const u = s[i] / z;
     const ok = correct[i] === 1;
@@ -167,9 +172,11 @@ export function classificationLogLogUpdate(rows: ClassifierRows, o: { readonly e
   const h = st.entropy as Float64Array;
   const lp = st.logPLabel as Float64Array;
   const logK = Math.log(rows.k);
+  const { n } = rows;
+  const epsilon = o.epsilon;
   let sum = 0;
-  for (let i = 0; i < rows.n; i++) {
-    const hf = Math.max(h[i], o.epsilon);
+  for (let i = 0; i < n; i++) {
+    const hf = Math.max(h[i], epsilon);
     sum += hf - lp[i] * Math.log(logK / hf);
   }
   return priorSums(rows, sum);
@@ -192,8 +199,9 @@ export function classificationLogLogCompute(
 export function classificationGammaEcuasUpdate(rows: ClassifierRows, o: { readonly gamma: number }): Float64Array {
   const { s, correct } = stats(rows, {});
   const gamma = o.gamma;
+  const n = rows.n;
   let sum = 0;
-  for (let i = 0; i < rows.n; i++) {
+  for (let i = 0; i < n; i++) {
     // gammaCost(u, correct, γ) without a call or a branch (the same values: γ·1 + 0, or 0 + (1 − correct))
     const rejected = +(s[i] / (1 + s[i]) > gamma);
     sum += rejected * gamma + (1 - rejected) * (1 - correct[i]);
