@@ -10,6 +10,7 @@ import { MAX_CLASSES, rowStats } from '../inputs/logits';
 import { constantSystemCost, ecuasCost, gammaCost, normalizeBy } from '../math/costs';
 import { isCount, sumInRange } from '../math/isCount';
 import type { SoftmaxStats, SoftmaxWants } from '../math/softmax';
+import { logInPlace } from '../math/wasm/softmaxKernel';
 
 /** Class counts over every accumulated sample, and what the prior baselines need of them. */
 export interface Priors {
@@ -174,13 +175,19 @@ export function classificationLogLogUpdate(rows: ClassifierRows, o: { readonly e
   const logK = Math.log(rows.k);
   const { n } = rows;
   const epsilon = o.epsilon;
+  // log(log K / H') for the whole batch at once: the WebAssembly log where available (the bits of
+  // Math.log, several times faster than Math.log row by row in a fresh process)
+  if (logLogWork.length < n) logLogWork = new Float64Array(n);
+  const logRatio = logLogWork.subarray(0, n);
+  for (let i = 0; i < n; i++) logRatio[i] = logK / Math.max(h[i], epsilon);
+  if (!logInPlace(logRatio)) for (let i = 0; i < n; i++) logRatio[i] = Math.log(logRatio[i]);
   let sum = 0;
-  for (let i = 0; i < n; i++) {
-    const hf = Math.max(h[i], epsilon);
-    sum += hf - lp[i] * Math.log(logK / hf);
-  }
+  for (let i = 0; i < n; i++) sum += Math.max(h[i], epsilon) - lp[i] * logRatio[i];
   return priorSums(rows, sum);
 }
+
+/** classificationLogLogUpdate's work array, reused across batches (everything here is synchronous). */
+let logLogWork = new Float64Array(0);
 
 /** Mean LogLog; normalized, ÷ the same for the priors as the prediction. */
 export function classificationLogLogCompute(
