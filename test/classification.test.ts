@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ClassificationAUC,
   ClassificationAUGRC,
@@ -245,4 +245,16 @@ describe('per-row cost loops of ClassificationECUAS and ClassificationGammaECUAS
       expect({ gamma, diff: Math.abs(got - want) < 1e-12 }).toEqual({ gamma, diff: true });
     }
   });
+});
+
+it('ClassificationBrierScore takes no log of the rows (only the cross-entropy and the entropy need log1p(s))', () => {
+  const { z, labels } = logitData(200, 5, 12);
+  const spy = vi.spyOn(Math, 'log1p');
+  try {
+    const v = new ClassificationBrierScore({ normalize: false }).update(z, labels).compute();
+    expect(Number.isFinite(v)).toBe(true);
+    expect(spy).not.toHaveBeenCalled();
+  } finally {
+    spy.mockRestore();
+  }
 });

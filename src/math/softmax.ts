@@ -187,13 +187,14 @@ export function softmaxStats(
   const ms = w.m;
   const weighted = w.weighted;
   const sq = w.sq;
+  const wantLog = logPLabel !== undefined || entropy !== undefined; // the Brier score alone needs no log
   for (let i = 0; i < n; i++) {
     const y = labels[i];
     const top = tops[i];
     correct[i] = y === top ? 1 : 0;
     const si = ss[i];
     const m = ms[i];
-    const log1pS = Math.log1p(si);
+    const log1pS = wantLog ? Math.log1p(si) : 0;
     if (logPLabel) logPLabel[i] = logits[i * k + y] - m - log1pS;
     // H = log1p(s) + Σ e_k·(m − z_k)/(1+s): both terms ≥ 0, no cancellation.
     // Brier = Σ_{k≠y} p_k² + (1 − p_y)², with 1 − p_y = s/(1+s) when y is the argmax.
