@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ClassificationAUC,
   ClassificationAUGRC,
@@ -196,4 +196,65 @@ describe('classification extremes', () => {
     expect(new ClassificationErrorRate({ normalize: false }).update([[1, 1]], [0]).compute()).toBe(0);
     expect(new ClassificationErrorRate({ normalize: false }).update([[1, 1]], [1]).compute()).toBe(1);
   });
+});
+
+describe('per-row cost loops of ClassificationECUAS and ClassificationGammaECUAS', () => {
+  // The costs of SPEC §4 per row, written out here: p = softmax(z) in float64, q = max p, u = 1 − q,
+  // u_M = 1 − 1/K, v = u/u_M, ℓ = log(u + q(1 − e^−ε)).
+  function reference(z: number[][], labels: number[], cost: (u: number, q: number, ok: boolean, k: number) => number) {
+    let sum = 0;
+    for (let i = 0; i < z.length; i++) {
+      const row = z[i];
+      let top = 0;
+      for (let j = 1; j < row.length; j++) if (row[j] > row[top]) top = j;
+      let total = 0;
+      for (const x of row) total += Math.exp(x - row[top]);
+      const q = 1 / total;
+      sum += cost((total - 1) / total, q, top === labels[i], row.length);
+    }
+    return sum / z.length;
+  }
+  const ecuas = (n: number, eps: number) => (u: number, q: number, ok: boolean, k: number) => {
+    const uM = (k - 1) / k;
+    const v = u / uM;
+    if (n === 0) return ok ? v : v + (Math.log(uM) - Math.log(u + q * (1 - Math.exp(-eps)))) / uM;
+    return ok ? v ** (n + 1) : v ** (n + 1) + ((n + 1) / uM) * ((1 - v ** n) / n);
+  };
+  const { z, labels } = logitData(3000, 7, 11);
+
+  it('ECUAS_n equals the per-row formula, for n = 0 and n > 0, correct and wrong rows', () => {
+    for (const [n, epsilon] of [
+      [0, 1e-7],
+      [0, 0.1],
+      [0.5, 1e-7],
+      [2, 0.01],
+    ]) {
+      const got = new ClassificationECUAS({ n, epsilon, normalize: false }).update(z, labels).compute();
+      expect({ n, epsilon, rel: Math.abs(got / reference(z, labels, ecuas(n, epsilon)) - 1) < 1e-12 }).toEqual({
+        n,
+        epsilon,
+        rel: true,
+      });
+    }
+  });
+
+  it('γ-ECUAS equals the per-row formula (rejected above γ at cost γ, else the 0-1 cost)', () => {
+    for (const gamma of [0, 0.2, 0.5, 1]) {
+      const got = new ClassificationGammaECUAS({ gamma, normalize: false }).update(z, labels).compute();
+      const want = reference(z, labels, (u, _q, ok) => (u > gamma ? gamma : ok ? 0 : 1));
+      expect({ gamma, diff: Math.abs(got - want) < 1e-12 }).toEqual({ gamma, diff: true });
+    }
+  });
+});
+
+it('ClassificationBrierScore takes no log of the rows (only the cross-entropy and the entropy need log1p(s))', () => {
+  const { z, labels } = logitData(200, 5, 12);
+  const spy = vi.spyOn(Math, 'log1p');
+  try {
+    const v = new ClassificationBrierScore({ normalize: false }).update(z, labels).compute();
+    expect(Number.isFinite(v)).toBe(true);
+    expect(spy).not.toHaveBeenCalled();
+  } finally {
+    spy.mockRestore();
+  }
 });

@@ -39,6 +39,32 @@ describe('without WebAssembly', () => {
     }
   });
 
+  it('the classification sums (with LogLog’s batched log) are bit-identical to the kernel path', () => {
+    const run = () =>
+      [
+        new ecuas.ClassificationLogLog({ normalize: false }),
+        new ecuas.ClassificationLogLog({ epsilon: 0.3 }),
+        new ecuas.ClassificationCrossEntropy(),
+        new ecuas.ClassificationBrierScore(),
+        new ecuas.ClassificationECUAS({ n: 0 }),
+        new ecuas.ClassificationECUAS({ n: 1.5 }),
+        new ecuas.ClassificationGammaECUAS({ gamma: 0.2 }),
+      ].map((m) => {
+        const v = m.update(z, labels).compute();
+        m.dispose();
+        return v;
+      });
+    vi.unstubAllGlobals();
+    _wasmKernelTesting.reset();
+    expect(_wasmKernelTesting.logAvailable()).toBe(true);
+    const kernel = run();
+    _wasmKernelTesting.reset();
+    vi.stubGlobal('WebAssembly', undefined);
+    expect(wasmKernelAvailable()).toBe(false);
+    const js = run();
+    expect(js.every((v, i) => Object.is(v, kernel[i]) && Number.isFinite(v))).toBe(true);
+  });
+
   const cases = loadGolden().filter((c) => /^(Classification|Confidence|CCAS|Expected|FPR95)/.test(c.class ?? ''));
   it.each(cases.map((c, i) => [`${c.class} ${JSON.stringify(c.options)} #${i}`, c] as const))('golden: %s', (_, c) => {
     const Cls = (ecuas as unknown as Record<string, new (o?: object) => ecuas.Metric<unknown[]>>)[c.class as string];

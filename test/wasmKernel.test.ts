@@ -1079,6 +1079,18 @@ describe('logInPlace (wasm SIMD kernel)', () => {
     expect(Array.from(v)).toEqual([0.5, 1, 2, 1e-7].map(Math.log));
   });
 
+  it('checks the log kernel at its first use, not when the softmax kernel is first used', () => {
+    _wasmKernelTesting.reset();
+    const spy = vi.spyOn(Math, 'log');
+    expect(wasmKernelAvailable()).toBe(true);
+    expect(rowSoftmaxStats(new Float32Array([1, 2, 3]), 1, 3, null, true, true)).not.toBeNull();
+    expect(spy).not.toHaveBeenCalled();
+    const v = Float64Array.of(0.5, 3);
+    expect(logInPlace(v)).toBe(true);
+    expect(spy.mock.calls.length).toBeGreaterThan(100); // the self-check's references
+    expect(Array.from(v)).toEqual([Math.log(0.5), Math.log(3)]);
+  });
+
   it('falls back when this engine’s Math.log differs, in any branch the self-check covers', () => {
     const log = Math.log;
     const nudge = (y: number) => (y === 0 || !Number.isFinite(y) ? y : y * (1 + 2 ** -52));

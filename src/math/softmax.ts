@@ -177,24 +177,34 @@ export function softmaxStats(
   if (kw?.correct) return { s: kw.s, correct: kw.correct, nCorrect: kw.nCorrect, q: kw.q };
   const w = kw ?? rowSoftmaxStatsJS(logits, n, k, labels, entropy !== undefined, brier !== undefined);
   const correct = new Uint8Array(n);
+  // the arrays in locals: this loop runs uncompiled at first, where each property read costs
+  const tops = w.top;
+  const ss = w.s;
+  if (!rest) {
+    for (let i = 0; i < n; i++) correct[i] = labels[i] === tops[i] ? 1 : 0;
+    return { s: ss, correct };
+  }
+  const ms = w.m;
+  const weighted = w.weighted;
+  const sq = w.sq;
+  const wantLog = logPLabel !== undefined || entropy !== undefined; // the Brier score alone needs no log
   for (let i = 0; i < n; i++) {
     const y = labels[i];
-    const top = w.top[i];
+    const top = tops[i];
     correct[i] = y === top ? 1 : 0;
-    if (!rest) continue;
-    const si = w.s[i];
-    const m = w.m[i];
-    const log1pS = Math.log1p(si);
+    const si = ss[i];
+    const m = ms[i];
+    const log1pS = wantLog ? Math.log1p(si) : 0;
     if (logPLabel) logPLabel[i] = logits[i * k + y] - m - log1pS;
     // H = log1p(s) + Σ e_k·(m − z_k)/(1+s): both terms ≥ 0, no cancellation.
     // Brier = Σ_{k≠y} p_k² + (1 − p_y)², with 1 − p_y = s/(1+s) when y is the argmax.
     const z = 1 + si;
-    if (entropy) entropy[i] = log1pS + (w.weighted as Float64Array)[i] / z;
+    if (entropy) entropy[i] = log1pS + (weighted as Float64Array)[i] / z;
     if (brier) {
       // e_y the same exp as summed into s and sq
       const miss = y === top ? si / z : 1 - expNonPositive(logits[i * k + y] - m) / z;
-      brier[i] = (w.sq as Float64Array)[i] / (z * z) + miss * miss;
+      brier[i] = (sq as Float64Array)[i] / (z * z) + miss * miss;
     }
   }
-  return { s: w.s, correct, logPLabel, entropy, brier };
+  return { s: ss, correct, logPLabel, entropy, brier };
 }

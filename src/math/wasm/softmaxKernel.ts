@@ -7,9 +7,9 @@
  *  - Math.log over a Float64Array, in place (logInPlace: false when the kernel can't be used).
  * The exp is ../exp.ts's expNonPositive (its table is written into the module's memory here);
  * softmaxKernel.wat shows how the log is made to equal V8's Math.log (fdlibm). The module is
- * compiled synchronously at first use and cached; each kernel is checked then, the softmax one
- * against expNonPositive and the JS loop, the log against this engine's Math.log, and one that
- * differs is not used (callers use JS).
+ * compiled synchronously at first use and cached; each kernel is checked before its first use,
+ * the softmax one against expNonPositive and the JS loop, the log against this engine's Math.log,
+ * and one that differs is not used (callers use JS).
  */
 import { fromBase64 } from '../../base64';
 import { EXP_TABLE_BITS, EXP_TABLE_H, EXP_TABLE_T, expNonPositive } from '../exp';
@@ -80,8 +80,11 @@ interface Loaded {
   readonly exports: KernelExports;
   /** rows, expFast, expSlow agree with the JS twins (expNonPositive, the JS loop). */
   readonly rows: boolean;
-  /** log agrees with this engine's Math.log. */
-  readonly log: boolean;
+  /**
+   * log agrees with this engine's Math.log; undefined until logInPlace is first used (most
+   * callers never need it, and its check would cost them a millisecond at first use).
+   */
+  log?: boolean;
 }
 
 /** Logits bytes handed to the kernel per call: small enough to stay in cache, large enough to amortise the call. */
@@ -121,9 +124,7 @@ function instantiate(): Loaded | null {
     )
       return null;
     writeExpTable(exports.memory);
-    const rows = selfCheck(exports);
-    const log = logSelfCheck(exports);
-    return rows || log ? { exports, rows, log } : null;
+    return { exports, rows: selfCheck(exports) };
   } catch {
     // No SIMD support, CSP forbidding wasm compilation, ...
     return null;
@@ -146,15 +147,19 @@ function writeExpTable(memory: WebAssembly.Memory): void {
 }
 
 /**
- * Arguments x ≤ 0 of the exp self-check: both ends and the edges of each form, then 1024 random
- * ones in (−512, 0] and 512 in (−760, −690) (the slow path's own forms, subnormal results).
+ * Arguments x ≤ 0 of the exp self-check: both ends, the edges of each form and a point in each
+ * range of magnitudes, then 160 random ones in (−512, 0] and 64 in (−760, −690) (the slow path's
+ * own forms, subnormal results). Wasm arithmetic is deterministic: the check catches a kernel or
+ * engine that computes some form differently, which any argument of that form shows, so a few
+ * hundred suffice (it runs at first use, in JS not yet compiled: each argument costs ~1.5 µs).
  */
 function expCheckArguments(): Float64Array {
   const v: number[] = [0, -0, -1e-300, -(2 ** -30), -1, -703.9, -704, -704.1, -708.4, -745.1, -745.2, -746, -1e300];
+  v.push(-0.3, -1.7, -5.5, -35.5, -100.25, -650, -706, -720, -740);
   let state = 0x2545f491;
   const u = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296;
-  for (let j = 0; j < 1024; j++) v.push(-u() * 2 ** (j % 10));
-  for (let j = 0; j < 512; j++) v.push(-690 - 70 * u());
+  for (let j = 0; j < 160; j++) v.push(-u() * 2 ** (j % 10));
+  for (let j = 0; j < 64; j++) v.push(-690 - 70 * u());
   return Float64Array.from(v);
 }
 
@@ -172,14 +177,21 @@ function selfCheck(kern: KernelExports, exp: (x: number) => number = expNonPosit
   const ePtr = BASE + align16(4 * k + 16);
   const z = new Float32Array(kern.memory.buffer, zPtr, k + 4);
   const e = new Float64Array(kern.memory.buffer, ePtr, k + 4);
-  // x = z − m with m = 0: the float32 arguments (their exp is what both sides must agree on)
+  // x = z − m with m = 0: the float32 arguments (their exp is what both sides must agree on),
+  // each exp taken once in JS for both paths
   z.set(args);
+  const want = new Float64Array(k);
+  for (let j = 0; j < k; j++) want[j] = exp(z[j]);
   kern.expSlow(zPtr, k, ePtr, 0);
-  for (let j = 0; j < k; j++) if (!Object.is(e[j], exp(z[j]))) return false;
+  for (let j = 0; j < k; j++) if (!Object.is(e[j], want[j])) return false;
   let fast = 0;
-  for (let j = 0; j < k; j++) if (args[j] >= -704) z[fast++] = args[j];
+  for (let j = 0; j < k; j++) {
+    if (args[j] < -704) continue;
+    want[fast] = want[j];
+    z[fast++] = args[j];
+  }
   kern.expFast(zPtr, fast, ePtr, 0);
-  for (let j = 0; j < fast; j++) if (!Object.is(e[j], exp(z[j]))) return false;
+  for (let j = 0; j < fast; j++) if (!Object.is(e[j], want[j])) return false;
   z.set([-Infinity, NaN]);
   kern.expSlow(zPtr, 2, ePtr, 0);
   if (!Object.is(e[0], exp(-Infinity)) || !Object.is(e[1], exp(NaN))) return false;
@@ -297,6 +309,20 @@ function load(): Loaded | null {
   return loaded;
 }
 
+/** The module if its log kernel is usable here (checked at the first call). */
+function getLog(): KernelExports | null {
+  const l = load();
+  if (l === null) return null;
+  if (l.log === undefined) {
+    try {
+      l.log = logSelfCheck(l.exports);
+    } catch {
+      l.log = false;
+    }
+  }
+  return l.log ? l.exports : null;
+}
+
 /** The module if its softmax kernel is usable here. */
 function getKernel(): KernelExports | null {
   const l = load();
@@ -316,9 +342,8 @@ export function wasmKernelAvailable(): boolean {
  * Infinity → Infinity, subnormals. The work goes through the kernel memory 4096 values at a time.
  */
 export function logInPlace(values: Float64Array): boolean {
-  const l = load();
-  if (!l?.log) return false;
-  const kern = l.exports;
+  const kern = getLog();
+  if (kern === null) return false;
   if (logView?.buffer !== kern.memory.buffer) logView = new Float64Array(kern.memory.buffer, BASE, LOG_CHUNK + 1);
   const view = logView;
   const n = values.length;
@@ -559,8 +584,7 @@ export const _wasmKernelTesting = {
   },
   /** Whether logInPlace uses the kernel here. */
   logAvailable(): boolean {
-    const l = load();
-    return l?.log ?? false;
+    return getLog() !== null;
   },
   /** exp(z_j − m) (z_j ≤ m) through the kernel's fast or slow lane code; null without the kernel. */
   exp(z: Float32Array, m: number, path: 'fast' | 'slow'): Float64Array | null {
