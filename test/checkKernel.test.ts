@@ -56,7 +56,7 @@ describe('checkKernel', () => {
     for (const n of LENGTHS) {
       const clean = unitData(n, n);
       expect(unitPrefix(clean)).toBe(n);
-      for (const at of [0, 3, 4, 15, 511, n - 1, 16383, 16384, 16385].filter((i) => i < n)) {
+      for (const at of [0, 3, 4, 15, 16, 17, 31, 511, n - 1, 16383, 16384, 16385].filter((i) => i < n)) {
         for (const v of bad) {
           const c = clean.slice();
           c[at] = v;

@@ -8,21 +8,32 @@
 ;; four Brier sums or the two γ-ECUAS counts; at 262,208 a float64 zero, never written.
 (module
   (memory (export "memory") 5)
-  ;; The first index i < n with the float32 at p + 4i outside [0, 1] (NaN included), or n.
+  ;; The first index i < n with the float32 at p + 4i outside [0, 1] (NaN included), or n. Sixteen
+  ;; values a step with one test (a step that fails is rescanned one value at a time from its start).
   (func $unitFirstOutside (export "unitFirstOutside") (param $p i32) (param $n i32) (result i32)
-    (local $i i32) (local $end i32) (local $v v128) (local $x f32)
-    (local.set $end (i32.and (local.get $n) (i32.const -4)))
+    (local $i i32) (local $end i32) (local $q i32) (local $x f32) (local $zero v128) (local $one v128)
+    (local $a v128) (local $b v128) (local $c v128) (local $d v128)
+    (local.set $one (f32x4.splat (f32.const 1)))
+    (local.set $end (i32.and (local.get $n) (i32.const -16)))
     (block $simd
       (loop $l
         (br_if $simd (i32.ge_u (local.get $i) (local.get $end)))
-        (local.set $v (v128.load (i32.add (local.get $p) (i32.shl (local.get $i) (i32.const 2)))))
+        (local.set $q (i32.add (local.get $p) (i32.shl (local.get $i) (i32.const 2))))
+        (local.set $a (v128.load (local.get $q)))
+        (local.set $b (v128.load offset=16 (local.get $q)))
+        (local.set $c (v128.load offset=32 (local.get $q)))
+        (local.set $d (v128.load offset=48 (local.get $q)))
         (br_if $simd
           (i32.eqz
             (i32x4.all_true
               (v128.and
-                (f32x4.ge (local.get $v) (f32x4.splat (f32.const 0)))
-                (f32x4.le (local.get $v) (f32x4.splat (f32.const 1)))))))
-        (local.set $i (i32.add (local.get $i) (i32.const 4)))
+                (v128.and
+                  (v128.and (f32x4.ge (local.get $a) (local.get $zero)) (f32x4.le (local.get $a) (local.get $one)))
+                  (v128.and (f32x4.ge (local.get $b) (local.get $zero)) (f32x4.le (local.get $b) (local.get $one))))
+                (v128.and
+                  (v128.and (f32x4.ge (local.get $c) (local.get $zero)) (f32x4.le (local.get $c) (local.get $one)))
+                  (v128.and (f32x4.ge (local.get $d) (local.get $zero)) (f32x4.le (local.get $d) (local.get $one))))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $l)))
     (block $done
       (loop $t
