@@ -19,6 +19,17 @@ import {
 import { _wasmKernelTesting, logCheckArguments } from '../src/math/wasm/softmaxKernel';
 import { rng } from './helpers/data';
 
+/** The confidence metrics whose batches the check kernel sums. */
+const SUM_METRICS = [
+  ecuas.ConfidenceErrorRate,
+  ecuas.ConfidenceBrierScore,
+  ecuas.ConfidenceECUAS,
+  ecuas.CCAS,
+  ecuas.ConfidenceCrossEntropy,
+  ecuas.ConfidenceGammaECUAS,
+  ecuas.ExpectedCalibrationError,
+];
+
 // The compiled input checks of confidence batches answer exactly what the JS loops answer: the
 // first value outside [0, 1], and the count and bytes of 0/1 flags (or that one is neither).
 
@@ -356,17 +367,7 @@ describe('checkKernel', () => {
       if (n === 3000) c[5] = NaN; // read as 0.5 (a copy, not resident)
       return [c, y] as const;
     });
-    const metrics = [
-      ecuas.ConfidenceErrorRate,
-      ecuas.ConfidenceBrierScore,
-      ecuas.ConfidenceECUAS,
-      ecuas.CCAS,
-      ecuas.ConfidenceCrossEntropy,
-      ecuas.ConfidenceGammaECUAS,
-      ecuas.ExpectedCalibrationError,
-      ecuas.ConfidenceAURC,
-      ecuas.ConfidenceAUCScore,
-    ];
+    const metrics = [...SUM_METRICS, ecuas.ConfidenceAURC, ecuas.ConfidenceAUCScore];
     const run = (): number[] =>
       metrics.map((M) => {
         const m = new M();
@@ -598,15 +599,7 @@ describe('checkKernel', () => {
     const run = (): { values: number[]; errors: string[] } => {
       const ct = tf.tensor1d(c);
       const yt = tf.tensor1d(y, 'int32');
-      const values = [
-        ecuas.ConfidenceErrorRate,
-        ecuas.ConfidenceBrierScore,
-        ecuas.ConfidenceECUAS,
-        ecuas.CCAS,
-        ecuas.ConfidenceCrossEntropy,
-        ecuas.ConfidenceGammaECUAS,
-        ecuas.ExpectedCalibrationError,
-      ].map((M) => {
+      const values = SUM_METRICS.map((M) => {
         const m = new M().update(ct, yt);
         const value = m.compute();
         m.dispose();
