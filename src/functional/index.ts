@@ -31,7 +31,7 @@ export { normalCdf, normalPdf, normalQuantile } from '../math/normal';
 export { decisionsOf, rowStats, type ClassifierRows } from '../inputs/logits';
 export type { ConfidenceBatch } from '../inputs/confidences';
 export { topOneStats, probabilityStats } from '../math/topOne';
-export type { SoftmaxStats, SoftmaxWants } from '../math/softmax';
+export type { DecisionExtras, SoftmaxStats, SoftmaxWants } from '../math/softmax';
 export { orderFreeSum } from '../math/orderFreeSum';
 export { eceFromBins, eceBatchSums, type Binning, type CalibrationNorm } from '../math/binning';
 export {

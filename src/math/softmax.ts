@@ -81,9 +81,9 @@ export function rowSoftmaxStatsJS(
 }
 
 /**
- * @internal What {@link softmaxStats} may add for the decisions of classifier rows: q = 1/(1+s)
- * per row and the number of correct rows, where the kernel computed them along (absent
- * otherwise: the caller computes them).
+ * What the per-row statistics of classifier rows may carry besides {@link SoftmaxStats}: q =
+ * 1/(1+s) per row (asked for with `q: true`) and the number of correct rows, where the
+ * WebAssembly kernel computed them along; absent otherwise, when the caller computes them.
  */
 export interface DecisionExtras {
   readonly q?: Float64Array;
