@@ -19,7 +19,7 @@
  * The module (five pages of memory) is compiled synchronously at first use and cached; batches
  * go through its memory in chunks of {@link CHUNK} values.
  */
-import { fromBase64 } from '../../base64';
+import { compileKernel } from './compile';
 import { CHECK_KERNEL_WASM_BASE64 } from './checkKernelBytes';
 import { logCheckArguments } from './softmaxKernel';
 
@@ -84,14 +84,9 @@ let logAgrees: boolean | undefined;
 
 function instantiate(): Loaded | null {
   try {
-    // the global may be missing, or stubbed out, in some engines and tests
-    if (typeof WebAssembly !== 'object' || (WebAssembly as unknown) === null) return null;
-    if (typeof WebAssembly.Module !== 'function' || typeof WebAssembly.Instance !== 'function') return null;
-    // Typed-array views below assume wasm's byte order.
-    if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) return null;
-    const code = fromBase64(CHECK_KERNEL_WASM_BASE64);
-    if (code === null) return null;
-    const exports = new WebAssembly.Instance(new WebAssembly.Module(code), {}).exports as unknown as CheckExports;
+    const module = compileKernel(CHECK_KERNEL_WASM_BASE64);
+    if (module === null) return null;
+    const exports = new WebAssembly.Instance(module, {}).exports as unknown as CheckExports;
     if (
       !(exports.memory instanceof WebAssembly.Memory) ||
       typeof exports.unitFirstOutside !== 'function' ||

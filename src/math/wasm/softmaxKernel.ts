@@ -11,7 +11,7 @@
  * the softmax one against expNonPositive and the JS loop, the log against this engine's Math.log,
  * and one that differs is not used (callers use JS).
  */
-import { fromBase64 } from '../../base64';
+import { compileKernel } from './compile';
 import { EXP_TABLE_BITS, EXP_TABLE_H, EXP_TABLE_T, expNonPositive } from '../exp';
 import { orderFreeSum } from '../orderFreeSum';
 import { SOFTMAX_KERNEL_WASM_BASE64 } from './softmaxKernelBytes';
@@ -106,14 +106,8 @@ let logView: Float64Array | null = null;
 
 function instantiate(): Loaded | null {
   try {
-    // the global may be missing, or stubbed out, in some engines and tests
-    if (typeof WebAssembly !== 'object' || (WebAssembly as unknown) === null) return null;
-    if (typeof WebAssembly.Module !== 'function' || typeof WebAssembly.Instance !== 'function') return null;
-    // Typed-array views below assume wasm's byte order.
-    if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) return null;
-    const bytes = fromBase64(SOFTMAX_KERNEL_WASM_BASE64);
-    if (bytes === null) return null;
-    const module = new WebAssembly.Module(bytes);
+    const module = compileKernel(SOFTMAX_KERNEL_WASM_BASE64);
+    if (module === null) return null;
     const exports = new WebAssembly.Instance(module, {}).exports as unknown as KernelExports;
     if (
       !(exports.memory instanceof WebAssembly.Memory) ||

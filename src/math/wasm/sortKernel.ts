@@ -14,7 +14,7 @@
  * pay no instantiation); a larger sort gets a fresh instance, so the memory it grows is freed with
  * it (wasm memory never shrinks).
  */
-import { fromBase64 } from '../../base64';
+import { compileKernel } from './compile';
 import { SORT_KERNEL_WASM_BASE64 } from './sortKernelBytes';
 
 /** Tie blocks from the largest key down: each block's size and loss count (the flags set). */
@@ -84,23 +84,8 @@ const SHARED_KEYS = 1 << 15;
 let compiled: WebAssembly.Module | null | undefined;
 let shared: SortExports | null = null;
 
-function compile(): WebAssembly.Module | null {
-  try {
-    // the global may be missing, or stubbed out, in some engines and tests
-    if (typeof WebAssembly !== 'object' || (WebAssembly as unknown) === null) return null;
-    if (typeof WebAssembly.Module !== 'function' || typeof WebAssembly.Instance !== 'function') return null;
-    // Typed-array views below assume wasm's byte order.
-    if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) return null;
-    const bytes = fromBase64(SORT_KERNEL_WASM_BASE64);
-    return bytes === null ? null : new WebAssembly.Module(bytes);
-  } catch {
-    // a content security policy forbidding wasm compilation, ...
-    return null;
-  }
-}
-
 function instance(): SortExports | null {
-  if (compiled === undefined) compiled = compile();
+  if (compiled === undefined) compiled = compileKernel(SORT_KERNEL_WASM_BASE64);
   if (compiled === null) return null;
   try {
     return new WebAssembly.Instance(compiled, {}).exports as unknown as SortExports;
@@ -117,7 +102,7 @@ function sharedInstance(): SortExports | null {
 
 /** Whether the sort kernel can be used here (compiling the module on first call). */
 export function sortKernelAvailable(): boolean {
-  if (compiled === undefined) compiled = compile();
+  if (compiled === undefined) compiled = compileKernel(SORT_KERNEL_WASM_BASE64);
   return compiled !== null;
 }
 
