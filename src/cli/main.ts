@@ -1128,13 +1128,8 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
     );
     progress.clear();
 
-    const rows: ReportRow[] = metrics.map((m) => ({
-      id: m.id,
-      fullName: m.entry.fullName,
-      higherIsBetter: m.entry.higherIsBetter,
-      // an empty shard of a sharded run: no value, but its state is still written for the merge
-      value: summary.n === 0 ? NaN : m.entry.obj.compute(),
-    }));
+    // an empty shard of a sharded run: no value, but its state is still written for the merge
+    const rows = reportRows(metrics, summary.n);
 
     if (args.ci !== undefined && store) {
       const level = args.ci;
@@ -1223,6 +1218,16 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
   }
 }
 
+/** The report's rows: each metric's value over n samples (NaN when there are none). */
+function reportRows(metrics: readonly ActiveMetric[], n: number): ReportRow[] {
+  return metrics.map((m) => ({
+    id: m.id,
+    fullName: m.entry.fullName,
+    higherIsBetter: m.entry.higherIsBetter,
+    value: n === 0 ? NaN : m.entry.obj.compute(),
+  }));
+}
+
 /**
  * `ecuas merge`: the metrics of every state, merged into fresh metrics built from the first
  * state's ids (so each state is checked against its id's class and options), then computed.
@@ -1236,7 +1241,7 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
     try {
       total += statSync(f).size;
     } catch {
-      // readStateFile reports it
+      // openStateFile reports it
     }
   }
   const show = total >= (options.progressMinBytes ?? 1 << 20);
@@ -1276,23 +1281,18 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
     progress.clear();
     if (first === undefined) return; // parseMerge asks for one state at least
     const { kind, probabilities, k, temperature } = first;
+    const merged = `${args.files.length} merged states`;
     if (args.saveState !== undefined) {
-      const source = `${args.files.length} merged states`;
       await saveState(
         args.saveState,
         args.stateFormat,
         metrics,
-        { source, kind, probabilities, k, temperature, n },
+        { source: merged, kind, probabilities, k, temperature, n },
         io,
       );
     }
-    const rows: ReportRow[] = metrics.map((m) => ({
-      id: m.id,
-      fullName: m.entry.fullName,
-      higherIsBetter: m.entry.higherIsBetter,
-      value: n === 0 ? NaN : m.entry.obj.compute(),
-    }));
-    const file = args.files.length === 1 ? first.source : `${args.files.length} merged states`;
+    const rows = reportRows(metrics, n);
+    const file = args.files.length === 1 ? first.source : merged;
     io.stdout(
       formatReport(args.format, rows, { file, kind, probabilities, n, k, temperature: temperature ?? undefined }),
     );

@@ -20,6 +20,8 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { clip, ECHO_LIMIT } from '../errors';
 import type { Metric, MetricJSON } from '../metric';
+import { isRecord } from '../options';
+import { own } from '../own';
 import { InputFileError, type InputKind } from './readers';
 
 /** The `format` of a state file. */
@@ -188,9 +190,6 @@ async function writeBinary(
 }
 
 const KINDS: readonly InputKind[] = ['confidence', 'classification', 'regression'];
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const own = (o: Record<string, unknown>, key: string): unknown =>
-  Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
 /** A value from a file, as message text: JSON, clipped. */
 const quote = (v: unknown): string => (v === undefined ? 'nothing' : clip(JSON.stringify(v)));
 const NOT_STATE = 'not a state file of `ecuas report --save-state`';
@@ -225,13 +224,7 @@ export async function openStateFile(path: string): Promise<OpenStateFile> {
   }
   if (got < 8 || String.fromCharCode(...first.subarray(0, 8)) !== STATE_BINARY_MAGIC) {
     await handle.close();
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch (e) {
-      throw fileError(path, e);
-    }
-    const state = decodeStateFile(bytes, path);
+    const state = await readStateFile(path);
     return { ...state, form: 'json', state: (j) => Promise.resolve(state.states[j]), close: () => Promise.resolve() };
   }
   try {
@@ -244,7 +237,7 @@ export async function openStateFile(path: string): Promise<OpenStateFile> {
 }
 
 /** Reads and checks a JSON state file whole. */
-export async function readStateFile(path: string): Promise<StateFile> {
+async function readStateFile(path: string): Promise<StateFile> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
