@@ -7,10 +7,9 @@
  */
 import type { ClassifierRows } from '../inputs/logits';
 import { MAX_CLASSES, rowStats } from '../inputs/logits';
-import { constantSystemCost, ecuasCost, gammaCost, normalizeBy } from '../math/costs';
+import { constantSystemCost, ecuasCost, gammaCost, logs, normalizeBy, work } from '../math/costs';
 import { isCount, sumInRange } from '../math/isCount';
 import type { SoftmaxStats, SoftmaxWants } from '../math/softmax';
-import { logInPlace } from '../math/wasm/softmaxKernel';
 
 /** Class counts over every accumulated sample, and what the prior baselines need of them. */
 export interface Priors {
@@ -177,17 +176,13 @@ export function classificationLogLogUpdate(rows: ClassifierRows, o: { readonly e
   const epsilon = o.epsilon;
   // log(log K / H') for the whole batch at once: the WebAssembly log where available (the bits of
   // Math.log, several times faster than Math.log row by row in a fresh process)
-  if (logLogWork.length < n) logLogWork = new Float64Array(n);
-  const logRatio = logLogWork.subarray(0, n);
+  const [logRatio] = work(n);
   for (let i = 0; i < n; i++) logRatio[i] = logK / Math.max(h[i], epsilon);
-  if (!logInPlace(logRatio)) for (let i = 0; i < n; i++) logRatio[i] = Math.log(logRatio[i]);
+  logs(logRatio);
   let sum = 0;
   for (let i = 0; i < n; i++) sum += Math.max(h[i], epsilon) - lp[i] * logRatio[i];
   return priorSums(rows, sum);
 }
-
-/** classificationLogLogUpdate's work array, reused across batches (everything here is synchronous). */
-let logLogWork = new Float64Array(0);
 
 /** Mean LogLog; normalized, ÷ the same for the priors as the prediction. */
 export function classificationLogLogCompute(

@@ -100,17 +100,18 @@ export function brierSum(c: ArrayLike<number>, y: Uint8Array): number {
  * Natural logs of `values`, in place: the WebAssembly kernel where available, else Math.log (same
  * bits). A few hundred logs cost less than compiling and checking the kernel for them.
  */
-function logs(values: Float64Array): Float64Array {
+export function logs(values: Float64Array): Float64Array {
   if (values.length < 512 || !logInPlace(values))
     for (let i = 0; i < values.length; i++) values[i] = Math.log(values[i]);
   return values;
 }
 
-// Reused work arrays for the sums below (everything here is synchronous, so sharing is safe):
-// allocating two per batch costs more in garbage collection than the sums themselves.
+// Reused work arrays for the sums below and their callers' per-batch logs (everything here is
+// synchronous, so sharing is safe): allocating two per batch costs more in garbage collection
+// than the sums themselves.
 let workA = new Float64Array(0);
 let workB = new Float64Array(0);
-function work(n: number): [Float64Array, Float64Array] {
+export function work(n: number): [Float64Array, Float64Array] {
   if (workA.length < n) {
     workA = new Float64Array(n);
     workB = new Float64Array(n);
