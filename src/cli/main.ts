@@ -620,15 +620,15 @@ function parseReport(argv: readonly string[]): Command {
         `--ci must be a level in (0, 1), e.g. 0.95, got ${quote(text)}${ci >= 1 && ci < 100 ? ` (for ${ci} % write ${ci / 100})` : ''}`,
       );
   }
-  const integer = (name: string, text: string | undefined, dflt: number, min: number): number => {
+  const integer = (name: string, text: string | undefined, dflt: number, min: number, max = Infinity): number => {
     if (text === undefined) return dflt;
     const v = /^\s*[+-]?[0-9]+\s*$/.test(text) ? Number(text) : NaN;
     if (!Number.isSafeInteger(v) || v < min)
       usage(`${name} must be an integer${min > -Infinity ? ` ≥ ${min}` : ''}, got ${quote(text)}`);
+    if (v > max) usage(`${name} must be at most ${max}, got ${quote(text)}`);
     return v;
   };
-  const resamples = integer('--resamples', values.resamples, 1000, 1);
-  if (resamples > MAX_RESAMPLES) usage(`--resamples must be at most ${MAX_RESAMPLES}, got "${values.resamples}"`);
+  const resamples = integer('--resamples', values.resamples, 1000, 1, MAX_RESAMPLES);
   const seed = integer('--seed', values.seed, 0, -Infinity);
 
   let metrics: string[] | undefined;
