@@ -223,6 +223,21 @@ export class SumState implements MetricState {
 
 type ColumnArray = Float64Array | Float32Array | Uint8Array;
 
+/** A column's JSON snapshot: its dtype, length and raw little-endian bytes in base64. */
+interface ColumnJSON {
+  dtype: string;
+  n: number;
+  data: string;
+}
+
+function columnJSON(dtype: string, values: ColumnArray): ColumnJSON {
+  return {
+    dtype,
+    n: values.length,
+    data: toBase64(new Uint8Array(values.buffer, values.byteOffset, values.byteLength)),
+  };
+}
+
 /** How many chunks of a column become one (see {@link ColumnState}). */
 const MERGE = 8;
 
@@ -336,13 +351,8 @@ export class ColumnState<T extends ColumnArray> implements MetricState {
   }
 
   /** `{ dtype, n, data }` with the raw little-endian bytes in base64. */
-  toJSON(): { dtype: string; n: number; data: string } {
-    const values = this.read();
-    return {
-      dtype: this.codec.name,
-      n: values.length,
-      data: toBase64(new Uint8Array(values.buffer, values.byteOffset, values.byteLength)),
-    };
+  toJSON(): ColumnJSON {
+    return columnJSON(this.codec.name, this.read());
   }
 
   /** The samples as raw bytes: each chunk's, in order. */
@@ -601,13 +611,8 @@ export class FlaggedKeyColumn implements MetricState {
   }
 
   /** The packed keys (flag in the sign bit) as a column snapshot `{ dtype, n, data }`. */
-  toJSON(): unknown {
-    const values = this.packedCopy();
-    return {
-      dtype: this.codec.name,
-      n: values.length,
-      data: toBase64(new Uint8Array(values.buffer, values.byteOffset, values.byteLength)),
-    };
+  toJSON(): ColumnJSON {
+    return columnJSON(this.codec.name, this.packedCopy());
   }
 
   /** The packed keys as raw bytes. */
