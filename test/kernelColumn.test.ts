@@ -170,7 +170,7 @@ describe('FlaggedKeyColumn', () => {
 
     it(`${precision}: toJSON, toRaw and load round-trip the keys in update order; merge appends, with itself too`, () => {
       const { c, want } = column(precision, 50_000);
-      const json = c.toJSON() as { dtype: string; n: number; data: string };
+      const json = c.toJSON();
       expect(json.dtype).toBe(precision);
       expect(json.n).toBe(50_000);
       const fromJson = new FlaggedKeyColumn(precision);
