@@ -21,7 +21,7 @@ import {
 } from './options';
 import { getMetricFromId, type MetricEntry } from './registry';
 import { checkProbabilities } from './inputs/logits';
-import { PROBABILITY_SUM_TOLERANCE, topOneStats } from './math/topOne';
+import { probabilityRowProblem, probabilitySumTolerance, topOneStats } from './math/topOne';
 import { screenOnDevice } from './inputs/deviceRows';
 
 const NAME = 'ecuasCallback';
@@ -321,25 +321,25 @@ function toRows(
   }
   const hint =
     'with probabilities: true the model must end in a softmax (or, for one output column, a sigmoid); leave the option unset for logits';
-  for (let i = 0; i < values.length; i++) {
-    const p = values[i];
-    if (!(p >= 0 && p <= 1))
-      fail(NAME, 'probabilities', `model output ${p} at row ${row0 + Math.floor(i / k)} is not a probability: ${hint}`);
-  }
   if (k === 1) {
     const x = new Float32Array(2 * b);
     for (let i = 0; i < b; i++) {
-      x[2 * i] = 1 - values[i];
-      x[2 * i + 1] = values[i];
+      const p = values[i];
+      if (!(p >= 0 && p <= 1))
+        fail(NAME, 'probabilities', `model output ${p} at row ${row0 + i} is not a probability: ${hint}`);
+      x[2 * i] = 1 - p;
+      x[2 * i + 1] = p;
     }
     return x;
   }
-  for (let i = 0; i < b; i++) {
-    let sum = 0;
-    for (let j = 0; j < k; j++) sum += values[i * k + j];
-    if (!(Math.abs(sum - 1) <= PROBABILITY_SUM_TOLERANCE))
-      fail(NAME, 'probabilities', `the model's output row ${row0 + i} sums to ${sum}, not 1: ${hint}`);
-  }
+  // the metrics' own rule (SPEC §4), with the row numbered in the whole validation set
+  const bad = probabilityRowProblem(values, b, k);
+  if (bad)
+    fail(
+      NAME,
+      'probabilities',
+      `the model's output row ${row0 + bad.row} ${bad.problem}, not a probability row (≥ 0, summing to 1 within ${probabilitySumTolerance(k)}): ${hint}`,
+    );
   return values;
 }
 

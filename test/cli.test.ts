@@ -20,6 +20,7 @@ import { applyTemperature, fitTemperature, getMetricFromId, METRIC_IDS, riskCove
 import { regressionCalibrationCurve } from '../src/plots/index';
 import { formatNumber } from '../src/plots/svg';
 import { runCli as run, runCliOk, runCliUsageError } from './helpers/cli';
+import { rng } from './helpers/data';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixture = (name: string): string => join(root, 'test', 'fixtures', name);
@@ -432,6 +433,51 @@ describe('ecuas report: probabilities', () => {
         ),
       );
     }
+  });
+
+  it('softmax outputs written with 2–4 decimals under logit_* columns exit 1; --probabilities gives their values', async () => {
+    // SPEC §4: rows rounded to a few decimals still look like probabilities (within δ_K), and a
+    // stray logits row does not switch the check off
+    const rand = rng(7);
+    const n = 40;
+    const k = 10;
+    const probs: number[][] = [];
+    const labels: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const z = Array.from({ length: k }, () => 3 * rand());
+      const e = z.map((v) => Math.exp(v - Math.max(...z)));
+      const total = e.reduce((a, b) => a + b, 0);
+      probs.push(e.map((v) => v / total));
+      labels.push(Math.floor(rand() * k));
+    }
+    const header = `label,${Array.from({ length: k }, (_, j) => `logit_${j}`).join(',')}`;
+    for (const digits of [2, 3, 4]) {
+      const rows = probs.map((r, i) => `${labels[i]},${r.map((v) => v.toFixed(digits)).join(',')}`);
+      rows[5] = `${labels[5]},${Array.from({ length: k }, (_, j) => (j - 4.5).toFixed(1)).join(',')}`; // a logits row
+      const file = tmpFile(`rounded${digits}.csv`, `${header}\n${rows.join('\n')}\n`);
+      const r = await run(['report', file, '--metrics', 'cls_ece']);
+      expect(r.code, `${digits} decimals`).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(
+        /: expected logits, but 39 of 40 rows lie in \[0, 1\] and sum to 1 within 0\.05: these look like probabilities/,
+      );
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      // the same rows but the logits one, as probabilities: the library's value on the rows as read
+      rows.splice(5, 1);
+      const clean = tmpFile(`clean${digits}.csv`, `${header}\n${rows.join('\n')}\n`);
+      const got = await runJson(['report', clean, '--probabilities', '--metrics', 'cls_ece']);
+      const want = getMetricFromId('cls_ece', { probabilities: true }).function(
+        rows.map((l) => l.split(',').slice(1).map(Number)),
+        rows.map((l) => Number(l.split(',')[0])),
+      );
+      expect(Math.abs((got.cls_ece as number) - want)).toBeLessThanOrEqual(1e-12);
+    }
+  });
+
+  it('the help states the probabilities rule', async () => {
+    const help = (await run(['report', '--help'])).stdout;
+    expect(help).toContain('δ_K = min(0.1, K/200)');
+    expect(help).toMatch(/at least half of the rows lie in \[0, 1\] and sum to 1\s+within δ_K is refused/);
   });
 
   it('--probabilities with a confidence file is a usage error', async () => {

@@ -150,7 +150,7 @@ describe('probabilities: true', () => {
       'row 1 holds -0.2',
     );
     expectInputError(() => m.update([[0.5, NaN]], [0]), 'finite');
-    m.update([[0.5, 0.5005]], [0]); // within 1e-3 of 1
+    m.update([[0.5, 0.5095]], [0]); // within δ_2 = 0.01 of 1
     expect(m.sampleCount).toBe(3);
     m.reset();
     m.update(
@@ -230,15 +230,218 @@ describe('unset (default): a batch that looks like probabilities is refused', ()
     m.dispose();
   });
 
-  it('one row that is not a probability row makes the batch logits', () => {
-    const m = new ecuas.ClassificationErrorRate({ normalize: false });
-    expect(m.update([...softmax, [0.5, 0.6, 0]], [0, 2, 0]).compute()).toBeCloseTo(1 / 3, 15);
-    // within 1e-6·K of 1 is a probability row; further off is not
+  it('at least half of the rows looking like probabilities refuses the batch; fewer do not', () => {
+    const stray = [0.5, 0.6, 0]; // in [0, 1] but sums to 1.1: not a probability row for K = 3
+    const logit = [2, -1, 0.5];
+    const refuse = (rows: number[][], count: string): void => {
+      const m = new ecuas.ClassificationErrorRate({ normalize: false });
+      expectInputError(
+        () => m.update(rows, new Array<number>(rows.length).fill(0)),
+        'ClassificationErrorRate',
+        '`logits`',
+        `${count} in [0, 1] and sum to 1 within 0.015`,
+        'look like probabilities',
+      );
+      expect(m.sampleCount).toBe(0);
+      m.dispose();
+    };
+    const accept = (rows: number[][]): void => {
+      const m = new ecuas.ClassificationErrorRate({ normalize: false });
+      expect(m.update(rows, new Array<number>(rows.length).fill(0)).sampleCount).toBe(rows.length);
+      m.dispose();
+    };
+    // one stray row no longer switches the check off
+    refuse([...softmax, stray], '2 of 3 rows lie');
+    refuse([...softmax, logit], '2 of 3 rows lie');
+    refuse([softmax[0], softmax[1], softmax[0], softmax[1]], 'all 4 rows lie');
+    // exactly half: refused; one fewer: logits
+    refuse([softmax[0], softmax[1], logit, stray], '2 of 4 rows lie');
+    accept([softmax[0], logit, stray, logit]);
+    accept([softmax[0], logit, logit]); // 1 of 3
+    refuse([softmax[0], logit], '1 of 2 rows lie');
+    // one row alone decides
     expectInputError(
-      () => new ecuas.ClassificationErrorRate().update([[0.5, 0.5 + 1e-6]], [0]),
-      'look like probabilities',
+      () => new ecuas.ClassificationErrorRate().update([softmax[0]], [0]),
+      'its one row lies in [0, 1] and sums to 1 within 0.015',
     );
-    expect(new ecuas.ClassificationErrorRate({ normalize: false }).update([[0.5, 0.5 + 1e-5]], [0]).compute()).toBe(1);
+  });
+
+  it('δ_K = min(0.1, K/200): the edge is |Σx − 1| ≤ δ_K in float64 on the float32 values', () => {
+    const looks = (row: number[]): boolean => {
+      try {
+        new ecuas.ClassificationErrorRate().update([row], [0]).dispose();
+        return false;
+      } catch (e) {
+        expect(e).toBeInstanceOf(ecuas.MetricInputError);
+        return true;
+      }
+    };
+    const next = (v: number): number => {
+      const b = new Float32Array([v]);
+      new Uint32Array(b.buffer)[0] += 1;
+      return b[0];
+    };
+    for (const k of [2, 3, 10, 19, 20, 21, 200, 1000]) {
+      const delta = Math.min(0.1, k / 200);
+      // k − 1 entries of 1/k (float32) and a last one v, raised to the largest float32 inside the edge
+      const head = new Array<number>(k - 1).fill(Math.fround(1 / k));
+      let headSum = 0;
+      for (const h of head) headSum += h;
+      let v = Math.fround(1 + delta - headSum - 1e-3);
+      while (Math.abs(headSum + next(v) - 1) <= delta) v = next(v);
+      expect(Math.abs(headSum + v - 1) <= delta).toBe(true);
+      expect(looks([...head, v]), `K = ${k}, last entry ${v} (inside)`).toBe(true);
+      expect(looks([...head, next(v)]), `K = ${k}, last entry ${next(v)} (outside)`).toBe(false);
+      // and below 1 (where the edge needs a last entry ≥ 0): the smallest float32 inside the lower edge
+      if (1 - delta - headSum > 1e-3) {
+        const prev = (x: number): number => {
+          const b = new Float32Array([x]);
+          new Uint32Array(b.buffer)[0] -= 1;
+          return b[0];
+        };
+        let w = Math.fround(1 - delta - headSum + 1e-3);
+        while (Math.abs(headSum + prev(w) - 1) <= delta) w = prev(w);
+        expect(looks([...head, w]), `K = ${k}, last entry ${w} (inside, below)`).toBe(true);
+        expect(looks([...head, prev(w)]), `K = ${k}, last entry ${prev(w)} (outside, below)`).toBe(false);
+      }
+    }
+    // a value above 1 or below 0 makes the row logits whatever the sum
+    expect(looks([1.0001, -0.0001])).toBe(false);
+  });
+
+  it('the verdict does not depend on the column order, at the edge too', () => {
+    // K = 20 values whose float64 sum lands next to 1 + δ_20 = 1.1 in some orders
+    const rand = rng(11);
+    for (let t = 0; t < 200; t++) {
+      const row = Array.from({ length: 20 }, () => Math.fround(rand() * 0.11));
+      let sum = 0;
+      for (const r of row) sum += r;
+      row[0] = Math.fround(row[0] + (1.1 - sum));
+      const verdicts = new Set<boolean>();
+      for (let p = 0; p < 8; p++) {
+        const perm = [...row].sort(() => rand() - 0.5);
+        let refused = false;
+        try {
+          new ecuas.ClassificationErrorRate().update([perm], [0]).dispose();
+        } catch {
+          refused = true;
+        }
+        verdicts.add(refused);
+      }
+      expect(verdicts.size, `row ${t}`).toBe(1);
+    }
+  });
+
+  it('rounded softmax outputs (2, 3 and 4 decimals) are caught, K = 2 … 100', () => {
+    for (const k of [2, 3, 10, 20, 100]) {
+      const { z } = data(300, k, k);
+      const { x } = softmaxRows(z, 300, k);
+      for (const digits of [2, 3, 4]) {
+        const f = 10 ** digits;
+        const rounded = Array.from(x, (v) => Math.round(v * f) / f);
+        const rows = Array.from({ length: 300 }, (_, i) => rounded.slice(i * k, (i + 1) * k));
+        expectInputError(
+          () => new ecuas.ClassificationECE().update(rows, new Array<number>(300).fill(0)),
+          'look like probabilities',
+        );
+      }
+    }
+  });
+
+  it('real logits pass: seeded logits batches of K = 2 … 1000', () => {
+    for (const k of [2, 3, 10, 1000]) {
+      const { z, labels } = data(500, k, 5 + k);
+      const m = new ecuas.ClassificationECE();
+      expect(m.update(tf.tensor2d(z, [500, k]), labels).sampleCount).toBe(500);
+      m.dispose();
+    }
+  });
+});
+
+describe('probabilities: true admits rows within δ_K and normalizes them', () => {
+  it('2-decimal rows: the value is that of the normalized rows', () => {
+    // [0.33, 0.33, 0.33] sums to 0.99 (within δ_3 = 0.015): p = 1/3 each
+    const ce = new ecuas.ClassificationCrossEntropy({ normalize: false, probabilities: true });
+    expect(ce.update([[0.33, 0.33, 0.33]], [0]).compute()).toBeCloseTo(Math.log(3), 15);
+    ce.dispose();
+    // 2-decimal rows of K = 10 against the formulas on the normalized float64 rows x/Σx
+    const n = 200;
+    const k = 10;
+    const { z, labels } = data(n, k, 21);
+    const { x } = softmaxRows(z, n, k);
+    const rounded = Float32Array.from(x, (v) => Math.round(v * 100) / 100);
+    let brier = 0;
+    let errors = 0;
+    let nll = 0;
+    for (let i = 0; i < n; i++) {
+      const row = Array.from(rounded.subarray(i * k, (i + 1) * k));
+      const total = row.reduce((a, b) => a + b, 0);
+      expect(Math.abs(total - 1)).toBeLessThanOrEqual(0.05);
+      const top = row.indexOf(Math.max(...row));
+      errors += top === labels[i] ? 0 : 1;
+      nll -= Math.log(row[labels[i]] / total);
+      for (let j = 0; j < k; j++) brier += (row[j] / total - (j === labels[i] ? 1 : 0)) ** 2;
+    }
+    const want: Array<[string, object, number]> = [
+      ['ClassificationBrierScore', { normalize: false }, brier / n],
+      ['ClassificationErrorRate', { normalize: false }, errors / n],
+      ['ClassificationCrossEntropy', { normalize: false }, nll / n],
+    ];
+    for (const [name, options, value] of want) {
+      const xs = tf.tensor2d(rounded, [n, k]);
+      const m = make(name, { ...options, probabilities: true }).update(xs, labels);
+      const got = m.compute();
+      if (value === Infinity) expect(got, name).toBe(Infinity);
+      else expect(Math.abs(got - value), `${name}: ${got} vs ${value}`).toBeLessThanOrEqual(1e-12 * Math.max(1, value));
+      m.dispose();
+      xs.dispose();
+    }
+  });
+
+  it('a row off by more than δ_K is refused, naming δ_K', () => {
+    expectInputError(
+      () => new ecuas.ClassificationAUC({ probabilities: true }).update([[0.5, 0.52]], [0]),
+      'summing to 1 within 0.01',
+      'row 0 sums to 1.01999998',
+    );
+    expect(new ecuas.ClassificationAUC({ probabilities: true }).update([[0.5, 0.509]], [0]).sampleCount).toBe(1);
+  });
+});
+
+describe('every entry point follows the rule', () => {
+  const rows = [
+    [0.7, 0.2, 0.1],
+    [0.1, 0.1, 0.8],
+    [3, -1, 0.5],
+    [0.33, 0.33, 0.33],
+  ];
+  const y = [0, 2, 0, 1];
+  it('fitTemperature, reliabilityDiagramFromLogits, bootstrap, topOneConfidences, updateAsync', async () => {
+    const before = tf.memory().numTensors;
+    const msg = '3 of 4 rows lie in [0, 1]';
+    expectInputError(() => ecuas.fitTemperature(rows, y), msg);
+    expectInputError(() => ecuas.reliabilityDiagramFromLogits(rows, y), msg);
+    expectInputError(() => ecuas.bootstrap('cls_ece', [rows, y], { resamples: 10 }), msg);
+    expectInputError(() => ecuas.topOneConfidences(rows, y), msg);
+    for (const mode of ['never', 'always'] as const) {
+      const previous = ecuas.setDeviceReduction(mode);
+      try {
+        const z = tf.tensor2d(rows);
+        const m = new ecuas.ClassificationECUAS();
+        await expect(m.updateAsync(z, y)).rejects.toThrow(msg);
+        expect(m.sampleCount).toBe(0);
+        // in [0, 1] but no row sums to 1: logits, on the device path too
+        const high = tf.tensor2d([[0.9, 0.9, 0.9]]);
+        await m.updateAsync(high, [0]);
+        expect(m.sampleCount).toBe(1);
+        m.dispose();
+        tf.dispose([z, high]);
+      } finally {
+        ecuas.setDeviceReduction(previous);
+      }
+    }
+    expect(ecuas.fitTemperature(rows, y, { probabilities: false }).temperature).toBeGreaterThan(0);
+    expect(tf.memory().numTensors).toBe(before);
   });
 });
 

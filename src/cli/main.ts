@@ -13,7 +13,8 @@ import { bootstrap, MAX_RESAMPLES } from '../bootstrap';
 import { clip, ECHO_LIMIT, MetricInputError } from '../errors';
 import type { Metric } from '../metric';
 import { fitTemperatureRows, scaleProbabilityRows, type TemperatureFitResult } from '../math/temperature';
-import { looksLikeProbabilities } from '../math/topOne';
+import { probabilityLikeRows } from '../math/topOne';
+import { disguisedRowsText } from '../inputs/logits';
 import { RiskCoverageCurve } from '../metrics/selective';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
 import { metricFromBinary, metricFromJSON } from '../serialization';
@@ -133,9 +134,11 @@ apart by the extension (.csv, .json), else by the first character:
          {"yPred": [2.31, …], "yTrue": [2.05, …], "yStd": [0.4, …]}
          other keys are ignored; NaN is accepted, as Python's json.dump writes it
 Probabilities (prob_* columns, the "probabilities" key, or --probabilities) must be
-finite, ≥ 0 and sum to 1 within 0.001 in every row; the cls_* metrics use them as they are
-instead of a softmax. Logits whose every row lies in [0, 1] and sums to 1 are refused as
-probabilities in disguise: name them as probabilities or pass --probabilities.
+finite, ≥ 0 and sum to 1 within δ_K = min(0.1, K/200) in every row (so rows rounded to 2
+decimals pass for K ≤ 20, to 3 for K ≤ 200); the cls_* metrics use p = x/Σx instead of a
+softmax. A batch of logits in which at least half of the rows lie in [0, 1] and sum to 1
+within δ_K is refused as probabilities in disguise: name them as probabilities or pass
+--probabilities.
 Both are read as streams and fed to the metrics in batches of 10,000 rows, so files larger
 than memory work; a JSON file is read twice when its "labels" (or "correctness") come
 after its rows. Ranking metrics (AUC, AURC, AUGRC, FPR95, …) still keep a few bytes per
@@ -917,9 +920,10 @@ class SampleStore {
  * speaks of the command line's ways out rather than the library's option.
  */
 function refuseDisguisedProbabilities(batch: Batch, file: string): void {
-  if (!looksLikeProbabilities(batch.logits as Float32Array, batch.n, batch.k)) return;
+  const looking = probabilityLikeRows(batch.logits as Float32Array, batch.n, batch.k);
+  if (looking === 0) return;
   throw new InputFileError(
-    `${clip(file)}: ${batch.where}: expected logits, but every row lies in [0, 1] and sums to 1: these look like probabilities (a softmax output). ` +
+    `${clip(file)}: ${batch.where}: expected logits, but ${disguisedRowsText(looking, batch.n, batch.k)}: these look like probabilities (a softmax output, maybe rounded). ` +
       'Pass --probabilities to use them as probabilities, or name them as such (CSV columns prob_0,…,prob_{K-1}, JSON key "probabilities")',
   );
 }

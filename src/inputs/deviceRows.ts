@@ -105,7 +105,10 @@ export interface DeviceRowStats {
   readonly k: number;
   /** Whether every value is finite. */
   readonly finite: boolean;
-  /** Whether every value lies in [0, 1] (then the rows may be probabilities: the host must look at them). */
+  /**
+   * Whether at least half of the rows lie in [0, 1] (then the batch may look like probabilities,
+   * SPEC §4: the host must look at its rows).
+   */
   readonly inUnit: boolean;
   /** s per row, as SPEC §4 defines it (order-free). */
   readonly s: Float64Array;
@@ -118,7 +121,7 @@ export interface DeviceRowStats {
 /**
  * Reduces rows x [n, k] (float32, int32 or bool; read as float32) on the device and reads the
  * statistics back with one `await data()`: 4·(1 + L) bytes a row (L = ⌈64/B⌉ digit sums,
- * B = 24 − ⌈log2 K⌉), plus 4 for m with `withM`, plus 12 a batch. Disposes every tensor it makes.
+ * B = 24 − ⌈log2 K⌉), plus 4 for m with `withM`, plus 8 a batch. Disposes every tensor it makes.
  */
 export async function reduceRowsOnDevice(x: tf.Tensor, withM: boolean): Promise<DeviceRowStats> {
   const [n, k] = x.shape as [number, number];
@@ -141,12 +144,7 @@ export async function reduceRowsOnDevice(x: tf.Tensor, withM: boolean): Promise<
     const notTop = tf.cast(tf.notEqual(iota, tf.expandDims(top, 1)), 'float32');
     let digits = tf.mul(tf.add(e, tf.mul(e, err)), notTop); // the terms t_j ∈ [0, 1], 0 at the argmax
     const scale = tf.scalar(2 ** bits);
-    const parts: tf.Tensor[] = [
-      tf.reshape(tf.cast(tf.all(tf.isFinite(z)), 'float32'), [1]),
-      tf.reshape(tf.min(z), [1]),
-      tf.reshape(tf.max(m), [1]),
-      top,
-    ];
+    const parts: tf.Tensor[] = [tf.reshape(tf.cast(tf.all(tf.isFinite(z)), 'float32'), [1]), unitRowCount(z, m), top];
     for (let l = 0; l < levels; l++) {
       const scaled = tf.mul(digits, scale);
       const h = tf.floor(scaled);
@@ -163,12 +161,12 @@ export async function reduceRowsOnDevice(x: tf.Tensor, withM: boolean): Promise<
     packed.dispose();
   }
   const finite = v[0] === 1;
-  const inUnit = v[1] >= 0 && v[2] <= 1;
+  const inUnit = 2 * v[1] >= n;
   const top = new Int32Array(n);
   const s = new Float64Array(n);
-  const at = 3 + n;
+  const at = 2 + n;
   for (let i = 0; i < n; i++) {
-    top[i] = v[3 + i];
+    top[i] = v[2 + i];
     // the smallest digits first: a fixed order of exact float64 steps (each digit sum has ≤ 24 bits)
     let acc = 0;
     for (let l = levels - 1; l >= 0; l--) acc = (acc + v[at + l * n + i]) * 2 ** -bits;
@@ -179,23 +177,32 @@ export async function reduceRowsOnDevice(x: tf.Tensor, withM: boolean): Promise<
 }
 
 /**
- * Whether rows x must be looked at on the host before use: true if a value is not finite, or,
- * with `unitMatters`, if every value lies in [0, 1] (the rows may be probabilities). Computed on
- * the device; 8 bytes cross.
+ * How many rows of z [n, k] lie in [0, 1] (as a [1] tensor; `m` is the row maxima if at hand): a
+ * batch where fewer than half do cannot look like probabilities by SPEC §4's rule, so only
+ * otherwise must the host test the rows' sums. Exact in float32 for n < 2^24.
+ */
+function unitRowCount(z: tf.Tensor, m?: tf.Tensor): tf.Tensor {
+  const inUnit = tf.logicalAnd(
+    tf.greaterEqual(tf.min(z, 1), 0),
+    tf.lessEqual(m ? tf.reshape(m, [-1]) : tf.max(z, 1), 1),
+  );
+  return tf.reshape(tf.sum(tf.cast(inUnit, 'float32')), [1]);
+}
+
+/**
+ * Whether rows x [n, k] must be looked at on the host before use: true if a value is not finite,
+ * or, with `unitMatters`, if at least half of the rows lie in [0, 1] (the batch may look like
+ * probabilities). Computed on the device; 8 bytes cross.
  */
 export async function screenOnDevice(x: tf.Tensor, unitMatters: boolean): Promise<boolean> {
   const flags = tf.tidy(() => {
     const z = x.dtype === 'float32' ? x : tf.cast(x, 'float32');
     const finite = tf.reshape(tf.cast(tf.all(tf.isFinite(z)), 'float32'), [1]);
-    const inUnit = tf.reshape(
-      tf.cast(tf.all(tf.logicalAnd(tf.greaterEqual(z, 0), tf.lessEqual(z, 1))), 'float32'),
-      [1],
-    );
-    return tf.concat([finite, inUnit]);
+    return tf.concat([finite, unitRowCount(z)]);
   });
   try {
     const v = await flags.data();
-    return v[0] !== 1 || (unitMatters && v[1] === 1);
+    return v[0] !== 1 || (unitMatters && 2 * v[1] >= x.shape[0]);
   } finally {
     flags.dispose();
   }

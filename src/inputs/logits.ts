@@ -7,7 +7,7 @@ import {
   type SoftmaxStats,
   type SoftmaxWants,
 } from '../math/softmax';
-import { looksLikeProbabilities, probabilityRowProblem, topOneStats } from '../math/topOne';
+import { probabilityLikeRows, probabilityRowProblem, probabilitySumTolerance, topOneStats } from '../math/topOne';
 import { probabilitiesOption } from '../options';
 import type { DecisionInput } from './adapter';
 import type { ConfidenceBatch } from './confidences';
@@ -25,10 +25,11 @@ export const LOGIT_INPUTS = Object.freeze(['logits', 'labels'] as const);
 /** The option every classification metric has (SPEC §4, "Probabilities"). */
 export interface ProbabilitiesOptions {
   /**
-   * `true`: the [N, K] input holds probabilities (rows ≥ 0 summing to 1 within 1e-3), used as
-   * p_k = x_k/Σx. Unset (default): logits, and a batch that looks like probabilities (every row in
-   * [0, 1] summing to 1) is rejected — a softmax applied twice gives plausible but wrong numbers.
-   * `false`: logits, unchecked.
+   * `true`: the [N, K] input holds probabilities (rows ≥ 0 summing to 1 within δ_K = min(0.1, K/200),
+   * which admits rows rounded to 2 decimals for K ≤ 20), used as p_k = x_k/Σx. Unset (default):
+   * logits, and a batch in which at least half the rows look like probabilities (entries in [0, 1],
+   * summing to 1 within δ_K) is rejected — probabilities read as logits give plausible but wrong
+   * numbers. `false`: logits, unchecked.
    */
   probabilities?: boolean;
 }
@@ -65,7 +66,8 @@ export interface ReducedRowStats extends Pick<DeviceRowStats, 's' | 'top' | 'm'>
 /**
  * Classifier rows already reduced on the device by `updateAsync`: it stands in for the logits
  * argument, so the usual reader checks the labels, N and K against it (the device checked that
- * the values are finite and, unless `probabilities: false`, that they are not all in [0, 1]).
+ * the values are finite and, unless `probabilities: false`, that fewer than half of the rows lie
+ * in [0, 1], so the batch cannot look like probabilities).
  */
 export class ReducedLogits {
   constructor(
@@ -75,8 +77,9 @@ export class ReducedLogits {
 }
 
 /**
- * Checks [n, k] rows against the `probabilities` mode: with `true`, every row must be a
- * probability row; by default, the batch must not look like one. Throws a MetricInputError.
+ * Checks [n, k] rows against the `probabilities` mode (SPEC §4): with `true`, every row must be a
+ * probability row (≥ 0, summing to 1 within δ_K = min(0.1, K/200)); by default, fewer than half
+ * of the rows may look like probabilities. Throws a MetricInputError.
  */
 export function checkProbabilities(
   metric: string,
@@ -92,17 +95,26 @@ export function checkProbabilities(
       fail(
         metric,
         arg,
-        `with \`probabilities: true\` expected every row of ${ARG} to hold probabilities (≥ 0, summing to 1 within 1e-3), but row ${bad.row} ${bad.problem}`,
+        `with \`probabilities: true\` expected every row of ${ARG} to hold probabilities (≥ 0, summing to 1 within ${probabilitySumTolerance(k)}), but row ${bad.row} ${bad.problem}`,
       );
     }
-  } else if (probabilities === undefined && looksLikeProbabilities(values, n, k)) {
-    fail(
-      metric,
-      arg,
-      `expected ${ARG} to hold logits, but every row lies in [0, 1] and sums to 1: these look like probabilities (a softmax output). ` +
-        'Pass the option `probabilities: true` to use them as probabilities, or `probabilities: false` if they really are logits',
-    );
+  } else if (probabilities === undefined) {
+    const looking = probabilityLikeRows(values, n, k);
+    if (looking > 0) {
+      fail(
+        metric,
+        arg,
+        `expected ${ARG} to hold logits, but ${disguisedRowsText(looking, n, k)}: these look like probabilities (a softmax output, maybe rounded). ` +
+          'Pass the option `probabilities: true` to use them as probabilities, or `probabilities: false` if they really are logits',
+      );
+    }
   }
+}
+
+/** "3 of 4 rows lie in [0, 1] and sum to 1 within 0.015" — how a refused batch looks (SPEC §4). */
+export function disguisedRowsText(looking: number, n: number, k: number): string {
+  const rows = looking === n ? (n === 1 ? 'its one row lies' : `all ${n} rows lie`) : `${looking} of ${n} rows lie`;
+  return `${rows} in [0, 1] and sum${looking === n && n === 1 ? 's' : ''} to 1 within ${probabilitySumTolerance(k)}`;
 }
 
 /**

@@ -70,44 +70,79 @@ export function probabilityStats(
   return { s, correct, logPLabel, entropy, brier };
 }
 
-/** Largest relative distance of a row sum from 1 that `probabilities: true` accepts (SPEC §4). */
-export const PROBABILITY_SUM_TOLERANCE = 1e-3;
+/**
+ * δ_K = min(0.1, K/200): how far from 1 a probability row of K classes may sum (SPEC §4) —
+ * wide enough for rows rounded to 2 decimals (K ≤ 20) or 3 (K ≤ 200), as CSVs are written.
+ */
+export function probabilitySumTolerance(k: number): number {
+  return Math.min(0.1, k / 200);
+}
+
+/** A row of {@link rowSum} near a decision edge, copied for the order-free sum. */
+let edgeRow = new Float64Array(0);
+
+/**
+ * Σ x[at … at + k − 1] in float64, decided as the order-free sum would decide it against
+ * 1 ± `tolerance`: the plain sum is off by less than k·2^−52·Σ|x| (entries ≤ 1 + tolerance here),
+ * so only a row that close to an edge is summed again in an order-free way, and the verdict never
+ * depends on the column order.
+ */
+function rowSum(x: Float32Array, at: number, k: number, tolerance: number): number {
+  let sum = 0;
+  for (let j = 0; j < k; j++) sum += x[at + j];
+  const slack = k * 2 ** -52 * (sum + 1);
+  if (Math.abs(Math.abs(sum - 1) - tolerance) > slack) return sum;
+  if (edgeRow.length < k) edgeRow = new Float64Array(k);
+  for (let j = 0; j < k; j++) edgeRow[j] = x[at + j];
+  return orderFreeSum(edgeRow, 0, k);
+}
 
 /**
  * The first row of x [n, k] that is not a probability row — a value below 0, or a sum off 1 by
- * more than {@link PROBABILITY_SUM_TOLERANCE} — as `{ row, problem }`, or null. Values are
- * assumed finite (the reader checked that).
+ * more than {@link probabilitySumTolerance} — as `{ row, problem }`, or null. Values are
+ * assumed finite (the reader checked that). O(N·K).
  */
 export function probabilityRowProblem(x: Float32Array, n: number, k: number): { row: number; problem: string } | null {
+  const tolerance = probabilitySumTolerance(k);
   for (let i = 0; i < n; i++) {
     const row = i * k;
-    let sum = 0;
     for (let j = 0; j < k; j++) {
       const v = x[row + j];
       if (v < 0) return { row: i, problem: `holds ${v} at column ${j}` };
-      sum += v;
     }
-    if (!(Math.abs(sum - 1) <= PROBABILITY_SUM_TOLERANCE)) return { row: i, problem: `sums to ${sum}` };
+    const sum = rowSum(x, row, k, tolerance);
+    if (!(Math.abs(sum - 1) <= tolerance)) return { row: i, problem: `sums to ${sum}` };
   }
   return null;
 }
 
 /**
- * Whether every row of x [n, k] (n ≥ 1) lies in [0, 1] and sums to 1 within 1e-6·K: what a
- * softmax output looks like, and logits almost never do. O(N·K), stops at the first row that is not.
+ * Whether row i of x [n, k] looks like probabilities (SPEC §4): every entry in [0, 1] and the sum
+ * within δ_K of 1. Most logits rows fail at their first entries.
  */
-export function looksLikeProbabilities(x: Float32Array, n: number, k: number): boolean {
-  if (n === 0) return false;
-  const tolerance = 1e-6 * k;
-  for (let i = 0; i < n; i++) {
-    const row = i * k;
-    let sum = 0;
-    for (let j = 0; j < k; j++) {
-      const v = x[row + j];
-      if (!(v >= 0 && v <= 1)) return false;
-      sum += v;
-    }
-    if (!(Math.abs(sum - 1) <= tolerance)) return false;
+function looksLikeProbabilityRow(x: Float32Array, i: number, k: number, tolerance: number): boolean {
+  const row = i * k;
+  for (let j = 0; j < k; j++) {
+    const v = x[row + j];
+    if (!(v >= 0 && v <= 1)) return false;
   }
-  return true;
+  return Math.abs(rowSum(x, row, k, tolerance) - 1) <= tolerance;
+}
+
+/**
+ * How many rows of x [n, k] look like probabilities — every entry in [0, 1], the sum within
+ * {@link probabilitySumTolerance} of 1 — when at least half of them do (SPEC §4: such a batch
+ * is refused unless `probabilities` says what it holds), else 0. Rounded softmax outputs and a
+ * few stray logit rows among them are caught; a logits batch has such rows only by rare chance.
+ * O(N·K) at most; a logits batch stops once more than half its rows are seen not to look so.
+ */
+export function probabilityLikeRows(x: Float32Array, n: number, k: number): number {
+  const tolerance = probabilitySumTolerance(k);
+  let looking = 0;
+  let other = 0;
+  for (let i = 0; i < n; i++) {
+    if (looksLikeProbabilityRow(x, i, k, tolerance)) looking++;
+    else if (2 * ++other > n) return 0;
+  }
+  return looking;
 }

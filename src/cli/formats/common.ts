@@ -3,7 +3,7 @@
  * error class, the value checks (so CSV, JSON, .npz and Parquet refuse the same values with the
  * same words) and the limits that keep a read within bounded time and memory.
  */
-import { PROBABILITY_SUM_TOLERANCE, probabilityRowProblem } from '../../math/topOne';
+import { probabilityRowProblem, probabilitySumTolerance } from '../../math/topOne';
 
 /**
  * What a file holds: per-sample confidences and correctness, class scores and labels, or
@@ -229,7 +229,7 @@ export const check = {
   probabilityRow(row: Float32Array, k: number, note: string): string | undefined {
     const bad = probabilityRowProblem(row, 1, k);
     return bad
-      ? `expected probabilities summing to 1 (within ${PROBABILITY_SUM_TOLERANCE})${note}, but the row ${bad.problem}`
+      ? `expected probabilities summing to 1 (within ${probabilitySumTolerance(k)})${note}, but the row ${bad.problem}`
       : undefined;
   },
   labelInteger(v: number): string | undefined {
