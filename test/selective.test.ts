@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import {
   coverageAtRisk,
+  MetricInputError,
   RejectionPolicy,
   riskAtCoverage,
   RiskCoverageCurve,
@@ -73,6 +74,53 @@ describe('RiskCoverageCurve (hand-derived)', () => {
     p.dispose();
     t.dispose();
   });
+});
+
+describe('a riskFn that returns a tensor it keeps, or a disposed one', () => {
+  const p = [1, 2];
+  const t = [0, 0];
+  const u = [0.1, 0.2];
+
+  it.each(['update', 'updateAsync'] as const)(
+    '%s: a MetricInputError that says why; the state and the kept tensor untouched',
+    async (how) => {
+      const before = tf.memory().numTensors;
+      const kept = tf.tensor1d([3, 4]);
+      const disposed = tf.tensor1d([3, 4]);
+      disposed.dispose();
+      for (const [out, what] of [
+        [kept, 'a tensor it made before the call'],
+        [disposed, 'a disposed tensor'],
+      ] as const) {
+        for (const M of [RiskCoverageCurve, RejectionPolicy] as const) {
+          const m = M === RejectionPolicy ? new M({ fraction: 0.5, riskFn: () => out }) : new M({ riskFn: () => out });
+          const run = (): unknown => (how === 'update' ? m.update(p, t, u) : m.updateAsync(p, t, u));
+          let error: unknown;
+          try {
+            await run();
+          } catch (e) {
+            error = e;
+          }
+          expect(error).toBeInstanceOf(MetricInputError);
+          const message = (error as Error).message;
+          expect(message).toContain(M.name);
+          expect(message).toContain('`riskFn`');
+          expect(message).toContain(`to return a new tensor on every call, but it returned ${what}`);
+          expect(message).toContain('the library disposes what riskFn returns');
+          expect(m.sampleCount).toBe(0);
+          expect(kept.isDisposed).toBe(false);
+          m.dispose();
+        }
+      }
+      // a riskFn that clones what it keeps is fine, batch after batch
+      const m = new RiskCoverageCurve({ nPoints: 'all', riskFn: () => tf.clone(kept) });
+      m.update(p, t, u).update(p, t, u);
+      expect(Array.from(m.compute().risk)).toEqual([3, 3, 10 / 3, 3.5]);
+      m.dispose();
+      kept.dispose();
+      expect(tf.memory().numTensors).toBe(before);
+    },
+  );
 });
 
 describe('RejectionPolicy (hand-derived)', () => {

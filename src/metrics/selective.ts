@@ -235,18 +235,22 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     };
     const a = asTensor(p, pred);
     const b = asTensor(t, target);
+    // tensor ids grow: one below this mark existed before the call (riskFn keeps it, or it is ours)
+    const mark = tf.scalar(0);
+    const made = mark.id;
+    mark.dispose();
     let out: tf.Tensor | undefined;
     const release = (): void => {
-      // what riskFn made is freed (a wrong answer too: tidy kept the tensors of a returned array
-      // or object), never the caller's tensors it was given, nor twice what was made here
-      const given = new Set<unknown>([p, t, ...own]);
-      const made: unknown = out;
-      for (const x of made instanceof tf.Tensor
-        ? [made]
-        : isRecord(made) || Array.isArray(made)
-          ? Object.values(made)
+      // what riskFn made during the call is freed (a wrong answer too: tidy kept the tensors of a
+      // returned array or object), never a tensor that existed before it (the caller's, ours, one
+      // riskFn keeps), nor twice what was made here
+      const result: unknown = out;
+      for (const x of result instanceof tf.Tensor
+        ? [result]
+        : isRecord(result) || Array.isArray(result)
+          ? Object.values(result)
           : [])
-        if (x instanceof tf.Tensor && !given.has(x) && !x.isDisposed) x.dispose();
+        if (x instanceof tf.Tensor && x.id > made && !x.isDisposed) x.dispose();
       for (const o of own) o.dispose();
     };
     try {
@@ -256,6 +260,14 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
           this.metricName,
           'riskFn',
           `expected option ${ARG} to return a tensor with leading axis N = ${n}, but got ${out instanceof tf.Tensor ? `shape [${out.shape.join(', ')}]` : typeof out}`,
+        );
+      }
+      if (out.isDisposed || (out.id < made && out !== a && out !== b)) {
+        fail(
+          this.metricName,
+          'riskFn',
+          `expected option ${ARG} to return a new tensor on every call, but it returned ${out.isDisposed ? 'a disposed tensor' : 'a tensor it made before the call'}: ` +
+            'the library disposes what riskFn returns, so a tensor riskFn keeps would be gone after one batch (return tf.clone(t) instead)',
         );
       }
       return { out, release };
