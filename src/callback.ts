@@ -53,8 +53,9 @@ export interface EcuasCallbackOptions {
    * `true` when the model's output holds probabilities (it ends in a softmax, or a sigmoid for
    * one column): rows are used as p_k = x_k/Σx directly (SPEC §4), so a zero probability of the
    * label makes cross-entropy +Infinity. `false`: logits, unchecked. Unset (default): logits,
-   * and an output whose every row lies in [0, 1] and sums to 1 is refused with an error naming
-   * this option — a softmax taken twice gives plausible but wrong numbers. A single output
+   * and an output batch in which at least half of the rows lie in [0, 1] and sum to 1 within
+   * δ_K = min(0.1, K/200) is refused with an error naming this option — a softmax taken twice
+   * gives plausible but wrong numbers. A single output
    * column is a binary classifier's positive class: logit `z` becomes `[0, z]`, probability `p`
    * becomes `[1 − p, p]`.
    */
