@@ -316,6 +316,42 @@ describe('ecuasCallback', () => {
     model.dispose();
   });
 
+  it('an output of rounded probabilities with a stray row is refused without the option; with it, its rows are used', async () => {
+    // a model that passes its input through: its output is what the validation rows say
+    const model = tf.sequential();
+    model.add(tf.layers.dense({ inputShape: [3], units: 3, useBias: false, kernelInitializer: 'identity' }));
+    model.compile({ optimizer: tf.train.sgd(0), loss: 'meanSquaredError' });
+    const rows = [
+      [0.33, 0.33, 0.33],
+      [0.7, 0.2, 0.1],
+      [0.2, 0.5, 0.3],
+      [2, -1, 0.5], // one logits row does not make the batch logits
+    ];
+    const labels = [0, 0, 1, 0];
+    const x = tf.tensor2d(rows);
+    const start = tf.memory().numTensors;
+    const unset = ecuasCallback({ model, metrics: ['cls_error_rate'], validationData: [x, labels] });
+    await expect(model.fit(x, x, { epochs: 1, verbose: 0, callbacks: unset })).rejects.toThrow(
+      /3 of 4 rows lie in \[0, 1\] and sum to 1 within 0\.015.*look like probabilities.*`probabilities: true`/,
+    );
+    expect(tf.memory().numTensors).toBe(start);
+    let got: Record<string, number> = {};
+    const x3 = tf.tensor2d(rows.slice(0, 3));
+    const cb = ecuasCallback({
+      model,
+      probabilities: true,
+      metrics: ['cls_error_rate'],
+      validationData: [x3, labels.slice(0, 3)],
+      onMetrics: (_, m) => void (got = { ...m }),
+    });
+    await model.fit(x, x, { epochs: 1, verbose: 0, callbacks: cb });
+    // normalized error rate: errors 0 of 3 … the first argmax of [0.33, 0.33, 0.33] is class 0
+    expect(got.cls_error_rate).toBe(0);
+    tf.dispose([x, x3]);
+    expect(tf.memory().numTensors).toBe(start);
+    model.dispose();
+  });
+
   it('a softmax model: refused without the option, and with probabilities: true the same values as its logits', async () => {
     const model = makeModel('softmax');
     const xTrain = tf.tensor2d(train.x);
