@@ -328,6 +328,7 @@ describe('ecuasCallback', () => {
       [2, -1, 0.5], // one logits row does not make the batch logits
     ];
     const labels = [0, 0, 1, 0];
+    const base = tf.memory().numTensors;
     const x = tf.tensor2d(rows);
     const start = tf.memory().numTensors;
     const unset = ecuasCallback({ model, metrics: ['cls_error_rate'], validationData: [x, labels] });
@@ -348,7 +349,7 @@ describe('ecuasCallback', () => {
     // normalized error rate: errors 0 of 3 … the first argmax of [0.33, 0.33, 0.33] is class 0
     expect(got.cls_error_rate).toBe(0);
     tf.dispose([x, x3]);
-    expect(tf.memory().numTensors).toBe(start);
+    expect(tf.memory().numTensors).toBe(base);
     model.dispose();
   });
 
