@@ -23,7 +23,8 @@ import { FORMATS, formatCalibration, formatReport, type CalibrationRow, type For
 import { Grow } from './grow';
 import { plotsAvailable, writePlots, type PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
-import { InputFileError, readInputFile, type Batch, type InputKind } from './readers';
+import { parseColumnMap, type ColumnMap } from './formats/mapping';
+import { InputFileError, noSamples, readInputFile, type Batch, type InputKind } from './readers';
 import {
   openStateFile,
   setupDifference,
@@ -284,6 +285,8 @@ interface ReportArgs {
   metrics?: string[];
   /** `--probabilities`: a classification file's logits hold probabilities. */
   probabilities: boolean;
+  /** `--columns`: the file's names for the input roles. */
+  columns?: ColumnMap;
   format: Format;
   plots?: string;
   ci?: number;
@@ -310,6 +313,8 @@ interface CalibrateArgs {
   file: string;
   /** `--probabilities`: fit on log p. */
   probabilities: boolean;
+  /** `--columns`: the file's names for the input roles. */
+  columns?: ColumnMap;
   format: Format;
   minTemperature: number;
   maxTemperature: number;
@@ -339,6 +344,7 @@ const TOP_OPTIONS = {
 const REPORT_OPTIONS = {
   metrics: { type: 'string' },
   probabilities: { type: 'boolean' },
+  columns: { type: 'string' },
   format: { type: 'string' },
   ci: { type: 'string' },
   resamples: { type: 'string' },
@@ -353,6 +359,7 @@ const REPORT_OPTIONS = {
 /** `ecuas calibrate FILE [options]`. */
 const CALIBRATE_OPTIONS = {
   probabilities: { type: 'boolean' },
+  columns: { type: 'string' },
   format: { type: 'string' },
   'min-temperature': { type: 'string' },
   'max-temperature': { type: 'string' },
@@ -600,7 +607,8 @@ function parseCalibrate(argv: readonly string[]): Command {
   if (!(minTemperature < maxTemperature))
     usage(`--min-temperature (${minTemperature}) must be below --max-temperature (${maxTemperature})`);
   const probabilities = values.probabilities === true;
-  return { kind: 'calibrate', args: { file, probabilities, format, minTemperature, maxTemperature } };
+  const columns = parseColumns(values.columns, SEE_CALIBRATE);
+  return { kind: 'calibrate', args: { file, probabilities, columns, format, minTemperature, maxTemperature } };
 }
 
 function parseReport(argv: readonly string[]): Command {
@@ -657,10 +665,31 @@ function parseReport(argv: readonly string[]): Command {
   if (plots?.trim() === '') usage('--plots needs a directory');
   const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
   const probabilities = values.probabilities === true;
+  const columns = parseColumns(values.columns, SEE);
   return {
     kind: 'report',
-    args: { file, metrics, probabilities, format, plots, ci, resamples, seed, temperature, saveState, stateFormat },
+    args: {
+      file,
+      metrics,
+      probabilities,
+      columns,
+      format,
+      plots,
+      ci,
+      resamples,
+      seed,
+      temperature,
+      saveState,
+      stateFormat,
+    },
   };
+}
+
+/** `--columns ROLE=NAME,…`, checked before the file is read; undefined when not given. */
+function parseColumns(text: string | undefined, see: string): ColumnMap | undefined {
+  if (text === undefined) return undefined;
+  const map = parseColumnMap(text);
+  return typeof map === 'string' ? usage(`--columns: ${map} ${see}`) : map;
 }
 
 /** `--save-state OUT` and its form: `--state-format`, else JSON for a name ending in .json, else binary. */
@@ -685,6 +714,7 @@ const MERGE_REFUSALS: Record<string, string> = {
   metrics: 'the metrics are those of the states: choose them with `ecuas report --metrics` on every shard',
   temperature: 'the temperature is that of the states: give it to `ecuas report` on every shard',
   probabilities: 'the states say whether they hold probabilities: give it to `ecuas report` on every shard',
+  columns: 'states hold samples already read: give it to `ecuas report` on every shard',
 };
 MERGE_REFUSALS.resamples = MERGE_REFUSALS.seed = MERGE_REFUSALS.ci;
 
@@ -1028,10 +1058,11 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
         },
         onProgress: readProgress(progress, args.file, options),
       },
-      { batchSize: options.batchSize, probabilities: args.probabilities },
+      { batchSize: options.batchSize, probabilities: args.probabilities, columns: args.columns },
     );
     progress.clear();
     const { n, k } = summary;
+    if (n === 0) noSamples(args.file, summary.format, 'there is nothing to fit a temperature to');
     const labels = store.second as Int32Array;
     let fit: TemperatureFitResult;
     try {
@@ -1124,12 +1155,37 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         },
         onProgress: readProgress(progress, args.file, options),
       },
-      { batchSize: options.batchSize, probabilities: args.probabilities },
+      { batchSize: options.batchSize, probabilities: args.probabilities, columns: args.columns },
     );
     progress.clear();
 
-    // an empty shard of a sharded run: no value, but its state is still written for the merge
-    const rows = reportRows(metrics, summary.n);
+    const save = async (): Promise<void> => {
+      if (args.saveState === undefined) return;
+      const { kind, probabilities, n, k } = summary;
+      const source = basename(args.file);
+      const temperature = args.temperature ?? null;
+      await saveState(
+        args.saveState,
+        args.stateFormat,
+        metrics,
+        { source, kind, probabilities, k, temperature, n },
+        io,
+      );
+    };
+    if (summary.n === 0) {
+      // an empty shard of a sharded run: no metric has a value, but its state is written for the merge
+      if (args.ci !== undefined) noSamples(args.file, summary.format, '--ci has nothing to resample');
+      if (args.plots !== undefined) noSamples(args.file, summary.format, '--plots has nothing to plot');
+      if (args.saveState === undefined)
+        noSamples(
+          args.file,
+          summary.format,
+          'no metric can be computed (an empty shard can still be saved with --save-state, for `ecuas merge`)',
+        );
+      await save();
+      return;
+    }
+    const rows = reportRows(metrics);
 
     if (args.ci !== undefined && store) {
       const level = args.ci;
@@ -1165,18 +1221,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       }
     }
 
-    if (args.saveState !== undefined) {
-      const { kind, probabilities, n, k } = summary;
-      const source = basename(args.file);
-      const temperature = args.temperature ?? null;
-      await saveState(
-        args.saveState,
-        args.stateFormat,
-        metrics,
-        { source, kind, probabilities, k, temperature, n },
-        io,
-      );
-    }
+    await save();
 
     io.stdout(
       formatReport(args.format, rows, {
@@ -1218,13 +1263,13 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
   }
 }
 
-/** The report's rows: each metric's value over n samples (NaN when there are none). */
-function reportRows(metrics: readonly ActiveMetric[], n: number): ReportRow[] {
+/** The report's rows: each metric's value (over one sample at least). */
+function reportRows(metrics: readonly ActiveMetric[]): ReportRow[] {
   return metrics.map((m) => ({
     id: m.id,
     fullName: m.entry.fullName,
     higherIsBetter: m.entry.higherIsBetter,
-    value: n === 0 ? NaN : m.entry.obj.compute(),
+    value: m.entry.obj.compute(),
   }));
 }
 
@@ -1282,6 +1327,11 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
     if (first === undefined) return; // parseMerge asks for one state at least
     const { kind, probabilities, k, temperature } = first;
     const merged = `${args.files.length} merged states`;
+    // as for an empty shard's report: the merged state may be saved, but no metric has a value
+    if (n === 0 && args.saveState === undefined)
+      throw new InputFileError(
+        `${args.files.length === 1 ? `${clip(args.files[0])}: no samples: the state is of an empty shard` : `no samples: all ${args.files.length} states are of empty shards`}: no metric can be computed`,
+      );
     if (args.saveState !== undefined) {
       await saveState(
         args.saveState,
@@ -1291,7 +1341,8 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
         io,
       );
     }
-    const rows = reportRows(metrics, n);
+    if (n === 0) return;
+    const rows = reportRows(metrics);
     const file = args.files.length === 1 ? first.source : merged;
     io.stdout(
       formatReport(args.format, rows, { file, kind, probabilities, n, k, temperature: temperature ?? undefined }),
