@@ -21,11 +21,11 @@ interface RoleInfo {
 }
 
 const ROLES = new Map<Role, RoleInfo>([
-  ['confidence', { kind: 'confidence', column: 'confidence', key: 'confidences', multi: false }],
-  ['correct', { kind: 'confidence', column: 'correct', key: 'correctness', multi: false }],
   ['label', { kind: 'classification', column: 'label', key: 'labels', multi: false }],
   ['logits', { kind: 'classification', column: 'logit_*', key: 'logits', multi: true }],
   ['probabilities', { kind: 'classification', column: 'prob_*', key: 'probabilities', multi: true }],
+  ['confidence', { kind: 'confidence', column: 'confidence', key: 'confidences', multi: false }],
+  ['correct', { kind: 'confidence', column: 'correct', key: 'correctness', multi: false }],
   ['prediction', { kind: 'regression', column: 'prediction', key: 'yPred', multi: false }],
   ['target', { kind: 'regression', column: 'target', key: 'yTrue', multi: false }],
   ['std', { kind: 'regression', column: 'std', key: 'yStd', multi: false }],
@@ -65,7 +65,7 @@ export interface ColumnMap {
   readonly roles: ReadonlyMap<Role, ColumnMapping>;
 }
 
-const ROLE_LIST = [...ROLES.keys()].join(', ');
+const ROLE_LIST = `${[...ROLES.keys()].join(', ')} (or, as the JSON keys say them, ${[...ALIASES.values()].map((r) => ROLES.get(r)?.key).join(', ')})`;
 
 /**
  * Parses `--columns ROLE=NAME,…`; returns the problem (a phrase) when the value is malformed.
