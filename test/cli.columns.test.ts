@@ -202,6 +202,18 @@ describe('--columns: the same values as the default names', () => {
   });
 });
 
+describe('--columns in the help', () => {
+  it('ecuas --help names every input format; report and calibrate --help explain --columns', async () => {
+    const main = await runCliOk(['--help']);
+    expect(main).toContain('metrics of the samples in FILE (CSV, JSON, .npz or Parquet)');
+    expect(main).not.toContain('(CSV or JSON)');
+    const report = await runCliOk(['report', '--help']);
+    expect(report).toMatch(/--columns MAP +FILE's own names for the input roles, ROLE=NAME,…/);
+    expect(report).toContain('score_10 in numeric order');
+    expect(await runCliOk(['calibrate', '--help'])).toMatch(/--columns MAP +FILE's own column or key names/);
+  });
+});
+
 describe('--columns: mistakes are one line', () => {
   it('malformed specs, unknown and repeated roles are command-line errors (exit 2), before the file is read', async () => {
     const f = fixture('logits.csv');

@@ -100,7 +100,7 @@ const MAIN_HELP = `ecuas — metrics for models that answer with a confidence
 
 Usage:
   ecuas report FILE [options]      compute uncertainty, calibration and selective-prediction
-                                   metrics of the samples in FILE (CSV or JSON)
+                                   metrics of the samples in FILE (CSV, JSON, .npz or Parquet)
   ecuas calibrate FILE [options]   fit the temperature of temperature scaling to the logits
                                    in FILE and show the metrics before and after
   ecuas merge STATE… [options]     merge the states that \`ecuas report SHARD --save-state
@@ -110,6 +110,19 @@ Usage:
 
 Run \`ecuas report --help\` for the options and the file formats, \`ecuas calibrate --help\`
 for temperature scaling, \`ecuas merge --help\` for sharded evaluations.
+`;
+
+/** `--columns` in `ecuas report --help`. */
+const COLUMNS_HELP = `  --columns MAP       FILE's own names for the input roles, ROLE=NAME,… e.g.
+                      label=y,logits=score_* or confidence=p,correct=hit. Roles: label,
+                      logits, probabilities, confidence, correct, prediction, target, std
+                      (or as the JSON keys: labels, confidences, correctness, yPred, yTrue,
+                      yStd). CSV and Parquet: the class scores are a glob whose * is the
+                      class number (score_1, …, score_10 in numeric order, from 0 or 1;
+                      names that are not numbers keep the file's order), and names match
+                      ignoring case. JSON and .npz: a key or array, matched exactly. Roles
+                      left out keep their default names; other columns are ignored. A NAME
+                      in double quotes is taken as written (commas, *, =).
 `;
 
 function reportHelp(): string {
@@ -133,6 +146,8 @@ apart by the extension (.csv, .json), else by the first character:
          {"probabilities": [[0.1, 0.2, 0.7], …], "labels": [2, …]}
          {"yPred": [2.31, …], "yTrue": [2.05, …], "yStd": [0.4, …]}
          other keys are ignored; NaN is accepted, as Python's json.dump writes it
+Other names for these columns, keys and arrays: --columns. An input with no samples (a
+header but no rows, empty arrays) is an error, unless --save-state saves its state alone.
 Probabilities (prob_* columns, the "probabilities" key, or --probabilities) must be
 finite, ≥ 0 and sum to 1 within 0.001 in every row; the cls_* metrics use them as they are
 instead of a softmax. Logits whose every row lies in [0, 1] and sums to 1 are refused as
@@ -155,7 +170,7 @@ Options:
   --probabilities     the logit_* columns (or "logits" key) of FILE hold probabilities:
                       read them as prob_* columns (or a "probabilities" key). Only for
                       classification files; --ci and --plots use the probabilities too.
-  --format FORMAT     table (default), json, csv or markdown.
+${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
                       json: {"<id>": value}, with --ci {"<id>": {"value", "low", "high"}};
                       NaN (an undefined value, e.g. AUC with one class) is null in json,
                       NaN in csv and in the tables.
@@ -219,6 +234,8 @@ All rows are held in memory (4·K + 4 bytes per sample).
 Options:
   --probabilities        FILE holds probabilities (also under logit_* columns or a "logits"
                          key): fit on log p
+  --columns MAP          FILE's own column or key names, as for \`ecuas report\`, e.g.
+                         label=y,logits=score_*
   --format FORMAT        table (default), json, csv or markdown.
                          json: {"temperature": T, "atBound": false,
                                 "<id>": {"before": …, "after": …}, …}

@@ -96,7 +96,11 @@ export function parseColumnMap(text: string): ColumnMap | string {
     const role = ROLES.has(written.toLowerCase() as Role)
       ? (written.toLowerCase() as Role)
       : ALIASES.get(written.toLowerCase());
-    if (role === undefined) return `unknown role ${quote(written)} in ${quote(entry)}: the roles are ${ROLE_LIST}`;
+    if (role === undefined) {
+      const typed = written.toLowerCase();
+      const near = [...ROLES.keys()].find((r) => typed.length >= 3 && (r.startsWith(typed) || typed.startsWith(r)));
+      return `unknown role ${quote(written)} in ${quote(entry)}${near ? ` (did you mean ${near}?)` : ''}: the roles are ${ROLE_LIST}`;
+    }
     const value = entry.slice(eq + 1).trim();
     let name = value;
     let literal = false;
