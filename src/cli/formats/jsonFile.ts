@@ -20,7 +20,7 @@ import {
   type ReadCallbacks,
   type ReadSummary,
 } from './common';
-import { keyNames, type ColumnMap, type KeyNames } from './mapping';
+import { keyNames, listNames, type ColumnMap, type KeyNames } from './mapping';
 import type { Source } from './source';
 import { textChunks } from './text';
 
@@ -68,6 +68,9 @@ class JsonDocument {
   announced = false;
   seen = new Set<string>();
   allKeys: string[] = [];
+  /** The top-level keys, as the file spells them: the first few, for messages, and their number. */
+  firstKeys: string[] = [];
+  keyCount = 0;
   small: Grow<Uint8Array> | Grow<Float64Array> | undefined;
   smallDone = false;
   bigSeen = false;
@@ -279,6 +282,8 @@ class JsonPass implements JsonHandler {
     if (this.pass === 1) {
       const kind = role === undefined ? undefined : kindOfKey(role);
       if (doc.allKeys.length < 20) doc.allKeys.push(quote(name, 40));
+      if (doc.firstKeys.length < 20) doc.firstKeys.push(name);
+      doc.keyCount++;
       if (kind !== undefined) {
         const key = role as string;
         if (doc.seen.has(key)) fileError(doc.file, `key ${quote(name, 80)} appears twice (${this.where()})`);
@@ -577,9 +582,7 @@ export async function readJson(
 
 /** Under `--columns`, a missing key's message lists the keys the file has. */
 function others(doc: JsonDocument, columns: ColumnMap | undefined): string {
-  return columns && doc.allKeys.length > 0
-    ? `; its keys are ${doc.allKeys.join(', ')}${doc.allKeys.length === 20 ? ', …' : ''}`
-    : '';
+  return columns && doc.keyCount > 0 ? `; its keys are ${listNames(doc.firstKeys, doc.keyCount)}` : '';
 }
 
 /** A stream's big array, held in pass 1, paired with the small array read after it, in batches. */

@@ -5,7 +5,7 @@
  * rename their keys to the default ones through {@link keyNames}.
  */
 import type { Layout } from './columns';
-import { clip, fileError, quote, type ClassScores, type InputKind } from './common';
+import { clip, count, fileError, quote, type ClassScores, type InputKind } from './common';
 
 /** The input roles a file's columns can play. */
 export type Role = 'label' | 'logits' | 'probabilities' | 'confidence' | 'correct' | 'prediction' | 'target' | 'std';
@@ -137,11 +137,21 @@ function subject(role: Role, mapping: ColumnMapping | undefined, names: 'column'
   return `${role} (by default ${names === 'key' ? 'the key' : info.multi ? 'the columns' : 'the column'} ${quote(names === 'key' ? info.key : info.column)}; name yours with --columns ${role}=NAME)`;
 }
 
-/** "the columns are "a", "b", … (N in all)": at most 12 names, each clipped. */
+/** Names shown in a message about a missing column or key. */
+const LISTED = 12;
+
+/**
+ * `"a", "b", … (N in all)`: the first names of a file's columns or keys, each clipped, for a
+ * message about a missing one; `total` counts them all when `names` holds only the first.
+ */
+export function listNames(names: readonly string[], total = names.length): string {
+  const head = names.slice(0, LISTED).map((c) => quote(c, 40));
+  return `${head.join(', ')}${total > head.length ? `, … (${count(total)} in all)` : ''}`;
+}
+
+/** "the columns are …" of the columns that a role may read. */
 function listing(names: readonly string[], used: readonly boolean[]): string {
-  const shown = names.filter((_, i) => used[i]);
-  const head = shown.slice(0, 12).map((c) => quote(c, 40));
-  return `the columns are ${head.join(', ')}${shown.length > head.length ? `, … (${shown.length} in all)` : ''}`;
+  return `the columns are ${listNames(names.filter((_, i) => used[i]))}`;
 }
 
 /** A column number without its leading zeros, so that "007" and "7" compare equal. */
@@ -213,7 +223,10 @@ export function resolveMappedColumns(
   const mapped = (role: Role): ColumnMapping | undefined => map.roles.get(role);
   let scores: ClassScores = mapped('probabilities') ? 'probabilities' : 'logits';
   if (map.kind === 'classification' && !mapped('logits') && !mapped('probabilities')) {
-    const has = (prefix: string): boolean => lower.some((c, i) => used[i] && new RegExp(`^${prefix}_[0-9]+$`).test(c));
+    const has = (prefix: string): boolean => {
+      const numbered = new RegExp(`^${prefix}_[0-9]+$`);
+      return lower.some((c, i) => used[i] && numbered.test(c));
+    };
     if (has('logit') && has('prob'))
       return 'the file has both logit_* and prob_* columns: say which are the class scores with --columns logits=logit_* or probabilities=prob_*';
     if (has('prob')) scores = 'probabilities';

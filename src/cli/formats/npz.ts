@@ -18,7 +18,7 @@ import {
   type ReadCallbacks,
   type ReadSummary,
 } from './common';
-import { keyNames, type ColumnMap } from './mapping';
+import { keyNames, listNames, type ColumnMap } from './mapping';
 import { indexedPath, type Source } from './source';
 
 interface ZipEntry {
@@ -273,7 +273,6 @@ export async function readNpz(
       const wanted = missing.map((a) =>
         a === 'logits' && map === undefined ? '"logits" or "probabilities"' : `${q(a)}${names.why(a)}`,
       );
-      const has = entries.slice(0, 12).map((e) => quote(e.name.replace(/\.npy$/, ''), 40));
       fileError(
         file,
         `missing array${missing.length > 1 ? 's' : ''} ${wanted.join(' and ')} (the file has ${spec.arrays
@@ -281,7 +280,7 @@ export async function readNpz(
           .map(q)
           .join(
             ' and ',
-          )})${map ? `; its arrays are ${has.join(', ')}${entries.length > has.length ? ', …' : ''}` : ''}`,
+          )})${map ? `; its arrays are ${listNames(entries.map((e) => e.name.replace(/\.npy$/, '')))}` : ''}`,
       );
     }
     const arrays: NpyArray[] = [];
