@@ -1,14 +1,15 @@
 /**
  * An input with no samples (a CSV header, empty JSON arrays, a zero-row .npz or Parquet file) is
- * an empty shard: it reads as 0 samples, `report` prints NaN values, `--save-state` writes a
- * state, and `merge` of a sharded run with an empty shard gives the report of one run.
+ * an empty shard: it reads as 0 samples, `--save-state` writes its state, and `merge` of a sharded
+ * run with an empty shard gives the report of one run. No table is printed from no samples: a
+ * report of the empty shard alone, or a merge of empty states alone, is refused in one line.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readInputFile } from '../src/cli/readers';
-import { runCliOk as ok } from './helpers/cli';
+import { runCli, runCliOk as ok } from './helpers/cli';
 import { npy, zip } from './helpers/npz';
 import { expectClose, saveStates, shardFiles, tempFolders } from './helpers/shards';
 
@@ -57,13 +58,15 @@ describe('empty shards', () => {
       const whole = JSON.parse(await ok(['report', all, '--format', 'json'])) as Record<string, unknown>;
       const merged = JSON.parse(await ok(['merge', ...states, '--format', 'json'])) as Record<string, unknown>;
       expectClose(merged, whole);
-      // the empty shard's own report: every metric's value for no samples (none defined: NaN)
-      const empty = JSON.parse(await ok(['report', shards[1], '--format', 'json'])) as Record<string, unknown>;
-      expect(Object.keys(empty)).toEqual(Object.keys(whole));
-      expect(Object.values(empty).every((v) => v === null)).toBe(true);
-      // and so is a merge of empty states only
-      const none = JSON.parse(await ok(['merge', states[1], '--format', 'json'])) as Record<string, unknown>;
-      expect(none).toEqual(empty);
+      // the empty shard's own report, and a merge of its state alone: no table of NaN values
+      const empty = await runCli(['report', shards[1], '--format', 'json']);
+      expect([empty.code, empty.stdout]).toEqual([1, '']);
+      expect(empty.stderr).toMatch(
+        /^ecuas: .*shard-1\.csv: no samples \(a header but no rows\): no metric can be computed/,
+      );
+      const none = await runCli(['merge', states[1], '--format', 'json']);
+      expect([none.code, none.stdout]).toEqual([1, '']);
+      expect(none.stderr).toMatch(/^ecuas: .*shard-1\.state\.json: no samples: the state is of an empty shard/);
     });
   }
 

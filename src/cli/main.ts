@@ -24,7 +24,8 @@ import { FORMATS, formatCalibration, formatReport, type CalibrationRow, type For
 import { Grow } from './grow';
 import { plotsAvailable, writePlots, type PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
-import { InputFileError, readInputFile, type Batch, type InputKind } from './readers';
+import { parseColumnMap, type ColumnMap } from './formats/mapping';
+import { InputFileError, noSamples, readInputFile, type Batch, type InputKind } from './readers';
 import {
   openStateFile,
   setupDifference,
@@ -100,7 +101,7 @@ const MAIN_HELP = `ecuas — metrics for models that answer with a confidence
 
 Usage:
   ecuas report FILE [options]      compute uncertainty, calibration and selective-prediction
-                                   metrics of the samples in FILE (CSV or JSON)
+                                   metrics of the samples in FILE (CSV, JSON, .npz or Parquet)
   ecuas calibrate FILE [options]   fit the temperature of temperature scaling to the logits
                                    in FILE and show the metrics before and after
   ecuas merge STATE… [options]     merge the states that \`ecuas report SHARD --save-state
@@ -110,6 +111,19 @@ Usage:
 
 Run \`ecuas report --help\` for the options and the file formats, \`ecuas calibrate --help\`
 for temperature scaling, \`ecuas merge --help\` for sharded evaluations.
+`;
+
+/** `--columns` in `ecuas report --help`. */
+const COLUMNS_HELP = `  --columns MAP       FILE's own names for the input roles, ROLE=NAME,… e.g.
+                      label=y,logits=score_* or confidence=p,correct=hit. Roles: label,
+                      logits, probabilities, confidence, correct, prediction, target, std
+                      (or as the JSON keys: labels, confidences, correctness, yPred, yTrue,
+                      yStd). CSV and Parquet: the class scores are a glob whose * is the
+                      class number (score_1, …, score_10 in numeric order, from 0 or 1;
+                      names that are not numbers keep the file's order), and names match
+                      ignoring case. JSON and .npz: a key or array, matched exactly. Roles
+                      left out keep their default names; other columns are ignored. A NAME
+                      in double quotes is taken as written (commas, *, =).
 `;
 
 function reportHelp(): string {
@@ -133,6 +147,8 @@ apart by the extension (.csv, .json), else by the first character:
          {"probabilities": [[0.1, 0.2, 0.7], …], "labels": [2, …]}
          {"yPred": [2.31, …], "yTrue": [2.05, …], "yStd": [0.4, …]}
          other keys are ignored; NaN is accepted, as Python's json.dump writes it
+Other names for these columns, keys and arrays: --columns. An input with no samples (a
+header but no rows, empty arrays) is an error, unless --save-state saves its state alone.
 Probabilities (prob_* columns, the "probabilities" key, or --probabilities) must be
 finite, ≥ 0 and sum to 1 within δ_K = min(0.1, K/200) in every row (so rows rounded to 2
 decimals pass for K ≤ 20, to 3 for K ≤ 200); the cls_* metrics use p = x/Σx instead of a
@@ -157,7 +173,7 @@ Options:
   --probabilities     the logit_* columns (or "logits" key) of FILE hold probabilities:
                       read them as prob_* columns (or a "probabilities" key). Only for
                       classification files; --ci and --plots use the probabilities too.
-  --format FORMAT     table (default), json, csv or markdown.
+${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
                       json: {"<id>": value}, with --ci {"<id>": {"value", "low", "high"}};
                       NaN (an undefined value, e.g. AUC with one class) is null in json,
                       NaN in csv and in the tables.
@@ -221,6 +237,8 @@ All rows are held in memory (4·K + 4 bytes per sample).
 Options:
   --probabilities        FILE holds probabilities (also under logit_* columns or a "logits"
                          key): fit on log p
+  --columns MAP          FILE's own column or key names, as for \`ecuas report\`, e.g.
+                         label=y,logits=score_*
   --format FORMAT        table (default), json, csv or markdown.
                          json: {"temperature": T, "atBound": false,
                                 "<id>": {"before": …, "after": …}, …}
@@ -287,6 +305,8 @@ interface ReportArgs {
   metrics?: string[];
   /** `--probabilities`: a classification file's logits hold probabilities. */
   probabilities: boolean;
+  /** `--columns`: the file's names for the input roles. */
+  columns?: ColumnMap;
   format: Format;
   plots?: string;
   ci?: number;
@@ -313,6 +333,8 @@ interface CalibrateArgs {
   file: string;
   /** `--probabilities`: fit on log p. */
   probabilities: boolean;
+  /** `--columns`: the file's names for the input roles. */
+  columns?: ColumnMap;
   format: Format;
   minTemperature: number;
   maxTemperature: number;
@@ -342,6 +364,7 @@ const TOP_OPTIONS = {
 const REPORT_OPTIONS = {
   metrics: { type: 'string' },
   probabilities: { type: 'boolean' },
+  columns: { type: 'string' },
   format: { type: 'string' },
   ci: { type: 'string' },
   resamples: { type: 'string' },
@@ -356,6 +379,7 @@ const REPORT_OPTIONS = {
 /** `ecuas calibrate FILE [options]`. */
 const CALIBRATE_OPTIONS = {
   probabilities: { type: 'boolean' },
+  columns: { type: 'string' },
   format: { type: 'string' },
   'min-temperature': { type: 'string' },
   'max-temperature': { type: 'string' },
@@ -603,7 +627,8 @@ function parseCalibrate(argv: readonly string[]): Command {
   if (!(minTemperature < maxTemperature))
     usage(`--min-temperature (${minTemperature}) must be below --max-temperature (${maxTemperature})`);
   const probabilities = values.probabilities === true;
-  return { kind: 'calibrate', args: { file, probabilities, format, minTemperature, maxTemperature } };
+  const columns = parseColumns(values.columns, SEE_CALIBRATE);
+  return { kind: 'calibrate', args: { file, probabilities, columns, format, minTemperature, maxTemperature } };
 }
 
 function parseReport(argv: readonly string[]): Command {
@@ -660,10 +685,31 @@ function parseReport(argv: readonly string[]): Command {
   if (plots?.trim() === '') usage('--plots needs a directory');
   const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
   const probabilities = values.probabilities === true;
+  const columns = parseColumns(values.columns, SEE);
   return {
     kind: 'report',
-    args: { file, metrics, probabilities, format, plots, ci, resamples, seed, temperature, saveState, stateFormat },
+    args: {
+      file,
+      metrics,
+      probabilities,
+      columns,
+      format,
+      plots,
+      ci,
+      resamples,
+      seed,
+      temperature,
+      saveState,
+      stateFormat,
+    },
   };
+}
+
+/** `--columns ROLE=NAME,…`, checked before the file is read; undefined when not given. */
+function parseColumns(text: string | undefined, see: string): ColumnMap | undefined {
+  if (text === undefined) return undefined;
+  const map = parseColumnMap(text);
+  return typeof map === 'string' ? usage(`--columns: ${map} ${see}`) : map;
 }
 
 /** `--save-state OUT` and its form: `--state-format`, else JSON for a name ending in .json, else binary. */
@@ -688,6 +734,7 @@ const MERGE_REFUSALS: Record<string, string> = {
   metrics: 'the metrics are those of the states: choose them with `ecuas report --metrics` on every shard',
   temperature: 'the temperature is that of the states: give it to `ecuas report` on every shard',
   probabilities: 'the states say whether they hold probabilities: give it to `ecuas report` on every shard',
+  columns: 'states hold samples already read: give it to `ecuas report` on every shard',
 };
 MERGE_REFUSALS.resamples = MERGE_REFUSALS.seed = MERGE_REFUSALS.ci;
 
@@ -924,7 +971,7 @@ function refuseDisguisedProbabilities(batch: Batch, file: string): void {
   if (looking === 0) return;
   throw new InputFileError(
     `${clip(file)}: ${batch.where}: expected logits, but ${disguisedRowsText(looking, batch.n, batch.k)}: these look like probabilities (a softmax output, maybe rounded). ` +
-      'Pass --probabilities to use them as probabilities, or name them as such (CSV columns prob_0,…,prob_{K-1}, JSON key "probabilities")',
+      'Pass --probabilities to use them as probabilities, or name them as such (CSV columns prob_0,…,prob_{K-1}, JSON key "probabilities", or --columns probabilities=NAME)',
   );
 }
 
@@ -1032,10 +1079,11 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
         },
         onProgress: readProgress(progress, args.file, options),
       },
-      { batchSize: options.batchSize, probabilities: args.probabilities },
+      { batchSize: options.batchSize, probabilities: args.probabilities, columns: args.columns },
     );
     progress.clear();
     const { n, k } = summary;
+    if (n === 0) noSamples(args.file, summary.format, 'there is nothing to fit a temperature to');
     const labels = store.second as Int32Array;
     let fit: TemperatureFitResult;
     try {
@@ -1128,12 +1176,37 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         },
         onProgress: readProgress(progress, args.file, options),
       },
-      { batchSize: options.batchSize, probabilities: args.probabilities },
+      { batchSize: options.batchSize, probabilities: args.probabilities, columns: args.columns },
     );
     progress.clear();
 
-    // an empty shard of a sharded run: no value, but its state is still written for the merge
-    const rows = reportRows(metrics, summary.n);
+    const save = async (): Promise<void> => {
+      if (args.saveState === undefined) return;
+      const { kind, probabilities, n, k } = summary;
+      const source = basename(args.file);
+      const temperature = args.temperature ?? null;
+      await saveState(
+        args.saveState,
+        args.stateFormat,
+        metrics,
+        { source, kind, probabilities, k, temperature, n },
+        io,
+      );
+    };
+    if (summary.n === 0) {
+      // an empty shard of a sharded run: no metric has a value, but its state is written for the merge
+      if (args.ci !== undefined) noSamples(args.file, summary.format, '--ci has nothing to resample');
+      if (args.plots !== undefined) noSamples(args.file, summary.format, '--plots has nothing to plot');
+      if (args.saveState === undefined)
+        noSamples(
+          args.file,
+          summary.format,
+          'no metric can be computed (an empty shard can still be saved with --save-state, for `ecuas merge`)',
+        );
+      await save();
+      return;
+    }
+    const rows = reportRows(metrics);
 
     if (args.ci !== undefined && store) {
       const level = args.ci;
@@ -1169,18 +1242,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       }
     }
 
-    if (args.saveState !== undefined) {
-      const { kind, probabilities, n, k } = summary;
-      const source = basename(args.file);
-      const temperature = args.temperature ?? null;
-      await saveState(
-        args.saveState,
-        args.stateFormat,
-        metrics,
-        { source, kind, probabilities, k, temperature, n },
-        io,
-      );
-    }
+    await save();
 
     io.stdout(
       formatReport(args.format, rows, {
@@ -1222,13 +1284,13 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
   }
 }
 
-/** The report's rows: each metric's value over n samples (NaN when there are none). */
-function reportRows(metrics: readonly ActiveMetric[], n: number): ReportRow[] {
+/** The report's rows: each metric's value (over one sample at least). */
+function reportRows(metrics: readonly ActiveMetric[]): ReportRow[] {
   return metrics.map((m) => ({
     id: m.id,
     fullName: m.entry.fullName,
     higherIsBetter: m.entry.higherIsBetter,
-    value: n === 0 ? NaN : m.entry.obj.compute(),
+    value: m.entry.obj.compute(),
   }));
 }
 
@@ -1286,6 +1348,11 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
     if (first === undefined) return; // parseMerge asks for one state at least
     const { kind, probabilities, k, temperature } = first;
     const merged = `${args.files.length} merged states`;
+    // as for an empty shard's report: the merged state may be saved, but no metric has a value
+    if (n === 0 && args.saveState === undefined)
+      throw new InputFileError(
+        `${args.files.length === 1 ? `${clip(args.files[0])}: no samples: the state is of an empty shard` : `no samples: all ${args.files.length} states are of empty shards`}: no metric can be computed`,
+      );
     if (args.saveState !== undefined) {
       await saveState(
         args.saveState,
@@ -1295,7 +1362,8 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
         io,
       );
     }
-    const rows = reportRows(metrics, n);
+    if (n === 0) return;
+    const rows = reportRows(metrics);
     const file = args.files.length === 1 ? first.source : merged;
     io.stdout(
       formatReport(args.format, rows, { file, kind, probabilities, n, k, temperature: temperature ?? undefined }),

@@ -6,9 +6,11 @@
  * Parquet is read a row group at a time; a `.npz` array is read whole, up to a bounded size.
  */
 import {
+  clip,
   count,
   DEFAULT_BATCH,
   fileError,
+  InputFileError,
   MAX_LINE,
   type InputFormat,
   type ReadCallbacks,
@@ -17,13 +19,13 @@ import {
 } from './formats/common';
 import { readCsv } from './formats/csv';
 import { readJson } from './formats/jsonFile';
+import type { ColumnMap } from './formats/mapping';
 import { readNpz } from './formats/npz';
 import { readParquet } from './formats/parquet';
-import { openSource, type Source } from './formats/source';
+import { openSource, STDIN_NAME, type Source } from './formats/source';
 import { textChunks } from './formats/text';
 
 export {
-  InputFileError,
   type Batch,
   type ClassScores,
   type InputFormat,
@@ -33,6 +35,24 @@ export {
   type ReadProgress,
   type ReadSummary,
 } from './formats/common';
+
+export { InputFileError };
+
+/** How an input of each format holds no samples, for {@link noSamples}. */
+const EMPTY: Record<InputFormat, string> = {
+  csv: 'a header but no rows',
+  json: 'its arrays are empty',
+  npz: 'its arrays have no rows',
+  parquet: 'it has no rows',
+};
+
+/**
+ * Throws the one-line error for an input, read to its end, that holds no samples (`file` as
+ * given, `-` for standard input); `consequence` says what cannot be done with none.
+ */
+export function noSamples(file: string, format: InputFormat, consequence: string): never {
+  return fileError(file === '-' ? STDIN_NAME : clip(file), `no samples (${EMPTY[format]}): ${consequence}`);
+}
 
 /** The format an extension names (a trailing `.gz` aside), if any. */
 function formatOfName(file: string): InputFormat | undefined {
@@ -56,6 +76,7 @@ export async function readInputFile(
 ): Promise<ReadSummary> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH;
   const forced = options.probabilities === true;
+  const columns = options.columns;
   const source = await openSource(file, options.stdin);
   try {
     const named = formatOfName(file);
@@ -65,9 +86,9 @@ export async function readInputFile(
         source.name,
         `not a ${named === 'npz' ? '.npz' : 'Parquet'} file: it does not start with ${named === 'npz' ? 'a zip signature ("PK")' : '"PAR1"'}`,
       );
-    if (binary === 'npz') return await readNpz(source, callbacks, batchSize, forced);
-    if (binary === 'parquet') return await readParquet(source, callbacks, batchSize, forced);
-    return await readText(source, named, callbacks, batchSize, forced);
+    if (binary === 'npz') return await readNpz(source, callbacks, batchSize, forced, columns);
+    if (binary === 'parquet') return await readParquet(source, callbacks, batchSize, forced, columns);
+    return await readText(source, named, callbacks, batchSize, forced, columns);
   } finally {
     // a stream left unread would keep the process waiting for its end
     await source.close();
@@ -81,6 +102,7 @@ async function readText(
   cb: ReadCallbacks,
   batchSize: number,
   forced: boolean,
+  columns: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const chunks = textChunks(source);
   // look ahead to the first non-blank character, keeping what was read
@@ -110,6 +132,6 @@ async function readText(
   };
   const format = named === 'csv' || named === 'json' ? named : first === '{' || first === '[' ? 'json' : 'csv';
   return format === 'csv'
-    ? readCsv(source, replay(), cb, batchSize, forced)
-    : readJson(source, replay(), cb, batchSize, forced);
+    ? readCsv(source, replay(), cb, batchSize, forced, columns)
+    : readJson(source, replay(), cb, batchSize, forced, columns);
 }

@@ -4,6 +4,7 @@
  * same words) and the limits that keep a read within bounded time and memory.
  */
 import { probabilityRowProblem, probabilitySumTolerance } from '../../math/topOne';
+import type { ColumnMap } from './mapping';
 
 /**
  * What a file holds: per-sample confidences and correctness, class scores and labels, or
@@ -74,6 +75,8 @@ export interface ReadOptions {
   probabilities?: boolean;
   /** What `-` reads. Default `process.stdin`. */
   stdin?: NodeJS.ReadableStream;
+  /** `--columns`: the file's own names for the input roles. Default: the default names. */
+  columns?: ColumnMap;
 }
 
 export interface ReadSummary {

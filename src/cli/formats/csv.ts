@@ -14,6 +14,7 @@ import {
   type ReadCallbacks,
   type ReadSummary,
 } from './common';
+import { resolveMappedColumns, type ColumnMap } from './mapping';
 import type { Source } from './source';
 import { forEachLine } from './text';
 
@@ -65,15 +66,15 @@ function isIndex(name: string, i: number): boolean {
   return i === 0 && (name === '' || /^unnamed: ?0$/.test(name));
 }
 
-function parseHeader(file: string, line: number, cells: string[]): Layout {
-  const layout = resolveColumns(cells, isIndex);
+function parseHeader(file: string, line: number, cells: string[], map: ColumnMap | undefined): Layout {
+  const layout = map ? resolveMappedColumns(cells, map, isIndex) : resolveColumns(cells, isIndex);
   if (typeof layout !== 'string') return layout;
   const shown = cells.map((c) => c.trim()).join(',');
   const data = cells.length > 0 && cells.every((c) => parseCell(c.trim()) !== undefined);
-  return fileError(
-    file,
-    `line ${line}: expected the header ${EXPECTED_COLUMNS}, ${layout === '' ? `got ${quote(shown, 60)}` : `but ${layout}`}${data ? ': no header row?' : ''}`,
-  );
+  const problem = map
+    ? layout
+    : `expected the header ${EXPECTED_COLUMNS}, ${layout === '' ? `got ${quote(shown, 60)}` : `but ${layout}`}`;
+  return fileError(file, `line ${line}: ${problem}${data ? ': no header row?' : ''}`);
 }
 
 /** Reads CSV text (the chunks of one pass over `source`). */
@@ -83,6 +84,7 @@ export async function readCsv(
   cb: ReadCallbacks,
   batchSize: number,
   forced: boolean,
+  map: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const file = source.name;
   let header: Layout | undefined;
@@ -122,7 +124,7 @@ export async function readCsv(
     if (raw.trim() === '') return;
     if (!header) {
       cells = splitCells(raw);
-      const h = parseHeader(file, lineNo, cells);
+      const h = parseHeader(file, lineNo, cells, map);
       header = h;
       width = cells.length;
       shownNames = clip(cells.map((c) => c.trim()).join(','));

@@ -20,6 +20,7 @@ import {
   type ReadCallbacks,
   type ReadSummary,
 } from './common';
+import { keyNames, listNames, type ColumnMap, type KeyNames } from './mapping';
 import type { Source } from './source';
 import { textChunks } from './text';
 
@@ -67,6 +68,9 @@ class JsonDocument {
   announced = false;
   seen = new Set<string>();
   allKeys: string[] = [];
+  /** The top-level keys, as the file spells them: the first few, for messages, and their number. */
+  firstKeys: string[] = [];
+  keyCount = 0;
   small: Grow<Uint8Array> | Grow<Float64Array> | undefined;
   smallDone = false;
   bigSeen = false;
@@ -83,7 +87,14 @@ class JsonDocument {
     private readonly forced: boolean,
     /** The input is a stream: it cannot be read a second time. */
     readonly once: boolean,
+    /** The file's names for the default keys (`--columns`). */
+    readonly names: KeyNames,
   ) {}
+
+  /** A default key as the file names it, quoted, for messages. */
+  s(key: string): string {
+    return this.names.shown(key);
+  }
 
   /** Whether the rows are read as probabilities. */
   get asProbabilities(): boolean {
@@ -142,7 +153,7 @@ class JsonPass implements JsonHandler {
   }
 
   private fail(key: string, detail: string): never {
-    return fileError(this.doc.file, `key "${key}"${detail} (${this.where()})`);
+    return fileError(this.doc.file, `key ${this.doc.s(key)}${detail} (${this.where()})`);
   }
 
   startObject(): void {
@@ -165,7 +176,7 @@ class JsonPass implements JsonHandler {
     }
     if (this.mode === 'skip') return;
     if (this.mode === 'regression') {
-      const key = this.currentKey as string;
+      const key = this.currentRole as string;
       if (d === 1) {
         if (what !== 'an array') this.fail(key, `: expected an array, got ${what}`);
         this.index = 0;
@@ -221,7 +232,7 @@ class JsonPass implements JsonHandler {
         if (!this.holding && this.index < (this.doc.small?.length ?? 0)) {
           fileError(
             this.doc.file,
-            `key "${keys.small}" has ${this.doc.small?.length} entries but "${keys.big}" has ${this.index} ${this.doc.kind === 'classification' ? 'rows' : 'entries'}: they must have the same length`,
+            `key ${this.doc.s(keys.small)} has ${this.doc.small?.length} entries but ${this.doc.s(keys.big)} has ${this.index} ${this.doc.kind === 'classification' ? 'rows' : 'entries'}: they must have the same length`,
           );
         }
       }
@@ -259,31 +270,38 @@ class JsonPass implements JsonHandler {
 
   /** The top-level key whose value is being read, for syntax error messages. */
   currentKey: string | undefined;
+  /** The default key that the current key stands for (see {@link KeyNames}). */
+  private currentRole: string | undefined;
 
   key(name: string): void {
     if (this.depth !== 1) return;
     this.currentKey = name;
     const doc = this.doc;
+    const role = doc.names.keyOf(name);
+    this.currentRole = role;
     if (this.pass === 1) {
-      const kind = kindOfKey(name);
+      const kind = role === undefined ? undefined : kindOfKey(role);
       if (doc.allKeys.length < 20) doc.allKeys.push(quote(name, 40));
+      if (doc.firstKeys.length < 20) doc.firstKeys.push(name);
+      doc.keyCount++;
       if (kind !== undefined) {
-        if (doc.seen.has(name)) fileError(doc.file, `key ${JSON.stringify(name)} appears twice (${this.where()})`);
-        const before = [...doc.seen].map((k) => JSON.stringify(k)).join('/');
-        doc.seen.add(name);
+        const key = role as string;
+        if (doc.seen.has(key)) fileError(doc.file, `key ${quote(name, 80)} appears twice (${this.where()})`);
+        const before = [...doc.seen].map((k) => doc.s(k)).join('/');
+        doc.seen.add(key);
         if (doc.kind === undefined) doc.kind = kind;
         else if (doc.kind !== kind)
           fileError(
             doc.file,
-            `key ${JSON.stringify(name)} cannot be combined with ${before}: give either ${EXPECTED_KEYS} (${this.where()})`,
+            `key ${quote(name, 80)} cannot be combined with ${before}: give either ${EXPECTED_KEYS} (${this.where()})`,
           );
-        if (kind === 'classification' && name !== 'labels') {
+        if (kind === 'classification' && key !== 'labels') {
           if (doc.scores !== undefined)
             fileError(
               doc.file,
-              `key ${JSON.stringify(name)} cannot be combined with "${doc.scores}": give the rows once, as "logits" or as "probabilities" (${this.where()})`,
+              `key ${quote(name, 80)} cannot be combined with ${doc.s(doc.scores)}: give the rows once, as "logits" or as "probabilities" (${this.where()})`,
             );
-          doc.scores = name as ClassScores;
+          doc.scores = key as ClassScores;
         }
         // classification waits for the rows' key: it decides logits or probabilities
         if (!doc.announced && (kind !== 'classification' || doc.scores !== undefined)) {
@@ -293,19 +311,19 @@ class JsonPass implements JsonHandler {
       }
     }
     if (doc.kind === 'regression') {
-      if (kindOfKey(name) === 'regression') {
+      if (role !== undefined && kindOfKey(role) === 'regression') {
         this.mode = 'regression';
-        doc.regression.set(name, new Grow((n) => new Float32Array(n)));
+        doc.regression.set(role, new Grow((n) => new Float32Array(n)));
       } else this.mode = 'skip';
       return;
     }
     const keys = doc.kind ? doc.keys() : undefined;
-    if (name === keys?.small && this.pass === 1) {
+    if (role !== undefined && role === keys?.small && this.pass === 1) {
       this.mode = 'small';
       // labels as float64: any JSON integer is kept exactly until it is checked against K
       doc.small =
         doc.kind === 'classification' ? new Grow((n) => new Float64Array(n)) : new Grow((n) => new Uint8Array(n));
-    } else if (name === keys?.big) {
+    } else if (role !== undefined && role === keys?.big) {
       doc.bigSeen = true;
       // stream it now if the small array is complete, else in the second pass (a stream: hold it)
       this.holding = !doc.smallDone && doc.once;
@@ -324,7 +342,7 @@ class JsonPass implements JsonHandler {
         `expected a JSON object with the keys ${EXPECTED_KEYS}, got ${describeScalar(type, text)} (${this.where()})`,
       );
     if (this.mode === 'regression') {
-      const key = this.currentKey as string;
+      const key = this.currentRole as string;
       if (d === 1) this.fail(key, `: expected an array, got ${describeScalar(type, text)}`);
       if (type !== 'number') this.fail(key, `[${this.index}]: expected a number, got ${describeScalar(type, text)}`);
       const v = Number(text);
@@ -350,7 +368,7 @@ class JsonPass implements JsonHandler {
     if (this.mode === 'small') {
       const i = this.index;
       const small = doc.small as Grow<Uint8Array>;
-      if (i >= MAX_HELD_ENTRIES) this.tooMany(keys.small, `it is held in memory to pair with "${keys.big}"`);
+      if (i >= MAX_HELD_ENTRIES) this.tooMany(keys.small, `it is held in memory to pair with ${doc.s(keys.big)}`);
       if (doc.kind === 'confidence') {
         if (type === 'true' || type === 'false') small.push(type === 'true' ? 1 : 0);
         else if (type === 'number' && (text === '0' || text === '1' || Number(text) === 0 || Number(text) === 1))
@@ -408,13 +426,13 @@ class JsonPass implements JsonHandler {
     if (i >= small.length) {
       fileError(
         doc.file,
-        `key "${keys.big}" has more ${doc.kind === 'classification' ? 'rows' : 'entries'} than "${keys.small}" (${small.length}): they must have the same length (${this.where()})`,
+        `key ${doc.s(keys.big)} has more ${doc.kind === 'classification' ? 'rows' : 'entries'} than ${doc.s(keys.small)} (${small.length}): they must have the same length (${this.where()})`,
       );
     }
     const s = small.get(i);
     if (doc.kind === 'classification') {
       const bad = check.labelRange(s, doc.k, doc.scores as ClassScores);
-      if (bad) fileError(doc.file, `key "${keys.small}"[${i}]: ${bad}`);
+      if (bad) fileError(doc.file, `key ${doc.s(keys.small)}[${i}]: ${bad}`);
       (this.labels as Int32Array)[this.b] = s;
     } else {
       (this.corr as Uint8Array)[this.b] = s;
@@ -449,7 +467,7 @@ class JsonPass implements JsonHandler {
       if (held.length + values.length > MAX_HELD_VALUES)
         fileError(
           this.doc.file,
-          `key "${this.doc.keys().big}" comes before "${this.doc.keys().small}" in a stream, so its values are held in memory until "${this.doc.keys().small}" is read, and there are more than ${count(MAX_HELD_VALUES)} of them, the limit: put "${this.doc.keys().small}" first or read from a file`,
+          `key ${this.doc.s(this.doc.keys().big)} comes before ${this.doc.s(this.doc.keys().small)} in a stream, so its values are held in memory until ${this.doc.s(this.doc.keys().small)} is read, and there are more than ${count(MAX_HELD_VALUES)} of them, the limit: put ${this.doc.s(this.doc.keys().small)} first or read from a file`,
         );
       held.append(values);
       this.b = 0;
@@ -457,7 +475,7 @@ class JsonPass implements JsonHandler {
     }
     const keys = this.doc.keys();
     const last = this.firstRow + b - 1;
-    const where = `key "${keys.big}"${b === 1 ? `[${this.firstRow}]` : ` entries ${this.firstRow}–${last}`}`;
+    const where = `key ${this.doc.s(keys.big)}${b === 1 ? `[${this.firstRow}]` : ` entries ${this.firstRow}–${last}`}`;
     if (this.doc.kind === 'confidence') {
       this.cb.onBatch({
         kind: 'confidence',
@@ -519,20 +537,32 @@ export async function readJson(
   cb: ReadCallbacks,
   batchSize: number,
   forced: boolean,
+  columns: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const file = source.name;
-  const doc = new JsonDocument(file, forced, !source.regular);
+  const names = keyNames(file, columns, 'a JSON file');
+  const doc = new JsonDocument(file, forced, !source.regular, names);
   await jsonPass(doc, 1, source, chunks, cb, batchSize);
   if (doc.kind === undefined) {
     const found = doc.allKeys.length ? `found ${doc.allKeys.join(', ')}` : 'the object is empty';
-    fileError(file, `missing keys: expected ${EXPECTED_KEYS}; ${found}`);
+    fileError(file, `missing keys: expected ${names.expected ?? EXPECTED_KEYS}; ${found}`);
   }
-  if (doc.kind === 'regression') return regressionBatches(doc, cb, batchSize);
+  if (doc.kind === 'regression') return regressionBatches(doc, cb, batchSize, columns);
   const keys = doc.keys();
-  if (!doc.seen.has(keys.small)) fileError(file, `missing key "${keys.small}" (the file has "${keys.big}")`);
+  if (!doc.seen.has(keys.small))
+    fileError(
+      file,
+      `missing key ${doc.s(keys.small)}${names.why(keys.small)} (the file has ${doc.s(keys.big)})${others(doc, columns)}`,
+    );
   if (!doc.seen.has(keys.big)) {
-    const wanted = doc.kind === 'classification' ? '"logits" or "probabilities"' : `"${keys.big}"`;
-    fileError(file, `missing key ${wanted} (the file has "${keys.small}")`);
+    const wanted =
+      doc.kind === 'classification' && names.shown('logits') === '"logits"'
+        ? '"logits" or "probabilities"'
+        : doc.s(keys.big);
+    fileError(
+      file,
+      `missing key ${wanted}${names.why(keys.big)} (the file has ${doc.s(keys.small)})${others(doc, columns)}`,
+    );
   }
   let passes = 1;
   if (doc.held) heldBatches(doc, cb, batchSize);
@@ -545,9 +575,14 @@ export async function readJson(
   if (n === 0 && doc.kind === 'classification')
     fileError(
       file,
-      `no samples: "${keys.big}" and "${keys.small}" are empty, so the number of classes is unknown (an empty shard can be CSV, .npz or Parquet, whose columns or shape tell it)`,
+      `no samples: ${doc.s(keys.big)} and ${doc.s(keys.small)} are empty, so the number of classes is unknown (an empty shard can be CSV, .npz or Parquet, whose columns or shape tell it)`,
     );
   return { format: 'json', kind: doc.kind, n, k: doc.k, probabilities: doc.asProbabilities, passes };
+}
+
+/** Under `--columns`, a missing key's message lists the keys the file has. */
+function others(doc: JsonDocument, columns: ColumnMap | undefined): string {
+  return columns && doc.keyCount > 0 ? `; its keys are ${listNames(doc.firstKeys, doc.keyCount)}` : '';
 }
 
 /** A stream's big array, held in pass 1, paired with the small array read after it, in batches. */
@@ -559,14 +594,14 @@ function heldBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: number): v
   if (small.length !== n)
     fileError(
       doc.file,
-      `key "${keys.small}" has ${small.length} entries but "${keys.big}" has ${n} ${rowsWord}: they must have the same length`,
+      `key ${doc.s(keys.small)} has ${small.length} entries but ${doc.s(keys.big)} has ${n} ${rowsWord}: they must have the same length`,
     );
   const values = (doc.held as Grow<Float32Array>).view;
   const k = doc.k;
   const rows = doc.kind === 'classification' ? rowsPerBatch(batchSize, k) : batchSize;
   for (let start = 0; start < n; start += rows) {
     const end = Math.min(n, start + rows);
-    const where = `key "${keys.big}"${end - start === 1 ? `[${start}]` : ` entries ${start}–${end - 1}`}`;
+    const where = `key ${doc.s(keys.big)}${end - start === 1 ? `[${start}]` : ` entries ${start}–${end - 1}`}`;
     if (doc.kind === 'confidence') {
       cb.onBatch({
         kind: 'confidence',
@@ -580,7 +615,7 @@ function heldBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: number): v
       const labels = new Int32Array(end - start);
       for (let i = start; i < end; i++) {
         const bad = check.labelRange(small[i], k, doc.scores as ClassScores);
-        if (bad) fileError(doc.file, `key "${keys.small}"[${i}]: ${bad}`);
+        if (bad) fileError(doc.file, `key ${doc.s(keys.small)}[${i}]: ${bad}`);
         labels[i - start] = small[i];
       }
       cb.onBatch({
@@ -596,14 +631,23 @@ function heldBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: number): v
 }
 
 /** A regression JSON file, read whole in pass 1: checks its three arrays and hands them out in batches. */
-function regressionBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: number): ReadSummary {
+function regressionBatches(
+  doc: JsonDocument,
+  cb: ReadCallbacks,
+  batchSize: number,
+  columns: ColumnMap | undefined,
+): ReadSummary {
   const file = doc.file;
   const present = REGRESSION_KEYS.filter((k) => doc.regression.has(k));
   const missing = REGRESSION_KEYS.filter((k) => !doc.regression.has(k));
   if (missing.length > 0)
     fileError(
       file,
-      `missing key${missing.length > 1 ? 's' : ''} ${missing.map((k) => JSON.stringify(k)).join(' and ')} (the file has ${present.map((k) => JSON.stringify(k)).join(' and ')}): a regression file needs "yPred", "yTrue" and "yStd"`,
+      `missing key${missing.length > 1 ? 's' : ''} ${missing.map((k) => doc.s(k) + doc.names.why(k)).join(' and ')} (the file has ${present.map((k) => doc.s(k)).join(' and ')}): a regression file needs ${REGRESSION_KEYS.map(
+        (k) => doc.s(k),
+      )
+        .join(', ')
+        .replace(/, (?=[^,]*$)/, ' and ')}${others(doc, columns)}`,
     );
   const [p, t, sd] = REGRESSION_KEYS.map((k) => (doc.regression.get(k) as Grow<Float32Array>).view);
   const n = p.length;
@@ -614,7 +658,7 @@ function regressionBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: numb
     if (a.length !== n)
       fileError(
         file,
-        `key "${key}" has ${a.length} ${a.length === 1 ? 'entry' : 'entries'} but "yPred" has ${n}: they must have the same length`,
+        `key ${doc.s(key)} has ${a.length} ${a.length === 1 ? 'entry' : 'entries'} but ${doc.s('yPred')} has ${n}: they must have the same length`,
       );
   }
   for (let start = 0; start < n; start += batchSize) {
@@ -626,7 +670,7 @@ function regressionBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: numb
       yPred: p.slice(start, end),
       yTrue: t.slice(start, end),
       yStd: sd.slice(start, end),
-      where: `key "yPred"${end - start === 1 ? `[${start}]` : ` entries ${start}–${end - 1}`}`,
+      where: `key ${doc.s('yPred')}${end - start === 1 ? `[${start}]` : ` entries ${start}–${end - 1}`}`,
     });
   }
   return { format: 'json', kind: 'regression', n, k: 0, probabilities: false, passes: 1 };

@@ -18,6 +18,7 @@ import {
   type ReadCallbacks,
   type ReadSummary,
 } from './common';
+import { keyNames, listNames, type ColumnMap } from './mapping';
 import { indexedPath, type Source } from './source';
 
 interface ZipEntry {
@@ -157,8 +158,9 @@ interface NpyArray {
 
 const DTYPE = /^([<>|=])?([biuf])([0-9]+)$/;
 
+/** `name` is the array's name, quoted, for messages. */
 function parseNpy(file: string, name: string, buf: Buffer): NpyArray {
-  const bad: (what: string) => never = (what) => fileError(file, `array ${quote(name)}: ${what}`);
+  const bad: (what: string) => never = (what) => fileError(file, `array ${name}: ${what}`);
   if (buf.length < 10 || buf.toString('latin1', 0, 6) !== '\x93NUMPY') bad('not a .npy array (no \\x93NUMPY magic)');
   const major = buf[6];
   const headerLength = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
@@ -224,15 +226,21 @@ export async function readNpz(
   cb: ReadCallbacks,
   batchSize: number,
   forced: boolean,
+  map: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const file = source.name;
   const filePath = indexedPath(source, 'a .npz file');
+  const names = keyNames(file, map, 'a .npz file');
+  const q = (a: string): string => names.shown(a);
   let fh: FileHandle | undefined;
   try {
     fh = await open(filePath, 'r');
     const entries = await zipEntries(file, fh, source.size);
     const byName = new Map<string, ZipEntry>();
-    for (const e of entries) byName.set(e.name.replace(/\.npy$/, ''), e);
+    for (const e of entries) {
+      const key = names.keyOf(e.name.replace(/\.npy$/, ''));
+      if (key !== undefined) byName.set(key, e);
+    }
     const present = KNOWN.filter((k) => byName.has(k));
     const main = ['logits', 'probabilities', 'confidences', 'yPred', 'labels', 'correctness', 'yTrue', 'yStd'].find(
       (k) => byName.has(k),
@@ -241,42 +249,46 @@ export async function readNpz(
       const found = entries.slice(0, 20).map((e) => quote(e.name.replace(/\.npy$/, ''), 40));
       return fileError(
         file,
-        `expected the arrays ${EXPECTED_ARRAYS}; found ${found.length ? found.join(', ') : 'no arrays'}${found.some((f) => f.startsWith('"arr_')) ? ' (name them: np.savez(file, logits=…, labels=…))' : ''}`,
+        `expected the arrays ${names.expected ?? EXPECTED_ARRAYS}; found ${found.length ? found.join(', ') : 'no arrays'}${found.some((f) => f.startsWith('"arr_')) ? ' (name them: np.savez(file, logits=…, labels=…))' : ''}`,
       );
     }
     const spec =
       KIND_ARRAYS[main] ??
       (main === 'labels' ? KIND_ARRAYS.logits : main === 'correctness' ? KIND_ARRAYS.confidences : KIND_ARRAYS.yPred);
     if (byName.has('logits') && byName.has('probabilities'))
-      fileError(file, 'arrays "logits" and "probabilities" cannot be combined: give the rows once');
+      fileError(file, `arrays ${q('logits')} and ${q('probabilities')} cannot be combined: give the rows once`);
     const other = present.filter(
       (k) => !spec.arrays.includes(k) && !(spec.kind === 'classification' && (k === 'logits' || k === 'probabilities')),
     );
     if (other.length > 0)
       fileError(
         file,
-        `array "${other[0]}" cannot be combined with ${spec.arrays
+        `array ${q(other[0])} cannot be combined with ${spec.arrays
           .filter((a) => byName.has(a))
-          .map((a) => `"${a}"`)
+          .map(q)
           .join('/')}: give either ${EXPECTED_ARRAYS}`,
       );
     const missing = spec.arrays.filter((a) => !byName.has(a));
     if (missing.length > 0) {
-      const wanted = missing.map((a) => (a === 'logits' ? '"logits" or "probabilities"' : `"${a}"`));
+      const wanted = missing.map((a) =>
+        a === 'logits' && map === undefined ? '"logits" or "probabilities"' : `${q(a)}${names.why(a)}`,
+      );
       fileError(
         file,
         `missing array${missing.length > 1 ? 's' : ''} ${wanted.join(' and ')} (the file has ${spec.arrays
           .filter((a) => byName.has(a))
-          .map((a) => `"${a}"`)
-          .join(' and ')})`,
+          .map(q)
+          .join(
+            ' and ',
+          )})${map ? `; its arrays are ${listNames(entries.map((e) => e.name.replace(/\.npy$/, '')))}` : ''}`,
       );
     }
     const arrays: NpyArray[] = [];
     for (const a of spec.arrays) {
       const buf = await entryBytes(file, fh, source.size, byName.get(a) as ZipEntry);
-      arrays.push(parseNpy(file, a, buf));
+      arrays.push(parseNpy(file, q(a), buf));
     }
-    return batches(file, spec.kind, spec.arrays, arrays, cb, batchSize, forced);
+    return batches(file, spec.kind, spec.arrays, spec.arrays.map(q), arrays, cb, batchSize, forced);
   } catch (e) {
     return rethrowIo(file, e);
   } finally {
@@ -288,6 +300,7 @@ function batches(
   file: string,
   kind: InputKind,
   names: readonly string[],
+  shown: readonly string[],
   arrays: readonly NpyArray[],
   cb: ReadCallbacks,
   batchSize: number,
@@ -301,19 +314,19 @@ function batches(
     if (first.shape.length !== 2)
       fileError(
         file,
-        `array "${names[0]}": expected a 2-D array (samples, classes), got shape ${shapeText(first.shape)}`,
+        `array ${shown[0]}: expected a 2-D array (samples, classes), got shape ${shapeText(first.shape)}`,
       );
     k = first.shape[1];
-    if (k < 2) fileError(file, `array "${names[0]}": expected K ≥ 2 classes, got shape ${shapeText(first.shape)}`);
+    if (k < 2) fileError(file, `array ${shown[0]}: expected K ≥ 2 classes, got shape ${shapeText(first.shape)}`);
   }
   arrays.forEach((a, i) => {
     if (kind === 'classification' && i === 0) return;
     const oneD = a.shape.length === 1 || (a.shape.length === 2 && a.shape[1] === 1);
-    if (!oneD) fileError(file, `array "${names[i]}": expected a 1-D array, got shape ${shapeText(a.shape)}`);
+    if (!oneD) fileError(file, `array ${shown[i]}: expected a 1-D array, got shape ${shapeText(a.shape)}`);
     if (a.shape[0] !== n)
       fileError(
         file,
-        `array "${names[i]}" has ${a.shape[0]} entries but "${names[0]}" has ${n}: they must have the same length`,
+        `array ${shown[i]} has ${a.shape[0]} entries but ${shown[0]} has ${n}: they must have the same length`,
       );
   });
   const scores = (kind === 'classification' ? names[0] : 'logits') as ClassScores;
@@ -328,17 +341,17 @@ function batches(
     for (let j = 0; j < k; j++) getters.push(z.fortran ? (i) => z.get(j * n + i) : (i) => z.get(i * k + j));
     place = (row, role) =>
       role < 0
-        ? `array "${names[0]}"[${row}]`
+        ? `array ${shown[0]}[${row}]`
         : role === 0
-          ? `array "labels"[${row}]`
-          : `array "${names[0]}"[${row}][${role - 1}]`;
+          ? `array ${shown[1]}[${row}]`
+          : `array ${shown[0]}[${row}][${role - 1}]`;
   } else {
     getters = arrays.map((a) => a.get);
-    place = (row, role) => `array "${names[Math.max(0, role)]}"[${row}]`;
+    place = (row, role) => `array ${shown[Math.max(0, role)]}[${row}]`;
   }
-  const big = names[0];
+  const big = shown[0];
   const rows = new RowBatcher(file, { kind, k, scores }, asProbabilities, note, batchSize, cb, place, (a, b) =>
-    a === b ? `array "${big}"[${a}]` : `array "${big}" entries ${a}–${b}`,
+    a === b ? `array ${big}[${a}]` : `array ${big} entries ${a}–${b}`,
   );
   // getters take file row numbers: offset 0, one call
   rows.take(n, getters, 0);

@@ -16,6 +16,7 @@ import {
   type ReadSummary,
 } from './common';
 import type { AsyncBuffer, PageHeader, RowGroup } from 'hyparquet';
+import { resolveMappedColumns, type ColumnMap } from './mapping';
 import { checkPageData, type PageContext } from './parquetPages';
 import { indexedPath, type Source } from './source';
 
@@ -119,6 +120,7 @@ export async function readParquet(
   cb: ReadCallbacks,
   batchSize: number,
   forced: boolean,
+  map: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const file = source.name;
   const filePath = indexedPath(source, 'a Parquet file');
@@ -161,11 +163,14 @@ export async function readParquet(
       return fileError(file, `not a valid Parquet file: its schema: ${message(e)}`);
     }
     const names = tree.children.map((c) => (c.element.name as string | undefined) ?? '');
-    const layout = resolveColumns(names, (name) => /^__index_level_[0-9]+__$/.test(name));
+    const isIndex = (name: string): boolean => /^__index_level_[0-9]+__$/.test(name);
+    const layout = map ? resolveMappedColumns(names, map, isIndex) : resolveColumns(names, isIndex);
     if (typeof layout === 'string')
       fileError(
         file,
-        `expected the columns ${EXPECTED_COLUMNS}, ${layout === '' ? `got ${quote(names.join(','), 120)}` : `but ${layout}`}`,
+        map
+          ? layout
+          : `expected the columns ${EXPECTED_COLUMNS}, ${layout === '' ? `got ${quote(names.join(','), 120)}` : `but ${layout}`}`,
       );
     const needed = layout.columns.map((j) => names[j]);
     for (const j of layout.columns) {
