@@ -23,11 +23,11 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   bootstrap,
+  classificationRiskCoverage,
   costCurvePlot,
   ecuasCallback,
   getMetricFromId,
   reliabilityDiagramFromLogits,
-  riskCoverageCurve,
   riskCoveragePlot,
   topOneConfidences,
 } from '../src/index';
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
 
   // ---- final evaluation on the validation penguins
   const probs = model.predict(xValT) as tf.Tensor; // the model ends in a softmax
-  const { confidences, uncertainty, correctness } = topOneConfidences(probs, yVal, { probabilities: true });
+  const { confidences, correctness } = topOneConfidences(probs, yVal, { probabilities: true });
 
   const last = (id: string): number => (history.history[`val_${id}`] as number[])[EPOCHS - 1];
   const FINAL = [
@@ -160,8 +160,10 @@ async function main(): Promise<void> {
   // ---- plots
   const outDir = fileURLToPath(new URL('./out/', import.meta.url));
   mkdirSync(outDir, { recursive: true });
-  const errors = Float32Array.from(correctness, (c) => 1 - c); // per-sample risk: 1 when wrong
-  const curve = riskCoverageCurve(errors, new Float32Array(errors.length), uncertainty, { nPoints: 'all' });
+  // the error rate of the accepted penguins; its AURC and E-AURC are the table's cls_aurc and cls_eaurc
+  const curve = classificationRiskCoverage(probs, yVal, { probabilities: true });
+  if (curve.aurc !== getMetricFromId('cls_aurc').function(probs, yVal, { probabilities: true }))
+    throw new Error('the risk–coverage legend would not show cls_aurc');
   const files: Array<[string, string]> = [
     [
       'reliability.svg',
