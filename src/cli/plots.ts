@@ -5,7 +5,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { clip } from '../errors';
 import { topOneStats } from '../math/topOne';
 import { riskCoverageCurve, type RiskCoverageResult } from '../metrics/selective';
 import { decisionCurve, MAX_CURVE_POINTS } from '../plots/decisionRiskCoverage';
@@ -102,7 +101,8 @@ export function riskCoverage(samples: PlotSamples): RiskCoverageResult {
  */
 export async function writePlots(dir: string, data: PlotData, options: WritePlotsOptions = {}): Promise<string[]> {
   await mkdir(dir, { recursive: true });
-  const suffix = options.source ? ` — ${clip(options.source)}` : '';
+  // the whole name: the plots wrap a long title and shorten it in the middle, keeping its end
+  const suffix = options.source ? ` — ${options.source}` : '';
   if (data.kind === 'regression') return writeFiles(dir, regressionPlots(data, suffix));
   const samples = plotSamples(data);
   const { confidence, correct } = samples;
