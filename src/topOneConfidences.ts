@@ -36,7 +36,7 @@ export interface TopOneConfidences {
  * @example
  * ```ts
  * const { confidences, correctness } = topOneConfidences([[2, 0.5, 0.1], [0.2, 1.5, 0.3]], [0, 2]);
- * // confidences ≈ [0.6897, 0.6118], correctness = [1, 0]
+ * // confidences ≈ [0.7285, 0.6354], correctness = [1, 0]
  * ```
  */
 export function topOneConfidences(

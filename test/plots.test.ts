@@ -453,6 +453,19 @@ describe('classificationRiskCoverage, confidenceRiskCoverage: the legend shows t
     expect(confidenceRiskCoverage(big.c, big.y).coverage).toHaveLength(1000);
   });
 
+  it('gives what the TSDoc examples show', () => {
+    const c = [0.9, 0.8, 0.4, 0.9];
+    expect(confidenceRiskCoverage(c, [1, 1, 0, 0]).aurc).toBe(getMetricFromId('conf_aurc').function(c, [1, 1, 0, 0]));
+    const logits = [
+      [2, 0.5, 0.1],
+      [0.2, 1.5, 0.3],
+      [0.1, 0.2, 0.3],
+    ];
+    expect(classificationRiskCoverage(logits, [0, 1, 0]).aurc).toBe(
+      getMetricFromId('cls_aurc').function(logits, [0, 1, 0]),
+    );
+  });
+
   it('bad input is a MetricInputError naming the function', () => {
     expectInputError(() => confidenceRiskCoverage([0.5, 2], [1, 0]), 'confidenceRiskCoverage', /\[0, 1\]/);
     expectInputError(() => confidenceRiskCoverage([], []), 'confidenceRiskCoverage', /sample/);

@@ -24,6 +24,18 @@ describe('topOneConfidences', () => {
     cls.dispose();
   });
 
+  it('gives what its TSDoc example shows', () => {
+    const { confidences, correctness } = topOneConfidences(
+      [
+        [2, 0.5, 0.1],
+        [0.2, 1.5, 0.3],
+      ],
+      [0, 2],
+    );
+    expect(Array.from(confidences, (c) => c.toFixed(4))).toEqual(['0.7285', '0.6354']);
+    expect(Array.from(correctness)).toEqual([1, 0]);
+  });
+
   it('keeps the old names confidence and correct as the same arrays (deprecated aliases)', () => {
     const top = topOneConfidences(LOGITS, LABELS);
     /* eslint-disable @typescript-eslint/no-deprecated -- the aliases are what is tested */
