@@ -148,9 +148,9 @@ async function main(): Promise<void> {
   const meanConfidence = (c: Float64Array): string => (c.reduce((a, b) => a + b, 0) / c.length).toFixed(4);
   const top1Before = topOneConfidences(probsTest, yTest, { probabilities: true });
   const top1After = topOneConfidences(logitsTest, yTest);
-  const accuracy = top1Before.correct.reduce((a, b) => a + b, 0) / yTest.length;
+  const accuracy = top1Before.correctness.reduce((a, b) => a + b, 0) / yTest.length;
   console.log(
-    `Mean top-1 confidence ${meanConfidence(top1Before.confidence)} → ${meanConfidence(top1After.confidence)}; ` +
+    `Mean top-1 confidence ${meanConfidence(top1Before.confidences)} → ${meanConfidence(top1After.confidences)}; ` +
       `accuracy ${accuracy.toFixed(4)}.`,
   );
 

@@ -143,9 +143,10 @@ for (let start = 0; start < N; start += 50) {
     aurcMetric.update(tf.slice(confidences, [start], [size]), tf.slice(correctness, [start], [size]));
   });
   console.log(
-    `  after ${String(start + size).padStart(3)} samples: normalized ECUAS_0 = ${fmt(necuas.compute())}, AURC = ${fmt(aurcMetric.compute())}`,
+    `  after ${String(start + size).padStart(3)} samples: normalized ECUAS_0 = ${fmt(necuas.compute())}, conf_aurc = ${fmt(aurcMetric.compute())}`,
   );
 }
+const confidenceAurc = aurcMetric.compute();
 console.log(
   `  one-shot cls_norm_n-ecuas_n=0 on all ${N}: ${fmt(getMetricFromId('cls_norm_n-ecuas_n=0').function(logits, labels))}`,
 );
@@ -172,7 +173,11 @@ console.log(
     [true, true, true],
   ),
 );
-console.log(`  AURC ${fmt(curve.aurc)}, oracle AURC ${fmt(curve.oracleAurc)}, E-AURC ${fmt(curve.eaurc)}`);
+// two AURC conventions: this curve's trapezoid over its coverage grid, and ConfidenceAURC's per-sample one
+console.log(
+  `  area under these ${curve.coverage.length} points (trapezoid over coverage): AURC ${fmt(curve.aurc)}, oracle ${fmt(curve.oracleAurc)}, E-AURC ${fmt(curve.eaurc)}`,
+);
+console.log(`  (conf_aurc, over every sample as ConfidenceAURC: ${fmt(confidenceAurc)})`);
 
 // Operating points read off a per-sample curve.
 const fine = new RiskCoverageCurve({ nPoints: 'all', riskFn: zeroOne });

@@ -23,11 +23,11 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   bootstrap,
+  classificationRiskCoverage,
   costCurvePlot,
   ecuasCallback,
   getMetricFromId,
   reliabilityDiagramFromLogits,
-  riskCoverageCurve,
   riskCoveragePlot,
   topOneConfidences,
 } from '../src/index';
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
 
   // ---- final evaluation on the validation penguins
   const probs = model.predict(xValT) as tf.Tensor; // the model ends in a softmax
-  const { confidence, uncertainty, correct } = topOneConfidences(probs, yVal, { probabilities: true });
+  const { confidences, correctness } = topOneConfidences(probs, yVal, { probabilities: true });
 
   const last = (id: string): number => (history.history[`val_${id}`] as number[])[EPOCHS - 1];
   const FINAL = [
@@ -150,9 +150,9 @@ async function main(): Promise<void> {
     if (TRACKED.includes(id) && Math.abs(ci.value - last(id)) > 1e-9)
       throw new Error(`${id}: the callback logged ${last(id)}, the final model gives ${ci.value}`);
   }
-  const wrong = correct.reduce((s, c) => s + (1 - c), 0);
-  const sure = Array.from(confidence).filter((c) => c >= 0.95).length;
-  const wrongSure = Array.from(confidence).filter((c, i) => c >= 0.95 && !correct[i]).length;
+  const wrong = correctness.reduce((s, c) => s + (1 - c), 0);
+  const sure = Array.from(confidences).filter((c) => c >= 0.95).length;
+  const wrongSure = Array.from(confidences).filter((c, i) => c >= 0.95 && !correctness[i]).length;
   console.log(
     `${wrong} of ${yVal.length} penguins misclassified; ${sure} predicted with confidence ≥ 0.95, ${wrongSure} of them wrong.`,
   );
@@ -160,8 +160,10 @@ async function main(): Promise<void> {
   // ---- plots
   const outDir = fileURLToPath(new URL('./out/', import.meta.url));
   mkdirSync(outDir, { recursive: true });
-  const errors = Float32Array.from(correct, (c) => 1 - c); // per-sample risk: 1 when wrong
-  const curve = riskCoverageCurve(errors, new Float32Array(errors.length), uncertainty, { nPoints: 'all' });
+  // the error rate of the accepted penguins; its AURC and E-AURC are the table's cls_aurc and cls_eaurc
+  const curve = classificationRiskCoverage(probs, yVal, { probabilities: true });
+  if (curve.aurc !== getMetricFromId('cls_aurc').function(probs, yVal, { probabilities: true }))
+    throw new Error('the risk–coverage legend would not show cls_aurc');
   const files: Array<[string, string]> = [
     [
       'reliability.svg',
@@ -177,7 +179,7 @@ async function main(): Promise<void> {
         label: 'MLP confidence',
       }),
     ],
-    ['cost-curve.svg', costCurvePlot(confidence, correct, { title: 'Palmer penguins — γ-ECUAS cost curve' })],
+    ['cost-curve.svg', costCurvePlot(confidences, correctness, { title: 'Palmer penguins — γ-ECUAS cost curve' })],
   ];
   for (const [name, svg] of files) writeFileSync(join(outDir, name), svg);
   console.log(`\nwrote ${files.map(([name]) => relative(process.cwd(), join(outDir, name))).join(', ')}`);

@@ -176,7 +176,7 @@ describe('equal-mass (quantile) bins', () => {
       { nBins: 7, binning: 'quantile', norm: 'max' },
     ] as const) {
       const m = new ClassificationECE(o).update(z, labels);
-      expect(m.compute()).toBe(ece(o, Array.from(top.confidence), Array.from(top.correct)));
+      expect(m.compute()).toBe(ece(o, Array.from(top.confidences), Array.from(top.correctness)));
       m.dispose();
     }
   });

@@ -5,10 +5,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { riskCoverageCurve } from '../src/index';
-import { costCurvePlot, reliabilityDiagram, riskCoveragePlot } from '../src/plots/index';
+import {
+  classificationRiskCoverage,
+  costCurvePlot,
+  regressionCalibrationPlot,
+  reliabilityDiagram,
+  reliabilityDiagramFromLogits,
+  riskCoveragePlot,
+} from '../src/plots/index';
 import { escapeXml, linearScale, niceDomain, placeLegend, thinLine, type Rect } from '../src/plots/svg';
+import { ellipsizeMiddle, fitLines, textWidth } from '../src/plots/text';
 import type { RiskCoverageResult } from '../src/metrics/selective';
-import { confidenceData } from './helpers/data';
+import { confidenceData, logitData } from './helpers/data';
 
 /** Characters XML 1.0 allows: tab, newline, carriage return, U+0020–U+D7FF, U+E000–U+FFFD, U+10000 up. */
 function xmlChars(s: string): boolean {
@@ -349,5 +357,171 @@ describe('reliabilityDiagram: the gap and its swatch', () => {
       const gapTop = Number(attr(gapTags[i], 'y'));
       expect(gapTop).toBeCloseTo(barTop, 5);
     }
+  });
+});
+
+describe('long text fits the document: wrapped to two lines, then shortened in the middle', () => {
+  const unescape = (x: string): string =>
+    x
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
+  interface Drawn {
+    text: string;
+    x: number;
+    y: number;
+    /** Drawn turned by −90° (a y axis title): its width runs along y. */
+    rotated: boolean;
+    size: number;
+    bold: boolean;
+    anchor: string;
+    /** The scale of an enclosing legend group, 1 if none. */
+    scale: number;
+    translate: number;
+  }
+  /** Every `<text>` of a document with what its width depends on (legend groups: their scale and x offset). */
+  function drawnTexts(svg: string): Drawn[] {
+    const out: Drawn[] = [];
+    const legend = /<g transform="translate\(([\d.-]+) [\d.-]+\) scale\(([\d.]+)\)">(.*?)<\/g><\/g>/s.exec(svg);
+    const scan = (part: string, scale: number, translate: number): void => {
+      for (const m of part.matchAll(/<text([^>]*)>([^<]*)(?:<title>[^<]*<\/title>)?<\/text>/g)) {
+        const a = (name: string): string | undefined => new RegExp(`\\s${name}="([^"]*)"`).exec(m[1])?.[1];
+        out.push({
+          text: unescape(m[2]),
+          x: Number(a('x')),
+          y: Number(a('y')),
+          rotated: (a('transform') ?? '').includes('rotate(-90'),
+          size: Number(a('font-size') ?? 11),
+          bold: a('font-weight') === 'bold',
+          anchor: a('text-anchor') ?? 'start',
+          scale,
+          translate,
+        });
+      }
+    };
+    if (legend) {
+      scan(svg.replace(legend[0], ''), 1, 0);
+      scan(legend[3], Number(legend[2]), Number(legend[1]));
+    } else scan(svg, 1, 0);
+    return out;
+  }
+  /** Every text's estimated extent lies inside the document. */
+  function expectInside(svg: string, width: number): void {
+    const height = Number(/^<svg[^>]* height="([\d.]+)"/.exec(svg)?.[1]);
+    for (const t of drawnTexts(svg)) {
+      const w = textWidth(t.text, t.size, t.bold) * t.scale;
+      const at = t.rotated ? height - t.y : t.translate + t.x * t.scale; // turned −90°: it runs up from y
+      const left = t.anchor === 'middle' ? at - w / 2 : t.anchor === 'end' ? at - w : at;
+      const room = t.rotated ? height : width;
+      expect(w, `width of "${t.text}"`).toBeLessThanOrEqual(room);
+      expect(left, `start of "${t.text}"`).toBeGreaterThanOrEqual(-1e-6);
+      expect(left + w, `end of "${t.text}"`).toBeLessThanOrEqual(room + 0.01);
+    }
+  }
+
+  const start = 'Evaluation of the penguin classifier on the held-out split';
+  const end = '/model-final_seed-7_epoch-30_predictions.csv';
+  const title = `${start}${' — run'.repeat(40)} ${'x'.repeat(20)}/data${end}`.slice(0, 300 - end.length) + end;
+  const { c, y } = confidenceData(200, 3);
+  const { z, labels } = logitData(120, 3, 4);
+  const reg = { p: [1, 2, 3, 4, 5, 6], t: [1.2, 1.7, 3.4, 3.9, 5.5, 6.4], s: [0.3, 0.4, 0.5, 0.3, 0.6, 0.5] };
+  const plots: Array<[string, (o: { title: string; width: number; label?: string }) => string]> = [
+    ['reliabilityDiagram', (o) => reliabilityDiagram(c, y, o)],
+    ['reliabilityDiagramFromLogits', (o) => reliabilityDiagramFromLogits(z, labels, o)],
+    ['riskCoveragePlot', (o) => riskCoveragePlot(classificationRiskCoverage(z, labels), o)],
+    ['costCurvePlot', (o) => costCurvePlot(c, y, o)],
+    ['regressionCalibrationPlot', (o) => regressionCalibrationPlot(reg.p, reg.t, reg.s, o)],
+  ];
+
+  it('the test title is 300 characters, far wider than two lines', () => {
+    expect(Array.from(title)).toHaveLength(300);
+    expect(title.startsWith(start) && title.endsWith(end)).toBe(true);
+    expect(textWidth(title, 15, true)).toBeGreaterThan(4 * 640);
+  });
+
+  it.each(plots.flatMap(([name, draw]) => [640, 320].map((width) => [name, width, draw] as const)))(
+    '%s at width %d: the title on two lines inside the document, its start and its end kept',
+    (_, width, draw) => {
+      const svg = draw({ title, width });
+      const lines = drawnTexts(svg).filter((t) => t.bold);
+      expect(lines).toHaveLength(2);
+      expect(title.startsWith(lines[0].text)).toBe(true);
+      expect(lines[0].text.length).toBeGreaterThan(10);
+      expect(lines[1].text.startsWith('…')).toBe(true);
+      expect(title.endsWith(lines[1].text.slice(1))).toBe(true);
+      expect(lines[1].text.endsWith(end)).toBe(width >= 640); // a narrow plot keeps less of the end, but its last characters
+      expect(lines[1].text.endsWith('predictions.csv')).toBe(true);
+      expectInside(svg, width);
+      // the accessible title keeps it whole
+      expect(svg).toContain(`<title id="${/id="([^"]+-title)"/.exec(svg)?.[1]}">${escapeXml(title)}</title>`);
+    },
+  );
+
+  it.each(plots.filter(([name]) => name === 'riskCoveragePlot' || name === 'regressionCalibrationPlot'))(
+    '%s: a 300-character legend label is shortened in the middle and stays inside the document',
+    (_, draw) => {
+      const label = 'Ensemble of eight members, '.repeat(11).slice(0, 290) + 'run seed 7';
+      for (const width of [640, 320]) {
+        const svg = draw({ title: 'Plot', width, label });
+        const entry = drawnTexts(svg).find((t) => t.text.startsWith('Ensemble of eight') && t.text.includes('…'));
+        expect(entry, `${width}: the label's legend entry`).toBeDefined();
+        const [head, tail] = (entry as Drawn).text.split('…');
+        expect(label.startsWith(head)).toBe(true);
+        // the end of the label, then the curve's values whole
+        const values = / {2}\(AURC [^)]+\)$/.exec(tail)?.[0] ?? '';
+        expect(tail.length).toBeGreaterThan(values.length);
+        expect(`${label}${values}`.endsWith(tail)).toBe(true);
+        expectInside(svg, width);
+      }
+    },
+  );
+
+  it('short titles and labels are drawn as they are, on one line', () => {
+    const svg = riskCoveragePlot(classificationRiskCoverage(z, labels), { title: 'Test set', label: 'MSP' });
+    const drawn = drawnTexts(svg).map((t) => t.text);
+    expect(drawn).toContain('Test set');
+    expect(drawn.some((t) => t.startsWith('MSP  (AURC '))).toBe(true);
+    expect(drawn.some((t) => t.includes('…'))).toBe(false);
+  });
+});
+
+describe('fitLines, ellipsizeMiddle, textWidth', () => {
+  it('textWidth: DejaVu Sans advance widths, bold wider', () => {
+    expect(textWidth('m', 1000)).toBe(974);
+    expect(textWidth('m', 1000, true)).toBe(1042);
+    expect(textWidth('Risk–coverage', 15, true)).toBeGreaterThan(textWidth('Risk–coverage', 15));
+    expect(textWidth('', 15)).toBe(0);
+    expect(textWidth('日本', 10)).toBe(20); // wide characters: a full em
+  });
+
+  it('wraps at spaces and separators; a word wider than a line is split', () => {
+    expect(fitLines('short', 10, 100)).toEqual(['short']);
+    const lines = fitLines('alpha beta gamma delta epsilon', 10, 100);
+    expect(lines).toEqual(['alpha beta gamma', 'delta epsilon']);
+    expect(fitLines('runs/2024/model/predictions.csv', 10, 100)).toEqual(['runs/2024/model/', 'predictions.csv']);
+    const split = fitLines('x'.repeat(30), 10, 100);
+    expect(split.join('')).toBe('x'.repeat(30));
+    for (const l of split) expect(textWidth(l, 10)).toBeLessThanOrEqual(100);
+  });
+
+  it('past its lines, the middle gives way to "…"; every line fits; code points are never split', () => {
+    const s = `${'word '.repeat(60)}end-of-it.csv`;
+    for (const [w, n] of [
+      [120, 2],
+      [200, 3],
+      [60, 1],
+    ] as const) {
+      const lines = fitLines(s, 11, w, n);
+      expect(lines).toHaveLength(n);
+      for (const l of lines) expect(textWidth(l, 11)).toBeLessThanOrEqual(w);
+      expect(lines[0].startsWith('wor')).toBe(true);
+      expect(lines[n - 1]).toMatch(n > 1 ? /^…word .*end-of-it\.csv$/ : /^wor….*\.csv$/);
+    }
+    const emoji = ellipsizeMiddle('😀'.repeat(40), 10, 100);
+    expect(emoji).toMatch(/^(😀)+…(😀)+$/u);
+    expect(textWidth(emoji, 10)).toBeLessThanOrEqual(100);
+    expect(ellipsizeMiddle('abc', 10, 100)).toBe('abc');
   });
 });

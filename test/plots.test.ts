@@ -5,6 +5,8 @@ import { binOf } from '../src/math/binning';
 import { normalQuantile } from '../src/math/normal';
 import { getMetricFromId, METRIC_IDS } from '../src/registry';
 import {
+  classificationRiskCoverage,
+  confidenceRiskCoverage,
   costCurvePlot,
   regressionCalibrationCurve,
   regressionCalibrationPlot,
@@ -390,6 +392,84 @@ describe('riskCoveragePlot', () => {
     );
     expectInputError(() => riskCoveragePlot(curve, { width: 10 }), /`width`/);
     expectInputError(() => riskCoveragePlot(curve, { nBins: 3 } as never), /unknown option/);
+  });
+});
+
+describe('classificationRiskCoverage, confidenceRiskCoverage: the legend shows the metric of the same name', () => {
+  const { z, labels } = logitData(137, 3, 7);
+  /** The numbers a legend entry `<label>  (AURC a, E-AURC e)` prints. */
+  const legendOf = (svg: string, label: string): { aurc: string; eaurc: string } => {
+    const entry = texts(svg).find((t) => t.startsWith(`${label}  (AURC `)) ?? '';
+    const m = /\(AURC ([^,]+), E-AURC ([^)]+)\)$/.exec(entry);
+    expect(m, `legend entry of ${label}: ${entry}`).not.toBeNull();
+    return { aurc: (m as RegExpExecArray)[1], eaurc: (m as RegExpExecArray)[2] };
+  };
+  /** `value` rounded to the decimals of `printed`, as a table printing that many digits shows it. */
+  const toDigitsOf = (value: number, printed: string): string => value.toFixed(printed.split('.')[1]?.length ?? 0);
+
+  it('from logits: AURC and E-AURC are cls_aurc and cls_eaurc, to the bit and to the printed digits', () => {
+    const curve = classificationRiskCoverage(z, labels);
+    const aurc = getMetricFromId('cls_aurc').function(z, labels);
+    const eaurc = getMetricFromId('cls_eaurc').function(z, labels);
+    expect(curve.aurc).toBe(aurc);
+    expect(curve.eaurc).toBe(eaurc);
+    expect(curve.oracleAurc).toBeCloseTo(aurc - eaurc, 14);
+    const shown = legendOf(riskCoveragePlot(curve, { label: 'MLP confidence' }), 'MLP confidence');
+    expect(shown.aurc).toBe(toDigitsOf(aurc, shown.aurc));
+    expect(shown.eaurc).toBe(toDigitsOf(eaurc, shown.eaurc));
+    // the other convention (riskCoverageCurve: the trapezoid over coverage 1/N … 1) prints another number here
+    const top = z.map((row) => row.indexOf(Math.max(...row)));
+    const errors = top.map((k, i) => Number(k !== labels[i]));
+    const u = z.map((row) => {
+      const m = Math.max(...row);
+      return 1 - 1 / row.reduce((s, v) => s + Math.exp(v - m), 0);
+    });
+    const trapezoid = riskCoverageCurve(errors, new Array<number>(errors.length).fill(0), u, { nPoints: 'all' });
+    expect(formatNumber(trapezoid.aurc)).not.toBe(shown.aurc);
+    expect(trapezoid.aurc).toBeCloseTo((aurc * (labels.length - 1)) / labels.length, 6);
+  });
+
+  it('from probabilities (probabilities: true): cls_aurc of the same rows', () => {
+    const probs = tf.tidy(() => tf.softmax(tf.tensor2d(z)));
+    const curve = classificationRiskCoverage(probs, labels, { probabilities: true });
+    expect(curve.aurc).toBe(getMetricFromId('cls_aurc').function(probs, labels, { probabilities: true }));
+    expect(curve.eaurc).toBe(getMetricFromId('cls_eaurc').function(probs, labels, { probabilities: true }));
+    expectInputError(() => classificationRiskCoverage(probs, labels), 'classificationRiskCoverage', /probabilities/);
+    probs.dispose();
+  });
+
+  it('from confidences: conf_aurc and conf_eaurc, NaN read as 0.5; one point per sample up to 1000', () => {
+    const { c, y } = confidenceData(300, 3, true);
+    c[5] = NaN;
+    const curve = confidenceRiskCoverage(c, y);
+    const read = c.map((v) => (Number.isNaN(v) ? 0.5 : v));
+    expect(curve.aurc).toBe(getMetricFromId('conf_aurc').function(read, y));
+    expect(curve.eaurc).toBe(getMetricFromId('conf_eaurc').function(read, y));
+    expect(curve.coverage).toHaveLength(300);
+    expect(curve.coverage[299]).toBe(1);
+    const shown = legendOf(riskCoveragePlot(curve), 'Model');
+    expect(shown.aurc).toBe(toDigitsOf(curve.aurc, shown.aurc));
+    const big = confidenceData(2500, 4);
+    expect(confidenceRiskCoverage(big.c, big.y).coverage).toHaveLength(1000);
+  });
+
+  it('gives what the TSDoc examples show', () => {
+    const c = [0.9, 0.8, 0.4, 0.9];
+    expect(confidenceRiskCoverage(c, [1, 1, 0, 0]).aurc).toBe(getMetricFromId('conf_aurc').function(c, [1, 1, 0, 0]));
+    const logits = [
+      [2, 0.5, 0.1],
+      [0.2, 1.5, 0.3],
+      [0.1, 0.2, 0.3],
+    ];
+    expect(classificationRiskCoverage(logits, [0, 1, 0]).aurc).toBe(
+      getMetricFromId('cls_aurc').function(logits, [0, 1, 0]),
+    );
+  });
+
+  it('bad input is a MetricInputError naming the function', () => {
+    expectInputError(() => confidenceRiskCoverage([0.5, 2], [1, 0]), 'confidenceRiskCoverage', /\[0, 1\]/);
+    expectInputError(() => confidenceRiskCoverage([], []), 'confidenceRiskCoverage', /sample/);
+    expectInputError(() => classificationRiskCoverage([[0, 1]], [5]), 'classificationRiskCoverage', /label/);
   });
 });
 

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import {
+  copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -10,7 +12,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +25,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // the documents show are the real ones. The TypeScript blocks also type-check with `tsc --strict`
 // (one run over every document's blocks). A block that cannot run on its own (an excerpt of an
 // example script) is marked with `<!-- not-run: reason -->` on the line before it.
+//
+// Shell sessions — fenced blocks (no language, `console`, `sh`, `shell`, `shell-session`) whose
+// first line starts with `$ ` — are run too: each `$ command` line by `sh` in a fresh folder laid
+// out as a clone (the repository's `test/`, `src/`, `dist/`, `node_modules/` linked, its
+// `package.json` and `examples/` copied, so `test/fixtures/…` and `npm run example:…` work and
+// what they write stays in the folder), with `ecuas` on the PATH (the built CLI,
+// `node dist/cli/ecuas.js`), one folder per block, the commands in order, `$?` the previous
+// command's status. What a command writes to stdout and stderr (as a terminal shows them: one
+// stream, in order) must equal the lines after it up to the next `$ ` line, exactly; the only
+// normalization is that trailing spaces and trailing empty lines are ignored.
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const GUIDE = join(root, 'docs', 'guide');
@@ -48,11 +60,24 @@ interface Snippet {
 
 const LANGS: Partial<Record<string, 'ts' | 'js'>> = { ts: 'ts', typescript: 'ts', js: 'js', javascript: 'js' };
 const NOT_RUN = /^<!--\s*not-run:\s*(.*?)\s*-->$/;
+/** Fence languages a shell session may carry (a session is told by its first line, `$ …`). */
+const SESSION_LANGS = new Set(['', 'console', 'sh', 'shell', 'shell-session']);
 
-/** Every fenced ts/js block of a Markdown text (also indented ones, e.g. inside a list item). */
-function extractSnippets(doc: string, markdown: string): Snippet[] {
+interface Fence {
+  /** 1-based line of the opening fence. */
+  line: number;
+  /** The info string (language), lower-cased. */
+  info: string;
+  /** The body, without the fence's indentation. */
+  body: string[];
+  /** The line before the opening fence. */
+  before: string;
+}
+
+/** Every fenced block of a Markdown text (also indented ones, e.g. inside a list item). */
+function fences(markdown: string): Fence[] {
   const lines = markdown.split(/\r?\n/);
-  const snippets: Snippet[] = [];
+  const out: Fence[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^(\s*)(`{3,})\s*([\w-]*)\s*$/.exec(lines[i]);
     if (!open) continue;
@@ -63,14 +88,54 @@ function extractSnippets(doc: string, markdown: string): Snippet[] {
       body.push(lines[j].startsWith(indent) ? lines[j].slice(indent.length) : lines[j].trimStart());
       j++;
     }
-    const lang = LANGS[info.toLowerCase()];
-    if (lang) {
-      const marker = NOT_RUN.exec((lines[i - 1] ?? '').trim());
-      snippets.push({ doc, line: i + 1, lang, code: `${body.join('\n')}\n`, ...(marker ? { notRun: marker[1] } : {}) });
-    }
+    out.push({ line: i + 1, info: info.toLowerCase(), body, before: lines[i - 1] ?? '' });
     i = j;
   }
-  return snippets;
+  return out;
+}
+
+/** Every fenced ts/js block of a Markdown text. */
+function extractSnippets(doc: string, markdown: string): Snippet[] {
+  return fences(markdown).flatMap((f): Snippet[] => {
+    const lang = LANGS[f.info];
+    if (!lang) return [];
+    const marker = NOT_RUN.exec(f.before.trim());
+    return [{ doc, line: f.line, lang, code: `${f.body.join('\n')}\n`, ...(marker ? { notRun: marker[1] } : {}) }];
+  });
+}
+
+interface Command {
+  /** 1-based line of the `$ ` line in the document. */
+  line: number;
+  command: string;
+  /** The lines the document shows after it. */
+  expected: string[];
+}
+
+interface Session {
+  doc: string;
+  line: number;
+  commands: Command[];
+}
+
+/** The shell sessions of a Markdown text: blocks whose first line is a `$ command`. */
+function extractSessions(doc: string, markdown: string): Session[] {
+  return fences(markdown).flatMap((f): Session[] => {
+    if (!SESSION_LANGS.has(f.info) || !f.body[0]?.startsWith('$ ')) return [];
+    const commands: Command[] = [];
+    f.body.forEach((l, k) => {
+      if (l.startsWith('$ ')) commands.push({ line: f.line + 1 + k, command: l.slice(2), expected: [] });
+      else commands[commands.length - 1].expected.push(l);
+    });
+    return [{ doc, line: f.line, commands }];
+  });
+}
+
+/** Output lines as compared: trailing spaces and trailing empty lines dropped. */
+function normalized(lines: readonly string[]): string[] {
+  const out = lines.map((l) => l.trimEnd());
+  while (out.length > 0 && out[out.length - 1] === '') out.pop();
+  return out;
 }
 
 /** The text of the `// …` comments of a block, in order. */
@@ -108,11 +173,12 @@ interface Run {
   ms: number;
 }
 
-function run(file: string, args: string[], cwd: string): Promise<Run> {
+function run(file: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<Run> {
   // without vitest's NODE_OPTIONS and VITEST* variables: a reader's environment
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && !k.startsWith('VITEST')),
-  );
+  const env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && !k.startsWith('VITEST'))),
+    ...extraEnv,
+  };
   const t0 = performance.now();
   return new Promise((resolve) => {
     execFile(file, args, { cwd, env, timeout: 90_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
@@ -143,6 +209,7 @@ async function pool<T>(jobs: Array<() => Promise<T>>, limit: number): Promise<T[
 
 const texts = new Map(DOCUMENTS.map((doc) => [doc, readFileSync(join(root, doc), 'utf8')]));
 const snippets = DOCUMENTS.flatMap((doc) => extractSnippets(doc, texts.get(doc) ?? ''));
+const sessions = DOCUMENTS.flatMap((doc) => extractSessions(doc, texts.get(doc) ?? ''));
 const runnable = snippets.filter((s) => s.notRun === undefined);
 const tsSnippets = runnable.filter((s) => s.lang === 'ts');
 /** A block's folder in the project: the document's name (no folders, no extension) and the fence's line. */
@@ -151,6 +218,25 @@ const dirOf = (s: Snippet): string => `${slug(s.doc)}-L${s.line}`;
 const keyOf = (s: Snippet): string => `${s.doc}:${s.line}`;
 
 const results = new Map<string, Run>();
+/** What each command of a session printed (stdout and stderr as one stream) and its status, by `doc:line`. */
+const sessionRuns = new Map<string, Array<{ output: string; code: number | null }>>();
+
+/** Runs a session's commands in order in `cwd`, each by `sh -c`, `$?` set to the previous status. */
+async function runSession(
+  session: Session,
+  cwd: string,
+  path: string,
+): Promise<Array<{ output: string; code: number | null }>> {
+  const out: Array<{ output: string; code: number | null }> = [];
+  let status = 0;
+  for (const c of session.commands) {
+    // one pipe for both streams keeps the order a terminal shows
+    const r = await run('/bin/sh', ['-c', `(exit ${status}); { ${c.command}\n} 2>&1`], cwd, { PATH: path });
+    status = r.code ?? 1;
+    out.push({ output: r.stdout + r.stderr, code: r.code });
+  }
+  return out;
+}
 let typecheck: Run | undefined;
 /** tsc's report with every "<folder>/snippet.ts(row,col)" turned into "<document>:<line>:<col>". */
 let report = '';
@@ -207,12 +293,40 @@ beforeAll(async () => {
         project,
       )
     : undefined;
-  // one node process per block, a few at a time (2 on a 2-core machine)
-  const runs = await pool(
-    runnable.map((s) => () => run(process.execPath, ['snippet.mjs'], join(project, dirOf(s)))),
-    Math.min(4, Math.max(2, availableParallelism() - 1)),
+  // shell sessions: `ecuas` on the PATH is the built CLI; each block in its own folder beside `test/`
+  const bin = join(project, 'bin');
+  mkdirSync(bin);
+  writeFileSync(
+    join(bin, 'ecuas'),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(root, 'dist', 'cli', 'ecuas.js'))} "$@"\n`,
+    { mode: 0o755 },
   );
-  runnable.forEach((s, k) => results.set(keyOf(s), runs[k]));
+  const path = `${bin}${delimiter}${process.env.PATH ?? ''}`;
+  for (const session of sessions) {
+    const dir = join(project, `${slug(session.doc)}-L${session.line}-sh`);
+    mkdirSync(dir);
+    for (const linked of ['test', 'src', 'dist', 'node_modules'])
+      symlinkSync(join(root, linked), join(dir, linked), 'junction');
+    // copies: an example writes beside itself (examples/out/) and prints that path relative to here
+    copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
+    cpSync(join(root, 'examples'), join(dir, 'examples'), {
+      recursive: true,
+      filter: (from) => !from.startsWith(join(root, 'examples', 'out')),
+    });
+  }
+  // one node process per block, a few at a time (2 on a 2-core machine)
+  const jobs: Array<() => Promise<void>> = [
+    ...runnable.map((s) => async () => {
+      results.set(keyOf(s), await run(process.execPath, ['snippet.mjs'], join(project, dirOf(s))));
+    }),
+    ...sessions.map((session) => async () => {
+      const dir = join(project, `${slug(session.doc)}-L${session.line}-sh`);
+      sessionRuns.set(`${session.doc}:${session.line}`, await runSession(session, dir, path));
+    }),
+  ];
+  const t1 = performance.now();
+  await pool(jobs, Math.min(4, Math.max(2, availableParallelism() - 1)));
+  const runs = runnable.map((s) => results.get(keyOf(s)) as Run);
   typecheck = await checking;
   // tsc reports e.g. "guide_metrics-L73/snippet.ts(20,26): error TS2345: …": point at the document's line instead
   const docOf = new Map(DOCUMENTS.map((doc) => [slug(doc), doc]));
@@ -223,7 +337,7 @@ beforeAll(async () => {
   );
   const slowest = Math.max(...runs.map((r) => r.ms));
   console.log(
-    `README and guide: ${runnable.length} blocks in ${DOCUMENTS.length} documents run (slowest ${(slowest / 1000).toFixed(1)} s), tsc ${((typecheck?.ms ?? 0) / 1000).toFixed(1)} s, ${((performance.now() - t0) / 1000).toFixed(1)} s in all`,
+    `README and guide: ${runnable.length} blocks and ${sessions.length} shell sessions in ${DOCUMENTS.length} documents run (slowest block ${(slowest / 1000).toFixed(1)} s, all ${((performance.now() - t1) / 1000).toFixed(1)} s), tsc ${((typecheck?.ms ?? 0) / 1000).toFixed(1)} s, ${((performance.now() - t0) / 1000).toFixed(1)} s in all`,
   );
 }, 300_000);
 
@@ -235,6 +349,18 @@ it('README.md has runnable code blocks, and so has the guide', () => {
   expect(runnable.filter((s) => s.doc === 'README.md').length).toBeGreaterThanOrEqual(3);
   expect(DOCUMENTS.length).toBeGreaterThan(1);
   expect(runnable.length).toBeGreaterThan(15);
+});
+
+it('finds the shell sessions of README.md and of the CLI guide, and every block that shows a prompt is one', () => {
+  expect(sessions.filter((x) => x.doc === 'README.md').length).toBeGreaterThanOrEqual(1);
+  expect(sessions.filter((x) => x.doc === 'docs/guide/cli.md').length).toBeGreaterThanOrEqual(8);
+  // a `$ ` line anywhere in a block makes it a session, which must then start with one
+  for (const doc of DOCUMENTS) {
+    for (const f of fences(texts.get(doc) ?? '')) {
+      if (!SESSION_LANGS.has(f.info) || !f.body.some((l) => l.startsWith('$ '))) continue;
+      expect(f.body[0].startsWith('$ '), `${doc}:${f.line}: a block that shows a prompt starts with one`).toBe(true);
+    }
+  }
 });
 
 it('type-checks every TypeScript block with tsc --strict', () => {
@@ -267,6 +393,20 @@ describe.each(DOCUMENTS)('%s code blocks', (doc) => {
     expect(r.code, `${where} exited with ${r.code}${out}`).toBe(0);
     expect(r.stderr.trim(), `${where} wrote to stderr${out}`).toBe('');
     expect(undocumented(r.stdout, s.code), `${where} printed lines its comments do not show${out}`).toEqual([]);
+  });
+
+  const mySessions = sessions.filter((x) => x.doc === doc);
+  it.each(
+    mySessions.flatMap((session) =>
+      session.commands.map((c, k) => [`${doc}:${c.line} $ ${c.command.slice(0, 60)}`, session, k] as const),
+    ),
+  )('%s prints what the document shows', (where, session, k) => {
+    const ran = sessionRuns.get(`${session.doc}:${session.line}`)?.[k];
+    expect(ran, `${where} did not run`).toBeDefined();
+    const c = session.commands[k];
+    expect(normalized((ran?.output ?? '').split('\n')).join('\n'), `${where} (exit status ${ran?.code})`).toBe(
+      normalized(c.expected).join('\n'),
+    );
   });
 
   it('its TypeScript blocks type-check with tsc --strict', () => {

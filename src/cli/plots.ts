@@ -5,18 +5,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { clip } from '../errors';
-import {
-  aurc,
-  binaryOracleBlocks,
-  excessAURC,
-  expectedLossAt,
-  tieBlocks,
-  totalLoss,
-  type TieBlocks,
-} from '../math/ranking';
 import { topOneStats } from '../math/topOne';
 import { riskCoverageCurve, type RiskCoverageResult } from '../metrics/selective';
+import { decisionCurve, MAX_CURVE_POINTS } from '../plots/decisionRiskCoverage';
 import {
   costCurvePlot,
   regressionCalibrationPlot,
@@ -86,45 +77,14 @@ export function plotSamples(data: PlotData): PlotSamples {
   return { confidence, correct };
 }
 
-/** Most points drawn per risk–coverage curve; up to this many samples, one point per sample. */
-const MAX_CURVE_POINTS = 1000;
-
-/** Selective risk E_k/k of the blocks at each accepted count k. */
-function riskAt(blocks: TieBlocks, kept: Float64Array): Float64Array {
-  const e = expectedLossAt(blocks, kept);
-  for (let j = 0; j < e.length; j++) e[j] /= kept[j];
-  return e;
-}
-
 /**
  * The risk–coverage curve behind `risk-coverage.svg`: error rate of the accepted samples when
  * accepting in descending confidence, ties averaged over their orders. Its AURC and E-AURC are
- * the ranking metrics' own (`aurc`, `excessAURC` on the same tie blocks), so the legend shows
- * the report's `*_aurc` and `*_eaurc` to the bit, and the drawn points are the ones those
- * areas are taken over (every sample up to {@link MAX_CURVE_POINTS}, then a grid of them).
+ * the ranking metrics' own ({@link decisionCurve}, as `confidenceRiskCoverage` draws it), so the
+ * legend shows the report's `*_aurc` and `*_eaurc` to the bit.
  */
 export function riskCoverage(samples: PlotSamples): RiskCoverageResult {
-  const { confidence, correct } = samples;
-  const n = correct.length;
-  const errors = new Float64Array(n);
-  for (let i = 0; i < n; i++) errors[i] = 1 - correct[i];
-  const blocks = tieBlocks(confidence, errors, true);
-  const oracle = binaryOracleBlocks(n, totalLoss(blocks));
-  const p = Math.max(2, Math.min(n, MAX_CURVE_POINTS));
-  const kept = new Float64Array(p);
-  const coverage = new Float64Array(p);
-  for (let j = 0; j < p; j++) {
-    kept[j] = Math.round(1 + (j * (n - 1)) / (p - 1));
-    coverage[j] = kept[j] / n;
-  }
-  return {
-    coverage,
-    risk: riskAt(blocks, kept),
-    aurc: aurc(blocks),
-    oracleRisk: riskAt(oracle, kept),
-    oracleAurc: aurc(oracle),
-    eaurc: excessAURC(blocks),
-  };
+  return decisionCurve(samples.confidence, samples.correct);
 }
 
 /**
@@ -141,7 +101,8 @@ export function riskCoverage(samples: PlotSamples): RiskCoverageResult {
  */
 export async function writePlots(dir: string, data: PlotData, options: WritePlotsOptions = {}): Promise<string[]> {
   await mkdir(dir, { recursive: true });
-  const suffix = options.source ? ` — ${clip(options.source)}` : '';
+  // the whole name: the plots wrap a long title and shorten it in the middle, keeping its end
+  const suffix = options.source ? ` — ${options.source}` : '';
   if (data.kind === 'regression') return writeFiles(dir, regressionPlots(data, suffix));
   const samples = plotSamples(data);
   const { confidence, correct } = samples;

@@ -148,9 +148,16 @@ export interface ClassificationECUASOptions extends ProbabilitiesOptions {
 }
 
 /**
- * ECUAS_n of a classifier's top-1 decisions, uncertainty u = 1 − max softmax scaled by
- * u_M = 1 − 1/K. Normalized (the default), divided by the cost of always answering the most
- * frequent class with confidence π_max.
+ * ECUAS_n of a classifier's top-1 decisions: the mean per-sample cost of confidence q (the top
+ * softmax probability) and uncertainty u = 1 − q, rescaled by u_M = 1 − 1/K — the error term
+ * too — with ℓ = `log(u + q·(1 − e^(−ε)))` (log u, finite at u = 0):
+ *
+ * - n = 0: a correct answer costs `u/u_M`, a wrong one `u/u_M + (log u_M − ℓ)/u_M`;
+ * - n > 0: a correct answer costs `(u/u_M)^(n+1)`, a wrong one `(u/u_M)^(n+1) + (n+1)/n · (1 − (u/u_M)^n)/u_M`.
+ *
+ * Normalized (the default), divided by the same mean cost of always answering the most
+ * frequent class with confidence π_max (q = π_max on every sample, correct where the label is
+ * that class). O(N·K) per update, constant state (2 + K numbers).
  *
  * @example
  * ```ts

@@ -158,7 +158,7 @@ export function costCurvePlot(
     ...refs.map((r): LegendItem => ({ label: r.label, kind: 'line', color: r.color, lineWidth: 1.75 })),
   ];
 
-  const top = headerHeight(title, subtitle);
+  const top = headerHeight(title, subtitle, W);
   const right = rightMargin();
   const layout = (extraBottom: number) => {
     const height = Math.max(40, H - top - bottomMargin() - extraBottom);
@@ -251,7 +251,7 @@ export function costCurvePlot(
       drawAxes(side, xSide, wAxis),
     );
   }
-  parts.push(drawLegend(items, legendAt.x, legendAt.y, legendAt.scale));
+  parts.push(drawLegend(items, legendAt));
   return svgDocument({
     kind: 'cost-curve',
     width: W,

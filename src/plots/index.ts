@@ -3,6 +3,7 @@
  * (no DOM, no runtime dependency) — write it to a file, inline it in HTML, or convert it.
  */
 export { costCurvePlot, type CostCurvePlotOptions } from './costCurvePlot';
+export { classificationRiskCoverage, confidenceRiskCoverage } from './decisionRiskCoverage';
 export {
   reliabilityDiagram,
   reliabilityDiagramFromLogits,

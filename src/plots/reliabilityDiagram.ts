@@ -158,7 +158,7 @@ function render(
 
   const kind = quantile ? 'equal-mass' : 'equal-width';
   const subtitle = `ECE = ${formatNumber(ece)}  ·  N = ${formatCount(n)}  ·  ${B} ${kind} bin${B === 1 ? '' : 's'}`;
-  const top = headerHeight(title, subtitle);
+  const top = headerHeight(title, subtitle, W);
   const gap = 10;
   const countHead = FONT.small + 5; // room for the count written above the tallest bar
 
@@ -379,7 +379,7 @@ function render(
     );
   parts.push(drawAxes(strip, x, yCount));
 
-  parts.push(drawLegend(items, legendAt.x, legendAt.y, legendAt.scale));
+  parts.push(drawLegend(items, legendAt));
 
   return svgDocument({
     kind: 'reliability',

@@ -129,12 +129,19 @@ function sameArray(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
 
 /**
  * Risk–coverage plot: the selective risk (mean risk of the accepted samples) against coverage
- * when samples are accepted from the least uncertain, for one curve from
- * {@link riskCoverageCurve} / {@link RiskCoverageCurve} or for several uncertainty scores of the
- * same predictions (`[{ label, curve }, …]`, up to 7), each a solid line. The oracle curve —
- * accepting in ascending true risk, the best any score can do — is dashed, and the random
- * ranking, whose expected risk is the full-coverage risk at every coverage, is dotted. The
- * legend gives each curve's AURC and E-AURC (its area above the oracle's); lower is better.
+ * when samples are accepted from the least uncertain, for one curve or for several uncertainty
+ * scores of the same predictions (`[{ label, curve }, …]`, up to 7), each a solid line. The
+ * oracle curve — accepting in ascending true risk, the best any score can do — is dashed, and
+ * the random ranking, whose expected risk is the full-coverage risk at every coverage, is
+ * dotted. The legend gives each curve's `aurc` and `eaurc` (its area above the oracle's) as the
+ * curve holds them; lower is better.
+ *
+ * Which AURC that is depends on where the curve comes from: for a classifier, draw
+ * {@link classificationRiskCoverage} (logits) or {@link confidenceRiskCoverage} (confidences),
+ * whose AURC and E-AURC are `cls_aurc`/`conf_aurc` and `cls_eaurc`/`conf_eaurc` of the same
+ * samples, so a plot beside a table of those metrics shows the table's numbers; a
+ * {@link riskCoverageCurve} / {@link RiskCoverageCurve} (any per-sample risk) carries the
+ * trapezoid over its coverage 1/N … 1, (N − 1)/N times the former on the same decisions.
  *
  * The oracle and the random baseline depend only on the per-sample risks, so curves over the
  * same samples share one of each; curves over different samples get one per curve, in the
@@ -148,11 +155,11 @@ function sameArray(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
  *
  * @example
  * ```ts
- * const curve = riskCoverageCurve(yPred, yTrue, uncertainty);
- * const svg = riskCoveragePlot(curve, { title: 'Deferral on the test set' });
+ * const svg = riskCoveragePlot(classificationRiskCoverage(logits, labels), { title: 'Test set' });
+ * // a regressor's squared error, deferred by two uncertainty scores
  * const cmp = riskCoveragePlot([
- *   { label: 'Max softmax', curve },
- *   { label: 'Ensemble variance', curve: riskCoverageCurve(yPred, yTrue, variance) },
+ *   { label: 'Ensemble spread', curve: riskCoverageCurve(yPred, yTrue, spread) },
+ *   { label: 'Spread + noise model', curve: riskCoverageCurve(yPred, yTrue, total) },
  * ]);
  * ```
  */

@@ -9,6 +9,9 @@
 import { ARG, fail } from '../errors';
 import { readConfidences, readFlags, requireSameN, type TensorLike } from '../inputs/read';
 import { sizeOption, stringOption, type OptionSpec } from '../options';
+import { ellipsizeMiddle, fitLines, textWidth } from './text';
+
+export { textWidth };
 
 // ---------------------------------------------------------------------------------------------
 // Theme
@@ -155,24 +158,6 @@ export function formatTicks(ticks: readonly number[]): string[] {
     if (Math.abs(r) >= 1e4 && d === 0) return formatCount(r);
     return withMinus(r === 0 ? (0).toFixed(d) : r.toFixed(d));
   });
-}
-
-/**
- * Estimated advance width of `s` in px at `size` px: per-character widths of a Helvetica-like
- * face, rounded up a little so labels fit in the wider DejaVu Sans too.
- */
-export function textWidth(s: string, size: number): number {
-  let w = 0;
-  for (const ch of s) {
-    if ("il.,:;|!'`".includes(ch)) w += 0.3;
-    else if ('fjrtI()[]/ '.includes(ch) || ch === '\u2009') w += 0.36;
-    else if ('mwMW%'.includes(ch)) w += 0.9;
-    else if ('₀₁₂₃₄₅₆₇₈₉⁰¹²³⁴⁵⁶⁷⁸⁹⁻'.includes(ch)) w += 0.4;
-    else if (ch === '—') w += 1;
-    else if (/[A-Z]/.test(ch) || ch === '×' || ch === MINUS || ch === '=' || ch === '+' || ch === '≤') w += 0.7;
-    else w += 0.62;
-  }
-  return w * size;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -398,12 +383,49 @@ export function bottomMargin(hasTitle = true): number {
   return TICK_LEN + 4 + FONT.tick + (hasTitle ? 10 + FONT.axis : 0) + PAD;
 }
 
-/** Space above the plot for the heading (title and subtitle). */
-export function headerHeight(title: string, subtitle: string | undefined): number {
-  let h = PAD;
-  if (title) h += FONT.title + 6;
-  if (subtitle) h += FONT.subtitle + 6;
-  return h + 6;
+/** A line of the heading: its text, font size, the height of its row, and class. */
+interface HeadingLine {
+  readonly text: string;
+  readonly size: number;
+  readonly lead: number;
+  readonly cls: 'plot-title' | 'plot-subtitle';
+}
+
+/** Heading and axis text may shrink to this share of its size to stay on one line; past that it wraps or is shortened. */
+const MIN_HEADING_SCALE = 0.8;
+
+/**
+ * The lines of one heading text within `room` px: one line, shrunk a little if need be, else
+ * up to two lines at full size (see {@link fitLines}).
+ */
+function headingText(s: string, size: number, room: number, cls: HeadingLine['cls']): HeadingLine[] {
+  const bold = cls === 'plot-title';
+  const one = oneLine(s, size, room, bold);
+  if (one.text === s) return [{ ...one, lead: size, cls }];
+  return fitLines(s, size, room, 2, bold).map((text) => ({ text, size, lead: size, cls }));
+}
+
+/** `s` on one line within `room` px: shrunk a little if need be, else shortened in the middle at full size. */
+function oneLine(s: string, size: number, room: number, bold: boolean): { text: string; size: number } {
+  const w = textWidth(s, size, bold);
+  const shrunk = w <= room ? size : (size * room) / w;
+  return shrunk >= size * MIN_HEADING_SCALE
+    ? { text: s, size: shrunk }
+    : { text: ellipsizeMiddle(s, size, room, bold), size };
+}
+
+/** The lines a heading is drawn on: title and subtitle within the document's width. */
+function headingLines(title: string, subtitle: string | undefined, docWidth: number): HeadingLine[] {
+  const room = docWidth - 2 * PAD;
+  return [
+    ...(title ? headingText(title, FONT.title, room, 'plot-title') : []),
+    ...(subtitle ? headingText(subtitle, FONT.subtitle, room, 'plot-subtitle') : []),
+  ];
+}
+
+/** Space above the plot for the heading (title and subtitle) in a document `docWidth` px wide. */
+export function headerHeight(title: string, subtitle: string | undefined, docWidth: number): number {
+  return headingLines(title, subtitle, docWidth).reduce((h, l) => h + l.lead + 6, PAD) + 6;
 }
 
 /** Light grid lines at the inner ticks of a panel; draw it before the data. */
@@ -445,11 +467,12 @@ export function drawAxes(rect: Rect, x: Axis, y: Axis, opts: { xLabels?: boolean
   );
   parts.push(el('g', { class: 'tick-labels', 'font-size': FONT.tick, fill: INK }, labels.join('')));
   if (xLabels && x.title) {
+    const t = oneLine(x.title, FONT.axis, rect.width + 2 * PAD, false);
     parts.push(
-      text(rect.x + rect.width / 2, bottom + TICK_LEN + 4 + FONT.tick + 8 + FONT.axis * 0.8, x.title, {
+      text(rect.x + rect.width / 2, bottom + TICK_LEN + 4 + FONT.tick + 8 + FONT.axis * 0.8, t.text, {
         class: 'axis-title',
         'text-anchor': 'middle',
-        'font-size': FONT.axis,
+        'font-size': t.size,
         fill: INK,
       }),
     );
@@ -457,11 +480,13 @@ export function drawAxes(rect: Rect, x: Axis, y: Axis, opts: { xLabels?: boolean
   if (y.title) {
     const tx = rect.x - TICK_LEN - 5 - maxLabelWidth(y.labels) - 10 - FONT.axis * 0.25;
     const ty = rect.y + rect.height / 2;
+    // along the panel's height: a title longer than a short panel would run into the heading
+    const t = oneLine(y.title, FONT.axis, rect.height + 2 * PAD, false);
     parts.push(
-      text(tx, ty, y.title, {
+      text(tx, ty, t.text, {
         class: 'axis-title',
         'text-anchor': 'middle',
-        'font-size': FONT.axis,
+        'font-size': t.size,
         fill: INK,
         transform: `rotate(-90 ${coord(tx)} ${coord(ty)})`,
       }),
@@ -482,7 +507,11 @@ export function drawAxes(rect: Rect, x: Axis, y: Axis, opts: { xLabels?: boolean
   return parts.join('');
 }
 
-/** Title and subtitle, centred over the panel column `[x0, x1]`, shrunk to fit the document width. */
+/**
+ * Title and subtitle, centred over the panel column `[x0, x1]` and kept inside the document:
+ * each shrunk a little to stay on one line, else wrapped to at most two lines of its width and
+ * then shortened in the middle (see {@link fitLines}), so no part is ever drawn outside it.
+ */
 export function drawHeader(
   title: string,
   subtitle: string | undefined,
@@ -490,38 +519,25 @@ export function drawHeader(
   x1: number,
   docWidth: number,
 ): string {
-  const parts: string[] = [];
   let y = PAD;
-  const fit = (s: string, size: number): { size: number; cx: number } => {
-    const avail = docWidth - 2 * PAD;
-    const fitted = Math.max(8, Math.min(size, (size * avail) / Math.max(1, textWidth(s, size))));
-    const w = textWidth(s, fitted);
-    // centre over the panel, but keep the whole line inside the document
-    const cx = Math.min(Math.max((x0 + x1) / 2, PAD + w / 2), docWidth - PAD - w / 2);
-    return { size: fitted, cx };
-  };
-  if (title) {
-    const f = fit(title, FONT.title);
-    y += FONT.title;
-    parts.push(
-      text(f.cx, y, title, {
-        class: 'plot-title',
+  return headingLines(title, subtitle, docWidth)
+    .map((line) => {
+      const bold = line.cls === 'plot-title';
+      const w = textWidth(line.text, line.size, bold);
+      // centre over the panel, but keep the whole line inside the document
+      const cx = Math.min(Math.max((x0 + x1) / 2, PAD + w / 2), docWidth - PAD - w / 2);
+      y += line.lead;
+      const out = text(cx, y, line.text, {
+        class: line.cls,
         'text-anchor': 'middle',
-        'font-size': f.size,
-        'font-weight': 'bold',
-        fill: INK,
-      }),
-    );
-    y += 6;
-  }
-  if (subtitle) {
-    const f = fit(subtitle, FONT.subtitle);
-    y += FONT.subtitle;
-    parts.push(
-      text(f.cx, y, subtitle, { class: 'plot-subtitle', 'text-anchor': 'middle', 'font-size': f.size, fill: MUTED }),
-    );
-  }
-  return parts.join('');
+        'font-size': line.size,
+        'font-weight': bold ? 'bold' : undefined,
+        fill: bold ? INK : MUTED,
+      });
+      y += 6;
+      return out;
+    })
+    .join('');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,9 +559,25 @@ const SWATCH = 24;
 const ROW = FONT.legend + 6;
 const LEGEND_PAD = 7;
 
-/** Size of a legend box holding `items`, one per row. */
-function legendSize(items: readonly LegendItem[]): { width: number; height: number } {
-  const w = items.reduce((m, it) => Math.max(m, textWidth(it.label, FONT.legend)), 0);
+/** A legend too wide for the document is scaled down (see legendBelow), but not below this. */
+const MIN_LEGEND_SCALE = 0.7;
+
+/**
+ * Widest label a legend in a document `docWidth` px wide draws before it shortens it: what fits
+ * the document's width once the legend is scaled down to {@link MIN_LEGEND_SCALE}.
+ */
+function legendLabelRoom(docWidth: number): number {
+  return Math.max(20, (docWidth - 2 * PAD) / MIN_LEGEND_SCALE - 2 * LEGEND_PAD - SWATCH - 6);
+}
+
+/** A legend label as drawn: in one row, shortened in the middle past `room` px (its end holds the values). */
+function legendLabel(label: string, room: number): string {
+  return ellipsizeMiddle(label, FONT.legend, room);
+}
+
+/** Size of a legend box holding `items`, one per row, with labels of at most `room` px. */
+function legendSize(items: readonly LegendItem[], room: number): { width: number; height: number } {
+  const w = items.reduce((m, it) => Math.max(m, textWidth(legendLabel(it.label, room), FONT.legend)), 0);
   return { width: LEGEND_PAD * 2 + SWATCH + 6 + w, height: LEGEND_PAD * 2 + items.length * ROW - 4 };
 }
 
@@ -566,15 +598,16 @@ function legendBelow(
   return { x, y: docHeight - PAD - size.height * scale, scale };
 }
 
-/** The legend box with its top-left corner at (x, y), optionally scaled down. */
-export function drawLegend(items: readonly LegendItem[], x: number, y: number, scale = 1): string {
+/** The legend box at its placement (top-left corner, scale, the room its labels get). */
+export function drawLegend(items: readonly LegendItem[], at: LegendPlacement): string {
+  const { x, y, scale = 1, labelRoom } = at;
   if (scale !== 1)
     return el(
       'g',
       { transform: `translate(${coord(x)} ${coord(y)}) scale(${Number(scale.toFixed(4))})` },
-      drawLegend(items, 0, 0),
+      drawLegend(items, { x: 0, y: 0, labelRoom }),
     );
-  const { width, height } = legendSize(items);
+  const { width, height } = legendSize(items, labelRoom);
   const parts: string[] = [
     el('rect', {
       x,
@@ -613,7 +646,12 @@ export function drawLegend(items: readonly LegendItem[], x: number, y: number, s
         }),
       );
     }
-    parts.push(text(sx + SWATCH + 6, cy + FONT.legend * 0.35, it.label, { 'font-size': FONT.legend, fill: INK }));
+    parts.push(
+      text(sx + SWATCH + 6, cy + FONT.legend * 0.35, legendLabel(it.label, labelRoom), {
+        'font-size': FONT.legend,
+        fill: INK,
+      }),
+    );
   });
   return el('g', { class: 'legend' }, parts.join(''));
 }
@@ -785,11 +823,15 @@ export function darken(color: string, amount = 0.3): string {
 // ---------------------------------------------------------------------------------------------
 // Plot layout: panels, axes and legend together
 
-/** Where a legend is drawn: its top-left corner, and a `scale` < 1 when shrunk to fit under the panel. */
+/**
+ * Where a legend is drawn: its top-left corner, a `scale` < 1 when shrunk to fit under the
+ * panel, and the width its labels may take before they are shortened in the middle.
+ */
 export interface LegendPlacement {
   readonly x: number;
   readonly y: number;
   readonly scale?: number;
+  readonly labelRoom: number;
 }
 
 /**
@@ -825,13 +867,14 @@ export function layoutWithLegend<L>(p: {
   readonly panel: (layout: L) => Rect;
   readonly obstacles: (layout: L) => readonly Obstacle[];
 }): { layout: L; legendAt: LegendPlacement } {
-  const size = legendSize(p.items);
+  const labelRoom = legendLabelRoom(p.width);
+  const size = legendSize(p.items, labelRoom);
   const first = p.layout(0);
   const inside = placeLegend(size, p.panel(first), p.obstacles(first));
-  if (inside) return { layout: first, legendAt: inside };
+  if (inside) return { layout: first, legendAt: { ...inside, labelRoom } };
   const probe = legendBelow(size, p.panel(first), p.width, p.height);
   const layout = p.layout(size.height * probe.scale + 8);
-  return { layout, legendAt: legendBelow(size, p.panel(layout), p.width, p.height) };
+  return { layout, legendAt: { ...legendBelow(size, p.panel(layout), p.width, p.height), labelRoom } };
 }
 
 /** A one-panel plot laid out by {@link layoutPlot}. */
@@ -861,7 +904,7 @@ export function layoutPlot(p: {
   readonly obstacles: (x: Axis, y: Axis, rect: Rect) => readonly Obstacle[];
   readonly rightLabelWidth?: number;
 }): PlotLayout {
-  const top = headerHeight(p.title, p.subtitle);
+  const top = headerHeight(p.title, p.subtitle, p.width);
   const right = rightMargin(p.rightLabelWidth);
   const layout = (extraBottom: number) => {
     const bottom = bottomMargin() + extraBottom;
@@ -974,7 +1017,7 @@ export function chartDocument(p: {
     ...p.layers.map(([cls, content]) => el('g', { class: cls, 'clip-path': `url(#${ID}-plot)` }, content)),
     drawAxes(rect, x, y),
     ...(p.overlays ?? []),
-    drawLegend(p.items, p.legendAt.x, p.legendAt.y, p.legendAt.scale),
+    drawLegend(p.items, p.legendAt),
   ];
   return svgDocument({
     kind: p.kind,
