@@ -21,7 +21,7 @@ import { logitsOfRows } from '../temperature';
 import { BACKENDS, BackendError, ensureBackend, type BackendChoice } from './backend';
 import { FORMATS, formatCalibration, formatReport, type CalibrationRow, type Format, type ReportRow } from './format';
 import { Grow } from './grow';
-import { plotsAvailable, writePlots, type PlotData } from './plots';
+import type { PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
 import { InputFileError, readInputFile, type Batch, type InputKind } from './readers';
 import {
@@ -1131,6 +1131,8 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
 async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promise<void> {
   // checked before a long read, made only after it: a missing input leaves no empty folder
   if (args.plots !== undefined) {
+    // the plot code is loaded only for --plots: a report without them starts sooner
+    const { plotsAvailable } = await import('./plots');
     if (!plotsAvailable()) throw new CliError('--plots: plots are not available in this build of ecuas', 1);
     checkWritable('--plots', args.plots, true);
   }
@@ -1252,6 +1254,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
               };
       let written: string[];
       try {
+        const { writePlots } = await import('./plots');
         written = await writePlots(args.plots, data, { source: basename(args.file) });
       } catch (e) {
         throw new CliError(`--plots: ${bounded((e as Error).message)}`, 1);
