@@ -188,6 +188,15 @@ describe.skipIf(!built)('the built CLI (dist/cli/ecuas.js)', () => {
     );
   });
 
+  it('without tfjs-core: exit 1, one line saying what to install', () => {
+    const r = spawnProbed(project('no-tfjs', []), ['report', three]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      'ecuas: @tensorflow/tfjs-core is not installed; install it with a backend, e.g. `npm i @tensorflow/tfjs-core @tensorflow/tfjs-backend-cpu` or `npm i @tensorflow/tfjs`\n',
+    );
+  });
+
   it('with tfjs-core and no backend: exit 1, one line saying what to install', () => {
     const cli = project('core-only', ['@tensorflow/tfjs-core']);
     const auto = spawnProbed(cli, ['report', three]);

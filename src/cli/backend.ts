@@ -152,7 +152,7 @@ export async function ensureBackend(choice: BackendChoice = 'auto'): Promise<str
     } catch {
       continue; // its problem is in `problems`; the next may load
     }
-    if (found) return activate(SOURCES[name].tfName, 'the backend');
+    if (found) return activate(SOURCES[name].tfName, '--backend auto');
   }
   throw new BackendError(
     'no TensorFlow.js backend available; install one next to ecuas, e.g. `npm i @tensorflow/tfjs-backend-cpu` ' +
