@@ -3,9 +3,10 @@
  * against `node -e ''` (the floor: Node's own start) run in the same series, the two in turn so
  * that a machine whose speed drifts slows both alike. Needs the build (`npm run build`).
  *
- *   npm run bench:cli -- [--runs 20] [--cli dist/cli/ecuas.js] [--backend B] [--file F.csv]
+ *   npm run bench:cli -- [--runs 20] [--cli dist/cli/ecuas.js] [--backend B] [--file F.csv] [-- REPORT OPTIONS…]
  *
- * --cli times another build, e.g. one of an older commit checked out elsewhere. Prints the min,
+ * --cli times another build, e.g. one of an older commit checked out elsewhere; what follows `--` is
+ * passed to `ecuas report` (e.g. `-- --metrics conf_ece`). Prints the min,
  * median and max wall seconds of each command, and the median of the per-pair ratios; quote the
  * medians (on a shared machine single runs vary by tens of percent).
  */
@@ -15,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
   options: {
     runs: { type: 'string', default: '20' },
     cli: { type: 'string', default: join(import.meta.dirname, '..', 'dist', 'cli', 'ecuas.js') },
@@ -32,7 +34,13 @@ if (values.file === undefined) writeFileSync(file, 'confidence,correct\n0.9,1\n0
 
 const commands: Record<'report' | 'floor', string[]> = {
   // without --backend, as builds from before it was an option are run too
-  report: [resolve(values.cli), 'report', file, ...(values.backend === undefined ? [] : ['--backend', values.backend])],
+  report: [
+    resolve(values.cli),
+    'report',
+    file,
+    ...(values.backend === undefined ? [] : ['--backend', values.backend]),
+    ...positionals,
+  ],
   floor: ['-e', ''],
 };
 
@@ -67,7 +75,8 @@ try {
     `| ${name} | ${Math.min(...xs).toFixed(3)} | **${median(xs).toFixed(3)}** | ${Math.max(...xs).toFixed(3)} |`;
   console.log(`node ${process.version}, ${runs} runs of each, in turn\n`);
   console.log('| command | min s | median s | max s |\n|---|---:|---:|---:|');
-  console.log(row(`\`ecuas report\` (3 rows${values.backend ? `, --backend ${values.backend}` : ''})`, wall.report));
+  const options = [...(values.backend ? ['--backend', values.backend] : []), ...positionals].join(' ');
+  console.log(row(`\`ecuas report\` (3 rows${options ? `, ${options}` : ''})`, wall.report));
   console.log(row("`node -e ''`", wall.floor));
   console.log(`\nmedian of the per-pair ratios report / floor: ${median(ratios).toFixed(2)}`);
 } finally {
