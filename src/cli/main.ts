@@ -188,7 +188,7 @@ Options:
   --state-format F    json or binary: the form of OUT whatever its name. Binary has no size
                       limit; JSON holds at most about 100 million samples of ranking metrics
                       (a larger state is written in binary, with a warning).
-  --backend B         the TensorFlow.js backend: auto (default), cpu, wasm or node (see below)
+  --backend B         the TensorFlow.js backend: auto (default), cpu, wasm or node
   -h, --help          show this help
 Each option may be given once.
 
