@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * The `ecuas` executable. Kept free of static imports so that a missing
+ * The `ecuas` executable. Kept free of static imports of tfjs so that a missing
  * `@tensorflow/tfjs-core` (the peer dependency) gives a clear message instead of a module
  * resolution stack trace; the CLI proper is loaded only after that check.
  */
+import { createRequire } from 'node:module';
 
 function isMissing(e: unknown, name: string): boolean {
   const code = (e as { code?: string } | null | undefined)?.code;
@@ -16,12 +17,12 @@ function isMissing(e: unknown, name: string): boolean {
 async function start(): Promise<number> {
   let tf: { enableProdMode(): void };
   try {
-    const specifier = '@tensorflow/tfjs-core';
-    tf = (await import(/* @vite-ignore */ specifier)) as typeof tf;
+    // require(), as backend.ts loads tfjs: its Node build is CommonJS (see there why)
+    tf = createRequire(import.meta.url)('@tensorflow/tfjs-core') as typeof tf;
   } catch (e) {
     if (isMissing(e, '@tensorflow/tfjs-core')) {
       process.stderr.write(
-        'ecuas: @tensorflow/tfjs-core is not installed; install it with a backend, e.g. `npm i @tensorflow/tfjs-node` or `npm i @tensorflow/tfjs`\n',
+        'ecuas: @tensorflow/tfjs-core is not installed; install it with a backend, e.g. `npm i @tensorflow/tfjs-core @tensorflow/tfjs-backend-cpu` or `npm i @tensorflow/tfjs`\n',
       );
       return 1;
     }

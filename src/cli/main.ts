@@ -19,10 +19,10 @@ import { RiskCoverageCurve } from '../metrics/selective';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
 import { metricFromBinary, metricFromJSON } from '../serialization';
 import { logitsOfRows } from '../temperature';
-import { BackendError, ensureBackend } from './backend';
+import { BACKENDS, BackendError, ensureBackend, type BackendChoice } from './backend';
 import { FORMATS, formatCalibration, formatReport, type CalibrationRow, type Format, type ReportRow } from './format';
 import { Grow } from './grow';
-import { plotsAvailable, writePlots, type PlotData } from './plots';
+import type { PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
 import { parseColumnMap, type ColumnMap } from './formats/mapping';
 import { InputFileError, noSamples, readInputFile, type Batch, type InputKind } from './readers';
@@ -96,6 +96,15 @@ function wrapList(items: readonly string[], indent: string, width = 88): string 
   if (line.trim() !== '') lines.push(line);
   return lines.join('\n');
 }
+
+/** What every command's help says of `--backend`. */
+const BACKEND_HELP = `--backend picks the TensorFlow.js backend, installed next to ecuas:
+  cpu    @tensorflow/tfjs-backend-cpu (or the full @tensorflow/tfjs, which holds it)
+  wasm   @tensorflow/tfjs-backend-wasm
+  node   @tensorflow/tfjs-node (native TensorFlow)
+  auto   the first installed of cpu, wasm and node: cpu starts fastest, and the metrics run
+         in ecuas's own kernels, whatever the backend
+A backend that is not installed is an error (exit status 1) that names the package.`;
 
 const MAIN_HELP = `ecuas — metrics for models that answer with a confidence
 
@@ -198,6 +207,7 @@ ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
   --state-format F    json or binary: the form of OUT whatever its name. Binary has no size
                       limit; JSON holds at most about 100 million samples of ranking metrics
                       (a larger state is written in binary, with a warning).
+  --backend B         the TensorFlow.js backend: auto (default), cpu, wasm or node
   -h, --help          show this help
 Each option may be given once.
 
@@ -212,8 +222,7 @@ ${wrapList(reg, '  ')}
   { nPoints: 'all' }).aurc).
 (The scod_* ids need OOD scores and are not available here.)
 
-Needs a TensorFlow.js backend next to ecuas: the first installed of @tensorflow/tfjs-node,
-@tensorflow/tfjs and @tensorflow/tfjs-backend-cpu is used.
+${BACKEND_HELP}
 
 Exit status: 0 success, 1 unreadable or malformed input, 2 bad command line.
 `;
@@ -245,7 +254,10 @@ Options:
                          csv: id,before,after with a first row temperature,1,T
   --min-temperature T    smallest T searched, > 0 (default 0.01)
   --max-temperature T    largest T searched (default 100); a T at either bound is flagged
+  --backend B            the TensorFlow.js backend: auto (default), cpu, wasm or node
   -h, --help             show this help
+
+${BACKEND_HELP}
 
 Exit status: 0 success, 1 unreadable or malformed input, 2 bad command line.
 `;
@@ -273,8 +285,11 @@ Options:
   --save-state OUT    also write the merged state to OUT, to be merged again: JSON if OUT
                       ends in .json, else binary
   --state-format F    json or binary: the form of OUT whatever its name
+  --backend B         the TensorFlow.js backend: auto (default), cpu, wasm or node
   -h, --help          show this help
 Each option may be given once.
+
+${BACKEND_HELP}
 
 Exit status: 0 success, 1 unreadable, malformed or mismatched states, 2 bad command line.
 `;
@@ -318,6 +333,8 @@ interface ReportArgs {
   saveState?: string;
   /** The form of the state file: `--state-format`, else by the name of `saveState`. */
   stateFormat: StateFormat;
+  /** `--backend`. */
+  backend: BackendChoice;
 }
 
 interface MergeArgs {
@@ -327,6 +344,8 @@ interface MergeArgs {
   saveState?: string;
   /** The form of the state file: `--state-format`, else by the name of `saveState`. */
   stateFormat: StateFormat;
+  /** `--backend`. */
+  backend: BackendChoice;
 }
 
 interface CalibrateArgs {
@@ -338,6 +357,8 @@ interface CalibrateArgs {
   format: Format;
   minTemperature: number;
   maxTemperature: number;
+  /** `--backend`. */
+  backend: BackendChoice;
 }
 
 type Command =
@@ -373,6 +394,7 @@ const REPORT_OPTIONS = {
   temperature: { type: 'string' },
   'save-state': { type: 'string' },
   'state-format': { type: 'string' },
+  backend: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsOptionsConfig;
 
@@ -383,6 +405,7 @@ const CALIBRATE_OPTIONS = {
   format: { type: 'string' },
   'min-temperature': { type: 'string' },
   'max-temperature': { type: 'string' },
+  backend: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsOptionsConfig;
 
@@ -601,6 +624,13 @@ function oneFile(files: readonly string[], command: string, see: string): string
   return files[0];
 }
 
+function parseBackend(text: string | undefined): BackendChoice {
+  const backend = (text ?? 'auto').toLowerCase();
+  if (!(BACKENDS as readonly string[]).includes(backend))
+    usage(`--backend must be one of ${BACKENDS.join(', ')}, got ${quote(text)}`);
+  return backend as BackendChoice;
+}
+
 function parseFormat(text: string | undefined): Format {
   const format = (text ?? 'table').toLowerCase();
   if (!(FORMATS as readonly string[]).includes(format))
@@ -628,7 +658,8 @@ function parseCalibrate(argv: readonly string[]): Command {
     usage(`--min-temperature (${minTemperature}) must be below --max-temperature (${maxTemperature})`);
   const probabilities = values.probabilities === true;
   const columns = parseColumns(values.columns, SEE_CALIBRATE);
-  return { kind: 'calibrate', args: { file, probabilities, columns, format, minTemperature, maxTemperature } };
+  const backend = parseBackend(values.backend);
+  return { kind: 'calibrate', args: { file, probabilities, columns, format, minTemperature, maxTemperature, backend } };
 }
 
 function parseReport(argv: readonly string[]): Command {
@@ -686,6 +717,7 @@ function parseReport(argv: readonly string[]): Command {
   const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
   const probabilities = values.probabilities === true;
   const columns = parseColumns(values.columns, SEE);
+  const backend = parseBackend(values.backend);
   return {
     kind: 'report',
     args: {
@@ -701,6 +733,7 @@ function parseReport(argv: readonly string[]): Command {
       temperature,
       saveState,
       stateFormat,
+      backend,
     },
   };
 }
@@ -754,7 +787,8 @@ function parseMerge(argv: readonly string[]): Command {
   }
   const format = parseFormat(values.format);
   const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
-  return { kind: 'merge', args: { files: positionals, format, saveState, stateFormat } };
+  const backend = parseBackend(values.backend);
+  return { kind: 'merge', args: { files: positionals, format, saveState, stateFormat, backend } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1056,7 +1090,7 @@ function readProgress(
 const CALIBRATION_IDS = ['cls_cross_entropy', 'cls_ece', 'cls_norm_n-ecuas'] as const;
 
 async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): Promise<void> {
-  await ensureBackend();
+  await ensureBackend(args.backend);
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
   const store = new SampleStore();
   let before: ActiveMetric[] = [];
@@ -1137,11 +1171,13 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
 async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promise<void> {
   // checked before a long read, made only after it: a missing input leaves no empty folder
   if (args.plots !== undefined) {
+    // the plot code is loaded only for --plots: a report without them starts sooner
+    const { plotsAvailable } = await import('./plots');
     if (!plotsAvailable()) throw new CliError('--plots: plots are not available in this build of ecuas', 1);
     checkWritable('--plots', args.plots, true);
   }
   if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, false);
-  await ensureBackend();
+  await ensureBackend(args.backend);
 
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
   const keep = args.ci !== undefined || args.plots !== undefined;
@@ -1272,6 +1308,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
               };
       let written: string[];
       try {
+        const { writePlots } = await import('./plots');
         written = await writePlots(args.plots, data, { source: basename(args.file) });
       } catch (e) {
         throw new CliError(`--plots: ${bounded((e as Error).message)}`, 1);
@@ -1300,7 +1337,7 @@ function reportRows(metrics: readonly ActiveMetric[]): ReportRow[] {
  */
 async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<void> {
   if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, false);
-  await ensureBackend();
+  await ensureBackend(args.backend);
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
   let total = 0;
   for (const f of args.files) {
