@@ -1,6 +1,5 @@
 import type { TensorLike } from './inputs/read';
-import { readClassifierRows, rowStats, type ProbabilitiesOptions } from './inputs/logits';
-import { probabilitiesOption, resolveOptions } from './options';
+import { readClassifierCall, rowStats, type ProbabilitiesOptions } from './inputs/logits';
 
 /**
  * What {@link topOneConfidences} returns, one entry per sample. `confidences` and `correctness`
@@ -45,8 +44,7 @@ export function topOneConfidences(
   options?: ProbabilitiesOptions,
 ): TopOneConfidences {
   const name = 'topOneConfidences';
-  const { probabilities } = resolveOptions(name, { probabilities: probabilitiesOption }, options);
-  const rows = readClassifierRows(name, [logits, labels], 0, probabilities);
+  const rows = readClassifierCall(name, logits, labels, options);
   const n = rows.n;
   const stats = rowStats(rows);
   const confidences = new Float64Array(n);

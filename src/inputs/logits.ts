@@ -8,7 +8,7 @@ import {
   type SoftmaxWants,
 } from '../math/softmax';
 import { probabilityLikeRows, probabilityRowProblem, probabilitySumTolerance, topOneStats } from '../math/topOne';
-import { probabilitiesOption } from '../options';
+import { probabilitiesOption, resolveOptions } from '../options';
 import type { DecisionInput } from './adapter';
 import type { ConfidenceBatch } from './confidences';
 import type { DeviceRowStats } from './deviceRows';
@@ -194,6 +194,20 @@ export function readClassifierRows(
   checkProbabilities(metric, LOGIT_INPUTS[0], logits.values, logits.n, logits.k, probabilities);
   if (probabilities === true) return { n: logits.n, k: logits.k, values: logits.values, labels, probabilities: true };
   return logitRows(metric, logits.values, logits.n, logits.k, labels);
+}
+
+/**
+ * (logits, labels) of a one-shot function whose only option is `probabilities` (checked as every
+ * option is), read as a classification metric reads them.
+ */
+export function readClassifierCall(
+  name: string,
+  logits: unknown,
+  labels: unknown,
+  options: ProbabilitiesOptions | undefined,
+): ClassifierRows {
+  const { probabilities } = resolveOptions(name, { probabilities: probabilitiesOption }, options);
+  return readClassifierRows(name, [logits, labels], 0, probabilities);
 }
 
 /** The checks of {@link readClassifierRows} after the logits' own, for rows reduced on the device. */

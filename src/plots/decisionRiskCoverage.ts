@@ -1,5 +1,5 @@
 import type { RiskCoverageResult } from '../functional/selective';
-import { decisionsOf, LOGIT_INPUTS, readClassifierRows, type ProbabilitiesOptions } from '../inputs/logits';
+import { decisionsOf, LOGIT_INPUTS, readClassifierCall, type ProbabilitiesOptions } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import {
   aurc,
@@ -10,7 +10,6 @@ import {
   totalLoss,
   type TieBlocks,
 } from '../math/ranking';
-import { probabilitiesOption, resolveOptions } from '../options';
 import { readConfidencePair, requireSamples } from './svg';
 
 /** Most points of a curve; up to this many samples, one point per sample. */
@@ -97,8 +96,7 @@ export function classificationRiskCoverage(
   options?: ProbabilitiesOptions,
 ): RiskCoverageResult {
   const name = 'classificationRiskCoverage';
-  const { probabilities } = resolveOptions(name, { probabilities: probabilitiesOption }, options);
-  const batch = decisionsOf(readClassifierRows(name, [logits, labels], 0, probabilities));
+  const batch = decisionsOf(readClassifierCall(name, logits, labels, options));
   requireSamples(name, LOGIT_INPUTS[0], batch.n);
   return decisionCurve(batch.rankKey, batch.correct);
 }
