@@ -742,6 +742,40 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
     expectIdentical(x, 50, 9);
   });
 
+  it('transient calls give the same bits, in reused work arrays for top, m and the sums, fresh s, correct, q', () => {
+    const r = rng(16);
+    for (const [n, k] of [
+      [300, 7],
+      [20000, 10], // several chunks
+      [70000, 2], // more rows than the work arrays take: arrays of its own
+    ]) {
+      const x = new Float32Array(n * k);
+      for (let i = 0; i < x.length; i++) x[i] = 3 * r.normal();
+      const labels = Int32Array.from({ length: n }, () => r.int(0, k - 1));
+      for (const [w, q, extra] of [
+        [true, true, {}],
+        [false, false, { correct: true, q: true }],
+      ] as const) {
+        const own = rowSoftmaxStats(x, n, k, labels, w, q, true, extra);
+        const a = rowSoftmaxStats(x, n, k, labels, w, q, true, { ...extra, transient: true });
+        assert.isNotNull(own);
+        assert.isNotNull(a);
+        const copies = [a.top, a.m, a.weighted, a.sq].map((v) => v && Array.from(v));
+        expect(copies).toEqual([own.top, own.m, own.weighted, own.sq].map((v) => v && Array.from(v)));
+        expect(Array.from(a.s)).toEqual(Array.from(own.s));
+        expect(a.correct && Array.from(a.correct)).toEqual(own.correct && Array.from(own.correct));
+        expect(a.q && Array.from(a.q)).toEqual(own.q && Array.from(own.q));
+        expect(a.nCorrect).toBe(own.nCorrect);
+        const b = rowSoftmaxStats(x, n, k, labels, w, q, true, { ...extra, transient: true });
+        assert.isNotNull(b);
+        // s, correct and q are the caller's; the rest is work space up to 65,536 rows
+        expect(b.s.buffer).not.toBe(a.s.buffer);
+        if (a.q) expect(b.q?.buffer).not.toBe(a.q.buffer);
+        expect(b.top.buffer === a.top.buffer).toBe(n <= 65536);
+        expect(b.m.buffer === a.m.buffer).toBe(n <= 65536);
+      }
+    }
+  });
   it('falls back (returns null) without WebAssembly', () => {
     _wasmKernelTesting.reset();
     vi.stubGlobal('WebAssembly', undefined);

@@ -171,7 +171,8 @@ export function softmaxStats(
   // more, the loop below is needed anyway, and it compares the labels too (measured faster, cold,
   // than the kernel's comparison followed by that loop).
   const rest = logPLabel !== undefined || entropy !== undefined || brier !== undefined;
-  const extra = rest ? {} : { correct: true, q: wants.q === true };
+  // top, m and the second-pass sums are read below and dropped: the kernel's work arrays
+  const extra = rest ? { transient: true } : { correct: true, q: wants.q === true, transient: true };
   const kw = rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined, check, extra);
   checked(kw?.bad);
   if (kw?.correct) return { s: kw.s, correct: kw.correct, nCorrect: kw.nCorrect, q: kw.q };

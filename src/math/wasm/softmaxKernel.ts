@@ -377,6 +377,13 @@ export interface RowExtras {
   readonly correct?: boolean;
   /** q = 1/(1+s) per row. */
   readonly q?: boolean;
+  /**
+   * The caller reads `top`, `m`, `weighted` and `sq` before its next call into this module and
+   * keeps none of them: they are then views of work arrays reused by every such call (`s`,
+   * `correct` and `q` stay the caller's own). A fresh process pays for fresh memory page by page,
+   * more than the kernel's work on it.
+   */
+  readonly transient?: boolean;
 }
 
 /**
@@ -457,11 +464,12 @@ function run(
   const wantCorrect = extra.correct === true && labels !== null;
   const wantQ = !topOnly && extra.q === true;
   const passLabels = labels !== null && (pass2 || wantCorrect);
-  const top = new Int32Array(n);
+  const own = extra.transient !== true || n > TRANSIENT_ROWS;
+  const top = own ? new Int32Array(n) : transientWork.ints(n);
   const s = topOnly ? EMPTY : new Float64Array(n);
-  const m = topOnly ? EMPTY : new Float64Array(n);
-  const weighted = pass2 && wantWeighted ? new Float64Array(n) : undefined;
-  const sq = pass2 && wantSq ? new Float64Array(n) : undefined;
+  const m = topOnly ? EMPTY : own ? new Float64Array(n) : transientWork.floats(0, n);
+  const weighted = pass2 && wantWeighted ? (own ? new Float64Array(n) : transientWork.floats(1, n)) : undefined;
+  const sq = pass2 && wantSq ? (own ? new Float64Array(n) : transientWork.floats(2, n)) : undefined;
   const correct = wantCorrect ? new Uint8Array(n) : undefined;
   const q = wantQ ? new Float64Array(n) : undefined;
   let nCorrect = 0;
@@ -548,6 +556,26 @@ function run(
 
 /** What `run` returns for s and m when only the argmax is computed. */
 const EMPTY = new Float64Array(0);
+
+/**
+ * Rows up to which {@link RowExtras.transient} calls use the work arrays (at most 1.8 MB kept);
+ * a larger batch allocates its own, the allocation then being small beside its work.
+ */
+const TRANSIENT_ROWS = 65536;
+
+/** The work arrays of {@link RowExtras.transient} calls: the argmax, and m, weighted, sq. */
+const transientWork = {
+  top: new Int32Array(0),
+  f64: [new Float64Array(0), new Float64Array(0), new Float64Array(0)],
+  ints(n: number): Int32Array {
+    if (this.top.length < n) this.top = new Int32Array(n);
+    return this.top.subarray(0, n);
+  },
+  floats(i: 0 | 1 | 2, n: number): Float64Array {
+    if (this.f64[i].length < n) this.f64[i] = new Float64Array(n);
+    return this.f64[i].subarray(0, n);
+  },
+};
 
 function align16(x: number): number {
   return (x + 15) & ~15;
