@@ -392,15 +392,8 @@ export function accumulateBins64Kernel(
   const statsAt = align16(yAt + BINS_CHUNK);
   const workAt = statsAt + 24 * nBins;
   const needed = workAt + 8 * nBins;
-  const memory = kern.memory;
-  if (memory.buffer.byteLength < needed) {
-    try {
-      memory.grow(Math.ceil((needed - memory.buffer.byteLength) / PAGE));
-    } catch {
-      return false;
-    }
-  }
-  const buf = memory.buffer;
+  if (!grown(kern.memory, needed)) return false;
+  const buf = kern.memory.buffer;
   const cView = new Float64Array(buf, BASE, BINS_CHUNK);
   const yView = new Uint8Array(buf, yAt, BINS_CHUNK);
   const stats = new Float64Array(buf, statsAt, 3 * nBins);
@@ -556,15 +549,8 @@ function run(
   const labelsPtr = topPtr + 4 * rowsPerChunk;
   const cPtr = labelsPtr + (passLabels ? 4 * rowsPerChunk : 0);
   const needed = cPtr + (wantCorrect ? rowsPerChunk : 0);
-  const memory = kern.memory;
-  if (memory.buffer.byteLength < needed) {
-    try {
-      memory.grow(Math.ceil((needed - memory.buffer.byteLength) / PAGE));
-    } catch {
-      return null;
-    }
-  }
-  const buf = memory.buffer;
+  if (!grown(kern.memory, needed)) return null;
+  const buf = kern.memory.buffer;
   const inView = new Float32Array(buf, inPtr, k * rowsPerChunk);
   const outs: Array<[Float64Array | Int32Array | Uint8Array, Float64Array | Int32Array | Uint8Array]> = [
     [top, new Int32Array(buf, topPtr, rowsPerChunk)],
@@ -636,6 +622,17 @@ const transientWork = {
     return this.f64[i].subarray(0, n);
   },
 };
+
+/** Grows `memory` to at least `needed` bytes if it is smaller; false when it cannot grow. */
+function grown(memory: WebAssembly.Memory, needed: number): boolean {
+  if (memory.buffer.byteLength >= needed) return true;
+  try {
+    memory.grow(Math.ceil((needed - memory.buffer.byteLength) / PAGE));
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function align16(x: number): number {
   return (x + 15) & ~15;
