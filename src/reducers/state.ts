@@ -100,15 +100,14 @@ export interface SparseSums {
   readonly value: ArrayLike<number>;
 }
 
-/** A fixed-size vector of float64 sums (counts, running totals, bins); a tensor once serialized. Merges by addition. */
+/** A fixed-size vector of float64 sums (counts, running totals, bins) held as a tensor. Merges by addition. */
 export class SumState implements MetricState {
   private tensor: tf.Tensor | null = null;
   /** The sums, kept beside the tensor so that an update or a read decodes nothing. */
   private values: Float64Array | null = null;
   /**
-   * Whether the sums changed since the tensor was written (or were never written): it is written
-   * (O(length)) only when it is serialized, so a batch, dense or sparse, costs O(batch) and makes
-   * no tensor.
+   * Whether the sums changed since the tensor was written: it is rewritten (O(length)) only when
+   * it is serialized, so a batch, dense or sparse, costs O(batch) and makes no tensor.
    */
   private stale = false;
 
@@ -141,10 +140,8 @@ export class SumState implements MetricState {
       for (let i = 0; i < delta.length; i++) current[i] += delta[i];
       this.stale = true;
     } else {
-      // delta may be reused by its caller; the tensor is written when the state is serialized,
-      // not here: a first tensor costs a fresh process more than many batches' sums
-      this.values = delta.slice();
-      this.stale = true;
+      this.values = delta.slice(); // delta may be reused by its caller
+      this.write();
     }
   }
 
