@@ -13,3 +13,16 @@ export function binSumsExact(out: Float64Array, offset: number, nBins: number): 
   }
   return true;
 }
+
+/**
+ * A kernel's equal-width binning: adds confidences `c` and 0/1 bytes `y` to the bin statistics
+ * `out` (3B float64 from `offset`) as accumulateBins does, bit for bit, and returns true; or
+ * returns false, `out` untouched, where it does not apply (the caller's loop then adds them).
+ */
+export type BinsKernel = (
+  c: ArrayLike<number>,
+  y: ArrayLike<number>,
+  nBins: number,
+  out: Float64Array,
+  offset: number,
+) => boolean;

@@ -19,7 +19,7 @@
  * The module (five pages of memory) is compiled synchronously at first use and cached; batches
  * go through its memory in chunks of {@link CHUNK} values.
  */
-import { binSumsExact } from './binSums';
+import { binSumsExact, type BinsKernel } from './binSums';
 import { compileKernel } from './compile';
 import { CHECK_KERNEL_WASM_BASE64 } from './checkKernelBytes';
 import { logCheckArguments } from './softmaxKernel';
@@ -275,13 +275,7 @@ export function gammaSumKernel(c: ArrayLike<number>, y: Uint8Array, gamma: numbe
  * kernel is not used (other arrays, a small batch, more than {@link MAX_BINS} bins, counts or
  * Σcorrect in `out` that are not integers below 2^52).
  */
-export function accumulateBinsKernel(
-  c: ArrayLike<number>,
-  y: ArrayLike<number>,
-  nBins: number,
-  out: Float64Array,
-  offset: number,
-): boolean {
+export const accumulateBinsKernel: BinsKernel = (c, y, nBins, out, offset) => {
   if (!(c instanceof Float32Array && y instanceof Uint8Array && c.length === y.length)) return false;
   if (!(Number.isInteger(nBins) && nBins >= 1 && nBins <= MAX_BINS)) return false;
   if (!binSumsExact(out, offset, nBins)) return false;
@@ -296,7 +290,7 @@ export function accumulateBinsKernel(
   }
   out.set(stats, offset);
   return true;
-}
+};
 
 /** The module for a log sum over float32 `c` and byte flags `y`, once its log is checked; or null. */
 function loadForLogs(c: ArrayLike<number>, y: Uint8Array): Loaded | null {

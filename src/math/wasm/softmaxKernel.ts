@@ -11,7 +11,7 @@
  * the softmax one against expNonPositive and the JS loop, the log against this engine's Math.log,
  * and one that differs is not used (callers use JS).
  */
-import { binSumsExact } from './binSums';
+import { binSumsExact, type BinsKernel } from './binSums';
 import { compileKernel } from './compile';
 import { EXP_TABLE_BITS, EXP_TABLE_H, EXP_TABLE_T, expNonPositive } from '../exp';
 import { orderFreeSum } from '../orderFreeSum';
@@ -377,13 +377,7 @@ const MIN_BINNED = 512;
  * 2^52, or a module not loaded yet — the rows' softmax loads it, and compiling it for the bins
  * alone would cost more than it saves.
  */
-export function accumulateBins64Kernel(
-  c: ArrayLike<number>,
-  y: ArrayLike<number>,
-  nBins: number,
-  out: Float64Array,
-  offset: number,
-): boolean {
+export const accumulateBins64Kernel: BinsKernel = (c, y, nBins, out, offset) => {
   if (!(c instanceof Float64Array && y instanceof Uint8Array && c.length === y.length)) return false;
   if (c.length < MIN_BINNED || !(Number.isInteger(nBins) && nBins >= 1 && nBins <= MAX_BINS)) return false;
   if (!loaded || !binSumsExact(out, offset, nBins)) return false;
@@ -406,7 +400,7 @@ export function accumulateBins64Kernel(
   }
   out.set(stats, offset);
   return true;
-}
+};
 
 /** The result of a checked kernel pass: the first row holding NaN or ±∞, or −1. */
 export interface CheckedRows {
