@@ -9,7 +9,8 @@
  *
  *   node --expose-gc --import tsx bench/cold.ts DATA_DIR SUITE KIND N K METRIC [BACKEND]
  *
- * Prints one JSON line: { ms, updateMs, computeMs, value }.
+ * Prints one JSON line: { ms, updateMs, computeMs, cpuMs, pageFaults, value } (cpuMs: user + system
+ * time of the whole process over the timed part; pageFaults: the minor page faults in it).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -50,16 +51,24 @@ async function main(): Promise<void> {
   const Cls = (ecuas as unknown as Record<string, MetricClass>)[metric];
   (globalThis as { gc?: () => void }).gc?.();
 
+  // read before the clock starts and after it stops: the work of the process (its compiler and
+  // collector threads too) and the fresh pages it touched, less noisy than the wall time on a
+  // shared machine
+  const faults0 = process.resourceUsage().minorPageFault;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const m = new Cls();
   for (const [x, y] of batches) m.update(x, y);
   const t1 = performance.now();
   const value = m.compute();
   const t2 = performance.now();
+  const cpu = process.cpuUsage(cpu0);
+  const pageFaults = process.resourceUsage().minorPageFault - faults0;
 
   m.dispose();
   tf.dispose(batches.flat());
-  console.log(JSON.stringify({ ms: t2 - t0, updateMs: t1 - t0, computeMs: t2 - t1, value }));
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  console.log(JSON.stringify({ ms: t2 - t0, updateMs: t1 - t0, computeMs: t2 - t1, cpuMs, pageFaults, value }));
 }
 
 void main();

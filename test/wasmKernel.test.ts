@@ -3,9 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, assert, describe, expect, it, vi } from 'vitest';
 import { expNonPositive } from '../src/math/exp';
 import { orderFreeSum } from '../src/math/orderFreeSum';
+import { accumulateBins } from '../src/math/binning';
 import { rowSoftmaxStatsJS, softmaxStats } from '../src/math/softmax';
 import {
   _wasmKernelTesting,
+  accumulateBins64Kernel,
   logInPlace,
   rowSoftmaxStats,
   rowSoftmaxSums,
@@ -742,6 +744,40 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
     expectIdentical(x, 50, 9);
   });
 
+  it('transient calls give the same bits, in reused work arrays for top, m, the sums and s beside q', () => {
+    const r = rng(16);
+    for (const [n, k] of [
+      [300, 7],
+      [20000, 10], // several chunks
+      [70000, 2], // more rows than the work arrays take: arrays of its own
+    ]) {
+      const x = new Float32Array(n * k);
+      for (let i = 0; i < x.length; i++) x[i] = 3 * r.normal();
+      const labels = Int32Array.from({ length: n }, () => r.int(0, k - 1));
+      for (const [w, q, extra] of [
+        [true, true, {}],
+        [false, false, { correct: true, q: true }],
+      ] as const) {
+        const own = rowSoftmaxStats(x, n, k, labels, w, q, true, extra);
+        const a = rowSoftmaxStats(x, n, k, labels, w, q, true, { ...extra, transient: true });
+        assert.isNotNull(own);
+        assert.isNotNull(a);
+        const copies = [a.top, a.m, a.weighted, a.sq].map((v) => v && Array.from(v));
+        expect(copies).toEqual([own.top, own.m, own.weighted, own.sq].map((v) => v && Array.from(v)));
+        expect(Array.from(a.s)).toEqual(Array.from(own.s));
+        expect(a.correct && Array.from(a.correct)).toEqual(own.correct && Array.from(own.correct));
+        expect(a.q && Array.from(a.q)).toEqual(own.q && Array.from(own.q));
+        expect(a.nCorrect).toBe(own.nCorrect);
+        const b = rowSoftmaxStats(x, n, k, labels, w, q, true, { ...extra, transient: true });
+        assert.isNotNull(b);
+        // correct and q are the caller's, and s without q; the rest is work space up to 65,536 rows
+        expect(b.s.buffer === a.s.buffer).toBe(a.q !== undefined && n <= 65536);
+        if (a.q) expect(b.q?.buffer).not.toBe(a.q.buffer);
+        expect(b.top.buffer === a.top.buffer).toBe(n <= 65536);
+        expect(b.m.buffer === a.m.buffer).toBe(n <= 65536);
+      }
+    }
+  });
   it('falls back (returns null) without WebAssembly', () => {
     _wasmKernelTesting.reset();
     vi.stubGlobal('WebAssembly', undefined);
@@ -853,6 +889,63 @@ function expectLogIdentical(xs: ArrayLike<number>): void {
   }
   expect({ bad, of: xs.length, shown }).toEqual({ bad: 0, of: xs.length, shown: [] });
 }
+
+describe('accumulateBins64Kernel (wasm kernel)', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    _wasmKernelTesting.reset();
+  });
+
+  it('the bin statistics of float64 confidences are those of the JS loop, bit for bit, added to what is there', () => {
+    expect(wasmKernelAvailable()).toBe(true); // loaded, as the rows' softmax loads it
+    for (const n of [600, 8195, 30000]) {
+      const r = rng(n);
+      const c = Float64Array.from({ length: n }, () => 1 / (1 + r.u() * 3));
+      for (let i = 0; i < n; i += 89) c[i] = [0.1, 0.3, 0.7, 1, 0.5][i % 5]; // bin edges
+      const y = Uint8Array.from(c, (v) => (r.u() < v ? 1 : 0));
+      for (const nBins of [1, 10, 15, 2048, 5000]) {
+        // earlier sums at offset 2: integer counts and Σcorrect (as the metrics' are), any Σc
+        const start = new Float64Array(2 + 3 * nBins).map((_, i) =>
+          i - 2 >= nBins && i - 2 < 2 * nBins ? (i * 0.1) / 3 : 7 * i + (i === 2 ? 2 ** 52 - 2 ** 20 : 0),
+        );
+        const compiled = start.slice();
+        expect(accumulateBins64Kernel(c, y, nBins, compiled, 2)).toBe(true);
+        const oneByOne = start.slice(); // the per-sample additions, written out here
+        for (let i = 0; i < n; i++) {
+          const b = 2 + Math.min(nBins - 1, Math.floor(c[i] * nBins));
+          oneByOne[b] += 1;
+          oneByOne[b + nBins] += c[i];
+          oneByOne[b + 2 * nBins] += y[i];
+        }
+        expect(Array.from(compiled)).toEqual(Array.from(oneByOne));
+        const viaBinning = start.slice();
+        accumulateBins(c, y, nBins, viaBinning, 2);
+        expect(Array.from(viaBinning)).toEqual(Array.from(oneByOne));
+      }
+    }
+  });
+
+  it('is not used for small batches, float32 confidences, sums that are not exact integers, or before the module is loaded', () => {
+    const c = new Float64Array(1000).fill(0.75);
+    const y = new Uint8Array(1000).fill(1);
+    _wasmKernelTesting.reset();
+    expect(accumulateBins64Kernel(c, y, 10, new Float64Array(30), 0)).toBe(false); // not loaded
+    expect(wasmKernelAvailable()).toBe(true);
+    expect(accumulateBins64Kernel(c, y, 10, new Float64Array(30), 0)).toBe(true);
+    expect(accumulateBins64Kernel(c.subarray(0, 511), y.subarray(0, 511), 10, new Float64Array(30), 0)).toBe(false);
+    expect(accumulateBins64Kernel(new Float32Array(1000), y, 10, new Float64Array(30), 0)).toBe(false);
+    expect(accumulateBins64Kernel(c, y, 65537, new Float64Array(3 * 65537), 0)).toBe(false);
+    for (const [at, v] of [
+      [0, 0.5],
+      [20, 1 / 3],
+      [3, 2 ** 52],
+    ] as const) {
+      const start = new Float64Array(30);
+      start[at] = v;
+      expect(accumulateBins64Kernel(c, y, 10, start, 0), `${v} at ${at}`).toBe(false);
+    }
+  });
+});
 
 describe('logInPlace (wasm SIMD kernel)', () => {
   afterEach(() => {

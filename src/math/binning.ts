@@ -1,5 +1,6 @@
 import { isCount, sumInRange } from './isCount';
 import { accumulateBinsKernel } from './wasm/checkKernel';
+import { accumulateBins64Kernel } from './wasm/softmaxKernel';
 import { sortWithPayload } from './radixSort';
 
 /**
@@ -24,8 +25,10 @@ export function accumulateBins(
   out: Float64Array,
   offset = 0,
 ): void {
-  // the same sums, in compiled code where available
+  // the same sums, in compiled code where available (float32 confidences, or the float64 top-1
+  // probabilities of classifier rows)
   if (accumulateBinsKernel(confidences, correct, nBins, out, offset)) return;
+  if (accumulateBins64Kernel(confidences, correct, nBins, out, offset)) return;
   for (let i = 0; i < confidences.length; i++) {
     const c = confidences[i];
     const raw = (c * nBins) | 0; // ⌊c·B⌋ for c in [0, 1]: truncation is the floor here

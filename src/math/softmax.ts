@@ -83,7 +83,8 @@ export function rowSoftmaxStatsJS(
 /**
  * What the per-row statistics of classifier rows may carry besides {@link SoftmaxStats}: q =
  * 1/(1+s) per row (asked for with `q: true`) and the number of correct rows, where the
- * WebAssembly kernel computed them along; absent otherwise, when the caller computes them.
+ * WebAssembly kernel computed them along; absent otherwise, when the caller computes them. With
+ * q, `s` is then the kernel's work space, valid until its next call: the caller reads q.
  */
 export interface DecisionExtras {
   readonly q?: Float64Array;
@@ -171,7 +172,9 @@ export function softmaxStats(
   // more, the loop below is needed anyway, and it compares the labels too (measured faster, cold,
   // than the kernel's comparison followed by that loop).
   const rest = logPLabel !== undefined || entropy !== undefined || brier !== undefined;
-  const extra = rest ? {} : { correct: true, q: wants.q === true };
+  // top, m and the second-pass sums are read below and dropped, and with q the caller reads q,
+  // not s: the kernel's work arrays
+  const extra = rest ? { transient: true } : { correct: true, q: wants.q === true, transient: true };
   const kw = rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined, check, extra);
   checked(kw?.bad);
   if (kw?.correct) return { s: kw.s, correct: kw.correct, nCorrect: kw.nCorrect, q: kw.q };

@@ -19,6 +19,7 @@
  * The module (five pages of memory) is compiled synchronously at first use and cached; batches
  * go through its memory in chunks of {@link CHUNK} values.
  */
+import { binSumsExact, type BinsKernel } from './binSums';
 import { compileKernel } from './compile';
 import { CHECK_KERNEL_WASM_BASE64 } from './checkKernelBytes';
 import { logCheckArguments } from './softmaxKernel';
@@ -274,23 +275,10 @@ export function gammaSumKernel(c: ArrayLike<number>, y: Uint8Array, gamma: numbe
  * kernel is not used (other arrays, a small batch, more than {@link MAX_BINS} bins, counts or
  * Σcorrect in `out` that are not integers below 2^52).
  */
-export function accumulateBinsKernel(
-  c: ArrayLike<number>,
-  y: ArrayLike<number>,
-  nBins: number,
-  out: Float64Array,
-  offset: number,
-): boolean {
+export const accumulateBinsKernel: BinsKernel = (c, y, nBins, out, offset) => {
   if (!(c instanceof Float32Array && y instanceof Uint8Array && c.length === y.length)) return false;
   if (!(Number.isInteger(nBins) && nBins >= 1 && nBins <= MAX_BINS)) return false;
-  // counts and Σcorrect added per call are those added one sample at a time only while every
-  // partial sum is an exact integer: from integer sums (as the metrics' are) below 2^52
-  for (let b = 0; b < nBins; b++) {
-    const count = out[offset + b];
-    const ones = out[offset + 2 * nBins + b];
-    if (!(Number.isInteger(count) && Number.isInteger(ones) && Math.abs(count) + Math.abs(ones) < 2 ** 52))
-      return false;
-  }
+  if (!binSumsExact(out, offset, nBins)) return false;
   const k = load(c.length);
   if (!k) return false;
   const stats = new Float64Array(k.exports.memory.buffer, BINS_AT, 3 * nBins);
@@ -302,7 +290,7 @@ export function accumulateBinsKernel(
   }
   out.set(stats, offset);
   return true;
-}
+};
 
 /** The module for a log sum over float32 `c` and byte flags `y`, once its log is checked; or null. */
 function loadForLogs(c: ArrayLike<number>, y: Uint8Array): Loaded | null {

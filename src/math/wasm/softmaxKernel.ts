@@ -11,6 +11,7 @@
  * the softmax one against expNonPositive and the JS loop, the log against this engine's Math.log,
  * and one that differs is not used (callers use JS).
  */
+import { binSumsExact, type BinsKernel } from './binSums';
 import { compileKernel } from './compile';
 import { EXP_TABLE_BITS, EXP_TABLE_H, EXP_TABLE_T, expNonPositive } from '../exp';
 import { orderFreeSum } from '../orderFreeSum';
@@ -73,6 +74,11 @@ interface KernelExports {
   readonly expSlow: (zPtr: number, k: number, ePtr: number, m: number) => void;
   /** Math.log of the n float64 at ptr, in place; an odd n also rewrites the float64 after them. */
   readonly log: (ptr: number, n: number) => void;
+  /**
+   * Adds n float64 confidences at pc with byte flags at py to the bin statistics at po (3B
+   * float64), as accumulateBins; int32 work at pi (2B).
+   */
+  readonly bins: (pc: number, py: number, n: number, nBins: number, po: number, pi: number) => void;
 }
 
 /** The instantiated module and which of its kernels passed the self-check on this engine. */
@@ -114,7 +120,8 @@ function instantiate(): Loaded | null {
       typeof exports.rows !== 'function' ||
       typeof exports.tops !== 'function' ||
       !(exports.nCorrect instanceof WebAssembly.Global) ||
-      typeof exports.log !== 'function'
+      typeof exports.log !== 'function' ||
+      typeof exports.bins !== 'function'
     )
       return null;
     writeExpTable(exports.memory);
@@ -355,6 +362,46 @@ export function logInPlace(values: Float64Array): boolean {
   return true;
 }
 
+/** Confidences per call of the bins kernel (64 KiB of float64, then their flag bytes). */
+const BINS_CHUNK = 8192;
+/** Above this many bins the JS loop is used (the statistics then take most of the work). */
+const MAX_BINS = 1 << 16;
+/** Below this many confidences the JS loop is used: the copies in and out would cost more. */
+const MIN_BINNED = 512;
+
+/**
+ * Adds float64 confidences (the top-1 probabilities q of classifier rows) and byte flags to the
+ * bin statistics `out` (3B float64 from `offset`: counts, Σconfidence, Σcorrect) as accumulateBins
+ * does, bit for bit, and returns true; false when the kernel is not used: other arrays, a small
+ * batch, more than {@link MAX_BINS} bins, counts or Σcorrect in `out` that are not integers below
+ * 2^52, or a module not loaded yet — the rows' softmax loads it, and compiling it for the bins
+ * alone would cost more than it saves.
+ */
+export const accumulateBins64Kernel: BinsKernel = (c, y, nBins, out, offset) => {
+  if (!(c instanceof Float64Array && y instanceof Uint8Array && c.length === y.length)) return false;
+  if (c.length < MIN_BINNED || !(Number.isInteger(nBins) && nBins >= 1 && nBins <= MAX_BINS)) return false;
+  if (!loaded || !binSumsExact(out, offset, nBins)) return false;
+  const kern = loaded.exports;
+  const yAt = BASE + 8 * BINS_CHUNK;
+  const statsAt = align16(yAt + BINS_CHUNK);
+  const workAt = statsAt + 24 * nBins;
+  const needed = workAt + 8 * nBins;
+  if (!grown(kern.memory, needed)) return false;
+  const buf = kern.memory.buffer;
+  const cView = new Float64Array(buf, BASE, BINS_CHUNK);
+  const yView = new Uint8Array(buf, yAt, BINS_CHUNK);
+  const stats = new Float64Array(buf, statsAt, 3 * nBins);
+  stats.set(out.subarray(offset, offset + 3 * nBins)); // continue from out's sums: the same order of additions
+  for (let start = 0; start < c.length; start += BINS_CHUNK) {
+    const m = Math.min(BINS_CHUNK, c.length - start);
+    cView.set(c.subarray(start, start + m));
+    yView.set(y.subarray(start, start + m));
+    kern.bins(BASE, yAt, m, nBins, statsAt, workAt);
+  }
+  out.set(stats, offset);
+  return true;
+};
+
 /** The result of a checked kernel pass: the first row holding NaN or ±∞, or −1. */
 export interface CheckedRows {
   /** Index of the first row holding a NaN or an infinity (no row after it was read), or −1. */
@@ -377,6 +424,13 @@ export interface RowExtras {
   readonly correct?: boolean;
   /** q = 1/(1+s) per row. */
   readonly q?: boolean;
+  /**
+   * The caller reads `top`, `m`, `weighted` and `sq` — and `s` too when it asks for `q` — before
+   * its next call into this module and keeps none of them: they are then views of work arrays
+   * reused by every such call (`correct` and `q` stay the caller's own, and so does `s` without
+   * `q`). A fresh process pays for fresh memory page by page, more than the kernel's work on it.
+   */
+  readonly transient?: boolean;
 }
 
 /**
@@ -457,11 +511,12 @@ function run(
   const wantCorrect = extra.correct === true && labels !== null;
   const wantQ = !topOnly && extra.q === true;
   const passLabels = labels !== null && (pass2 || wantCorrect);
-  const top = new Int32Array(n);
-  const s = topOnly ? EMPTY : new Float64Array(n);
-  const m = topOnly ? EMPTY : new Float64Array(n);
-  const weighted = pass2 && wantWeighted ? new Float64Array(n) : undefined;
-  const sq = pass2 && wantSq ? new Float64Array(n) : undefined;
+  const own = extra.transient !== true || n > TRANSIENT_ROWS;
+  const top = own ? new Int32Array(n) : transientWork.ints(n);
+  const s = topOnly ? EMPTY : own || !wantQ ? new Float64Array(n) : transientWork.floats(3, n);
+  const m = topOnly ? EMPTY : own ? new Float64Array(n) : transientWork.floats(0, n);
+  const weighted = pass2 && wantWeighted ? (own ? new Float64Array(n) : transientWork.floats(1, n)) : undefined;
+  const sq = pass2 && wantSq ? (own ? new Float64Array(n) : transientWork.floats(2, n)) : undefined;
   const correct = wantCorrect ? new Uint8Array(n) : undefined;
   const q = wantQ ? new Float64Array(n) : undefined;
   let nCorrect = 0;
@@ -488,15 +543,8 @@ function run(
   const labelsPtr = topPtr + 4 * rowsPerChunk;
   const cPtr = labelsPtr + (passLabels ? 4 * rowsPerChunk : 0);
   const needed = cPtr + (wantCorrect ? rowsPerChunk : 0);
-  const memory = kern.memory;
-  if (memory.buffer.byteLength < needed) {
-    try {
-      memory.grow(Math.ceil((needed - memory.buffer.byteLength) / PAGE));
-    } catch {
-      return null;
-    }
-  }
-  const buf = memory.buffer;
+  if (!grown(kern.memory, needed)) return null;
+  const buf = kern.memory.buffer;
   const inView = new Float32Array(buf, inPtr, k * rowsPerChunk);
   const outs: Array<[Float64Array | Int32Array | Uint8Array, Float64Array | Int32Array | Uint8Array]> = [
     [top, new Int32Array(buf, topPtr, rowsPerChunk)],
@@ -548,6 +596,37 @@ function run(
 
 /** What `run` returns for s and m when only the argmax is computed. */
 const EMPTY = new Float64Array(0);
+
+/**
+ * Rows up to which {@link RowExtras.transient} calls use the work arrays (at most 2.4 MB kept);
+ * a larger batch allocates its own, the allocation then being small beside its work.
+ */
+const TRANSIENT_ROWS = 65536;
+
+/** The work arrays of {@link RowExtras.transient} calls: the argmax, and m, weighted, sq, s. */
+const transientWork = {
+  top: new Int32Array(0),
+  f64: [new Float64Array(0), new Float64Array(0), new Float64Array(0), new Float64Array(0)],
+  ints(n: number): Int32Array {
+    if (this.top.length < n) this.top = new Int32Array(n);
+    return this.top.subarray(0, n);
+  },
+  floats(i: 0 | 1 | 2 | 3, n: number): Float64Array {
+    if (this.f64[i].length < n) this.f64[i] = new Float64Array(n);
+    return this.f64[i].subarray(0, n);
+  },
+};
+
+/** Grows `memory` to at least `needed` bytes if it is smaller; false when it cannot grow. */
+function grown(memory: WebAssembly.Memory, needed: number): boolean {
+  if (memory.buffer.byteLength >= needed) return true;
+  try {
+    memory.grow(Math.ceil((needed - memory.buffer.byteLength) / PAGE));
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function align16(x: number): number {
   return (x + 15) & ~15;

@@ -1,5 +1,7 @@
-;; Two kernels, each bit-identical to the JS it replaces:
-;;  - "log": Math.log over float64, in place (see $log at the end of this file);
+;; Three kernels, each bit-identical to the JS it replaces:
+;;  - "log": Math.log over float64, in place (see $log near the end of this file);
+;;  - "bins": equal-width bin statistics of float64 confidences (the top-1 probabilities q of
+;;    the rows), as accumulateBins in src/math/binning.ts (see "bins" at the end of this file);
 ;;  - "rows": row-wise softmax sums over float32 logits [n, k] (row-major), in float64, as the
 ;; JS loop of src/math/softmax.ts:
 ;;   top = first argmax (JS: m = z_0; `if (z > m) { m = z; top = j }`),  m = z_top,
@@ -622,4 +624,48 @@
         (v128.store (local.get $p) (local.get $P))
         (local.set $p (i32.add (local.get $p) (i32.const 16)))
         (br $step))))
+
+  ;; ---------------------------------------------------------------------------------------------
+  ;; Adds n samples to the bin statistics at po (float64: B counts, B Σc, B Σy; B = nb), as
+  ;; accumulateBins in ../binning.ts: bin = min(B − 1, trunc(c·B)) of the float64 c at pc, Σc in
+  ;; sample order; the counts and Σy (of the bytes at py) in int32 at pi (2B, zeroed here), added
+  ;; once per bin at the end, which for integer sums below 2^52 (the caller checks) are the same
+  ;; bits as adding each sample's 1 and y in turn (every partial sum is exact). checkKernel.wat's
+  ;; "bins" with float64 loads: the q of the rows need not leave this module's memory for a
+  ;; second one.
+  (func (export "bins") (param $pc i32) (param $py i32) (param $n i32) (param $nb i32) (param $po i32) (param $pi i32)
+    (local $i i32) (local $c f64) (local $raw i32) (local $a i32) (local $fb f64) (local $stride i32)
+    (local $q i32)
+    (local.set $fb (f64.convert_i32_u (local.get $nb)))
+    (local.set $stride (i32.shl (local.get $nb) (i32.const 3)))
+    (memory.fill (local.get $pi) (i32.const 0) (local.get $stride))
+    (block $done
+      (loop $l
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $c (f64.load (i32.add (local.get $pc) (i32.shl (local.get $i) (i32.const 3)))))
+        (local.set $raw (i32.trunc_sat_f64_s (f64.mul (local.get $c) (local.get $fb))))
+        (if (i32.ge_s (local.get $raw) (local.get $nb))
+          (then (local.set $raw (i32.sub (local.get $nb) (i32.const 1)))))
+        (local.set $a (i32.add (i32.add (local.get $po) (local.get $stride)) (i32.shl (local.get $raw) (i32.const 3))))
+        (f64.store (local.get $a) (f64.add (f64.load (local.get $a)) (local.get $c)))
+        ;; count at pi + 8·raw, Σy at pi + 8·raw + 4
+        (local.set $q (i32.add (local.get $pi) (i32.shl (local.get $raw) (i32.const 3))))
+        (i32.store (local.get $q) (i32.add (i32.load (local.get $q)) (i32.const 1)))
+        (i32.store offset=4 (local.get $q) (i32.add (i32.load offset=4 (local.get $q))
+          (i32.load8_u (i32.add (local.get $py) (local.get $i)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+    (local.set $i (i32.const 0))
+    (block $added
+      (loop $b
+        (br_if $added (i32.ge_u (local.get $i) (local.get $nb)))
+        (local.set $q (i32.add (local.get $pi) (i32.shl (local.get $i) (i32.const 3))))
+        (local.set $a (i32.add (local.get $po) (i32.shl (local.get $i) (i32.const 3))))
+        (f64.store (local.get $a) (f64.add (f64.load (local.get $a)) (f64.convert_i32_u (i32.load (local.get $q)))))
+        (local.set $a (i32.add (local.get $a) (i32.shl (local.get $stride) (i32.const 1))))
+        (f64.store (local.get $a)
+          (f64.add (f64.load (local.get $a)) (f64.convert_i32_u (i32.load offset=4 (local.get $q)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $b)))
+  )
 )
