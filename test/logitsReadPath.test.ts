@@ -468,3 +468,53 @@ describe('int32 labels', () => {
     expect(Array.from(rowStats(rows).correct)).toEqual([0, 0, 1]);
   });
 });
+
+describe('the probabilities screen runs in the read pass (SPEC §4)', () => {
+  // 20,000 rows: the kernel path; its count of rows in [0, 1] decides whether the sums are looked at
+  const n = 20000;
+  const k = 10;
+  const probs = (): Float32Array => {
+    const x = randomLogits(n, k, 31);
+    for (let i = 0; i < n; i++) {
+      let total = 0;
+      for (let j = 0; j < k; j++) total += Math.exp(x[i * k + j]);
+      for (let j = 0; j < k; j++) x[i * k + j] = Math.round((Math.exp(x[i * k + j]) / total) * 1000) / 1000;
+    }
+    return x;
+  };
+  const labels = new Int32Array(n);
+  it.each([
+    ['with WebAssembly', <T>(f: () => T): T => f()],
+    ['without WebAssembly', withoutWasm],
+  ] as const)(
+    '%s: rounded probabilities refused, half of them too, real logits and rows in [0, 1] that are not probabilities pass',
+    (_, run) => {
+      run(() => {
+        const before = tf.memory().numTensors;
+        for (const name of ['ClassificationErrorRate', 'ClassificationECE', 'ClassificationCrossEntropy'] as const) {
+          const count = (x: Float32Array): number => {
+            const m = new ecuas[name]();
+            const z = tf.tensor2d(x, [n, k]);
+            try {
+              return m.update(z, labels).sampleCount;
+            } finally {
+              m.dispose();
+              z.dispose();
+            }
+          };
+          const x = probs();
+          expectInputError(() => count(x), `all ${n} rows lie in [0, 1]`);
+          // logits in the second half: exactly half the rows look like probabilities
+          x.set(randomLogits(n / 2, k, 5), (n / 2) * k);
+          expectInputError(() => count(x), `${n / 2} of ${n} rows lie`);
+          // one more logits row: passes
+          x.set(randomLogits(1, k, 6), (n / 2 - 1) * k);
+          expect(count(x)).toBe(n);
+          // every row in [0, 1], none summing to 1
+          expect(count(new Float32Array(n * k).fill(0.9))).toBe(n);
+        }
+        expect(tf.memory().numTensors).toBe(before);
+      });
+    },
+  );
+});

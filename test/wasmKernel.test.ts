@@ -9,6 +9,7 @@ import {
   _wasmKernelTesting,
   accumulateBins64Kernel,
   logInPlace,
+  rowArgmax,
   rowSoftmaxStats,
   rowSoftmaxSums,
   wasmKernelAvailable,
@@ -598,6 +599,32 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
     }
   });
 
+  it('counts the rows that lie wholly in [0, 1] (the probabilities screen), on both paths of the argmax scan', () => {
+    const r = rng(12);
+    for (const k of [2, 3, 7, 8, 9, 16, 17, 40]) {
+      const n = 300;
+      // entries mostly in [0, 1], some just outside (−0, 1, the float32 neighbours of 0 and 1, NaN-free)
+      const edge = [0, -0, 1, Math.fround(1 + 2 ** -23), -(2 ** -149), 2 ** -149, 0.5];
+      const x = Float32Array.from({ length: n * k }, () =>
+        r.u() < 0.1 ? edge[Math.floor(r.u() * edge.length)] : r.u() < 0.02 ? 1.5 : r.u(),
+      );
+      let want = 0;
+      for (let i = 0; i < n; i++) {
+        let unit = true;
+        for (let j = 0; j < k; j++) unit &&= x[i * k + j] >= 0 && x[i * k + j] <= 1;
+        if (unit) want++;
+      }
+      expect(want, `K = ${k}: some rows of each kind`).toBeGreaterThan(0);
+      expect(want).toBeLessThan(n);
+      const full = rowSoftmaxStats(x, n, k, null, false, false, true);
+      const tops = rowArgmax(x, n, k, true);
+      assert.isNotNull(full);
+      assert.isNotNull(tops);
+      expect(full.unitRows, `K = ${k}`).toBe(want);
+      expect(tops.unitRows, `K = ${k}`).toBe(want);
+    }
+  });
+
   it('returns only the sums asked for', () => {
     const r = rng(10);
     const n = 30;
@@ -617,7 +644,7 @@ describe('rowSoftmaxSums (wasm SIMD kernel)', () => {
     expect(Array.from(onlyQ.sq)).toEqual(Array.from(want.sq));
     const neither = rowSoftmaxStats(x, n, k, labels, false, false);
     assert.isNotNull(neither);
-    expect(Object.keys(neither).sort()).toEqual(['bad', 'm', 's', 'top']);
+    expect(Object.keys(neither).sort()).toEqual(['bad', 'm', 's', 'top', 'unitRows']);
     expect(Array.from(neither.s)).toEqual(Array.from(want.s));
     // short labels: null only when a sum needs them
     expect(rowSoftmaxStats(x, n, k, labels.subarray(1), true, false)).toBeNull();

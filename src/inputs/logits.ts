@@ -125,6 +125,12 @@ export function disguisedRowsText(looking: number, n: number, k: number): string
 interface PendingCheck {
   readonly values: Float32Array;
   readonly nonFinite: (row: number) => never;
+  /**
+   * The default mode's probabilities screen (SPEC §4), given how many rows lie in [0, 1] (as the
+   * kernel's scan found; undefined: not known): only when at least half do can the batch look like
+   * probabilities, and only then are the rows' sums looked at. Null with `probabilities: false`.
+   */
+  readonly disguised: ((unitRows: number | undefined) => void) | null;
   done: boolean;
 }
 
@@ -137,10 +143,24 @@ const pending = new WeakMap<ClassifierRows, PendingCheck>();
  * read of `values` by anything else checks them first (the kernel's argmax scan, or JS). Either
  * throws before the caller changes anything, as a reader does.
  */
-function logitRows(metric: string, values: Float32Array, n: number, k: number, labels: Int32Array): ClassifierRows {
+function logitRows(
+  metric: string,
+  values: Float32Array,
+  n: number,
+  k: number,
+  labels: Int32Array,
+  screen: boolean,
+): ClassifierRows {
+  const disguised = screen
+    ? (unitRows: number | undefined): void => {
+        if (unitRows === undefined || 2 * unitRows >= n)
+          checkProbabilities(metric, LOGIT_INPUTS[0], values, n, k, undefined);
+      }
+    : null;
   const check: PendingCheck = {
     values,
     nonFinite: (row) => nonFiniteLogit(metric, LOGIT_INPUTS[0], values, k, row),
+    disguised,
     done: n === 0,
   };
   const rows: ClassifierRows = {
@@ -151,6 +171,7 @@ function logitRows(metric: string, values: Float32Array, n: number, k: number, l
       if (!check.done) {
         const bad = firstNonFiniteRow(values, n, k);
         if (bad >= 0) check.nonFinite(bad);
+        check.disguised?.(undefined);
         check.done = true;
       }
       return values;
@@ -166,9 +187,10 @@ function logitRows(metric: string, values: Float32Array, n: number, k: number, l
  * Reads (logits, labels) — or (probabilities, labels) with `probabilities: true` — and checks
  * K against the K of earlier updates (`expectedK`, 0 for none).
  *
- * Logits (`probabilities` false or unset) are checked to be finite at their first use, not here
- * (see logitRows): a batch with both a bad label or N or K and a non-finite logit is reported for
- * the former. Every use of the rows — their statistics, their `values` — comes after the check.
+ * Logits (`probabilities` false or unset) are checked to be finite — and, unset, screened for
+ * probabilities (SPEC §4) — at their first use, not here (see logitRows): a batch with both a bad
+ * label or N or K and a non-finite logit is reported for the former. Every use of the rows — their
+ * statistics, their `values` — comes after the checks.
  */
 export function readClassifierRows(
   metric: string,
@@ -190,10 +212,12 @@ export function readClassifierRows(
       `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${logits.k}`,
     );
   }
-  // a row holding NaN or ±∞ does not look like probabilities: unchecked logits are fine here
-  checkProbabilities(metric, LOGIT_INPUTS[0], logits.values, logits.n, logits.k, probabilities);
-  if (probabilities === true) return { n: logits.n, k: logits.k, values: logits.values, labels, probabilities: true };
-  return logitRows(metric, logits.values, logits.n, logits.k, labels);
+  if (probabilities === true) {
+    checkProbabilities(metric, LOGIT_INPUTS[0], logits.values, logits.n, logits.k, true);
+    return { n: logits.n, k: logits.k, values: logits.values, labels, probabilities: true };
+  }
+  // the default mode's screen runs with the finiteness check, in the kernel pass that reads the rows
+  return logitRows(metric, logits.values, logits.n, logits.k, labels, probabilities === undefined);
 }
 
 /**
@@ -252,7 +276,15 @@ export function rowStats(
   const check = pending.get(rows);
   if (check && !check.done) {
     // the finiteness check in the same kernel pass: it throws before any statistic is returned
-    const stats = softmaxStats(check.values, rows.n, rows.k, rows.labels, wants, check.nonFinite);
+    const stats = softmaxStats(
+      check.values,
+      rows.n,
+      rows.k,
+      rows.labels,
+      wants,
+      check.nonFinite,
+      check.disguised ?? undefined,
+    );
     check.done = true;
     return stats;
   }

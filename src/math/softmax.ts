@@ -134,7 +134,9 @@ function argmaxJS(logits: Float32Array, n: number, k: number): Int32Array {
  *
  * With `nonFinite`, the logits are also checked to be finite, in the same pass where the kernel
  * is available: `nonFinite(row)` is called with the first row holding a NaN or an infinity,
- * before any statistic is returned, and must throw.
+ * before any statistic is returned, and must throw. Then `unitRows(count)` is called (also
+ * before any statistic is returned) with how many rows lie wholly in [0, 1], as the kernel's scan
+ * found, or with undefined where no kernel ran: the caller's probabilities screen (SPEC §4).
  */
 export function softmaxStats(
   logits: Float32Array,
@@ -143,23 +145,25 @@ export function softmaxStats(
   labels: Int32Array,
   wants: SoftmaxWants & { readonly q?: boolean } = {},
   nonFinite?: (row: number) => never,
+  unitRows?: (count: number | undefined) => void,
 ): SoftmaxStats & DecisionExtras {
   const logPLabel = wants.logPLabel ? new Float64Array(n) : undefined;
   const entropy = wants.entropy ? new Float64Array(n) : undefined;
   const brier = wants.brier ? new Float64Array(n) : undefined;
   const check = nonFinite !== undefined;
   /** The kernel's check, or (`bad` undefined: no kernel here) the JS loop's. */
-  const checked = (bad: number | undefined): void => {
+  const checked = (bad: number | undefined, units: number | undefined): void => {
     if (!nonFinite) return;
     if (bad === undefined) {
       const i = firstNonFinite(logits.subarray(0, n * k));
       if (i >= 0) nonFinite(Math.floor(i / k));
     } else if (bad >= 0) nonFinite(bad);
+    unitRows?.(units);
   };
   if (wants.s === false && !logPLabel && !entropy && !brier) {
     // the argmax is all that is asked for: no exp at all, and the kernel compares the labels
     const a = rowArgmax(logits, n, k, check, labels);
-    checked(a?.bad);
+    checked(a?.bad, a?.unitRows);
     if (a?.correct) return { s: new Float64Array(n), correct: a.correct, nCorrect: a.nCorrect };
     const top = argmaxJS(logits, n, k);
     const correct = new Uint8Array(n);
@@ -176,7 +180,7 @@ export function softmaxStats(
   // not s: the kernel's work arrays
   const extra = rest ? { transient: true } : { correct: true, q: wants.q === true, transient: true };
   const kw = rowSoftmaxStats(logits, n, k, labels, entropy !== undefined, brier !== undefined, check, extra);
-  checked(kw?.bad);
+  checked(kw?.bad, kw?.unitRows);
   if (kw?.correct) return { s: kw.s, correct: kw.correct, nCorrect: kw.nCorrect, q: kw.q };
   const w = kw ?? rowSoftmaxStatsJS(logits, n, k, labels, entropy !== undefined, brier !== undefined);
   const correct = new Uint8Array(n);

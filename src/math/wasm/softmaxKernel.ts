@@ -69,6 +69,8 @@ interface KernelExports {
   ) => number;
   /** The count of ones the last `rows` or `tops` call wrote to correctPtr. */
   readonly nCorrect: WebAssembly.Global;
+  /** How many rows the last `rows` or `tops` call read lie wholly in [0, 1] (no NaN). */
+  readonly unitRows: WebAssembly.Global;
   /** exp(z_j − m) for k float32 at zPtr into float64 at ePtr (exported for tests). */
   readonly expFast: (zPtr: number, k: number, ePtr: number, m: number) => void;
   readonly expSlow: (zPtr: number, k: number, ePtr: number, m: number) => void;
@@ -120,6 +122,7 @@ function instantiate(): Loaded | null {
       typeof exports.rows !== 'function' ||
       typeof exports.tops !== 'function' ||
       !(exports.nCorrect instanceof WebAssembly.Global) ||
+      !(exports.unitRows instanceof WebAssembly.Global) ||
       typeof exports.log !== 'function' ||
       typeof exports.bins !== 'function'
     )
@@ -406,6 +409,11 @@ export const accumulateBins64Kernel: BinsKernel = (c, y, nBins, out, offset) => 
 export interface CheckedRows {
   /** Index of the first row holding a NaN or an infinity (no row after it was read), or −1. */
   readonly bad: number;
+  /**
+   * How many of the rows read lie wholly in [0, 1] — found by the argmax scan, which sees every
+   * value: fewer than half, and the batch cannot look like probabilities (SPEC §4).
+   */
+  readonly unitRows: number;
 }
 
 /** Per-row decisions the kernel computes along (with labels): see rowSoftmaxStats' `extra`. */
@@ -520,10 +528,11 @@ function run(
   const correct = wantCorrect ? new Uint8Array(n) : undefined;
   const q = wantQ ? new Float64Array(n) : undefined;
   let nCorrect = 0;
+  let unitRows = 0;
   const result = (bad: number): RowSoftmaxStats & CheckedRows & RowDecisions => {
     const r: RowSoftmaxStats & CheckedRows & RowDecisions = pass2
-      ? { s, top, m, weighted, sq, bad }
-      : { s, top, m, bad };
+      ? { s, top, m, weighted, sq, bad, unitRows }
+      : { s, top, m, bad, unitRows };
     return correct || q ? { ...r, ...(correct ? { correct, nCorrect } : {}), ...(q ? { q } : {}) } : r;
   };
   if (n === 0) return result(-1);
@@ -582,6 +591,7 @@ function run(
           q ? pPtr : 0,
         );
     if (correct) nCorrect += kern.nCorrect.value as number;
+    unitRows += kern.unitRows.value as number;
     for (const [dst, view] of outs) {
       if (done === rowsPerChunk) dst.set(view, r0);
       else dst.set(view.subarray(0, done), r0);

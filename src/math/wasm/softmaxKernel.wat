@@ -26,6 +26,10 @@
   (global $rowBad (mut i32) (i32.const 0))
   ;; how many rows of the last "rows" or "tops" call have the label at the argmax (with $outC)
   (global $nCorrect (export "nCorrect") (mut i32) (i32.const 0))
+  ;; 1 when every value of the last $argmax row lies in [0, 1] (no NaN): the row may be probabilities
+  (global $rowUnit (mut i32) (i32.const 0))
+  ;; how many rows of the last "rows" or "tops" call lie in [0, 1] (SPEC §4's probabilities screen)
+  (global $unitRows (export "unitRows") (mut i32) (i32.const 0))
 
   ;; With $outC != 0: [label of row $r = $top] -> u8 at $outC + $r, counted in $nCorrect.
   (func $correct (param $labels i32) (param $outC i32) (param $r i32) (param $top i32)
@@ -39,9 +43,10 @@
 
   ;; First argmax of the float32 row at $p (k >= 1), with exactly the JS loop's semantics: a NaN
   ;; z_0 makes m NaN (never replaced), other NaNs are skipped, ties go to the first index. Sets
-  ;; $rowBad for the same scan: NaN lanes by z != z, infinities by the row's max and min.
+  ;; $rowBad for the same scan: NaN lanes by z != z, infinities by the row's max and min; $rowUnit
+  ;; whether every value lies in [0, 1].
   (func $argmax (param $p i32) (param $k i32) (result i32)
-    (local $j i32) (local $top i32) (local $end i32) (local $bm i32) (local $bad i32)
+    (local $j i32) (local $top i32) (local $end i32) (local $bm i32) (local $bad i32) (local $unit i32)
     (local $mf f32) (local $z f32) (local $lf f32)
     (local $a0 v128) (local $a1 v128) (local $b0 v128) (local $b1 v128) (local $v v128) (local $nan v128)
     (global.set $rowMin (f64.const -inf))
@@ -50,17 +55,21 @@
       (then
         ;; the JS loop verbatim; z - z is NaN (not 0) exactly for NaN and +-inf
         (local.set $bad (f32.ne (f32.sub (local.get $mf) (local.get $mf)) (f32.const 0)))
+        (local.set $unit (i32.and (f32.ge (local.get $mf) (f32.const 0)) (f32.le (local.get $mf) (f32.const 1))))
         (local.set $j (i32.const 1))
         (block $done
           (loop $scan
             (br_if $done (i32.ge_u (local.get $j) (local.get $k)))
             (local.set $z (f32.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
             (local.set $bad (i32.or (local.get $bad) (f32.ne (f32.sub (local.get $z) (local.get $z)) (f32.const 0))))
+            (local.set $unit (i32.and (local.get $unit)
+              (i32.and (f32.ge (local.get $z) (f32.const 0)) (f32.le (local.get $z) (f32.const 1)))))
             (if (f32.gt (local.get $z) (local.get $mf))
               (then (local.set $mf (local.get $z)) (local.set $top (local.get $j))))
             (local.set $j (i32.add (local.get $j) (i32.const 1)))
             (br $scan)))
         (global.set $rowBad (local.get $bad))
+        (global.set $rowUnit (local.get $unit))
         (return (local.get $top))))
     ;; z_0 is not NaN: the JS result is the first index holding the maximum of the non-NaN values.
     ;; pmax(a, b) = a < b ? b : a and pmin(a, b) = b < a ? b : a keep the accumulator for NaN b.
@@ -105,6 +114,8 @@
     (global.set $rowMin (f64.promote_f32 (local.get $lf)))
     (global.set $rowBad (i32.or (i32.or (local.get $bad) (v128.any_true (local.get $nan)))
       (i32.or (f32.eq (local.get $mf) (f32.const inf)) (f32.eq (local.get $lf) (f32.const -inf)))))
+    (global.set $rowUnit (i32.and (i32.eqz (v128.any_true (local.get $nan)))
+      (i32.and (f32.ge (local.get $lf) (f32.const 0)) (f32.le (local.get $mf) (f32.const 1)))))
     ;; first index equal to the maximum (it exists: z_0 is not NaN), 16 lanes per step; lanes read
     ;; past the row can only set bits above the first in-row match
     (local.set $v (local.get $a0))
@@ -398,12 +409,14 @@
     (local $r i32) (local $p i32) (local $top i32) (local $m f64)
     (local $j i32) (local $y i32) (local $end i32) (local $ej f64) (local $w f64) (local $q f64)
     (global.set $nCorrect (i32.const 0))
+    (global.set $unitRows (i32.const 0))
     (block $done
       (loop $row
         (br_if $done (i32.ge_u (local.get $r) (local.get $n)))
         (local.set $p (i32.add (local.get $in) (i32.mul (local.get $r) (i32.shl (local.get $k) (i32.const 2)))))
         (local.set $top (call $argmax (local.get $p) (local.get $k)))
         (if (i32.and (local.get $check) (global.get $rowBad)) (then (return (local.get $r))))
+        (global.set $unitRows (i32.add (global.get $unitRows) (global.get $rowUnit)))
         (local.set $m (f64.promote_f32 (f32.load (i32.add (local.get $p) (i32.shl (local.get $top) (i32.const 2))))))
         ;; fast iff m - min z <= 704: every x >= -704 (false for NaN/inf m or min)
         (if (f64.le (f64.sub (local.get $m) (global.get $rowMin)) (f64.const 704))
@@ -464,12 +477,14 @@
                         (result i32)
     (local $r i32) (local $p i32) (local $top i32)
     (global.set $nCorrect (i32.const 0))
+    (global.set $unitRows (i32.const 0))
     (local.set $p (local.get $in))
     (block $done
       (loop $row
         (br_if $done (i32.ge_u (local.get $r) (local.get $n)))
         (local.set $top (call $argmax (local.get $p) (local.get $k)))
         (if (i32.and (local.get $check) (global.get $rowBad)) (then (return (local.get $r))))
+        (global.set $unitRows (i32.add (global.get $unitRows) (global.get $rowUnit)))
         (i32.store (i32.add (local.get $outTop) (i32.shl (local.get $r) (i32.const 2))) (local.get $top))
         (call $correct (local.get $labels) (local.get $outC) (local.get $r) (local.get $top))
         (local.set $p (i32.add (local.get $p) (i32.shl (local.get $k) (i32.const 2))))
