@@ -27,6 +27,7 @@ import { bytesText, ProgressBar } from './progress';
 import { parseColumnMap, type ColumnMap } from './formats/mapping';
 import { InputFileError, noSamples, readInputFile, type Batch, type InputKind } from './readers';
 import {
+  fileIdentity,
   openStateFile,
   setupDifference,
   STATE_FORMATS,
@@ -892,24 +893,62 @@ async function saveState(
 }
 
 /**
- * Refuses, before any work, an output path that cannot be written: `dir` (to be created if
- * missing) for a directory, else the file's folder, which must exist.
+ * Refuses, before any work, a state file that cannot be written: its folder must exist and be
+ * writable, and it must not be one of `inputs` by any name (see {@link refuseInput}).
  */
-function checkWritable(option: string, given: string, dir: boolean): void {
+function checkWritable(option: string, given: string, inputs: readonly string[]): void {
   const path = clip(given);
-  let at = resolve(dir ? given : dirname(resolve(given)));
-  if (dir || existsSync(at)) {
-    // the nearest existing folder on the way
-    while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
-  } else throw new CliError(`${option}: cannot write ${path}: the directory ${clip(dirname(given))} does not exist`, 1);
-  const what = dir ? `cannot create the directory ${path}` : `cannot write ${path}`;
-  if (!statSync(at).isDirectory()) throw new CliError(`${option}: ${what}: ${clip(at)} is not a directory`, 1);
-  if (!dir && existsSync(given) && statSync(given).isDirectory())
-    throw new CliError(`${option}: ${what}: it is a directory`, 1);
+  const folder = dirname(resolve(given));
+  if (!existsSync(folder))
+    throw new CliError(`${option}: cannot write ${path}: the directory ${clip(dirname(given))} does not exist`, 1);
+  if (!statSync(folder).isDirectory())
+    throw new CliError(`${option}: cannot write ${path}: ${clip(folder)} is not a directory`, 1);
+  if (existsSync(given) && statSync(given).isDirectory())
+    throw new CliError(`${option}: cannot write ${path}: it is a directory`, 1);
+  refuseInput(option, given, inputs);
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    throw new CliError(`${option}: cannot write ${path}: ${clip(folder)} is not writable`, 1);
+  }
+}
+
+/**
+ * Refuses an output that is one of the inputs, whatever names either goes by (a symlink, a hard
+ * link, `/dev/fd/N`: files are compared by device and inode): writing it would destroy what was
+ * read, and exit 0.
+ */
+function refuseInput(option: string, output: string, inputs: readonly string[]): void {
+  const identity = fileIdentity(output);
+  if (identity === null) return;
+  const input = inputs.find((f) => fileIdentity(f) === identity);
+  if (input !== undefined)
+    throw new CliError(
+      `${option}: ${clip(output)} is the input ${input === '-' ? 'on standard input' : clip(input)}: writing it would destroy it`,
+      1,
+    );
+}
+
+/** The files `writePlots` may write into its folder. */
+const PLOT_FILES = ['reliability.svg', 'risk-coverage.svg', 'cost-curve.svg', 'calibration.svg'];
+
+/**
+ * Refuses, before any work, a folder of `--plots` that cannot be created or written (made only
+ * after the read: a missing input leaves no empty folder). Neither the folder nor a plot in it
+ * may be the input.
+ */
+function checkPlotsFolder(given: string, input: string): void {
+  const path = clip(given);
+  for (const f of ['', ...PLOT_FILES]) refuseInput('--plots', f ? join(given, f) : given, [input]);
+  let at = resolve(given);
+  // the nearest existing folder on the way
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  const what = `cannot create the directory ${path}`;
+  if (!statSync(at).isDirectory()) throw new CliError(`--plots: ${what}: ${clip(at)} is not a directory`, 1);
   try {
     accessSync(at, constants.W_OK);
   } catch {
-    throw new CliError(`${option}: ${what}: ${clip(at)} is not writable`, 1);
+    throw new CliError(`--plots: ${what}: ${clip(at)} is not writable`, 1);
   }
 }
 
@@ -1138,9 +1177,9 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
   // checked before a long read, made only after it: a missing input leaves no empty folder
   if (args.plots !== undefined) {
     if (!plotsAvailable()) throw new CliError('--plots: plots are not available in this build of ecuas', 1);
-    checkWritable('--plots', args.plots, true);
+    checkPlotsFolder(args.plots, args.file);
   }
-  if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, false);
+  if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, [args.file]);
   await ensureBackend();
 
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
@@ -1299,7 +1338,7 @@ function reportRows(metrics: readonly ActiveMetric[]): ReportRow[] {
  * state's ids (so each state is checked against its id's class and options), then computed.
  */
 async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<void> {
-  if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, false);
+  if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, args.files);
   await ensureBackend();
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
   let total = 0;

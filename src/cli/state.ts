@@ -17,7 +17,8 @@
  * chunks, so no part of it is ever held as a string.
  */
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { fstatSync, statSync } from 'node:fs';
+import { chmod, open, readFile, realpath, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { clip, ECHO_LIMIT } from '../errors';
 import type { Metric, MetricJSON } from '../metric';
 import { isRecord } from '../options';
@@ -118,8 +119,26 @@ function isStringTooLong(e: unknown): boolean {
 }
 
 /**
+ * The identity of the regular file or directory `path` names (`-`: standard input): its device
+ * and inode, which every name of one file shares — a symlink, a hard link, `/dev/fd/N`. Null for
+ * what cannot be examined (e.g. does not exist) and for devices and pipes, which hold no data to
+ * destroy or count twice.
+ */
+export function fileIdentity(path: string): string | null {
+  try {
+    // bigint: an inode number may exceed 2^53
+    const s = path === '-' ? fstatSync(0, { bigint: true }) : statSync(path, { bigint: true });
+    return s.isFile() || s.isDirectory() ? `${s.dev}:${s.ino}` : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Writes the state file of `metrics` whole or not at all: into a temporary file beside it, then
  * renamed, so a job killed while writing leaves no half-written state for `ecuas merge` to read.
+ * A symlink is followed (the file it names is replaced, the link kept) and a replaced file keeps
+ * its mode; what is not a regular file (`/dev/null`, a pipe) is written to directly.
  * `form` json falls back to binary (and says so through `warn`) when a state is too large for a
  * JSON string. Returns the form written.
  */
@@ -130,7 +149,20 @@ export async function writeStateFile(
   form: StateFormat,
   warn?: (message: string) => void,
 ): Promise<StateFormat> {
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  let target = path;
+  let mode: number | undefined;
+  let direct = false;
+  try {
+    target = await realpath(path);
+    const s = await stat(target);
+    direct = !s.isFile();
+    mode = s.mode & 0o7777;
+  } catch {
+    // a new file (or a dangling link, replaced): created with the default mode
+  }
+  const temporary = direct ? target : `${target}.${randomBytes(6).toString('hex')}.tmp`;
+  // 'wx': never write through a file that appeared under the temporary name
+  const flag = direct ? 'w' : 'wx';
   try {
     let written = form;
     let text: string | undefined;
@@ -145,12 +177,15 @@ export async function writeStateFile(
         written = 'binary';
       }
     }
-    if (text !== undefined) await writeFile(temporary, text);
-    else await writeBinary(temporary, info, metrics);
-    await rename(temporary, path);
+    if (text !== undefined) await writeFile(temporary, text, { flag });
+    else await writeBinary(temporary, flag, info, metrics);
+    if (!direct) {
+      if (mode !== undefined) await chmod(temporary, mode);
+      await rename(temporary, target);
+    }
     return written;
   } catch (e) {
-    await rm(temporary, { force: true });
+    if (!direct) await rm(temporary, { force: true });
     throw e;
   }
 }
@@ -166,6 +201,7 @@ async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
 /** The binary form, one metric's `toBinary()` at a time. */
 async function writeBinary(
   path: string,
+  flag: string,
   info: StateInfo,
   metrics: ReadonlyArray<Metric<unknown[], unknown>>,
 ): Promise<void> {
@@ -174,7 +210,7 @@ async function writeBinary(
   for (let i = 0; i < 8; i++) head[i] = STATE_BINARY_MAGIC.charCodeAt(i);
   new DataView(head.buffer).setUint32(8, text.length, true);
   head.set(text, 12);
-  const handle = await open(path, 'w');
+  const handle = await open(path, flag);
   try {
     await writeAll(handle, head);
     for (const m of metrics) {
