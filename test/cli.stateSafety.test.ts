@@ -1,12 +1,16 @@
 /**
  * What `ecuas report --save-state`, `--plots` and `ecuas merge --save-state` write: never one of
- * their inputs, by whatever name, and a state whole or not at all. The CLI runs in-process
- * through `main`.
+ * their inputs, by whatever name, and a state whole or not at all; and what `ecuas merge`
+ * reads: each state once, whether given twice by another name or as a copy. The CLI runs
+ * in-process through `main`.
  */
 import {
   chmodSync,
+  closeSync,
+  copyFileSync,
   linkSync,
   lstatSync,
+  openSync,
   readdirSync,
   readFileSync,
   statSync,
@@ -15,10 +19,10 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeStateFile, type StateInfo } from '../src/cli/state';
+import { openStateFile, writeStateFile, type StateInfo } from '../src/cli/state';
 import type { Metric } from '../src/metric';
 import { runCli as run, runCliOk as ok } from './helpers/cli';
-import { tempFolders } from './helpers/shards';
+import { tempFolders, values } from './helpers/shards';
 
 const { folder } = tempFolders('ecuas-statesafety-');
 
@@ -123,5 +127,114 @@ describe('a state is written whole, beside its target, keeping what is there', (
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(statSync(link).isCharacterDevice()).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(['a.json', 'data.csv', 'null.json']);
+  });
+});
+
+describe('a state counts once: by file identity, and by the id every state gets', () => {
+  /** The header of a state file of either form. */
+  const headerOf = async (path: string): Promise<StateInfo> => {
+    const s = await openStateFile(path);
+    await s.close();
+    return s;
+  };
+
+  it('a symlink, a hard link or /dev/fd/N of a state is the state given twice (exit 2)', async () => {
+    const { dir, state } = await setup();
+    const link = join(dir, 'link.json');
+    symlinkSync(state, link);
+    const hard = join(dir, 'hard.json');
+    linkSync(state, hard);
+    const fd = openSync(state, 'r');
+    try {
+      for (const again of [link, hard, `/dev/fd/${fd}`]) {
+        const r = await run(['merge', state, again]);
+        expect(r.code).toBe(2);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toMatch(
+          /^ecuas: the state .* is given twice \(also as .*a\.json\): its samples would count twice\n$/,
+        );
+      }
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('a copy of a state, JSON or binary, is refused by its id', async () => {
+    const { dir, csv, state } = await setup();
+    const copy = join(dir, 'copy.json');
+    copyFileSync(state, copy);
+    refused(await run(['merge', state, copy]), /^ecuas: cannot merge the states: .*copy\.json is a copy of .*a\.json/);
+    const binary = join(dir, 'b.state');
+    await ok(['report', csv, '--save-state', binary, '--format', 'csv']);
+    const binaryCopy = join(dir, 'b-copy.state');
+    copyFileSync(binary, binaryCopy);
+    refused(await run(['merge', binary, state, binaryCopy]), /b-copy\.state is a copy of .*b\.state/);
+    // the same samples saved twice are two states: merging them is asked for, and done
+    const r = values(await ok(['merge', state, binary, '--format', 'json']));
+    expect(Object.keys(r).length).toBeGreaterThan(0);
+  });
+
+  it('a merged state gets a fresh id and lists its parts; it does not merge with one of them', async () => {
+    const { dir, csv, state: a } = await setup();
+    const b = join(dir, 'b.state');
+    const c = join(dir, 'c.json');
+    await ok(['report', csv, '--save-state', b, '--format', 'csv']);
+    await ok(['report', csv, '--save-state', c, '--format', 'csv']);
+    const ab = join(dir, 'ab.json');
+    await ok(['merge', a, b, '--save-state', ab, '--format', 'csv']);
+    const [ha, hb, hab] = await Promise.all([a, b, ab].map(headerOf));
+    expect(new Set([ha.id, hb.id, hab.id]).size).toBe(3);
+    expect(hab.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(hab.parts).toEqual([ha.id, hb.id]);
+    expect(ha.parts).toEqual([]);
+    refused(await run(['merge', ab, a]), /^ecuas: cannot merge the states: .*ab\.json was merged from .*a\.json/);
+    refused(await run(['merge', b, ab]), /^ecuas: cannot merge the states: .*ab\.json was merged from .*b\.state/);
+    // two merges with a part in common, and a merge of a merge: its parts are kept
+    const ac = join(dir, 'ac.state');
+    await ok(['merge', a, c, '--save-state', ac, '--format', 'csv']);
+    refused(await run(['merge', ab, ac]), /ab\.json and .*ac\.state were both merged from the state [0-9a-f-]{36}/);
+    const abc = join(dir, 'abc.json');
+    await ok(['merge', ab, c, '--save-state', abc, '--format', 'csv']);
+    expect((await headerOf(abc)).parts).toEqual([hab.id, ha.id, hb.id, (await headerOf(c)).id]);
+    refused(await run(['merge', abc, b]), /abc\.json was merged from .*b\.state/);
+    expect((await headerOf(abc)).n).toBe(15);
+  });
+
+  it('states without an id (written before ids existed) still load and merge', async () => {
+    const { dir, csv, state } = await setup();
+    const old = (path: string): void => {
+      const json = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+      delete json.id;
+      delete json.parts;
+      writeFileSync(path, JSON.stringify(json));
+    };
+    const b = join(dir, 'b.json');
+    await ok(['report', csv, '--save-state', b, '--format', 'csv']);
+    old(state);
+    old(b);
+    expect((await headerOf(state)).id).toBeUndefined();
+    const merged = join(dir, 'm.json');
+    const r = values(await ok(['merge', state, b, '--format', 'json', '--save-state', merged]));
+    const one = values(await ok(['report', csv, '--format', 'json']));
+    expect(r.conf_error_rate).toBe(one.conf_error_rate);
+    const h = await headerOf(merged);
+    expect(h.n).toBe(10);
+    expect(h.parts).toEqual([]);
+    expect(h.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('an id or parts that no ecuas wrote is refused in one line', async () => {
+    const { dir, state } = await setup();
+    const json = JSON.parse(readFileSync(state, 'utf8')) as Record<string, unknown>;
+    const bad = join(dir, 'bad.json');
+    for (const [key, value, message] of [
+      ['id', 5, /"id" to be a state id, got 5/],
+      ['id', 'a\nb', /"id" to be a state id/],
+      ['parts', 'x', /"parts" to be a list of state ids, got "x"/],
+      ['parts', [1], /"parts" to be a list of state ids/],
+    ] as const) {
+      writeFileSync(bad, JSON.stringify({ ...json, [key]: value }));
+      refused(await run(['merge', bad]), message);
+    }
   });
 });

@@ -266,6 +266,9 @@ A state is JSON or binary (for shards too large for JSON: beyond about 100 milli
 ranking metrics), told apart by its first bytes; the two forms merge together.
 Every state must come from the same --metrics, --temperature and --probabilities, the same kind
 of data (and number of classes), and this version of ecuas; other states are refused.
+Each state counts once: one given twice (by any name: a symlink, a hard link, /dev/fd/N), a
+copy of one (every state written gets a random id), or a merged state with one of the states
+it was merged from is refused.
 Bootstrap intervals (--ci) need every sample, which states do not keep: run \`ecuas report\`
 on all the data for them.
 
@@ -746,12 +749,14 @@ function parseMerge(argv: readonly string[]): Command {
   for (const name of Object.keys(MERGE_REFUSALS))
     if (hasOwn(values, name)) usage(`merge does not take --${name}: ${MERGE_REFUSALS[name]}`);
   if (positionals.length === 0) usage(`missing STATE: expected \`ecuas merge STATE… [options]\` ${SEE_MERGE}`);
+  // by identity: a symlink, a hard link or /dev/fd/N of a state is that state again
   const seen = new Map<string, string>();
   for (const f of positionals) {
-    const again = seen.get(resolve(f));
+    const key = fileIdentity(f) ?? resolve(f);
+    const again = seen.get(key);
     if (again !== undefined)
       usage(`the state ${clip(f)} is given twice (also as ${clip(again)}): its samples would count twice`);
-    seen.set(resolve(f), f);
+    seen.set(key, f);
   }
   const format = parseFormat(values.format);
   const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
@@ -1354,6 +1359,7 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
   try {
     let first: OpenStateFile | undefined;
     let n = 0;
+    const parts = new StateParts();
     for (const [i, file] of args.files.entries()) {
       if (show) progress.update('merging', i / args.files.length, `${i}/${args.files.length} states`);
       const state = await openStateFile(file);
@@ -1376,6 +1382,7 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
           const difference = setupDifference(first, args.files[0], state, file);
           if (difference) throw new InputFileError(`cannot merge the states: ${difference}`);
         }
+        parts.add(state, file);
         for (const [j, m] of metrics.entries()) addState(m, await state.state(j), state.n, file);
       } finally {
         await state.close();
@@ -1397,7 +1404,7 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
         args.saveState,
         args.stateFormat,
         metrics,
-        { source: merged, kind, probabilities, k, temperature, n },
+        { source: merged, kind, probabilities, k, temperature, n, parts: parts.ids() },
         io,
       );
     }
@@ -1410,6 +1417,42 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
   } finally {
     progress.clear();
     for (const m of metrics) m.entry.obj.dispose();
+  }
+}
+
+/**
+ * The ids of the states merged so far and of their parts (see `StateInfo.parts`): a state that
+ * shares one with an earlier state — a copy of it, one of its parts, a merge of it — holds
+ * samples already counted, and is refused. States of earlier versions have no id to check.
+ */
+class StateParts {
+  /** Each id seen: the file it came from, and whether it was that state's own id. */
+  private readonly seen = new Map<string, { file: string; own: boolean }>();
+
+  /** Adds the ids of the state in `file`, or throws an InputFileError naming both files. */
+  add(state: StateInfo, file: string): void {
+    const ids = (state.parts ?? []).map((id) => ({ id, own: false }));
+    if (state.id !== undefined) ids.unshift({ id: state.id, own: true });
+    for (const { id, own } of ids) {
+      const before = this.seen.get(id);
+      if (before === undefined) continue;
+      const [a, b] = [clip(before.file), clip(file)];
+      const how =
+        before.own && own
+          ? `${b} is a copy of ${a} (the state ${id})`
+          : before.own
+            ? `${b} was merged from ${a}`
+            : own
+              ? `${a} was merged from ${b}`
+              : `${a} and ${b} were both merged from the state ${id}`;
+      throw new InputFileError(`cannot merge the states: ${how}: its samples would count twice`);
+    }
+    for (const { id, own } of ids) this.seen.set(id, { file, own });
+  }
+
+  /** Every id seen: the parts of the merged state. */
+  ids(): string[] {
+    return [...this.seen.keys()];
   }
 }
 

@@ -5,10 +5,12 @@
  * Two forms, told apart by their first bytes. The JSON form (`{`), each state as
  * `Metric.toJSON()` writes it:
  * ```json
- * { "format": "ecuas-report-state", "version": 1, "ecuas": "0.2.0", "source": "shard-3.csv",
- *   "kind": "classification", "probabilities": false, "k": 10, "temperature": null, "n": 1250,
+ * { "format": "ecuas-report-state", "version": 1, "ecuas": "0.2.0",
+ *   "id": "5b0c…", "parts": [], "source": "shard-3.csv", "kind": "classification", "probabilities": false, "k": 10, "temperature": null, "n": 1250,
  *   "metrics": [{ "id": "cls_auc", "state": { "format": "ecuas-metric", … } }, …] }
  * ```
+ * `id` is random, fresh in every file written; `parts` lists the ids a merged state was merged
+ * from, theirs included (both absent in the states of earlier versions).
  * The binary form, for states too large for one JSON string (`toJSON()` fails beyond about
  * 100 million samples): the 8 bytes {@link STATE_BINARY_MAGIC}, the header's byte length
  * (uint32, little-endian), the header — the JSON form's fields with `"metrics"` a list of ids —
@@ -16,7 +18,7 @@
  * the bytes of its `Metric.toBinary()`. It is written and read one metric at a time, in bounded
  * chunks, so no part of it is ever held as a string.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { fstatSync, statSync } from 'node:fs';
 import { chmod, open, readFile, realpath, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { clip, ECHO_LIMIT } from '../errors';
@@ -62,6 +64,16 @@ export interface StateInfo extends StateSetup {
   readonly source: string;
   /** Samples. */
   readonly n: number;
+  /**
+   * The state's own id: random, given whenever a state is written (see {@link writeStateFile}), so
+   * that a copy of a state is known as one. Undefined in states of earlier versions, which had none.
+   */
+  readonly id?: string;
+  /**
+   * The ids of the states a merged state was merged from, and of theirs in turn (none for a
+   * report's state), so that a merged state and one of its parts are not merged again.
+   */
+  readonly parts?: readonly string[];
 }
 
 /** One state file, read or to be written in the JSON form. */
@@ -91,11 +103,13 @@ export function stateFileJSON(state: StateFile): string {
 
 /** The fields both forms share, in the order they are written. */
 function header(info: StateInfo): Record<string, unknown> {
-  const { ecuas, source, kind, probabilities, k, temperature, n } = info;
+  const { ecuas, id, parts, source, kind, probabilities, k, temperature, n } = info;
   return {
     format: STATE_FILE_FORMAT,
     version: STATE_FILE_VERSION,
     ecuas,
+    id,
+    parts: parts ?? [],
     source,
     kind,
     probabilities,
@@ -140,15 +154,17 @@ export function fileIdentity(path: string): string | null {
  * A symlink is followed (the file it names is replaced, the link kept) and a replaced file keeps
  * its mode; what is not a regular file (`/dev/null`, a pipe) is written to directly.
  * `form` json falls back to binary (and says so through `warn`) when a state is too large for a
- * JSON string. Returns the form written.
+ * JSON string. Every state written gets a fresh random `id` (whatever `info.id` says): two files
+ * with one id are copies of one state. Returns the form written.
  */
 export async function writeStateFile(
   path: string,
-  info: StateInfo,
+  given: StateInfo,
   metrics: ReadonlyArray<Metric<unknown[], unknown>>,
   form: StateFormat,
   warn?: (message: string) => void,
 ): Promise<StateFormat> {
+  const info: StateInfo = { ...given, id: randomUUID() };
   let target = path;
   let mode: number | undefined;
   let direct = false;
@@ -417,13 +433,20 @@ function checkHeader<T>(
     'null or a number > 0',
   );
   const n = field('n', isCount, 'a count');
+  // both absent from the states of earlier versions
+  const isId = (v: unknown): v is string => typeof v === 'string' && /^[\w-]{1,64}$/.test(v);
+  const id = own(json, 'id') === undefined ? undefined : field('id', isId, 'a state id');
+  const parts =
+    own(json, 'parts') === undefined
+      ? []
+      : field('parts', (v): v is string[] => Array.isArray(v) && v.every(isId), 'a list of state ids');
   const ids = idsOf(field('metrics', isMetrics, metricsExpected));
   const seen = new Set<string>();
   for (const id of ids) {
     if (seen.has(id)) bad(`the metric ${quote(id)} is listed twice`);
     seen.add(id);
   }
-  return { ecuas, source, kind, probabilities, k, temperature, n, ids };
+  return { ecuas, id, parts, source, kind, probabilities, k, temperature, n, ids };
 }
 
 const DATA: Record<InputKind, string> = {
