@@ -10,7 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { bootstrap, MAX_RESAMPLES } from '../bootstrap';
-import { clip, ECHO_LIMIT, MetricInputError } from '../errors';
+import { clip, ECHO_LIMIT, MetricInputError, printable } from '../errors';
 import type { Metric } from '../metric';
 import { fitTemperatureRows, scaleProbabilityRows, type TemperatureFitResult } from '../math/temperature';
 import { probabilityLikeRows } from '../math/topOne';
@@ -1320,7 +1320,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       } catch (e) {
         throw new CliError(`--plots: ${bounded((e as Error).message)}`, 1);
       }
-      io.stderr(`ecuas: wrote ${written.join(', ')}\n`);
+      io.stderr(`ecuas: wrote ${printable(written.join(', '))}\n`);
     }
   } finally {
     progress.clear();
