@@ -8,6 +8,7 @@ import {
   chmodSync,
   closeSync,
   copyFileSync,
+  existsSync,
   linkSync,
   lstatSync,
   openSync,
@@ -236,5 +237,45 @@ describe('a state counts once: by file identity, and by the id every state gets'
       writeFileSync(bad, JSON.stringify({ ...json, [key]: value }));
       refused(await run(['merge', bad]), message);
     }
+  });
+});
+
+describe('--plots: a folder that cannot be made or written fails at once, before any work', () => {
+  const proc = process.platform === 'linux' && existsSync('/proc/self');
+
+  it.runIf(proc)(
+    'a folder under /proc: one line naming it, no table, within seconds',
+    { timeout: 10_000 },
+    async () => {
+      const { csv } = await setup();
+      for (const [dir, what] of [
+        ['/proc/x', /^ecuas: --plots: cannot create the directory \/proc\/x \(ENOENT\)\n$/],
+        ['/proc/x/y/z', /^ecuas: --plots: cannot create the directory \/proc\/x\/y\/z \(ENOENT\)\n$/],
+        ['/proc', /^ecuas: --plots: cannot write into the directory \/proc \(ENOENT\)\n$/],
+      ] as const) {
+        const r = await run(['report', csv, '--plots', dir]);
+        expect(r.code).toBe(1);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toMatch(what);
+      }
+    },
+  );
+
+  it('a folder below a file: refused, nothing made', async () => {
+    const { dir, csv } = await setup();
+    refused(
+      await run(['report', csv, '--plots', join(dir, 'data.csv', 'plots')]),
+      /^ecuas: --plots: cannot create the directory .*plots: .*data\.csv is not a directory/,
+    );
+  });
+
+  it('the folders made to check it are removed when the run fails later, kept when it succeeds', async () => {
+    const { dir, csv } = await setup();
+    const plots = join(dir, 'a', 'b', 'c');
+    refused(await run(['report', join(dir, 'missing.csv'), '--plots', plots]), /missing\.csv: .*no such file/);
+    expect(readdirSync(dir).sort()).toEqual(['a.json', 'data.csv']);
+    const r = await run(['report', csv, '--plots', plots, '--format', 'csv']);
+    expect(r.code).toBe(0);
+    expect(readdirSync(plots).sort()).toEqual(['cost-curve.svg', 'reliability.svg', 'risk-coverage.svg']);
   });
 });

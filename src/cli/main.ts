@@ -5,7 +5,18 @@
  * wires it to the process.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -938,22 +949,45 @@ function refuseInput(option: string, output: string, inputs: readonly string[]):
 const PLOT_FILES = ['reliability.svg', 'risk-coverage.svg', 'cost-curve.svg', 'calibration.svg'];
 
 /**
- * Refuses, before any work, a folder of `--plots` that cannot be created or written (made only
- * after the read: a missing input leaves no empty folder). Neither the folder nor a plot in it
- * may be the input.
+ * Makes sure, before any work, that the folder `given` of `--plots` can be created and written:
+ * creates what is missing of it one level at a time (a recursive mkdir can spin forever where a
+ * level cannot be made, e.g. under /proc), writes and removes a probe file, then removes the
+ * levels it made, so that a run that fails later leaves no empty folder. Neither the folder nor
+ * a plot in it may be the input.
  */
 function checkPlotsFolder(given: string, input: string): void {
   const path = clip(given);
+  const fail = (what: string, e?: unknown): never => {
+    const code = (e as NodeJS.ErrnoException | undefined)?.code;
+    throw new CliError(`--plots: ${what}${code ? ` (${code})` : ''}`, 1);
+  };
   for (const f of ['', ...PLOT_FILES]) refuseInput('--plots', f ? join(given, f) : given, [input]);
+  const missing: string[] = [];
   let at = resolve(given);
-  // the nearest existing folder on the way
-  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
-  const what = `cannot create the directory ${path}`;
-  if (!statSync(at).isDirectory()) throw new CliError(`--plots: ${what}: ${clip(at)} is not a directory`, 1);
+  while (!existsSync(at) && dirname(at) !== at) {
+    missing.unshift(at);
+    at = dirname(at);
+  }
+  if (!statSync(at).isDirectory()) fail(`cannot create the directory ${path}: ${clip(at)} is not a directory`);
+  const made: string[] = [];
   try {
-    accessSync(at, constants.W_OK);
-  } catch {
-    throw new CliError(`--plots: ${what}: ${clip(at)} is not writable`, 1);
+    for (const level of missing) {
+      try {
+        mkdirSync(level);
+      } catch (e) {
+        fail(`cannot create the directory ${path}`, e);
+      }
+      made.push(level);
+    }
+    const probe = join(resolve(given), `.ecuas-${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      writeFileSync(probe, '', { flag: 'wx' });
+      rmSync(probe);
+    } catch (e) {
+      fail(`cannot write into the directory ${path}`, e);
+    }
+  } finally {
+    for (const level of made.reverse()) rmdirSync(level);
   }
 }
 
