@@ -274,7 +274,8 @@ a large evaluation, and prints the metrics of all the shards together: the same 
   ecuas merge shard-*.state.json
 
 A state is JSON or binary (for shards too large for JSON: beyond about 100 million samples of
-ranking metrics), told apart by its first bytes; the two forms merge together.
+ranking metrics), told apart by its first bytes; the two forms merge together. A STATE is read
+as a stream, so it may be a pipe, e.g. <(zcat s.json.gz).
 Every state must come from the same --metrics, --temperature and --probabilities, the same kind
 of data (and number of classes), and this version of ecuas; other states are refused.
 Each state counts once: one given twice (by any name: a symlink, a hard link, /dev/fd/N), a
