@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStateFile, writeStateFile, type StateInfo } from '../src/cli/state';
 import type { Metric } from '../src/metric';
-import { runCli as run, runCliOk as ok } from './helpers/cli';
+import { expectOneLineError, runCli as run, runCliOk as ok } from './helpers/cli';
 import { tempFolders, values } from './helpers/shards';
 
 const { folder } = tempFolders('ecuas-statesafety-');
@@ -39,27 +39,31 @@ async function setup(): Promise<{ dir: string; csv: string; state: string }> {
   return { dir, csv, state };
 }
 
-/** Requires a one-line error with exit 1 and no output, matching `message`. */
-function refused(r: { code: number; stdout: string; stderr: string }, message: RegExp): void {
-  expect(r.code).toBe(1);
-  expect(r.stdout).toBe('');
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+/** Two other names of `file` in `dir`: a symlink and a hard link. */
+function aliases(dir: string, file: string): [string, string] {
+  const link = join(dir, 'link.json');
+  symlinkSync(file, link);
+  const hard = join(dir, 'hard.json');
+  linkSync(file, hard);
+  return [link, hard];
 }
 
 describe('an output that is one of the inputs is refused, the input unchanged', () => {
   it('report --save-state: the input file, by its name, a symlink or a hard link', async () => {
     const { dir, csv } = await setup();
-    const link = join(dir, 'link.json');
-    symlinkSync(csv, link);
-    const hard = join(dir, 'hard.json');
-    linkSync(csv, hard);
+    const [link, hard] = aliases(dir, csv);
     for (const out of [csv, link, hard, join(dir, '.', 'data.csv')]) {
-      refused(await run(['report', csv, '--save-state', out]), /^ecuas: --save-state: .* is the input .*data\.csv/);
+      expectOneLineError(
+        await run(['report', csv, '--save-state', out]),
+        /^ecuas: --save-state: .* is the input .*data\.csv/,
+      );
       expect(readFileSync(csv, 'utf8')).toBe(CSV);
     }
     // the input by another name
-    refused(await run(['report', link, '--save-state', csv]), /--save-state: .*data\.csv is the input .*link\.json/);
+    expectOneLineError(
+      await run(['report', link, '--save-state', csv]),
+      /--save-state: .*data\.csv is the input .*link\.json/,
+    );
     expect(readFileSync(csv, 'utf8')).toBe(CSV);
   });
 
@@ -71,17 +75,20 @@ describe('an output that is one of the inputs is refused, the input unchanged', 
     const link = join(dir, 'a-link.state');
     symlinkSync(state, link);
     for (const out of [state, link]) {
-      refused(await run(['merge', b, state, '--save-state', out]), /^ecuas: --save-state: .* is the input .*a\.json/);
+      expectOneLineError(
+        await run(['merge', b, state, '--save-state', out]),
+        /^ecuas: --save-state: .* is the input .*a\.json/,
+      );
       expect(readFileSync(state, 'utf8')).toBe(before);
     }
   });
 
   it('--plots: the input file as the folder, or as one of the plots', async () => {
     const { dir, csv } = await setup();
-    refused(await run(['report', csv, '--plots', csv]), /^ecuas: --plots: .*data\.csv is the input/);
+    expectOneLineError(await run(['report', csv, '--plots', csv]), /^ecuas: --plots: .*data\.csv is the input/);
     const plot = join(dir, 'reliability.svg');
     writeFileSync(plot, CSV);
-    refused(await run(['report', plot, '--plots', dir]), /^ecuas: --plots: .*reliability\.svg is the input/);
+    expectOneLineError(await run(['report', plot, '--plots', dir]), /^ecuas: --plots: .*reliability\.svg is the input/);
     expect(readFileSync(plot, 'utf8')).toBe(CSV);
     expect(readFileSync(csv, 'utf8')).toBe(CSV);
   });
@@ -141,10 +148,7 @@ describe('a state counts once: by file identity, and by the id every state gets'
 
   it('a symlink, a hard link or /dev/fd/N of a state is the state given twice (exit 2)', async () => {
     const { dir, state } = await setup();
-    const link = join(dir, 'link.json');
-    symlinkSync(state, link);
-    const hard = join(dir, 'hard.json');
-    linkSync(state, hard);
+    const [link, hard] = aliases(dir, state);
     const fd = openSync(state, 'r');
     try {
       for (const again of [link, hard, `/dev/fd/${fd}`]) {
@@ -164,12 +168,15 @@ describe('a state counts once: by file identity, and by the id every state gets'
     const { dir, csv, state } = await setup();
     const copy = join(dir, 'copy.json');
     copyFileSync(state, copy);
-    refused(await run(['merge', state, copy]), /^ecuas: cannot merge the states: .*copy\.json is a copy of .*a\.json/);
+    expectOneLineError(
+      await run(['merge', state, copy]),
+      /^ecuas: cannot merge the states: .*copy\.json is a copy of .*a\.json/,
+    );
     const binary = join(dir, 'b.state');
     await ok(['report', csv, '--save-state', binary, '--format', 'csv']);
     const binaryCopy = join(dir, 'b-copy.state');
     copyFileSync(binary, binaryCopy);
-    refused(await run(['merge', binary, state, binaryCopy]), /b-copy\.state is a copy of .*b\.state/);
+    expectOneLineError(await run(['merge', binary, state, binaryCopy]), /b-copy\.state is a copy of .*b\.state/);
     // the same samples saved twice are two states: merging them is asked for, and done
     const r = values(await ok(['merge', state, binary, '--format', 'json']));
     expect(Object.keys(r).length).toBeGreaterThan(0);
@@ -188,16 +195,25 @@ describe('a state counts once: by file identity, and by the id every state gets'
     expect(hab.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(hab.parts).toEqual([ha.id, hb.id]);
     expect(ha.parts).toEqual([]);
-    refused(await run(['merge', ab, a]), /^ecuas: cannot merge the states: .*ab\.json was merged from .*a\.json/);
-    refused(await run(['merge', b, ab]), /^ecuas: cannot merge the states: .*ab\.json was merged from .*b\.state/);
+    expectOneLineError(
+      await run(['merge', ab, a]),
+      /^ecuas: cannot merge the states: .*ab\.json was merged from .*a\.json/,
+    );
+    expectOneLineError(
+      await run(['merge', b, ab]),
+      /^ecuas: cannot merge the states: .*ab\.json was merged from .*b\.state/,
+    );
     // two merges with a part in common, and a merge of a merge: its parts are kept
     const ac = join(dir, 'ac.state');
     await ok(['merge', a, c, '--save-state', ac, '--format', 'csv']);
-    refused(await run(['merge', ab, ac]), /ab\.json and .*ac\.state were both merged from the state [0-9a-f-]{36}/);
+    expectOneLineError(
+      await run(['merge', ab, ac]),
+      /ab\.json and .*ac\.state were both merged from the state [0-9a-f-]{36}/,
+    );
     const abc = join(dir, 'abc.json');
     await ok(['merge', ab, c, '--save-state', abc, '--format', 'csv']);
     expect((await headerOf(abc)).parts).toEqual([hab.id, ha.id, hb.id, (await headerOf(c)).id]);
-    refused(await run(['merge', abc, b]), /abc\.json was merged from .*b\.state/);
+    expectOneLineError(await run(['merge', abc, b]), /abc\.json was merged from .*b\.state/);
     expect((await headerOf(abc)).n).toBe(15);
   });
 
@@ -235,7 +251,7 @@ describe('a state counts once: by file identity, and by the id every state gets'
       ['parts', [1], /"parts" to be a list of state ids/],
     ] as const) {
       writeFileSync(bad, JSON.stringify({ ...json, [key]: value }));
-      refused(await run(['merge', bad]), message);
+      expectOneLineError(await run(['merge', bad]), message);
     }
   });
 });
@@ -263,7 +279,7 @@ describe('--plots: a folder that cannot be made or written fails at once, before
 
   it('a folder below a file: refused, nothing made', async () => {
     const { dir, csv } = await setup();
-    refused(
+    expectOneLineError(
       await run(['report', csv, '--plots', join(dir, 'data.csv', 'plots')]),
       /^ecuas: --plots: cannot create the directory .*plots: .*data\.csv is not a directory/,
     );
@@ -272,7 +288,10 @@ describe('--plots: a folder that cannot be made or written fails at once, before
   it('the folders made to check it are removed when the run fails later, kept when it succeeds', async () => {
     const { dir, csv } = await setup();
     const plots = join(dir, 'a', 'b', 'c');
-    refused(await run(['report', join(dir, 'missing.csv'), '--plots', plots]), /missing\.csv: .*no such file/);
+    expectOneLineError(
+      await run(['report', join(dir, 'missing.csv'), '--plots', plots]),
+      /missing\.csv: .*no such file/,
+    );
     expect(readdirSync(dir).sort()).toEqual(['a.json', 'data.csv']);
     const r = await run(['report', csv, '--plots', plots, '--format', 'csv']);
     expect(r.code).toBe(0);

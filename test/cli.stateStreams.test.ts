@@ -8,7 +8,7 @@ import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STATE_BINARY_MAGIC, stateByteLimit } from '../src/cli/state';
-import { runCli as run, runCliOk as ok } from './helpers/cli';
+import { expectOneLineError, runCli as run, runCliOk as ok } from './helpers/cli';
 import { tempFolders, values } from './helpers/shards';
 
 const { folder } = tempFolders('ecuas-statestreams-');
@@ -29,14 +29,6 @@ function pipe(dir: string, name: string, command: string): string {
   w.on('error', () => undefined);
   writers.push(w);
   return path;
-}
-
-/** Requires a one-line error with exit 1 and no output, matching `message`. */
-function refused(r: { code: number; stdout: string; stderr: string }, message: RegExp): void {
-  expect(r.code).toBe(1);
-  expect(r.stdout).toBe('');
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr.trim().split('\n')).toHaveLength(1);
 }
 
 /** A folder with `data.csv`, its JSON state `a.json` and its binary state `b.state`. */
@@ -65,12 +57,12 @@ describe.runIf(linux)('states from pipes', () => {
     const bytes = readFileSync(binary);
     const cut = join(dir, 'cut.bin');
     writeFileSync(cut, bytes.subarray(0, bytes.length - 3));
-    refused(
+    expectOneLineError(
       await run(['merge', pipe(dir, 'p1', `cat "${cut}"`)]),
       /p1: truncated: the state of conf_fpr95 has \d+ bytes, but only \d+ follow/,
     );
     // a state that never ends
-    refused(
+    expectOneLineError(
       await run(['merge', pipe(dir, 'p2', `cat "${binary}" /dev/zero`)]),
       /p2: more bytes follow the last state: not a state file/,
     );
@@ -90,7 +82,7 @@ describe.runIf(linux)('states from pipes', () => {
       const head = join(dir, 'head.bin');
       writeFileSync(head, forged);
       const started = Date.now();
-      refused(
+      expectOneLineError(
         await run(['merge', pipe(dir, 'p', `cat "${head}" /dev/zero`)]),
         /p: the state of conf_error_rate has \d+ bytes, more than one of 5 samples can \(\d+\): not a state file/,
       );
@@ -102,7 +94,7 @@ describe.runIf(linux)('states from pipes', () => {
 describe.runIf(linux)('devices and huge files', () => {
   for (const device of ['/dev/zero', '/dev/urandom']) {
     it(`${device}: refused by its first bytes, at once`, async () => {
-      refused(await run(['merge', device]), new RegExp(`^ecuas: ${device}: not a state file`));
+      expectOneLineError(await run(['merge', device]), new RegExp(`^ecuas: ${device}: not a state file`));
     });
   }
 
@@ -111,14 +103,17 @@ describe.runIf(linux)('devices and huge files', () => {
     const big = join(dir, 'big.json');
     writeFileSync(big, '{');
     truncateSync(big, 2 ** 29 + 1); // sparse: nothing is written
-    refused(await run(['merge', big]), /big\.json: not a state file .*536870913 bytes, more than a JSON state holds/);
+    expectOneLineError(
+      await run(['merge', big]),
+      /big\.json: not a state file .*536870913 bytes, more than a JSON state holds/,
+    );
   });
 
   it('the binary magic alone, from a device that never ends, is refused by its header', async () => {
     const dir = folder();
     const magic = join(dir, 'magic.bin');
     writeFileSync(magic, `${STATE_BINARY_MAGIC}\u0000\u0000\u0000\u0000`);
-    refused(
+    expectOneLineError(
       await run(['merge', pipe(dir, 'p', `cat "${magic}" /dev/zero`)]),
       /p: not a state file.*its header is not UTF-8 JSON/,
     );
