@@ -452,7 +452,11 @@ function formatValue(v: unknown): string {
  * decimal in (0, 1)), `nlevels` (regression calibration error, an integer ≥ 2) or `cost` (SCOD, a
  * decimal in [0, 1]); e.g. `cls_ece_nbins=15_norm=l2`. Anything else throws a
  * {@link MetricInputError} naming the id and the nearest valid one. `extra` options (e.g.
- * `{ probabilities: true }` for a `cls_*` id) are merged over the id's own, and checked by the class.
+ * `{ probabilities: true }` for a `cls_*` id) are added to the id's own and checked by the class.
+ * They may not override the id: an option the id sets — a parameter it carries, or what its
+ * base means (`cls_ner` is `normalize: true`) — given in `extra` with another value throws a
+ * {@link MetricInputError} naming the id, the option and both values (the same value is
+ * accepted). A parameter the id leaves out may come from `extra`, and the names show it.
  *
  * @example
  * ```ts
@@ -461,6 +465,7 @@ function formatValue(v: unknown): string {
  * m.function([[2, 0.5, 0.1], [0.2, 1.5, 0.3]], [0, 1]);  // a number
  * // options beyond the id's own, e.g. softmax outputs instead of logits:
  * getMetricFromId('cls_ece', { probabilities: true }).function([[0.7, 0.2, 0.1]], [0]);
+ * getMetricFromId('cls_ece', { nBins: 20 }).fullName;    // "Classification ECE (nbins=20)"
  * ```
  */
 export function getMetricFromId(id: string, extra?: Record<string, unknown>): MetricEntry {
@@ -512,6 +517,20 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
   // text of another form that the class happens to accept as NaN
   for (const [p, text] of texts.values()) {
     if (!p.pattern.test(text)) return bad(`${p.name} must be a plain number, got ${clip(JSON.stringify(text))}`);
+  }
+  // `extra` adds options; it does not override the id's own, which the name describes
+  for (const option of Object.keys(given)) {
+    const value = given[option];
+    const fromId = texts.has(option) || Object.prototype.hasOwnProperty.call(entry.options, option);
+    if (fromId && !Object.is(options[option], value))
+      fail(
+        'getMetricFromId',
+        'extra',
+        `expected ${ARG} not to override the options of the id ${clip(JSON.stringify(id))}, but it sets \`${clip(option)}\` to ${clip(String(value))} and the id sets it to ${String(options[option])}: give each option in one place`,
+      );
+    // a parameter the id leaves out is named with the value `extra` gives it
+    const p = params.find((q) => q.option === option);
+    if (p && !fromId && value !== undefined) shown.set(p, formatValue(value));
   }
   const first = params[0] as Param | undefined;
   if (first && !shown.has(first)) shown.set(first, formatValue(paramDefault(entry, first)));

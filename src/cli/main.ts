@@ -5,12 +5,23 @@
  * wires it to the process.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { bootstrap, MAX_RESAMPLES } from '../bootstrap';
-import { clip, ECHO_LIMIT, MetricInputError } from '../errors';
+import { clip, ECHO_LIMIT, MetricInputError, printable } from '../errors';
 import type { Metric } from '../metric';
 import { fitTemperatureRows, scaleProbabilityRows, type TemperatureFitResult } from '../math/temperature';
 import { probabilityLikeRows } from '../math/topOne';
@@ -27,6 +38,7 @@ import { bytesText, ProgressBar } from './progress';
 import { parseColumnMap, type ColumnMap } from './formats/mapping';
 import { InputFileError, noSamples, readInputFile, type Batch, type InputKind } from './readers';
 import {
+  fileIdentity,
   openStateFile,
   setupDifference,
   STATE_FORMATS,
@@ -274,9 +286,13 @@ a large evaluation, and prints the metrics of all the shards together: the same 
   ecuas merge shard-*.state.json
 
 A state is JSON or binary (for shards too large for JSON: beyond about 100 million samples of
-ranking metrics), told apart by its first bytes; the two forms merge together.
+ranking metrics), told apart by its first bytes; the two forms merge together. A STATE is read
+as a stream, so it may be a pipe, e.g. <(zcat s.json.gz).
 Every state must come from the same --metrics, --temperature and --probabilities, the same kind
 of data (and number of classes), and this version of ecuas; other states are refused.
+Each state counts once: one given twice (by any name: a symlink, a hard link, /dev/fd/N), a
+copy of one (every state written gets a random id), or a merged state with one of the states
+it was merged from is refused.
 Bootstrap intervals (--ci) need every sample, which states do not keep: run \`ecuas report\`
 on all the data for them.
 
@@ -778,12 +794,14 @@ function parseMerge(argv: readonly string[]): Command {
   for (const name of Object.keys(MERGE_REFUSALS))
     if (hasOwn(values, name)) usage(`merge does not take --${name}: ${MERGE_REFUSALS[name]}`);
   if (positionals.length === 0) usage(`missing STATE: expected \`ecuas merge STATE… [options]\` ${SEE_MERGE}`);
+  // by identity: a symlink, a hard link or /dev/fd/N of a state is that state again
   const seen = new Map<string, string>();
   for (const f of positionals) {
-    const again = seen.get(resolve(f));
+    const key = fileIdentity(f) ?? resolve(f);
+    const again = seen.get(key);
     if (again !== undefined)
       usage(`the state ${clip(f)} is given twice (also as ${clip(again)}): its samples would count twice`);
-    seen.set(resolve(f), f);
+    seen.set(key, f);
   }
   const format = parseFormat(values.format);
   const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
@@ -926,24 +944,85 @@ async function saveState(
 }
 
 /**
- * Refuses, before any work, an output path that cannot be written: `dir` (to be created if
- * missing) for a directory, else the file's folder, which must exist.
+ * Refuses, before any work, a state file that cannot be written: its folder must exist and be
+ * writable, and it must not be one of `inputs` by any name (see {@link refuseInput}).
  */
-function checkWritable(option: string, given: string, dir: boolean): void {
+function checkWritable(option: string, given: string, inputs: readonly string[]): void {
   const path = clip(given);
-  let at = resolve(dir ? given : dirname(resolve(given)));
-  if (dir || existsSync(at)) {
-    // the nearest existing folder on the way
-    while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
-  } else throw new CliError(`${option}: cannot write ${path}: the directory ${clip(dirname(given))} does not exist`, 1);
-  const what = dir ? `cannot create the directory ${path}` : `cannot write ${path}`;
-  if (!statSync(at).isDirectory()) throw new CliError(`${option}: ${what}: ${clip(at)} is not a directory`, 1);
-  if (!dir && existsSync(given) && statSync(given).isDirectory())
-    throw new CliError(`${option}: ${what}: it is a directory`, 1);
+  const folder = dirname(resolve(given));
+  if (!existsSync(folder))
+    throw new CliError(`${option}: cannot write ${path}: the directory ${clip(dirname(given))} does not exist`, 1);
+  if (!statSync(folder).isDirectory())
+    throw new CliError(`${option}: cannot write ${path}: ${clip(folder)} is not a directory`, 1);
+  if (existsSync(given) && statSync(given).isDirectory())
+    throw new CliError(`${option}: cannot write ${path}: it is a directory`, 1);
+  refuseInput(option, given, inputs);
   try {
-    accessSync(at, constants.W_OK);
+    accessSync(folder, constants.W_OK);
   } catch {
-    throw new CliError(`${option}: ${what}: ${clip(at)} is not writable`, 1);
+    throw new CliError(`${option}: cannot write ${path}: ${clip(folder)} is not writable`, 1);
+  }
+}
+
+/**
+ * Refuses an output that is one of the inputs, whatever names either goes by (a symlink, a hard
+ * link, `/dev/fd/N`: files are compared by device and inode): writing it would destroy what was
+ * read, and exit 0.
+ */
+function refuseInput(option: string, output: string, inputs: readonly string[]): void {
+  const identity = fileIdentity(output);
+  if (identity === null) return;
+  const input = inputs.find((f) => fileIdentity(f) === identity);
+  if (input !== undefined)
+    throw new CliError(
+      `${option}: ${clip(output)} is the input ${input === '-' ? 'on standard input' : clip(input)}: writing it would destroy it`,
+      1,
+    );
+}
+
+/** The files `writePlots` may write into its folder. */
+const PLOT_FILES = ['reliability.svg', 'risk-coverage.svg', 'cost-curve.svg', 'calibration.svg'];
+
+/**
+ * Makes sure, before any work, that the folder `given` of `--plots` can be created and written:
+ * creates what is missing of it one level at a time (a recursive mkdir can spin forever where a
+ * level cannot be made, e.g. under /proc), writes and removes a probe file, then removes the
+ * levels it made, so that a run that fails later leaves no empty folder. Neither the folder nor
+ * a plot in it may be the input.
+ */
+function checkPlotsFolder(given: string, input: string): void {
+  const path = clip(given);
+  const fail = (what: string, e?: unknown): never => {
+    const code = (e as NodeJS.ErrnoException | undefined)?.code;
+    throw new CliError(`--plots: ${what}${code ? ` (${code})` : ''}`, 1);
+  };
+  for (const f of ['', ...PLOT_FILES]) refuseInput('--plots', f ? join(given, f) : given, [input]);
+  const missing: string[] = [];
+  let at = resolve(given);
+  while (!existsSync(at) && dirname(at) !== at) {
+    missing.unshift(at);
+    at = dirname(at);
+  }
+  if (!statSync(at).isDirectory()) fail(`cannot create the directory ${path}: ${clip(at)} is not a directory`);
+  const made: string[] = [];
+  try {
+    for (const level of missing) {
+      try {
+        mkdirSync(level);
+      } catch (e) {
+        fail(`cannot create the directory ${path}`, e);
+      }
+      made.push(level);
+    }
+    const probe = join(resolve(given), `.ecuas-${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      writeFileSync(probe, '', { flag: 'wx' });
+      rmSync(probe);
+    } catch (e) {
+      fail(`cannot write into the directory ${path}`, e);
+    }
+  } finally {
+    for (const level of made.reverse()) rmdirSync(level);
   }
 }
 
@@ -1174,9 +1253,9 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
     // the plot code is loaded only for --plots: a report without them starts sooner
     const { plotsAvailable } = await import('./plots');
     if (!plotsAvailable()) throw new CliError('--plots: plots are not available in this build of ecuas', 1);
-    checkWritable('--plots', args.plots, true);
+    checkPlotsFolder(args.plots, args.file);
   }
-  if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, false);
+  if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, [args.file]);
   await ensureBackend(args.backend);
 
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
@@ -1313,7 +1392,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       } catch (e) {
         throw new CliError(`--plots: ${bounded((e as Error).message)}`, 1);
       }
-      io.stderr(`ecuas: wrote ${written.join(', ')}\n`);
+      io.stderr(`ecuas: wrote ${printable(written.join(', '))}\n`);
     }
   } finally {
     progress.clear();
@@ -1336,7 +1415,7 @@ function reportRows(metrics: readonly ActiveMetric[]): ReportRow[] {
  * state's ids (so each state is checked against its id's class and options), then computed.
  */
 async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<void> {
-  if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, false);
+  if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, args.files);
   await ensureBackend(args.backend);
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
   let total = 0;
@@ -1352,6 +1431,7 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
   try {
     let first: OpenStateFile | undefined;
     let n = 0;
+    const parts = new StateParts();
     for (const [i, file] of args.files.entries()) {
       if (show) progress.update('merging', i / args.files.length, `${i}/${args.files.length} states`);
       const state = await openStateFile(file);
@@ -1374,6 +1454,7 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
           const difference = setupDifference(first, args.files[0], state, file);
           if (difference) throw new InputFileError(`cannot merge the states: ${difference}`);
         }
+        parts.add(state, file);
         for (const [j, m] of metrics.entries()) addState(m, await state.state(j), state.n, file);
       } finally {
         await state.close();
@@ -1395,7 +1476,7 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
         args.saveState,
         args.stateFormat,
         metrics,
-        { source: merged, kind, probabilities, k, temperature, n },
+        { source: merged, kind, probabilities, k, temperature, n, parts: parts.ids() },
         io,
       );
     }
@@ -1408,6 +1489,42 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
   } finally {
     progress.clear();
     for (const m of metrics) m.entry.obj.dispose();
+  }
+}
+
+/**
+ * The ids of the states merged so far and of their parts (see `StateInfo.parts`): a state that
+ * shares one with an earlier state — a copy of it, one of its parts, a merge of it — holds
+ * samples already counted, and is refused. States of earlier versions have no id to check.
+ */
+class StateParts {
+  /** Each id seen: the file it came from, and whether it was that state's own id. */
+  private readonly seen = new Map<string, { file: string; own: boolean }>();
+
+  /** Adds the ids of the state in `file`, or throws an InputFileError naming both files. */
+  add(state: StateInfo, file: string): void {
+    const ids = (state.parts ?? []).map((id) => ({ id, own: false }));
+    if (state.id !== undefined) ids.unshift({ id: state.id, own: true });
+    for (const { id, own } of ids) {
+      const before = this.seen.get(id);
+      if (before === undefined) continue;
+      const [a, b] = [clip(before.file), clip(file)];
+      const how =
+        before.own && own
+          ? `${b} is a copy of ${a} (the state ${id})`
+          : before.own
+            ? `${b} was merged from ${a}`
+            : own
+              ? `${a} was merged from ${b}`
+              : `${a} and ${b} were both merged from the state ${id}`;
+      throw new InputFileError(`cannot merge the states: ${how}: its samples would count twice`);
+    }
+    for (const { id, own } of ids) this.seen.set(id, { file, own });
+  }
+
+  /** Every id seen: the parts of the merged state. */
+  ids(): string[] {
+    return [...this.seen.keys()];
   }
 }
 

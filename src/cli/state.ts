@@ -5,10 +5,12 @@
  * Two forms, told apart by their first bytes. The JSON form (`{`), each state as
  * `Metric.toJSON()` writes it:
  * ```json
- * { "format": "ecuas-report-state", "version": 1, "ecuas": "0.2.0", "source": "shard-3.csv",
- *   "kind": "classification", "probabilities": false, "k": 10, "temperature": null, "n": 1250,
+ * { "format": "ecuas-report-state", "version": 1, "ecuas": "0.2.0",
+ *   "id": "5b0c…", "parts": [], "source": "shard-3.csv", "kind": "classification", "probabilities": false, "k": 10, "temperature": null, "n": 1250,
  *   "metrics": [{ "id": "cls_auc", "state": { "format": "ecuas-metric", … } }, …] }
  * ```
+ * `id` is random, fresh in every file written; `parts` lists the ids a merged state was merged
+ * from, theirs included (both absent in the states of earlier versions).
  * The binary form, for states too large for one JSON string (`toJSON()` fails beyond about
  * 100 million samples): the 8 bytes {@link STATE_BINARY_MAGIC}, the header's byte length
  * (uint32, little-endian), the header — the JSON form's fields with `"metrics"` a list of ids —
@@ -16,8 +18,9 @@
  * the bytes of its `Metric.toBinary()`. It is written and read one metric at a time, in bounded
  * chunks, so no part of it is ever held as a string.
  */
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { fstatSync, statSync } from 'node:fs';
+import { chmod, open, realpath, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { clip, ECHO_LIMIT } from '../errors';
 import type { Metric, MetricJSON } from '../metric';
 import { isRecord } from '../options';
@@ -61,6 +64,16 @@ export interface StateInfo extends StateSetup {
   readonly source: string;
   /** Samples. */
   readonly n: number;
+  /**
+   * The state's own id: random, given whenever a state is written (see {@link writeStateFile}), so
+   * that a copy of a state is known as one. Undefined in states of earlier versions, which had none.
+   */
+  readonly id?: string;
+  /**
+   * The ids of the states a merged state was merged from, and of theirs in turn (none for a
+   * report's state), so that a merged state and one of its parts are not merged again.
+   */
+  readonly parts?: readonly string[];
 }
 
 /** One state file, read or to be written in the JSON form. */
@@ -90,11 +103,13 @@ export function stateFileJSON(state: StateFile): string {
 
 /** The fields both forms share, in the order they are written. */
 function header(info: StateInfo): Record<string, unknown> {
-  const { ecuas, source, kind, probabilities, k, temperature, n } = info;
+  const { ecuas, id, parts, source, kind, probabilities, k, temperature, n } = info;
   return {
     format: STATE_FILE_FORMAT,
     version: STATE_FILE_VERSION,
     ecuas,
+    id,
+    parts: parts ?? [],
     source,
     kind,
     probabilities,
@@ -118,19 +133,52 @@ function isStringTooLong(e: unknown): boolean {
 }
 
 /**
+ * The identity of the regular file or directory `path` names (`-`: standard input): its device
+ * and inode, which every name of one file shares — a symlink, a hard link, `/dev/fd/N`. Null for
+ * what cannot be examined (e.g. does not exist) and for devices and pipes, which hold no data to
+ * destroy or count twice.
+ */
+export function fileIdentity(path: string): string | null {
+  try {
+    // bigint: an inode number may exceed 2^53
+    const s = path === '-' ? fstatSync(0, { bigint: true }) : statSync(path, { bigint: true });
+    return s.isFile() || s.isDirectory() ? `${s.dev}:${s.ino}` : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Writes the state file of `metrics` whole or not at all: into a temporary file beside it, then
  * renamed, so a job killed while writing leaves no half-written state for `ecuas merge` to read.
+ * A symlink is followed (the file it names is replaced, the link kept) and a replaced file keeps
+ * its mode; what is not a regular file (`/dev/null`, a pipe) is written to directly.
  * `form` json falls back to binary (and says so through `warn`) when a state is too large for a
- * JSON string. Returns the form written.
+ * JSON string. Every state written gets a fresh random `id` (whatever `info.id` says): two files
+ * with one id are copies of one state. Returns the form written.
  */
 export async function writeStateFile(
   path: string,
-  info: StateInfo,
+  given: StateInfo,
   metrics: ReadonlyArray<Metric<unknown[], unknown>>,
   form: StateFormat,
   warn?: (message: string) => void,
 ): Promise<StateFormat> {
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const info: StateInfo = { ...given, id: randomUUID() };
+  let target = path;
+  let mode: number | undefined;
+  let direct = false;
+  try {
+    target = await realpath(path);
+    const s = await stat(target);
+    direct = !s.isFile();
+    mode = s.mode & 0o7777;
+  } catch {
+    // a new file (or a dangling link, replaced): created with the default mode
+  }
+  const temporary = direct ? target : `${target}.${randomBytes(6).toString('hex')}.tmp`;
+  // 'wx': never write through a file that appeared under the temporary name
+  const flag = direct ? 'w' : 'wx';
   try {
     let written = form;
     let text: string | undefined;
@@ -145,12 +193,15 @@ export async function writeStateFile(
         written = 'binary';
       }
     }
-    if (text !== undefined) await writeFile(temporary, text);
-    else await writeBinary(temporary, info, metrics);
-    await rename(temporary, path);
+    if (text !== undefined) await writeFile(temporary, text, { flag });
+    else await writeBinary(temporary, flag, info, metrics);
+    if (!direct) {
+      if (mode !== undefined) await chmod(temporary, mode);
+      await rename(temporary, target);
+    }
     return written;
   } catch (e) {
-    await rm(temporary, { force: true });
+    if (!direct) await rm(temporary, { force: true });
     throw e;
   }
 }
@@ -166,6 +217,7 @@ async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
 /** The binary form, one metric's `toBinary()` at a time. */
 async function writeBinary(
   path: string,
+  flag: string,
   info: StateInfo,
   metrics: ReadonlyArray<Metric<unknown[], unknown>>,
 ): Promise<void> {
@@ -174,7 +226,7 @@ async function writeBinary(
   for (let i = 0; i < 8; i++) head[i] = STATE_BINARY_MAGIC.charCodeAt(i);
   new DataView(head.buffer).setUint32(8, text.length, true);
   head.set(text, 12);
-  const handle = await open(path, 'w');
+  const handle = await open(path, flag);
   try {
     await writeAll(handle, head);
     for (const m of metrics) {
@@ -202,8 +254,67 @@ const fileError = (path: string, e: unknown): InputFileError => {
 };
 
 /**
+ * Largest JSON state read: JSON.stringify writes no longer string (2^29 characters, one byte
+ * each in a state, whose text is ASCII but for names), so more is not a state a report wrote.
+ */
+const MAX_JSON = 1 << 29;
+/** A metric's binary state may hold this much beyond its per-sample share. */
+const STATE_SLACK = 1 << 28;
+/** …and this much per sample and class (ranking columns keep 9 to 24 bytes a sample). */
+const STATE_PER_SAMPLE = 64;
+
+/** The most bytes a metric's binary state of `n` samples and `k` classes (0: none) may hold. */
+export function stateByteLimit(n: number, k: number): number {
+  return Math.min(Number.MAX_SAFE_INTEGER, STATE_SLACK + STATE_PER_SAMPLE * n * Math.max(1, k));
+}
+
+/**
+ * Reads a file front to back, never seeking, so that pipes (`<(cat s.json)`) and devices read as
+ * regular files do; `size` is the size of a regular file, else null (unknown until the end).
+ */
+class SequentialFile {
+  /** Bytes read so far. */
+  position = 0;
+
+  constructor(
+    private readonly handle: FileHandle,
+    readonly size: number | null,
+  ) {}
+
+  /** The next `length` bytes, in chunks of at most {@link CHUNK}; fewer only at the end of the file. */
+  async read(length: number): Promise<Uint8Array[]> {
+    const chunks: Uint8Array[] = [];
+    for (let at = 0; at < length;) {
+      const chunk = new Uint8Array(Math.min(CHUNK, length - at));
+      let filled = 0;
+      // a pipe hands over what it holds: fill each chunk by as many reads as it takes
+      while (filled < chunk.length) {
+        const { bytesRead } = await this.handle.read(chunk, filled, chunk.length - filled, null);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      if (filled > 0) chunks.push(filled === chunk.length ? chunk : chunk.subarray(0, filled));
+      at += filled;
+      this.position += filled;
+      if (filled < chunk.length) break;
+    }
+    return chunks;
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
+  }
+}
+
+const byteCount = (chunks: readonly Uint8Array[]): number => chunks.reduce((s, c) => s + c.length, 0);
+
+const isSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+
+/**
  * Opens and checks a state file of either form; an {@link InputFileError} names the file and
- * what is wrong. A JSON file is read whole; of a binary file only the header is read here.
+ * what is wrong. It is read as a stream — a pipe or a device as a file — and never beyond what
+ * a state can hold: a JSON state at most {@link MAX_JSON} bytes, read whole; of a binary one only
+ * the header here, then each metric's state, its length bounded by {@link stateByteLimit}.
  */
 export async function openStateFile(path: string): Promise<OpenStateFile> {
   let handle: FileHandle;
@@ -212,69 +323,49 @@ export async function openStateFile(path: string): Promise<OpenStateFile> {
   } catch (e) {
     throw fileError(path, e);
   }
-  let size: number;
-  const first = new Uint8Array(12);
-  let got: number;
+  let file: SequentialFile | undefined;
   try {
-    size = (await handle.stat()).size;
-    ({ bytesRead: got } = await handle.read(first, 0, 12, 0));
-  } catch (e) {
-    await handle.close();
-    throw fileError(path, e);
-  }
-  if (got < 8 || String.fromCharCode(...first.subarray(0, 8)) !== STATE_BINARY_MAGIC) {
-    await handle.close();
-    const state = await readStateFile(path);
+    const stats = await handle.stat();
+    file = new SequentialFile(handle, stats.isFile() ? stats.size : null);
+    const first = Buffer.concat(await file.read(12));
+    if (first.length >= 8 && first.subarray(0, 8).toString('latin1') === STATE_BINARY_MAGIC)
+      return await openBinary(file, first, clip(path));
+    const state = await readJSON(file, first, path);
+    await file.close();
     return { ...state, form: 'json', state: (j) => Promise.resolve(state.states[j]), close: () => Promise.resolve() };
-  }
-  try {
-    return await openBinary(handle, size, first, got, clip(path));
   } catch (e) {
-    await handle.close();
+    await (file ?? handle).close().catch(() => undefined);
     if (e instanceof InputFileError) throw e;
     throw fileError(path, e);
   }
 }
 
-/** Reads and checks a JSON state file whole. */
-async function readStateFile(path: string): Promise<StateFile> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (e) {
-    throw fileError(path, e);
-  }
-  return decodeStateFile(bytes, path);
+/** The rest of a JSON state whose first bytes are `first`, read whole but never past {@link MAX_JSON}. */
+async function readJSON(file: SequentialFile, first: Buffer, path: string): Promise<StateFile> {
+  const label = clip(path);
+  // refused by its first bytes, not after reading all of /dev/zero
+  const start = first.findIndex((b) => !isSpace(b));
+  if (start >= 0 && first[start] !== 0x7b) throw new InputFileError(`${label}: ${NOT_STATE}`);
+  if (file.size !== null && file.size > MAX_JSON)
+    throw new InputFileError(`${label}: ${NOT_STATE}: ${file.size} bytes, more than a JSON state holds (2^29)`);
+  const rest = await file.read(MAX_JSON + 1 - first.length);
+  if (first.length + byteCount(rest) > MAX_JSON)
+    throw new InputFileError(`${label}: ${NOT_STATE}: more than 2^29 bytes, more than a JSON state holds`);
+  return decodeStateFile(Buffer.concat([first, ...rest]), path);
 }
 
-/** Reads `length` bytes at `position`, in chunks of at most {@link CHUNK}. */
-async function readChunks(handle: FileHandle, position: number, length: number): Promise<Uint8Array[]> {
-  const chunks: Uint8Array[] = [];
-  for (let at = 0; at < length;) {
-    const chunk = new Uint8Array(Math.min(CHUNK, length - at));
-    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position + at);
-    if (bytesRead === 0) break; // the file shrank while read
-    chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
-    at += bytesRead;
-  }
-  return chunks;
-}
-
-async function openBinary(
-  handle: FileHandle,
-  size: number,
-  first: Uint8Array,
-  got: number,
-  name: string,
-): Promise<OpenStateFile> {
+async function openBinary(file: SequentialFile, first: Uint8Array, name: string): Promise<OpenStateFile> {
   const bad = (what: string): never => {
     throw new InputFileError(`${name}: ${what}`);
   };
-  if (got < 12) bad(`truncated: ${size} bytes, too few for the header of a binary state`);
-  const length = new DataView(first.buffer).getUint32(8, true);
+  const sizeText = (): string => (file.size === null ? `${file.position} bytes` : `${file.size} bytes`);
+  if (first.length < 12) bad(`truncated: ${sizeText()}, too few for the header of a binary state`);
+  const length = new DataView(first.buffer, first.byteOffset).getUint32(8, true);
   if (length > MAX_HEADER) bad(`${NOT_STATE}: a header of ${length} bytes`);
-  if (12 + length > size) bad(`truncated: a header of ${length} bytes, but only ${size - 12} follow`);
-  const text = await readChunks(handle, 12, length);
+  if (file.size !== null && 12 + length > file.size)
+    bad(`truncated: a header of ${length} bytes, but only ${file.size - 12} follow`);
+  const text = await file.read(length);
+  if (byteCount(text) < length) bad(`truncated: a header of ${length} bytes, but only ${byteCount(text)} follow`);
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(text)));
@@ -288,7 +379,7 @@ async function openBinary(
     'a non-empty list of ids',
     (v) => v,
   );
-  let position = 12 + length;
+  const limit = stateByteLimit(info.n, info.k);
   let next = 0;
   return {
     ...info,
@@ -297,20 +388,26 @@ async function openBinary(
       if (j !== next) throw new Error(`state file: state ${j} asked for before ${next}`);
       next++;
       const id = clip(info.ids[j]);
-      if (position + 8 > size) bad(`truncated: the file ends before the state of ${id}`);
-      const prefix = new Uint8Array(8);
-      await handle.read(prefix, 0, 8, position);
-      const count = new DataView(prefix.buffer).getBigUint64(0, true);
-      const left = size - position - 8;
-      if (count > BigInt(left)) bad(`truncated: the state of ${id} has ${count} bytes, but only ${left} follow`);
-      const parts = await readChunks(handle, position + 8, Number(count));
-      position += 8 + Number(count);
-      if (parts.reduce((s, p) => s + p.length, 0) !== Number(count)) bad(`truncated while read`);
-      if (j === info.ids.length - 1 && position !== size)
-        bad(`${size - position} bytes follow the last state: ${NOT_STATE}`);
+      const prefix = Buffer.concat(await file.read(8));
+      if (prefix.length < 8) bad(`truncated: the file ends before the state of ${id}`);
+      const count = prefix.readBigUInt64LE(0);
+      if (file.size !== null) {
+        const left = file.size - file.position;
+        if (count > BigInt(left)) bad(`truncated: the state of ${id} has ${count} bytes, but only ${left} follow`);
+      }
+      if (count > BigInt(limit))
+        bad(`the state of ${id} has ${count} bytes, more than one of ${info.n} samples can (${limit}): ${NOT_STATE}`);
+      const parts = await file.read(Number(count));
+      const got = byteCount(parts);
+      if (got !== Number(count)) bad(`truncated: the state of ${id} has ${count} bytes, but only ${got} follow`);
+      if (j === info.ids.length - 1) {
+        // nothing may follow the last state: of a pipe, one byte more is read to know
+        const after = file.size !== null ? file.size - file.position : byteCount(await file.read(1));
+        if (after > 0) bad(`${file.size === null ? 'more' : after} bytes follow the last state: ${NOT_STATE}`);
+      }
       return parts;
     },
-    close: () => handle.close(),
+    close: () => file.close(),
   };
 }
 
@@ -381,13 +478,20 @@ function checkHeader<T>(
     'null or a number > 0',
   );
   const n = field('n', isCount, 'a count');
+  // both absent from the states of earlier versions
+  const isId = (v: unknown): v is string => typeof v === 'string' && /^[\w-]{1,64}$/.test(v);
+  const id = own(json, 'id') === undefined ? undefined : field('id', isId, 'a state id');
+  const parts =
+    own(json, 'parts') === undefined
+      ? []
+      : field('parts', (v): v is string[] => Array.isArray(v) && v.every(isId), 'a list of state ids');
   const ids = idsOf(field('metrics', isMetrics, metricsExpected));
   const seen = new Set<string>();
   for (const id of ids) {
     if (seen.has(id)) bad(`the metric ${quote(id)} is listed twice`);
     seen.add(id);
   }
-  return { ecuas, source, kind, probabilities, k, temperature, n, ids };
+  return { ecuas, id, parts, source, kind, probabilities, k, temperature, n, ids };
 }
 
 const DATA: Record<InputKind, string> = {

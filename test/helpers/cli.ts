@@ -36,3 +36,11 @@ export async function runCliUsageError(argv: string[], message: RegExp): Promise
   expect(r.stderr).toMatch(message);
   return r;
 }
+
+/** Requires a failed run (exit code 1): nothing on stdout, one line on stderr matching `message`. */
+export function expectOneLineError(r: CliRun, message: RegExp): void {
+  expect(r.code).toBe(1);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+}

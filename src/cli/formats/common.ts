@@ -3,6 +3,7 @@
  * error class, the value checks (so CSV, JSON, .npz and Parquet refuse the same values with the
  * same words) and the limits that keep a read within bounded time and memory.
  */
+import { printable } from '../../errors';
 import { probabilityRowProblem, probabilitySumTolerance } from '../../math/topOne';
 import type { ColumnMap } from './mapping';
 
@@ -126,14 +127,16 @@ export function rowsPerBatch(batchSize: number, k: number): number {
   return k > 0 ? Math.max(1, Math.min(batchSize, Math.floor(MAX_BATCH_VALUES / k))) : batchSize;
 }
 
-/** `text` cut to about `max` characters, with an ellipsis and the length when cut. */
+/** `text` cut to about `max` characters, with an ellipsis and the length when cut, its control characters escaped. */
 export function clip(text: string, max = MAX_ECHO): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length.toLocaleString('en-US')} characters)`;
+  return text.length <= max
+    ? printable(text)
+    : `${printable(text.slice(0, max))}… (${text.length.toLocaleString('en-US')} characters)`;
 }
 
-/** `JSON.stringify` of `text` cut by {@link clip}. */
+/** `JSON.stringify` of `text` cut by {@link clip}; what JSON leaves raw (DEL, C1, bidi controls) escaped too. */
 export function quote(text: string, max = MAX_ECHO): string {
-  return text.length <= max ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, max))}…`;
+  return printable(text.length <= max ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, max))}…`);
 }
 
 /** A count with thousands separators, as limits are shown. */
