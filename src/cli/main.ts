@@ -25,7 +25,7 @@ import { clip, ECHO_LIMIT, MetricInputError, printable } from '../errors';
 import type { Metric } from '../metric';
 import { fitTemperatureRows, scaleProbabilityRows, type TemperatureFitResult } from '../math/temperature';
 import { probabilityLikeRows } from '../math/topOne';
-import { disguisedRowsText } from '../inputs/logits';
+import { DisguisedProbabilitiesError, disguisedRowsText } from '../inputs/logits';
 import { RiskCoverageCurve } from '../metrics/selective';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
 import { metricFromBinary, metricFromJSON } from '../serialization';
@@ -1076,27 +1076,28 @@ class SampleStore {
 }
 
 /**
- * The metrics' own test for probabilities read as logits (SPEC §4), run first so the message
- * speaks of the command line's ways out rather than the library's option.
+ * The metrics' refusal of probabilities read as logits (SPEC §4), in words that speak of the
+ * command line's ways out rather than the library's option.
  */
-function refuseDisguisedProbabilities(batch: Batch, file: string): void {
-  const looking = probabilityLikeRows(batch.logits as Float32Array, batch.n, batch.k);
-  if (looking === 0) return;
-  throw new InputFileError(
+function disguisedProbabilities(batch: Batch, file: string, looking: number): InputFileError {
+  return new InputFileError(
     `${clip(file)}: ${batch.where}: expected logits, but ${disguisedRowsText(looking, batch.n, batch.k)}: these look like probabilities (a softmax output, maybe rounded). ` +
       'Pass --probabilities to use them as probabilities, or name them as such (CSV columns prob_0,…,prob_{K-1}, JSON key "probabilities", or --columns probabilities=NAME)',
   );
 }
 
-/** Feeds a batch to the metrics; `check`: refuse logits that look like probabilities first. */
-function feed(
-  metrics: readonly ActiveMetric[],
-  batch: Batch,
-  probabilities: boolean,
-  file: string,
-  check = true,
-): void {
-  if (batch.kind === 'classification' && !probabilities && check) refuseDisguisedProbabilities(batch, file);
+/**
+ * The test of {@link disguisedProbabilities} on rows that the metrics will not see as they are
+ * (scaled by a temperature, fed with `probabilities: false`); other batches are tested by the
+ * metrics themselves, in the pass that reads them.
+ */
+function refuseDisguisedProbabilities(batch: Batch, file: string): void {
+  const looking = probabilityLikeRows(batch.logits as Float32Array, batch.n, batch.k);
+  if (looking > 0) throw disguisedProbabilities(batch, file, looking);
+}
+
+/** Feeds a batch to the metrics. */
+function feed(metrics: readonly ActiveMetric[], batch: Batch, file: string): void {
   let z: tf.Tensor | null = null;
   try {
     if (batch.kind === 'classification') z = tf.tensor2d(batch.logits as Float32Array, [batch.n, batch.k]);
@@ -1106,6 +1107,7 @@ function feed(
       else m.entry.obj.update(batch.confidences, batch.correctness);
     }
   } catch (e) {
+    if (e instanceof DisguisedProbabilitiesError) throw disguisedProbabilities(batch, file, e.looking);
     if (e instanceof MetricInputError) throw new InputFileError(`${clip(file)}: ${batch.where}: ${e.message}`);
     throw e;
   } finally {
@@ -1187,7 +1189,7 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
           after = resolveMetrics(CALIBRATION_IDS, kind, probabilities, args.file, true);
         },
         onBatch(batch) {
-          feed(before, batch, probabilities, args.file);
+          feed(before, batch, args.file);
           store.add(batch);
         },
         onProgress: readProgress(progress, args.file, options),
@@ -1217,7 +1219,7 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
         labels: labels.subarray(start, start + m),
         where: `samples ${start + 1}–${start + m}`,
       };
-      feed(after, scaleBatch(batch, fit.temperature, probabilities), probabilities, args.file, false);
+      feed(after, scaleBatch(batch, fit.temperature, probabilities), args.file);
     }
     const rows: CalibrationRow[] = before.map((m, i) => ({
       id: m.id,
@@ -1286,7 +1288,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
             if (!probabilities) refuseDisguisedProbabilities(batch, args.file);
             b = scaleBatch(batch, args.temperature, probabilities);
           }
-          feed(metrics, b, probabilities, args.file, args.temperature === undefined);
+          feed(metrics, b, args.file);
           store?.add(b);
         },
         onProgress: readProgress(progress, args.file, options),

@@ -1,4 +1,4 @@
-import { ARG, fail } from '../errors';
+import { ARG, fail, MetricInputError } from '../errors';
 import { nonFiniteLogit, readLabels, readLogits, readLogitsShape, requireSameN } from './read';
 import {
   firstNonFiniteRow,
@@ -100,14 +100,29 @@ export function checkProbabilities(
     }
   } else if (probabilities === undefined) {
     const looking = probabilityLikeRows(values, n, k);
-    if (looking > 0) {
-      fail(
-        metric,
-        arg,
-        `expected ${ARG} to hold logits, but ${disguisedRowsText(looking, n, k)}: these look like probabilities (a softmax output, maybe rounded). ` +
-          'Pass the option `probabilities: true` to use them as probabilities, or `probabilities: false` if they really are logits',
-      );
-    }
+    if (looking > 0) throw new DisguisedProbabilitiesError(metric, arg, looking, n, k);
+  }
+}
+
+/**
+ * The MetricInputError of a batch of logits that looks like probabilities (SPEC §4), with the
+ * count, so that a caller with other ways out (the CLI's --probabilities) can say them instead.
+ */
+export class DisguisedProbabilitiesError extends MetricInputError {
+  constructor(
+    metric: string,
+    argument: string,
+    /** How many of the batch's rows look like probabilities. */
+    readonly looking: number,
+    readonly n: number,
+    readonly k: number,
+  ) {
+    super(
+      metric,
+      argument,
+      `expected ${ARG} to hold logits, but ${disguisedRowsText(looking, n, k)}: these look like probabilities (a softmax output, maybe rounded). ` +
+        'Pass the option `probabilities: true` to use them as probabilities, or `probabilities: false` if they really are logits',
+    );
   }
 }
 
@@ -128,9 +143,9 @@ interface PendingCheck {
   /**
    * The default mode's probabilities screen (SPEC §4), given how many rows lie in [0, 1] (as the
    * kernel's scan found; undefined: not known): only when at least half do can the batch look like
-   * probabilities, and only then are the rows' sums looked at. Null with `probabilities: false`.
+   * probabilities, and only then are the rows' sums looked at. Undefined with `probabilities: false`.
    */
-  readonly disguised: ((unitRows: number | undefined) => void) | null;
+  readonly disguised: ((unitRows: number | undefined) => void) | undefined;
   done: boolean;
 }
 
@@ -156,7 +171,7 @@ function logitRows(
         if (unitRows === undefined || 2 * unitRows >= n)
           checkProbabilities(metric, LOGIT_INPUTS[0], values, n, k, undefined);
       }
-    : null;
+    : undefined;
   const check: PendingCheck = {
     values,
     nonFinite: (row) => nonFiniteLogit(metric, LOGIT_INPUTS[0], values, k, row),
@@ -276,15 +291,7 @@ export function rowStats(
   const check = pending.get(rows);
   if (check && !check.done) {
     // the finiteness check in the same kernel pass: it throws before any statistic is returned
-    const stats = softmaxStats(
-      check.values,
-      rows.n,
-      rows.k,
-      rows.labels,
-      wants,
-      check.nonFinite,
-      check.disguised ?? undefined,
-    );
+    const stats = softmaxStats(check.values, rows.n, rows.k, rows.labels, wants, check.nonFinite, check.disguised);
     check.done = true;
     return stats;
   }
