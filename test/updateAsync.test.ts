@@ -6,7 +6,7 @@
  * column order, and every bad input rejected with `update`'s error and the state unchanged.
  */
 import * as tf from '@tensorflow/tfjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC_CLASSES, MetricInputError, setDeviceReduction, type Metric } from '../src/index';
 import { reduceRowsOnDevice } from '../src/inputs/deviceRows';
 import { CONFIDENCE_INPUTS } from '../src/inputs/confidences';
@@ -333,6 +333,62 @@ describe("device reduction (setDeviceReduction('always') on the cpu backend)", (
     expect(() => setDeviceReduction('sometimes' as 'auto')).toThrow(MetricInputError);
   });
 });
+
+/** `rows` with a few rows spanning more than the float32 range (max − min > 3.4e38), labels at the top, the bottom and between. */
+function withWideRows(z: number[][], labels: number[]): { z: number[][]; labels: number[] } {
+  const wide = z.map((row) => row.slice());
+  const y = labels.slice();
+  for (const [i, label] of [
+    [1, 0],
+    [6, 1],
+    [11, 2],
+    [17, 0],
+  ]) {
+    wide[i] = wide[i].map(() => 0);
+    wide[i][0] = Math.fround(3e38);
+    wide[i][1] = Math.fround(-3e38);
+    wide[i][2] = i === 17 ? Math.fround(3e38) : 5; // row 17: a tied maximum too
+    y[i] = label;
+  }
+  return { z: wide, labels: y };
+}
+
+for (const backend of ['cpu', 'wasm']) {
+  describe(`device reduction on the ${backend} backend, against update`, () => {
+    beforeAll(async () => {
+      if (backend === 'wasm') await import('@tensorflow/tfjs-backend-wasm');
+      expect(await tf.setBackend(backend)).toBe(true);
+    });
+    afterAll(async () => {
+      await tf.setBackend('cpu'); // the rest of the file runs on it
+    });
+
+    for (const wide of [false, true]) {
+      for (const C of CLS) {
+        const reduced = REDUCED.has(C.metricName);
+        it(`${C.metricName}: ${wide ? 'rows spanning more than the float32 range' : 'spread rows'}, equal within the SPEC tolerance`, async () => {
+          const spread = spreadLogits(60, 12, 21);
+          const { z, labels } = wide ? withWideRows(spread.z, spread.labels) : spread;
+          const before = tf.memory().numTensors;
+          const x = tf.tensor2d(z);
+          const want = new C().update(z, labels);
+          setDeviceReduction('always');
+          const reads = counted(x);
+          const got = await new C().updateAsync(x, labels);
+          expect(reads.reads()).toBe(reduced ? 0 : 1); // reduced on the device, not read whole
+          const a = got.compute() as number;
+          const b = want.compute() as number;
+          expect(Number.isFinite(b)).toBe(true);
+          expect(close(a, b), `${a} vs ${b}`).toBe(true);
+          got.dispose();
+          want.dispose();
+          x.dispose();
+          expect(tf.memory().numTensors).toBe(before);
+        });
+      }
+    }
+  });
+}
 
 describe('updateAsync with a custom riskFn', () => {
   const { z } = logitData(40, 3, 8);
