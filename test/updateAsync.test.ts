@@ -390,6 +390,31 @@ for (const backend of ['cpu', 'wasm']) {
   });
 }
 
+describe('updateAsync calls on tensors sharing their data', () => {
+  it('a tensor and a reshaped view of it, at once: each reduced as its own rows', async () => {
+    setDeviceReduction('always');
+    const { z, labels } = spreadLogits(6, 8, 13);
+    const before = tf.memory().numTensors;
+    const x = tf.tensor2d(z);
+    const view = tf.reshape(x, [12, 4]); // the same data id, other rows
+    expect(view.dataId).toBe(x.dataId);
+    const viewRows = Array.from({ length: 12 }, (_, i) => z[i >> 1].slice(4 * (i & 1), 4 * (i & 1) + 4));
+    const viewLabels = viewRows.map((_, i) => i % 4);
+    for (const name of ['ClassificationECUAS', 'ClassificationCrossEntropy']) {
+      const M = METRIC_CLASSES.get(name) as unknown as Make;
+      const [a, b] = [new M(), new M()];
+      await Promise.all([a.updateAsync(x, labels), b.updateAsync(view, viewLabels)]);
+      const wantA = new M().update(z, labels);
+      const wantB = new M().update(viewRows, viewLabels);
+      expect(close(a.compute() as number, wantA.compute() as number)).toBe(true);
+      expect(close(b.compute() as number, wantB.compute() as number)).toBe(true);
+      for (const m of [a, b, wantA, wantB]) m.dispose();
+    }
+    tf.dispose([x, view]);
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});
+
 describe('updateAsync with a custom riskFn', () => {
   const { z } = logitData(40, 3, 8);
   const yPred = z.map((row) => row[0]);
