@@ -415,6 +415,47 @@ describe('updateAsync calls on tensors sharing their data', () => {
   });
 });
 
+describe('reset and dispose while updateAsync is pending', () => {
+  for (const mode of ['never', 'always'] as const) {
+    for (const end of ['reset', 'dispose'] as const) {
+      it(`${end}() drops the pending batches, which reject; nothing is held (device reduction ${mode})`, async () => {
+        setDeviceReduction(mode);
+        const { z, labels } = spreadLogits(40, 9, 14);
+        const before = tf.memory().numTensors;
+        const [x, head, tail] = [z, z.slice(0, 10), z.slice(10, 15)].map((rows) => tf.tensor2d(rows));
+        for (const name of ['ClassificationECE', 'ClassificationAURC', 'ClassificationBrierScore']) {
+          const m = new (METRIC_CLASSES.get(name) as unknown as Make)();
+          const early = m.updateAsync(x, labels);
+          const earlier = m.updateAsync(head, labels.slice(0, 10));
+          m[end]();
+          const late = m.updateAsync(tail, labels.slice(10, 15)); // issued after: added
+          await expect(early).rejects.toThrow(
+            `${name}: the batch of this updateAsync was dropped: reset() or dispose() was called before it was added`,
+          );
+          await expect(earlier).rejects.toBeInstanceOf(MetricInputError);
+          await expect(late).resolves.toBe(m);
+          expect(m.sampleCount).toBe(5);
+          m.dispose();
+        }
+        tf.dispose([x, head, tail]);
+        expect(tf.memory().numTensors).toBe(before);
+      });
+    }
+  }
+
+  it('dispose() with a batch pending: once the promise settles, no tensor is left', async () => {
+    const before = tf.memory().numTensors;
+    const x = tf.tensor2d(spreadLogits(20, 5, 15).z);
+    const m = new (METRIC_CLASSES.get('ClassificationECUAS') as unknown as Make)();
+    const pending = m.updateAsync(x, new Array<number>(20).fill(1));
+    m.dispose();
+    await pending.catch(() => undefined);
+    expect(m.sampleCount).toBe(0);
+    x.dispose();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});
+
 describe('updateAsync with a custom riskFn', () => {
   const { z } = logitData(40, 3, 8);
   const yPred = z.map((row) => row[0]);
