@@ -56,6 +56,8 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
   private readonly states = new Map<string, MetricState>();
   /** The last `updateAsync` not yet applied (settled either way): the next one applies after it. */
   private pendingUpdate: Promise<unknown> = Promise.resolve();
+  /** Counts `reset` calls (and so `dispose`): an `updateAsync` issued before the last one is dropped. */
+  private resets = 0;
 
   protected constructor(schema: OptionSchema<O>, options: O | undefined) {
     // reachable from JavaScript, where `protected` and `abstract` do not exist
@@ -112,13 +114,16 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * rate, cross-entropy, AUC, AURC and the other ranking metrics, ECE, smooth ECE) reduce the
    * logits on the device first when the backend is a GPU one: per row, a few numbers cross to
    * the host instead of K (see `setDeviceReduction`); metrics updated at once from one tensor
-   * share one reduction. The values then agree with `update` to
-   * the SPEC tolerance rather than to the bit (the device's float32 `exp`), and stay free of the
-   * column order.
+   * share one reduction (a reshaped view of it, which shares its data, gets its own). The values
+   * then agree with `update` to the SPEC tolerance rather than to the bit (the device's float32
+   * `exp`), and stay free of the column order.
    *
    * Concurrent calls apply in call order; `compute()` sees the batches whose promises have
-   * resolved (a synchronous `update` or `reset` meanwhile takes effect at once, ahead of the
-   * pending ones). Keep the tensors alive (undisposed) until the promise settles.
+   * resolved (a synchronous `update` meanwhile takes effect at once, ahead of the pending ones).
+   * `reset()` and `dispose()` drop the calls still pending: their batches are never added, and
+   * their promises reject with a {@link MetricInputError} saying so once the reads are in (the
+   * metric then holds nothing of them). Keep the tensors alive (undisposed) until the promise
+   * settles.
    *
    * @example
    * ```ts
@@ -128,11 +133,19 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * ```
    */
   updateAsync(...args: A): Promise<this> {
+    const issued = this.resets;
     const read = this.readAsync(args);
     read.catch(() => undefined); // handled below, possibly after an earlier call settles
     const applied = this.pendingUpdate
       .then(() => read)
       .then((apply) => {
+        if (this.resets !== issued) {
+          fail(
+            this.metricName,
+            'state',
+            'the batch of this updateAsync was dropped: reset() or dispose() was called before it was added',
+          );
+        }
         apply();
         return this;
       });
@@ -171,8 +184,12 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
 
   protected abstract computeValue(): R;
 
-  /** Forgets every sample; options are kept. */
+  /**
+   * Forgets every sample; options are kept. Pending `updateAsync` calls are dropped: their
+   * promises reject (see {@link updateAsync}), and only calls made after the reset add batches.
+   */
   reset(): void {
+    this.resets++;
     for (const s of this.states.values()) s.clear();
   }
 
@@ -332,7 +349,10 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    */
   protected abstract stateProblem(): string | null;
 
-  /** Frees the metric's tensors. The metric may still be used afterwards; it starts empty. */
+  /**
+   * Frees the metric's tensors and drops pending `updateAsync` calls, as {@link reset} does. The
+   * metric may still be used afterwards; it starts empty.
+   */
   dispose(): void {
     this.reset();
   }

@@ -59,6 +59,19 @@ export async function run(tf, ecuas) {
       m.dispose();
     }
   }
+  // rows spanning more than the float32 range (max − min > 3.4e38), labels at the top, the bottom and between
+  const wide = data(64, 12);
+  for (const [i, y] of [[1, 0], [6, 1], [11, 2], [17, 0]]) {
+    wide.z[i] = wide.z[i].map(() => 0);
+    [wide.z[i][0], wide.z[i][1], wide.z[i][2]] = [Math.fround(3e38), Math.fround(-3e38), i === 17 ? Math.fround(3e38) : 5];
+    wide.labels[i] = y;
+  }
+  const wideReference = {};
+  for (const C of classes) {
+    const m = new C();
+    wideReference[C.metricName] = enc(m.update(wide.z, wide.labels).compute());
+    m.dispose();
+  }
 
   if (!(await tf.setBackend('webgl'))) return { unavailable: 'tf.setBackend("webgl") returned false' };
   await tf.ready();
@@ -94,6 +107,19 @@ export async function run(tf, ecuas) {
         x2.dispose();
       }
     }
+  }
+  ecuas.setDeviceReduction('auto');
+
+  // the wide rows, reduced on the device ('always': also the metrics that would read K = 12 whole)
+  const wideValues = {};
+  ecuas.setDeviceReduction('always');
+  for (const C of classes) {
+    const x = onDevice(wide.z);
+    const m = new C();
+    await m.updateAsync(x, wide.labels);
+    wideValues[C.metricName] = enc(m.compute());
+    m.dispose();
+    x.dispose();
   }
   ecuas.setDeviceReduction('auto');
 
@@ -144,6 +170,8 @@ export async function run(tf, ecuas) {
     tensorsLeaked: tf.memory().numTensors - before,
     reference,
     values,
+    wideReference,
+    wideValues,
     bytesPerSample,
     orderFree,
   };
@@ -162,6 +190,8 @@ interface Result {
   tensorsLeaked: number;
   reference: Record<string, number | string>;
   values: Record<'auto' | 'never', Record<string, number | string>>;
+  wideReference: Record<string, number | string>;
+  wideValues: Record<string, number | string>;
   bytesPerSample: Record<'auto' | 'never', Record<string, Bytes>>;
   orderFree: Record<string, Array<number | string>>;
   callback: Record<'auto' | 'never', { values: Array<number | string>; bytes: Bytes }>;
@@ -222,6 +252,14 @@ describe.skipIf(!!skipReason)(`updateAsync in headless Chromium (${CHROMIUM}), W
         }
       }
       expect(off, off.join('\n')).toEqual([]);
+      // rows whose span overflows float32: the device path agrees with update too
+      const wideOff = Object.keys(got.wideReference).filter(
+        (name) => !withinSpec(got.wideValues[name], got.wideReference[name]),
+      );
+      expect(
+        wideOff,
+        wideOff.map((n) => `${n}: webgl ${got.wideValues[n]} vs cpu ${got.wideReference[n]}`).join('\n'),
+      ).toEqual([]);
 
       // the bytes: whole rows are 4·K a sample; reduced, a few floats a sample; nothing read synchronously
       const lines: string[] = [];

@@ -6,7 +6,7 @@
  * column order, and every bad input rejected with `update`'s error and the state unchanged.
  */
 import * as tf from '@tensorflow/tfjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC_CLASSES, MetricInputError, setDeviceReduction, type Metric } from '../src/index';
 import { reduceRowsOnDevice } from '../src/inputs/deviceRows';
 import { CONFIDENCE_INPUTS } from '../src/inputs/confidences';
@@ -331,6 +331,128 @@ describe("device reduction (setDeviceReduction('always') on the cpu backend)", (
     expect(setDeviceReduction('never')).toBe('auto');
     expect(setDeviceReduction('auto')).toBe('never');
     expect(() => setDeviceReduction('sometimes' as 'auto')).toThrow(MetricInputError);
+  });
+});
+
+/** `rows` with a few rows spanning more than the float32 range (max − min > 3.4e38), labels at the top, the bottom and between. */
+function withWideRows(z: number[][], labels: number[]): { z: number[][]; labels: number[] } {
+  const wide = z.map((row) => row.slice());
+  const y = labels.slice();
+  for (const [i, label] of [
+    [1, 0],
+    [6, 1],
+    [11, 2],
+    [17, 0],
+  ]) {
+    wide[i] = wide[i].map(() => 0);
+    wide[i][0] = Math.fround(3e38);
+    wide[i][1] = Math.fround(-3e38);
+    wide[i][2] = i === 17 ? Math.fround(3e38) : 5; // row 17: a tied maximum too
+    y[i] = label;
+  }
+  return { z: wide, labels: y };
+}
+
+for (const backend of ['cpu', 'wasm']) {
+  describe(`device reduction on the ${backend} backend, against update`, () => {
+    beforeAll(async () => {
+      if (backend === 'wasm') await import('@tensorflow/tfjs-backend-wasm');
+      expect(await tf.setBackend(backend)).toBe(true);
+    });
+    afterAll(async () => {
+      await tf.setBackend('cpu'); // the rest of the file runs on it
+    });
+
+    for (const wide of [false, true]) {
+      for (const C of CLS) {
+        const reduced = REDUCED.has(C.metricName);
+        it(`${C.metricName}: ${wide ? 'rows spanning more than the float32 range' : 'spread rows'}, equal within the SPEC tolerance`, async () => {
+          const spread = spreadLogits(60, 12, 21);
+          const { z, labels } = wide ? withWideRows(spread.z, spread.labels) : spread;
+          const before = tf.memory().numTensors;
+          const x = tf.tensor2d(z);
+          const want = new C().update(z, labels);
+          setDeviceReduction('always');
+          const reads = counted(x);
+          const got = await new C().updateAsync(x, labels);
+          expect(reads.reads()).toBe(reduced ? 0 : 1); // reduced on the device, not read whole
+          const a = got.compute() as number;
+          const b = want.compute() as number;
+          expect(Number.isFinite(b)).toBe(true);
+          expect(close(a, b), `${a} vs ${b}`).toBe(true);
+          got.dispose();
+          want.dispose();
+          x.dispose();
+          expect(tf.memory().numTensors).toBe(before);
+        });
+      }
+    }
+  });
+}
+
+describe('updateAsync calls on tensors sharing their data', () => {
+  it('a tensor and a reshaped view of it, at once: each reduced as its own rows', async () => {
+    setDeviceReduction('always');
+    const { z, labels } = spreadLogits(6, 8, 13);
+    const before = tf.memory().numTensors;
+    const x = tf.tensor2d(z);
+    const view = tf.reshape(x, [12, 4]); // the same data id, other rows
+    expect(view.dataId).toBe(x.dataId);
+    const viewRows = Array.from({ length: 12 }, (_, i) => z[i >> 1].slice(4 * (i & 1), 4 * (i & 1) + 4));
+    const viewLabels = viewRows.map((_, i) => i % 4);
+    for (const name of ['ClassificationECUAS', 'ClassificationCrossEntropy']) {
+      const M = METRIC_CLASSES.get(name) as unknown as Make;
+      const [a, b] = [new M(), new M()];
+      await Promise.all([a.updateAsync(x, labels), b.updateAsync(view, viewLabels)]);
+      const wantA = new M().update(z, labels);
+      const wantB = new M().update(viewRows, viewLabels);
+      expect(close(a.compute() as number, wantA.compute() as number)).toBe(true);
+      expect(close(b.compute() as number, wantB.compute() as number)).toBe(true);
+      for (const m of [a, b, wantA, wantB]) m.dispose();
+    }
+    tf.dispose([x, view]);
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});
+
+describe('reset and dispose while updateAsync is pending', () => {
+  for (const mode of ['never', 'always'] as const) {
+    for (const end of ['reset', 'dispose'] as const) {
+      it(`${end}() drops the pending batches, which reject; nothing is held (device reduction ${mode})`, async () => {
+        setDeviceReduction(mode);
+        const { z, labels } = spreadLogits(40, 9, 14);
+        const before = tf.memory().numTensors;
+        const [x, head, tail] = [z, z.slice(0, 10), z.slice(10, 15)].map((rows) => tf.tensor2d(rows));
+        for (const name of ['ClassificationECE', 'ClassificationAURC', 'ClassificationBrierScore']) {
+          const m = new (METRIC_CLASSES.get(name) as unknown as Make)();
+          const early = m.updateAsync(x, labels);
+          const earlier = m.updateAsync(head, labels.slice(0, 10));
+          m[end]();
+          const late = m.updateAsync(tail, labels.slice(10, 15)); // issued after: added
+          await expect(early).rejects.toThrow(
+            `${name}: the batch of this updateAsync was dropped: reset() or dispose() was called before it was added`,
+          );
+          await expect(earlier).rejects.toBeInstanceOf(MetricInputError);
+          await expect(late).resolves.toBe(m);
+          expect(m.sampleCount).toBe(5);
+          m.dispose();
+        }
+        tf.dispose([x, head, tail]);
+        expect(tf.memory().numTensors).toBe(before);
+      });
+    }
+  }
+
+  it('dispose() with a batch pending: once the promise settles, no tensor is left', async () => {
+    const before = tf.memory().numTensors;
+    const x = tf.tensor2d(spreadLogits(20, 5, 15).z);
+    const m = new (METRIC_CLASSES.get('ClassificationECUAS') as unknown as Make)();
+    const pending = m.updateAsync(x, new Array<number>(20).fill(1));
+    m.dispose();
+    await pending.catch(() => undefined);
+    expect(m.sampleCount).toBe(0);
+    x.dispose();
+    expect(tf.memory().numTensors).toBe(before);
   });
 });
 

@@ -142,7 +142,10 @@ export async function reduceRowsOnDevice(x: tf.Tensor, withM: boolean): Promise<
     const err = tf.add(tf.sub(z, zPart), tf.sub(negM, mPart));
     const e = tf.exp(d);
     const notTop = tf.cast(tf.notEqual(iota, tf.expandDims(top, 1)), 'float32');
-    let digits = tf.mul(tf.add(e, tf.mul(e, err)), notTop); // the terms t_j ∈ [0, 1], 0 at the argmax
+    // a row spanning more than the float32 range has z − m = −∞ and a NaN err: its term is 0, as
+    // exp of the float64 difference is (where, not a product: 0·NaN is NaN); exp(−200) is 0 in float32
+    const t = tf.where(tf.greaterEqual(d, tf.scalar(-200)), tf.add(e, tf.mul(e, err)), tf.zerosLike(d));
+    let digits = tf.mul(t, notTop); // the terms t_j ∈ [0, 1], 0 at the argmax
     const scale = tf.scalar(2 ** bits);
     const parts: tf.Tensor[] = [tf.reshape(tf.cast(tf.all(tf.isFinite(z)), 'float32'), [1]), unitRowCount(z, m), top];
     for (let l = 0; l < levels; l++) {
@@ -209,13 +212,18 @@ export async function screenOnDevice(x: tf.Tensor, unitMatters: boolean): Promis
 }
 
 /**
- * z[i, labels[i]] for each row, gathered on the device (float32, exact) and read back: 4 bytes
- * a row. `labels` must be valid (integers in [0, k − 1]).
+ * z[i, labels[i]] for each row, picked on the device (float32, exact) and read back: 4 bytes
+ * a row. `labels` must be valid (integers in [0, k − 1]). Picked with a one-hot mask and a row
+ * sum (the value plus zeros, exact), not `tf.gather` with `batchDims: 1`, which reads wrong
+ * entries on the wasm backend (tfjs 4.22), nor a flat index i·K + label, which float32 shaders
+ * round beyond 2^24.
  */
 export async function labelLogitsOnDevice(x: tf.Tensor, labels: Int32Array): Promise<Float64Array> {
   const picked = tf.tidy(() => {
     const z = x.dtype === 'float32' ? x : tf.cast(x, 'float32');
-    return tf.gather(z, tf.tensor1d(labels, 'int32'), 1, 1);
+    const k = z.shape[1] as number;
+    const isLabel = tf.equal(tf.range(0, k, 1, 'float32'), tf.reshape(tf.tensor1d(labels, 'float32'), [-1, 1]));
+    return tf.sum(tf.where(isLabel, z, tf.zerosLike(z)), 1);
   });
   try {
     return Float64Array.from((await picked.data()) as Float32Array);

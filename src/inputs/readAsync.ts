@@ -62,24 +62,26 @@ function acceptedLabels(y: unknown, n: number, k: number): Int32Array | null {
 
 /**
  * Reductions in flight, by the tensor's data (immutable; a variable's `assign` gives it new
- * data): metrics updated at once from one tensor, as the training callback does, share one
- * reduction and one read-back.
+ * data) and then by what the reduction depends on besides the values: the shape (a reshaped
+ * view, `tf.reshape`, shares the data but not the rows), the dtype (a cast may share the data
+ * too) and whether m is read. Metrics updated at once from one tensor, as the training callback
+ * does, share one reduction and one read-back.
  */
-const inFlight = new WeakMap<object, Map<boolean, Promise<DeviceRowStats>>>();
+const inFlight = new WeakMap<object, Map<string, Promise<DeviceRowStats>>>();
 
 function sharedReduction(x: Tensor, withM: boolean): Promise<DeviceRowStats> {
-  const key = x.dataId;
-  let byM = inFlight.get(key);
-  if (!byM) {
-    byM = new Map();
-    inFlight.set(key, byM);
+  let byCall = inFlight.get(x.dataId);
+  if (!byCall) {
+    byCall = new Map();
+    inFlight.set(x.dataId, byCall);
   }
-  let reduction = byM.get(withM);
+  const key = `${x.shape.join('x')} ${x.dtype} ${withM}`;
+  let reduction = byCall.get(key);
   if (!reduction) {
-    const entries = byM;
+    const entries = byCall;
     reduction = reduceRowsOnDevice(x, withM);
-    entries.set(withM, reduction);
-    const forget = (): void => void entries.delete(withM);
+    entries.set(key, reduction);
+    const forget = (): void => void entries.delete(key);
     reduction.then(forget, forget);
   }
   return reduction;
