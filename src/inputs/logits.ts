@@ -35,10 +35,11 @@ export const LOGIT_INPUTS = Object.freeze(['logits', 'labels'] as const);
 export interface ProbabilitiesOptions {
   /**
    * `true`: the [N, K] input holds probabilities (rows ≥ 0 summing to 1 within δ_K = min(0.1, K/200),
-   * which admits rows rounded to 2 decimals for K ≤ 20), used as p_k = x_k/Σx. Unset (default):
-   * logits, and a batch in which at least half the rows look like probabilities (entries in [0, 1],
-   * summing to 1 within δ_K) is rejected — probabilities read as logits give plausible but wrong
-   * numbers. `false`: logits, unchecked.
+   * which admits rows rounded to 2 decimals for K ≤ 20), used as p_k = x_k/Σx; a binary
+   * classifier's [N] or [N, 1] holds P(class 1) in [0, 1]. Unset (default): logits, and a batch in
+   * which at least half the rows look like probabilities (entries in [0, 1], summing to 1 within
+   * δ_K) is rejected — probabilities read as logits give plausible but wrong numbers; so is a
+   * binary batch of at least 16 values all in [0, 1]. `false`: logits, unchecked.
    */
   probabilities?: boolean;
 }
@@ -220,7 +221,8 @@ function logitRows(
 
 /**
  * Reads (logits, labels) — or (probabilities, labels) with `probabilities: true` — and checks
- * K against the K of earlier updates (`expectedK`, 0 for none).
+ * K against the K of earlier updates (`expectedK`, 0 for none). A binary classifier's [N] or
+ * [N, 1] is K = 2 (SPEC §11), checked at once.
  *
  * Logits (`probabilities` false or unset) are checked to be finite — and, unset, screened for
  * probabilities (SPEC §4) — at their first use, not here (see logitRows): a batch with both a bad
