@@ -20,7 +20,8 @@ import {
   type OptionSchema,
 } from './options';
 import { getMetricFromId, type MetricEntry } from './registry';
-import { checkProbabilities } from './inputs/logits';
+import { checkBinaryLogits, checkProbabilities } from './inputs/logits';
+import { binaryStats, firstNonProbability } from './math/sigmoid';
 import { probabilityRowProblem, probabilitySumTolerance, topOneStats } from './math/topOne';
 import { screenOnDevice } from './inputs/deviceRows';
 
@@ -299,9 +300,10 @@ function resolve(options: unknown): Resolved {
 }
 
 /**
- * Turns a model output batch [b, K] into the rows the metrics read: logits, or with
- * `probabilities` probability rows; [b, 2] for a single column. Returns null if the output holds
- * a non-finite value (a diverged model: the epoch logs NaN).
+ * Checks a model output batch [b, K] as the metrics will read it — logits, or with
+ * `probabilities` probability rows; a single column is a binary classifier's (SPEC §11) — and
+ * returns its values, or null if the output holds a non-finite value (a diverged model: the
+ * epoch logs NaN).
  */
 function toRows(
   values: Float32Array,
@@ -312,26 +314,18 @@ function toRows(
 ): Float32Array | null {
   for (let i = 0; i < values.length; i++) if (values[i] - values[i] !== 0) return null;
   if (probabilities !== true) {
-    if (k > 1) {
-      checkProbabilities(NAME, 'probabilities', values, b, k, probabilities);
-      return values;
-    }
-    const z = new Float32Array(2 * b);
-    for (let i = 0; i < b; i++) z[2 * i + 1] = values[i];
-    return z;
+    // the metrics' own rules (SPEC §4; a single column: §11)
+    if (k > 1) checkProbabilities(NAME, 'probabilities', values, b, k, probabilities);
+    else if (probabilities === undefined) checkBinaryLogits(NAME, 'probabilities', values);
+    return values;
   }
   const hint =
     'with probabilities: true the model must end in a softmax (or, for one output column, a sigmoid); leave the option unset for logits';
   if (k === 1) {
-    const x = new Float32Array(2 * b);
-    for (let i = 0; i < b; i++) {
-      const p = values[i];
-      if (!(p >= 0 && p <= 1))
-        fail(NAME, 'probabilities', `model output ${p} at row ${row0 + i} is not a probability: ${hint}`);
-      x[2 * i] = 1 - p;
-      x[2 * i + 1] = p;
-    }
-    return x;
+    const bad = firstNonProbability(values);
+    if (bad >= 0)
+      fail(NAME, 'probabilities', `model output ${values[bad]} at row ${row0 + bad} is not a probability: ${hint}`);
+    return values;
   }
   // the metrics' own rule (SPEC §4), with the row numbered in the whole validation set
   const bad = probabilityRowProblem(values, b, k);
@@ -355,6 +349,10 @@ function confidenceAndCorrectness(
   labels: Int32Array,
   probabilities: boolean,
 ): [Float64Array, Uint8Array] {
+  if (k === 1) {
+    const { q, correct } = binaryStats(z, b, labels, {}, probabilities);
+    return [q as Float64Array, correct];
+  }
   const { s, correct } = topOneStats(z, b, k, labels, {}, probabilities);
   const conf = new Float64Array(b);
   for (let i = 0; i < b; i++) conf[i] = 1 / (1 + s[i]);
@@ -457,7 +455,6 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
           fail(NAME, 'model', "expected the model's output to have at least one column");
         return out;
       });
-      let made: tf.Tensor | null = null;
       try {
         const k = y.shape[1] as number;
         const kk = Math.max(2, k);
@@ -471,8 +468,6 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
           const raw = (await y.data()) as Float32Array;
           z = toRows(raw, b, k, r.probabilities, start);
           if (z === null) return false;
-          // k > 1 rows come back unchanged: feed the model's own output tensor
-          if (z !== raw) made = tf.tensor2d(z, [b, kk]);
         }
         const labels = r.labels.subarray(start, start + b);
         for (let i = 0; i < b; i++) {
@@ -484,9 +479,10 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
             );
           }
         }
-        const logits = made ?? y;
+        // the model's own output tensor: a single column is read as the binary input it is
+        const logits = y;
         const [conf, correct] =
-          wantsConf && z ? confidenceAndCorrectness(z, b, kk, labels, r.probabilities === true) : [null, null];
+          wantsConf && z ? confidenceAndCorrectness(z, b, k, labels, r.probabilities === true) : [null, null];
         const updates = r.ids.map((id, i) =>
           id.startsWith('conf_')
             ? r.entries[i].obj.updateAsync(conf, correct)
@@ -496,7 +492,6 @@ export function ecuasCallback(options: EcuasCallbackOptions): EcuasCallback {
         for (const u of settled) if (u.status === 'rejected') throw u.reason; // the first metric's error
       } finally {
         y.dispose();
-        made?.dispose();
       }
     }
     return true;

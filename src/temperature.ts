@@ -46,7 +46,9 @@ export function resolveTemperatureOptions(where: string, options: unknown): Requ
  * (the rows may alias the caller's data).
  */
 export function logitsOfRows(where: string, rows: ClassifierRows, copy: boolean): Float32Array {
-  if (!rows.probabilities) return copy ? rows.values.slice() : rows.values;
+  // binary logits: their rows [0, z] are made afresh
+  if (!rows.probabilities) return copy && !rows.binary ? rows.values.slice() : rows.values;
+  if (rows.binary) return binaryLogitsOfProbabilities(where, rows.binary, rows.labels);
   const { n, k, values, labels } = rows;
   const z = new Float32Array(n * k);
   for (let i = 0; i < n; i++) {
@@ -59,6 +61,26 @@ export function logitsOfRows(where: string, rows: ClassifierRows, copy: boolean)
     }
   }
   for (let j = 0; j < z.length; j++) z[j] = Math.log(values[j]);
+  return z;
+}
+
+/**
+ * The rows [log(1 − p), log p] of binary probabilities (SPEC §11: the fit on [0, logit p], softmax
+ * being shift-invariant), 1 − p in float64; a label of probability 0 is refused as for rows.
+ */
+function binaryLogitsOfProbabilities(where: string, p: Float32Array, labels: Int32Array): Float32Array {
+  const z = new Float32Array(2 * p.length);
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === 1 - labels[i]) {
+      fail(
+        where,
+        'logits',
+        `expected every value of ${ARG} to give its label a probability > 0 (its NLL is infinite at every temperature), but value ${i} gives label ${labels[i]} probability 0`,
+      );
+    }
+    z[2 * i] = Math.log1p(-p[i]);
+    z[2 * i + 1] = Math.log(p[i]);
+  }
   return z;
 }
 

@@ -1,6 +1,14 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ecuasCallback, getMetricFromId, MetricInputError, setDeviceReduction } from '../src/index';
+import {
+  ClassificationBrierScore,
+  ClassificationCrossEntropy,
+  ecuasCallback,
+  ExpectedCalibrationError,
+  getMetricFromId,
+  MetricInputError,
+  setDeviceReduction,
+} from '../src/index';
 
 beforeAll(async () => {
   await tf.setBackend('cpu');
@@ -181,6 +189,72 @@ describe('ecuasCallback', () => {
     const p = Array.from((binModel.predict(xVal) as tf.Tensor).dataSync());
     const wrong = p.filter((pi, i) => (pi > 0.5 ? 1 : 0) !== yBin[i]).length;
     expect((history.history.val_cls_error_rate as number[])[1]).toBeCloseTo(wrong / p.length, 12);
+    tf.dispose([xVal, xTrain, yTrain]);
+    binModel.dispose();
+  });
+
+  function sigmoidModel(): tf.Sequential {
+    const m = tf.sequential();
+    m.add(
+      tf.layers.dense({
+        inputShape: [2],
+        units: 1,
+        activation: 'sigmoid',
+        kernelInitializer: tf.initializers.glorotUniform({ seed: 3 }),
+      }),
+    );
+    m.compile({ optimizer: tf.train.adam(0.05), loss: 'binaryCrossentropy' });
+    return m;
+  }
+
+  it("gives a sigmoid column the metrics' values on P(class 1), conf_* on max(p, 1 − p) (SPEC §11)", async () => {
+    const binModel = sigmoidModel();
+    const yBin = val.y.map((c) => (c === 0 ? 0 : 1));
+    const xVal = tf.tensor2d(val.x);
+    const xTrain = tf.tensor2d(train.x);
+    const yTrain = tf.tensor2d(train.y.map((c) => [c === 0 ? 0 : 1]));
+    const history = await binModel.fit(xTrain, yTrain, {
+      epochs: 1,
+      verbose: 0,
+      callbacks: ecuasCallback({
+        model: binModel,
+        probabilities: true,
+        metrics: ['cls_nce', 'cls_brier', 'conf_ece'],
+        validationData: [xVal, yBin],
+      }),
+    });
+    const p = Float32Array.from((binModel.predict(xVal) as tf.Tensor).dataSync());
+    const nce = new ClassificationCrossEntropy({ probabilities: true }).update(p, yBin).compute();
+    const brier = new ClassificationBrierScore({ probabilities: true, normalize: false }).update(p, yBin).compute();
+    const q = Array.from(p, (v) => Math.max(v, 1 - v));
+    const correct = Array.from(p, (v, i) => ((v > 0.5 ? 1 : 0) === yBin[i] ? 1 : 0));
+    const ece = new ExpectedCalibrationError().update(q, correct).compute();
+    expect((history.history.val_cls_nce as number[])[0]).toBe(nce);
+    expect((history.history.val_cls_brier as number[])[0]).toBe(brier);
+    expect((history.history.val_conf_ece as number[])[0]).toBeCloseTo(ece, 6); // q rounded to float32 here
+    tf.dispose([xVal, xTrain, yTrain]);
+    binModel.dispose();
+  });
+
+  it('refuses a sigmoid column read as logits, as the metrics do (SPEC §11)', async () => {
+    const binModel = sigmoidModel();
+    const xVal = tf.tensor2d(val.x);
+    const xTrain = tf.tensor2d(train.x);
+    const yTrain = tf.tensor2d(train.y.map((c) => [c === 0 ? 0 : 1]));
+    await binModel.fit(xTrain, yTrain, { epochs: 1, verbose: 0 }); // the optimizer's own tensors made
+    const before = tf.memory().numTensors;
+    await expect(
+      binModel.fit(xTrain, yTrain, {
+        epochs: 1,
+        verbose: 0,
+        callbacks: ecuasCallback({
+          model: binModel,
+          metrics: ['cls_nce'],
+          validationData: [xVal, val.y.map((c) => (c === 0 ? 0 : 1))],
+        }),
+      }),
+    ).rejects.toThrow(/values lie in \[0, 1\].*sigmoid.*`probabilities: true`/);
+    expect(tf.memory().numTensors).toBe(before);
     tf.dispose([xVal, xTrain, yTrain]);
     binModel.dispose();
   });

@@ -625,10 +625,12 @@ describe('labels at 0 and K − 1 with K = 2', () => {
     tf.dispose([zt, li, lf]);
   });
 
-  it('labels 2, −1, 0.5, NaN and K = 1 are MetricInputErrors', () => {
+  it('labels 2, −1, 0.5, NaN and K = 0 are MetricInputErrors', () => {
     for (const bad of [2, -1, 0.5, NaN])
       expect(() => value('ClassificationAUC', {}, [[0, 1]], [bad])).toThrow(MetricInputError);
-    expect(() => value('ClassificationAUC', {}, [[0]], [0])).toThrow(MetricInputError);
+    // [N, 1] is a binary classifier's (SPEC §11), with labels 0 and 1; [N, 0] has no classes
+    for (const bad of [2, -1]) expect(() => value('ClassificationAUC', {}, [[0]], [bad])).toThrow(MetricInputError);
+    expect(() => value('ClassificationAUC', {}, [[]], [0])).toThrow(MetricInputError);
   });
 });
 

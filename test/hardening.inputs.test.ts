@@ -21,7 +21,7 @@ import {
   riskCoveragePlot,
 } from '../src/index';
 import { clip, ECHO_LIMIT } from '../src/errors';
-import { readConfidences, readLogits } from '../src/inputs/read';
+import { readConfidences, readLogitsShape } from '../src/inputs/read';
 import { oneMinusPowerOverN } from '../src/math/costs';
 import { expectInputError } from './helpers/errors';
 
@@ -253,7 +253,7 @@ describe('shared memory', () => {
     const logits = new Float32Array(new SharedArrayBuffer(4 * 4));
     logits.set([2, 0.5, 0.1, 1]);
     const fake = { dataSync: () => logits, shape: [2, 2], dtype: 'float32', isDisposed: false };
-    expect(readLogits('M', 'logits', fake).values.buffer).not.toBe(logits.buffer);
+    expect(readLogitsShape('M', 'logits', fake).values.buffer).not.toBe(logits.buffer);
 
     // and the metric's value is that of the data as it was when update was called
     const before = tf.memory().numTensors;

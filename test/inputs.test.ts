@@ -290,12 +290,13 @@ const BAD_CASES: Record<Kind, BadCase[]> = {
       args: ['logits'],
       make: setAt2(0, 5, 1, v),
     })),
-    { label: '1-D logits [N]', args: ['logits'], make: setArg(0, (z: number[][]) => z.map((r) => r[0])) },
+    // [N] and [N, 1] are a binary classifier's (SPEC §11): labels 0 and 1 only
     {
-      label: 'logits with K = 1 ([N, 1])',
-      args: ['logits'],
-      make: (g) => [(g[0] as number[][]).map((r) => [r[0]]), (g[1] as number[]).map(() => 0)],
+      label: '1-D logits [N] with a label 2',
+      args: ['labels'],
+      make: (g) => [(g[0] as number[][]).map((r) => r[0]), (g[1] as number[]).map((_, i) => (i === 1 ? 2 : 0))],
     },
+    { label: 'logits with K = 0 ([N, 0])', args: ['logits'], make: setArg(0, (z: number[][]) => z.map(() => [])) },
     {
       label: '3-D logits [N, K, 1]',
       args: ['logits'],

@@ -241,7 +241,8 @@ describe('fitTemperature', () => {
     expectInputError(() => fitTemperature([[1, NaN]], [0]), '`logits`', 'finite');
     expectInputError(() => fitTemperature([[1, 2]], [2]), '`labels`');
     expectInputError(() => fitTemperature([[1, 2]], [0, 1]), 'N = 1');
-    expectInputError(() => fitTemperature([1, 2], [0]), '2-D');
+    expectInputError(() => fitTemperature([[[1, 2]]], [0]), 'logits [N, K]');
+    expectInputError(() => fitTemperature([[], []], [0, 1]), 'K ≥ 2 classes or one column');
     for (const [options, check] of [
       [{ minTemperature: 2, maxTemperature: 2 }, 'below `maxTemperature`'],
       [{ minTemperature: 5, maxTemperature: 1 }, 'below `maxTemperature`'],

@@ -3,8 +3,7 @@
  * `classwiseEceUpdate(rows, options)` → sums, `classwiseEceCompute(sums, options)` → value, and
  * the smooth ECE of (confidence, correctness) per sample.
  */
-import { MAX_CLASSES, type ClassifierRows } from '../inputs/logits';
-import { classProbabilities } from '../math/classProbabilities';
+import { MAX_CLASSES, rowProbabilities, type ClassifierRows } from '../inputs/logits';
 import { binConfidenceSumFits, calibrationErrorFromBins, TouchedBins, type CalibrationNorm } from '../math/binning';
 import { isCount } from '../math/isCount';
 import { smoothEceAt, smoothEceSearch } from '../math/smoothEce';
@@ -30,7 +29,7 @@ export interface ClasswiseEceOptions {
 export function classwiseEceUpdate(rows: ClassifierRows, o: { readonly nBins: number }): Float64Array {
   const { n, k, labels } = rows;
   const b = o.nBins;
-  const p = classProbabilities(rows.values, n, k, rows.probabilities);
+  const p = rowProbabilities(rows);
   const out = new Float64Array(1 + 3 * b * k);
   out[0] = n;
   for (let i = 0; i < n; i++) {
@@ -59,7 +58,7 @@ export function classwiseEceDelta(
   const { n, k, labels } = rows;
   const b = o.nBins;
   if (8 * n >= b) return classwiseEceUpdate(rows, o);
-  const p = classProbabilities(rows.values, n, k, rows.probabilities);
+  const p = rowProbabilities(rows);
   const bins = new TouchedBins();
   for (let i = 0; i < n; i++) {
     const row = i * k;

@@ -1,6 +1,7 @@
 import { ARG, fail, MetricInputError } from '../errors';
-import { nonFiniteLogit, readLabels, readLogits, readLogitsShape, requireSameN } from './read';
+import { nonFiniteBinaryLogit, nonFiniteLogit, readLabels, readLogitsShape, requireSameN } from './read';
 import {
+  firstNonFinite,
   firstNonFiniteRow,
   softmaxStats,
   type DecisionExtras,
@@ -8,6 +9,14 @@ import {
   type SoftmaxWants,
 } from '../math/softmax';
 import { probabilityLikeRows, probabilityRowProblem, probabilitySumTolerance, topOneStats } from '../math/topOne';
+import {
+  BINARY_SCREEN_MIN,
+  binaryProbabilities,
+  binaryStats,
+  firstNonProbability,
+  scanBinaryLogits,
+} from '../math/sigmoid';
+import { classProbabilities } from '../math/classProbabilities';
 import { probabilitiesOption, resolveOptions } from '../options';
 import type { DecisionInput } from './adapter';
 import type { ConfidenceBatch } from './confidences';
@@ -26,10 +35,11 @@ export const LOGIT_INPUTS = Object.freeze(['logits', 'labels'] as const);
 export interface ProbabilitiesOptions {
   /**
    * `true`: the [N, K] input holds probabilities (rows ≥ 0 summing to 1 within δ_K = min(0.1, K/200),
-   * which admits rows rounded to 2 decimals for K ≤ 20), used as p_k = x_k/Σx. Unset (default):
-   * logits, and a batch in which at least half the rows look like probabilities (entries in [0, 1],
-   * summing to 1 within δ_K) is rejected — probabilities read as logits give plausible but wrong
-   * numbers. `false`: logits, unchecked.
+   * which admits rows rounded to 2 decimals for K ≤ 20), used as p_k = x_k/Σx; a binary
+   * classifier's [N] or [N, 1] holds P(class 1) in [0, 1]. Unset (default): logits, and a batch in
+   * which at least half the rows look like probabilities (entries in [0, 1], summing to 1 within
+   * δ_K) is rejected — probabilities read as logits give plausible but wrong numbers; so is a
+   * binary batch of at least 16 values all in [0, 1]. `false`: logits, unchecked.
    */
   probabilities?: boolean;
 }
@@ -55,6 +65,12 @@ export interface ClassifierRows {
    * `values` is empty): {@link rowStats} answers from them.
    */
   readonly reduced?: ReducedRowStats;
+  /**
+   * A binary classifier's outputs (SPEC §11; k = 2): z of class 1 per sample, or P(class 1) with
+   * `probabilities`. Read them through {@link rowStats} and {@link rowProbabilities}; `values` then
+   * holds the rows [0, z] (made on first read), and has no float32 form for probabilities.
+   */
+  readonly binary?: Float32Array;
 }
 
 /** Per-row statistics of classifier rows reduced on the device, and z_label when log p_label is needed. */
@@ -112,22 +128,27 @@ export class DisguisedProbabilitiesError extends MetricInputError {
   constructor(
     metric: string,
     argument: string,
-    /** How many of the batch's rows look like probabilities. */
+    /** How many of the batch's rows look like probabilities (a binary batch: all its values). */
     readonly looking: number,
     readonly n: number,
+    /** The rows' K, or 1 for a binary classifier's values (SPEC §11). */
     readonly k: number,
   ) {
     super(
       metric,
       argument,
-      `expected ${ARG} to hold logits, but ${disguisedRowsText(looking, n, k)}: these look like probabilities (a softmax output, maybe rounded). ` +
+      `expected ${ARG} to hold logits, but ${disguisedRowsText(looking, n, k)}: these look like probabilities (${k === 1 ? 'a sigmoid output' : 'a softmax output, maybe rounded'}). ` +
         'Pass the option `probabilities: true` to use them as probabilities, or `probabilities: false` if they really are logits',
     );
   }
 }
 
-/** "3 of 4 rows lie in [0, 1] and sum to 1 within 0.015" — how a refused batch looks (SPEC §4). */
+/**
+ * "3 of 4 rows lie in [0, 1] and sum to 1 within 0.015" — how a refused batch looks (SPEC §4);
+ * "all 20 values lie in [0, 1]" for a binary classifier's (k = 1: one value per sample, §11).
+ */
 export function disguisedRowsText(looking: number, n: number, k: number): string {
+  if (k === 1) return `all ${n} values lie in [0, 1]`;
   const rows = looking === n ? (n === 1 ? 'its one row lies' : `all ${n} rows lie`) : `${looking} of ${n} rows lie`;
   return `${rows} in [0, 1] and sum${looking === n && n === 1 ? 's' : ''} to 1 within ${probabilitySumTolerance(k)}`;
 }
@@ -200,7 +221,8 @@ function logitRows(
 
 /**
  * Reads (logits, labels) — or (probabilities, labels) with `probabilities: true` — and checks
- * K against the K of earlier updates (`expectedK`, 0 for none).
+ * K against the K of earlier updates (`expectedK`, 0 for none). A binary classifier's [N] or
+ * [N, 1] is K = 2 (SPEC §11), checked at once.
  *
  * Logits (`probabilities` false or unset) are checked to be finite — and, unset, screened for
  * probabilities (SPEC §4) — at their first use, not here (see logitRows): a batch with both a bad
@@ -214,8 +236,12 @@ export function readClassifierRows(
   probabilities: ProbabilitiesMode,
 ): ClassifierRows {
   if (args[0] instanceof ReducedLogits) return readReducedRows(metric, args[0], args[1], expectedK);
-  // probability rows are checked here: their own checks below assume finite values
-  const logits = (probabilities === true ? readLogits : readLogitsShape)(metric, LOGIT_INPUTS[0], args[0]);
+  const logits = readLogitsShape(metric, LOGIT_INPUTS[0], args[0]);
+  if (probabilities === true && !logits.binary) {
+    // probability rows are checked here: their own checks below assume finite values
+    const i = firstNonFinite(logits.values);
+    if (i >= 0) nonFiniteLogit(metric, LOGIT_INPUTS[0], logits.values, logits.k, Math.floor(i / logits.k));
+  }
   const labels = readLabels(metric, LOGIT_INPUTS[1], args[1], logits.k);
   requireSameN(metric, LOGIT_INPUTS, [logits.n, labels.length]);
   if (logits.k > MAX_CLASSES)
@@ -227,12 +253,94 @@ export function readClassifierRows(
       `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${logits.k}`,
     );
   }
+  if (logits.binary) return binaryRows(metric, logits.values, labels, probabilities);
   if (probabilities === true) {
     checkProbabilities(metric, LOGIT_INPUTS[0], logits.values, logits.n, logits.k, true);
     return { n: logits.n, k: logits.k, values: logits.values, labels, probabilities: true };
   }
   // the default mode's screen runs with the finiteness check, in the kernel pass that reads the rows
   return logitRows(metric, logits.values, logits.n, logits.k, labels, probabilities === undefined);
+}
+
+/**
+ * A binary classifier's batch (SPEC §11), checked: P(class 1) in [0, 1] with `probabilities: true`;
+ * else finite logits, and by default a batch of at least 16 values that all lie in [0, 1] is
+ * refused (sigmoid outputs read as logits give plausible but wrong numbers).
+ */
+function binaryRows(
+  metric: string,
+  values: Float32Array,
+  labels: Int32Array,
+  probabilities: ProbabilitiesMode,
+): ClassifierRows {
+  const arg = LOGIT_INPUTS[0];
+  if (probabilities === true) {
+    const bad = firstNonProbability(values);
+    if (bad >= 0) {
+      fail(
+        metric,
+        arg,
+        `with \`probabilities: true\` expected ${ARG} to hold P(class 1) in [0, 1], but got ${values[bad]} at index ${bad}`,
+      );
+    }
+  } else if (probabilities === undefined) {
+    checkBinaryLogits(metric, arg, values);
+  } else {
+    const bad = firstNonFinite(values);
+    if (bad >= 0) nonFiniteBinaryLogit(metric, arg, values, bad);
+  }
+  return binaryBatch(values, labels, probabilities === true);
+}
+
+/**
+ * Checks a binary classifier's logits by default (SPEC §11): finite, and not a batch of at least
+ * 16 values that all lie in [0, 1] — sigmoid outputs, which every binary row [1 − p, p] hides
+ * from §4's row-sum test. Throws a MetricInputError.
+ */
+export function checkBinaryLogits(metric: string, arg: string, values: Float32Array): void {
+  const { bad, allUnit } = scanBinaryLogits(values);
+  if (bad >= 0) nonFiniteBinaryLogit(metric, arg, values, bad);
+  if (allUnit && values.length >= BINARY_SCREEN_MIN)
+    throw new DisguisedProbabilitiesError(metric, arg, values.length, values.length, 1);
+}
+
+/** Binary rows over checked values; `values` gives the rows [0, z] of logits on first read. */
+function binaryBatch(values: Float32Array, labels: Int32Array, probabilities: boolean): ClassifierRows {
+  let rows: Float32Array | undefined;
+  return {
+    n: values.length,
+    k: 2,
+    get values(): Float32Array {
+      if (probabilities) {
+        // a caller's bug: 1 − p rounded to float32 would not be SPEC §11's float64 1 − p
+        throw new Error(
+          'binary probabilities have no float32 rows [n, 2]: read them through rowStats or rowProbabilities',
+        );
+      }
+      if (!rows) {
+        rows = new Float32Array(2 * values.length);
+        for (let i = 0; i < values.length; i++) rows[2 * i + 1] = values[i];
+      }
+      return rows;
+    },
+    labels,
+    probabilities,
+    binary: values,
+  };
+}
+
+/** Sample i of checked classifier rows as a batch of one (a view, no copy of the rows). */
+export function sampleRows(rows: ClassifierRows, i: number): ClassifierRows {
+  const labels = rows.labels.subarray(i, i + 1);
+  if (rows.binary) return binaryBatch(rows.binary.subarray(i, i + 1), labels, rows.probabilities);
+  const { k } = rows;
+  return { n: 1, k, values: rows.values.subarray(i * k, (i + 1) * k), labels, probabilities: rows.probabilities };
+}
+
+/** Every class probability p_k of checked classifier rows, float64 [n, k] (SPEC §4, §11). O(N·K). */
+export function rowProbabilities(rows: ClassifierRows): Float64Array {
+  if (rows.binary) return binaryProbabilities(rows.binary, rows.n, rows.probabilities);
+  return classProbabilities(rows.values, rows.n, rows.k, rows.probabilities);
 }
 
 /**
@@ -288,6 +396,7 @@ export function rowStats(
   wants: SoftmaxWants & { readonly q?: boolean } = {},
 ): SoftmaxStats & DecisionExtras {
   if (rows.reduced) return reducedStats(rows, rows.reduced, wants);
+  if (rows.binary) return binaryStats(rows.binary, rows.n, rows.labels, wants, rows.probabilities);
   const check = pending.get(rows);
   if (check && !check.done) {
     // the finiteness check in the same kernel pass: it throws before any statistic is returned

@@ -362,36 +362,50 @@ export function readFiniteArray(
   return { values: finiteFloat32Copy(metric, arg, raw.values), shape: raw.shape };
 }
 
-/** Logits [N, K], K ≥ 2, finite. `values` is float32 and may alias the caller's data (read-only). */
+/**
+ * Logits [N, K], K ≥ 2, finite — or a binary classifier's [N] or [N, 1] (SPEC §11): one value per
+ * sample, `k` = 2 (the rows [0, z]), `binary` set. `values` is float32 and may alias the caller's
+ * data (read-only).
+ */
 export interface Logits {
   readonly values: Float32Array;
   readonly n: number;
   readonly k: number;
-}
-
-export function readLogits(metric: string, arg: string, x: unknown): Logits {
-  const logits = readLogitsShape(metric, arg, x);
-  const i = firstNonFinite(logits.values);
-  if (i >= 0) nonFiniteLogit(metric, arg, logits.values, logits.k, Math.floor(i / logits.k));
-  return logits;
+  readonly binary: boolean;
 }
 
 /**
- * {@link readLogits} without the check that every value is finite, for a caller that makes it
- * itself before any value is used (classifier rows check it in the kernel pass that reads them:
- * see readClassifierRows).
+ * Reads the shape and values of logits, not yet checked to be finite: the caller checks that
+ * before any value is used (classifier rows check it in the kernel pass that reads them: see
+ * readClassifierRows).
  */
 export function readLogitsShape(metric: string, arg: string, x: unknown): Logits {
   const raw = readRaw(metric, arg, x);
-  if (raw.shape.length === 1 && raw.shape[0] === 0) return { values: new Float32Array(0), n: 0, k: 0 };
-  if (raw.shape.length !== 2) {
-    fail(metric, arg, `expected argument ${ARG} to be 2-D logits [N, K], but got shape ${shapeText(raw.shape)}`);
+  const shape = raw.shape;
+  if (shape.length === 1 && shape[0] === 0) return { values: new Float32Array(0), n: 0, k: 0, binary: false };
+  const binary = shape.length === 1 || (shape.length === 2 && shape[1] === 1);
+  if (!binary && shape.length !== 2) {
+    fail(
+      metric,
+      arg,
+      `expected argument ${ARG} to be logits [N, K], or [N] / [N, 1] of a binary classifier, but got shape ${shapeText(shape)}`,
+    );
   }
-  const [n, k] = raw.shape;
+  const n = shape[0];
+  const k = binary ? 2 : shape[1];
   if (k < 2 && n > 0)
-    fail(metric, arg, `expected argument ${ARG} to have K ≥ 2 classes, but got shape ${shapeText(raw.shape)}`);
+    fail(
+      metric,
+      arg,
+      `expected argument ${ARG} to have K ≥ 2 classes or one column, but got shape ${shapeText(shape)}`,
+    );
   const values = raw.values instanceof Float32Array ? raw.values : Float32Array.from(raw.values);
-  return { values, n, k };
+  return { values, n, k, binary };
+}
+
+/** The error of a binary classifier's non-finite value at index `i` ([N] or [N, 1] alike). */
+export function nonFiniteBinaryLogit(metric: string, arg: string, values: Float32Array, i: number): never {
+  return fail(metric, arg, `expected argument ${ARG} to hold finite logits, but got ${values[i]} at index ${i}`);
 }
 
 /**

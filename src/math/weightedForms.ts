@@ -1,6 +1,6 @@
 import type { DecisionInput, InputAdapter } from '../inputs/adapter';
 import type { ConfidenceBatch } from '../inputs/confidences';
-import type { ClassifierRows } from '../inputs/logits';
+import { sampleRows, type ClassifierRows } from '../inputs/logits';
 import type { TieBlocks } from './ranking';
 import {
   entryFingerprint,
@@ -97,14 +97,7 @@ function sharedSums(terms: SampleSums, shared: Shared): (counts: Int32Array) => 
 /** Sample i alone, as a batch of one: rows of classifier rows, or one decision. */
 function sampleOf<B>(batch: B, i: number): B {
   if (isClassifierRows(batch)) {
-    const { k } = batch;
-    return {
-      n: 1,
-      k,
-      values: batch.values.subarray(i * k, (i + 1) * k),
-      labels: batch.labels.subarray(i, i + 1),
-      probabilities: batch.probabilities,
-    } satisfies ClassifierRows as B;
+    return sampleRows(batch, i) as B;
   }
   if (isDecisions(batch)) return decisionOf(batch, i) as B;
   // a new input kind needs its own view of one sample here before its metrics get a sums form

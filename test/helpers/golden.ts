@@ -33,9 +33,11 @@ export function loadGolden(file = 'cases.json'): GoldenCase[] {
   return (JSON.parse(readFileSync(GOLDEN_DIR + file, 'utf8')) as { cases: GoldenCase[] }).cases;
 }
 
-/** Replaces the string "NaN" (anywhere in a nested array) by NaN. */
+const SPECIAL: Record<string, number> = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
+
+/** Replaces the strings "NaN", "Infinity" and "-Infinity" (anywhere in a nested array) by those numbers. */
 export function revive(x: unknown): unknown {
-  if (x === 'NaN') return NaN;
+  if (typeof x === 'string' && x in SPECIAL) return SPECIAL[x];
   if (Array.isArray(x)) return x.map(revive);
   return x;
 }
@@ -68,9 +70,10 @@ export function split<T>(values: T[], k: number): T[][] {
 /** Relative 1e-6 or absolute 1e-9, whichever is looser; NaN only equals NaN. */
 export function close(actual: number, expected: number, rel = 1e-6, abs = 1e-9): boolean {
   if (Number.isNaN(expected)) return Number.isNaN(actual);
+  if (!Number.isFinite(expected)) return actual === expected;
   return Math.abs(actual - expected) <= Math.max(abs, rel * Math.abs(expected));
 }
 
 export function expectedNumber(v: unknown): number {
-  return v === 'NaN' ? NaN : (v as number);
+  return typeof v === 'string' && v in SPECIAL ? SPECIAL[v] : (v as number);
 }
