@@ -13,6 +13,7 @@ export * from './metrics/index';
 export type { ProbabilitiesOptions } from './inputs/logits';
 export type { ConfidenceBatch } from './inputs/confidences';
 export { topOneConfidences, type TopOneConfidences } from './topOneConfidences';
+export { ensembleUncertainty, type EnsembleUncertainty, type EnsembleUncertaintyOptions } from './ensembleUncertainty';
 export { getMetricFromId, METRIC_IDS, type MetricEntry } from './registry';
 export * from './plots/index';
 export {

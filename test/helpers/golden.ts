@@ -15,6 +15,8 @@ export interface GoldenCase {
   expected: number | string | boolean | Record<string, unknown> | Array<Record<string, unknown>>;
   /** Relative tolerance of this case (default 1e-6). */
   rtol?: number;
+  /** Per input, the axis that holds the samples when it is not 0 (`{ logits: 1 }` for [M, N, K]). */
+  sampleAxis?: Record<string, number>;
 }
 
 /** The repo's copies of the golden files: the tests read these, so a bare clone runs them. */
@@ -52,6 +54,16 @@ export function asForm(name: string, values: unknown[], form: GoldenCase['as'], 
   const t = tf.tensor(values as number[], undefined, integer ? 'int32' : 'float32');
   made.push(t);
   return t;
+}
+
+/**
+ * Splits an array into `k` consecutive parts along its samples (`axis` 0, or 1 for [M, N, K]
+ * member logits: each part keeps every member).
+ */
+export function splitAlong(values: unknown[], k: number, axis = 0): unknown[][] {
+  if (axis === 0) return split(values, k);
+  const perMember = values.map((member) => split(member as unknown[], k));
+  return Array.from({ length: k }, (_, b) => perMember.map((parts) => parts[b]));
 }
 
 /** Splits an array into `k` consecutive parts of sizes differing by at most one (larger parts first). */
