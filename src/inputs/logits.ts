@@ -275,14 +275,7 @@ function binaryRows(
 ): ClassifierRows {
   const arg = LOGIT_INPUTS[0];
   if (probabilities === true) {
-    const bad = firstNonProbability(values);
-    if (bad >= 0) {
-      fail(
-        metric,
-        arg,
-        `with \`probabilities: true\` expected ${ARG} to hold P(class 1) in [0, 1], but got ${values[bad]} at index ${bad}`,
-      );
-    }
+    checkBinaryProbabilities(metric, arg, values);
   } else if (probabilities === undefined) {
     checkBinaryLogits(metric, arg, values);
   } else {
@@ -290,6 +283,26 @@ function binaryRows(
     if (bad >= 0) nonFiniteBinaryLogit(metric, arg, values, bad);
   }
   return binaryBatch(values, labels, probabilities === true);
+}
+
+/**
+ * Checks a binary classifier's P(class 1) (`probabilities: true`, SPEC §11): each in [0, 1]; the
+ * first bad value is named by `at(index)` ("index 3" by default). Throws a MetricInputError.
+ */
+export function checkBinaryProbabilities(
+  metric: string,
+  arg: string,
+  values: Float32Array,
+  at: (i: number) => string = (i) => `index ${i}`,
+): void {
+  const bad = firstNonProbability(values);
+  if (bad >= 0) {
+    fail(
+      metric,
+      arg,
+      `with \`probabilities: true\` expected ${ARG} to hold P(class 1) in [0, 1], but got ${values[bad]} at ${at(bad)}`,
+    );
+  }
 }
 
 /**

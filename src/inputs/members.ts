@@ -1,10 +1,10 @@
 import { ARG, fail } from '../errors';
 import type { MemberShape } from '../math/ensemble';
 import { firstNonFinite } from '../math/softmax';
-import { firstNonProbability } from '../math/sigmoid';
 import { probabilityLikeRows, probabilityRowProblem, probabilitySumTolerance } from '../math/topOne';
 import {
   checkBinaryLogits,
+  checkBinaryProbabilities,
   checkProbabilities,
   DisguisedProbabilitiesError,
   MAX_CLASSES,
@@ -69,14 +69,7 @@ export function readMembers(metric: string, arg: string, x: unknown, probabiliti
   if (n === 0) return done(m, 0, k, binary);
   if (binary) {
     if (probabilities === true) {
-      const bad = firstNonProbability(values);
-      if (bad >= 0) {
-        fail(
-          metric,
-          arg,
-          `with \`probabilities: true\` expected ${ARG} to hold P(class 1) in [0, 1], but got ${values[bad]} at ${where(bad, n, 1, three)}`,
-        );
-      }
+      checkBinaryProbabilities(metric, arg, values, (i) => where(i, n, 1, three));
     } else {
       const bad = firstNonFinite(values);
       if (bad >= 0) nonFinite(metric, arg, values, bad, n, 1, three);
