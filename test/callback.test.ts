@@ -161,9 +161,9 @@ describe('ecuasCallback', () => {
     model.dispose();
   });
 
-  it('reads a single sigmoid column as a binary classifier', async () => {
-    const binModel = tf.sequential();
-    binModel.add(
+  function sigmoidModel(): tf.Sequential {
+    const m = tf.sequential();
+    m.add(
       tf.layers.dense({
         inputShape: [2],
         units: 1,
@@ -171,7 +171,12 @@ describe('ecuasCallback', () => {
         kernelInitializer: tf.initializers.glorotUniform({ seed: 3 }),
       }),
     );
-    binModel.compile({ optimizer: tf.train.adam(0.05), loss: 'binaryCrossentropy' });
+    m.compile({ optimizer: tf.train.adam(0.05), loss: 'binaryCrossentropy' });
+    return m;
+  }
+
+  it('reads a single sigmoid column as a binary classifier', async () => {
+    const binModel = sigmoidModel();
     const yBin = val.y.map((c) => (c === 0 ? 0 : 1));
     const xVal = tf.tensor2d(val.x);
     const xTrain = tf.tensor2d(train.x);
@@ -192,20 +197,6 @@ describe('ecuasCallback', () => {
     tf.dispose([xVal, xTrain, yTrain]);
     binModel.dispose();
   });
-
-  function sigmoidModel(): tf.Sequential {
-    const m = tf.sequential();
-    m.add(
-      tf.layers.dense({
-        inputShape: [2],
-        units: 1,
-        activation: 'sigmoid',
-        kernelInitializer: tf.initializers.glorotUniform({ seed: 3 }),
-      }),
-    );
-    m.compile({ optimizer: tf.train.adam(0.05), loss: 'binaryCrossentropy' });
-    return m;
-  }
 
   it("gives a sigmoid column the metrics' values on P(class 1), conf_* on max(p, 1 − p) (SPEC §11)", async () => {
     const binModel = sigmoidModel();
