@@ -5,7 +5,7 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -399,6 +399,30 @@ describe('Parquet', () => {
     expect(batches.reduce((s, b) => s + b.n, 0)).toBe(5000);
     expect(batches[0].where).toBe('rows 0–2999');
   });
+
+  const cli = join(root, 'dist', 'cli', 'ecuas.js');
+  it.skipIf(!existsSync(cli))(
+    'the built CLI reads uncompressed, snappy and zstd files under a 4 GB address-space limit',
+    async () => {
+      const expected = await values(['report', fixture('logits.csv')]);
+      for (const codec of ['uncompressed', 'snappy', 'zstd']) {
+        const file = await copy(
+          `SELECT * FROM read_csv('${fixture('logits.csv')}')`,
+          `${codec}.parquet`,
+          `, COMPRESSION ${codec}`,
+        );
+        // V8 reserves ~10 GB of address space for any WebAssembly memory
+        const r = spawnSync(
+          'bash',
+          ['-c', `ulimit -v 4000000; exec "$0" "$1" report "$2" --format json`, process.execPath, cli, file],
+          { encoding: 'utf8', timeout: 60_000 },
+        );
+        expect(r.stderr, codec).toBe('');
+        expect(r.status, codec).toBe(0);
+        expect(JSON.parse(r.stdout), codec).toEqual(expected);
+      }
+    },
+  );
 
   it('malformed Parquet files: one line naming the file, the column or row, and the problem', async () => {
     const good = await copy(`SELECT * FROM read_csv('${fixture('logits.csv')}')`, 'good.parquet');

@@ -17,6 +17,7 @@ import {
 } from './common';
 import type { AsyncBuffer, PageHeader, RowGroup } from 'hyparquet';
 import { resolveMappedColumns, type ColumnMap } from './mapping';
+import { loadCompressors } from './parquetCodecs';
 import { checkPageData, type PageContext } from './parquetPages';
 import { indexedPath, type Source } from './source';
 
@@ -125,7 +126,6 @@ export async function readParquet(
   const file = source.name;
   const filePath = indexedPath(source, 'a Parquet file');
   const { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema } = await import('hyparquet');
-  const { compressors } = await import('hyparquet-compressors');
   const { parquetHeader } = await import('hyparquet/src/column.js');
   const { decompressPage } = await import('hyparquet/src/datapage.js');
   const { getMaxDefinitionLevel, getMaxRepetitionLevel } = await import('hyparquet/src/schema.js');
@@ -184,6 +184,12 @@ export async function readParquet(
           `column ${quote(names[j])}: type ${type ?? 'unknown'}${type === 'BYTE_ARRAY' ? ' (text)' : ''}; expected numbers (float, double, integers) or booleans`,
         );
     }
+    const codecs = metadata.row_groups.flatMap((group) =>
+      group.columns.flatMap((c) =>
+        c.meta_data && needed.includes(c.meta_data.path_in_schema[0]) ? [c.meta_data.codec] : [],
+      ),
+    );
+    const compressors = await loadCompressors(codecs);
     const contexts = new Map<string, ColumnContext>();
     for (const j of layout.columns) {
       const path = [tree, tree.children[j]];
