@@ -400,6 +400,58 @@ describe('Parquet', () => {
     expect(batches[0].where).toBe('rows 0–2999');
   });
 
+  it('columns whose Parquet type holds no numbers are refused, naming the column and its type', async () => {
+    const conf = `FROM read_csv('${fixture('confidences.csv')}')`;
+    const refused: Array<[string, string, RegExp]> = [
+      [
+        `SELECT DATE '2024-01-01' + (confidence * 10)::INTEGER AS confidence, correct`,
+        'date.parquet',
+        /: column "confidence" has Parquet type DATE \(INT32\); it needs numbers \(INT32, INT64, FLOAT, DOUBLE or DECIMAL\)$/,
+      ],
+      [
+        `SELECT TIMESTAMP '2024-01-01' + to_seconds((confidence * 10)::BIGINT) AS confidence, correct`,
+        'timestamp.parquet',
+        /: column "confidence" has Parquet type TIMESTAMP \(INT64\); it needs numbers/,
+      ],
+      [
+        `SELECT TIME '10:00:00' AS confidence, correct`,
+        'time.parquet',
+        /: column "confidence" has Parquet type TIME \(INT64\); it needs numbers/,
+      ],
+      [
+        `SELECT confidence > 0.5 AS confidence, correct`,
+        'bool.parquet',
+        /: column "confidence" has Parquet type BOOLEAN; it needs numbers/,
+      ],
+      [
+        `SELECT confidence::VARCHAR AS confidence, correct`,
+        'text.parquet',
+        /: column "confidence" has Parquet type UTF8 \(BYTE_ARRAY\); it needs numbers/,
+      ],
+      [
+        `SELECT confidence, DATE '2024-01-01' + correct::INTEGER AS correct`,
+        'flag.parquet',
+        /: column "correct" has Parquet type DATE \(INT32\); correctness needs 0\/1 numbers or booleans$/,
+      ],
+    ];
+    for (const [select, name, message] of refused) await fails(await copy(`${select} ${conf}`, name), message);
+    await fails(
+      await copy(`SELECT label = 1 AS label, logit_0, logit_1 FROM read_csv('${fixture('logits.csv')}')`, 'bl.parquet'),
+      /: column "label" has Parquet type BOOLEAN; labels need integers \(INT32, INT64, or whole FLOAT, DOUBLE or DECIMAL values\)$/,
+    );
+    // numbers of every width, decimals and boolean flags are read as the CSV's values
+    const flags = await copy(
+      `SELECT confidence::DECIMAL(9, 6) AS confidence, correct::BOOLEAN AS correct ${conf}`,
+      'flags.parquet',
+    );
+    expect(await values(['report', flags])).toEqual(await values(['report', fixture('confidences.csv')]));
+    const narrow = await copy(
+      `SELECT label::UTINYINT AS label, logit_0::DECIMAL(18, 12) AS logit_0, logit_1::DOUBLE AS logit_1, logit_2::FLOAT AS logit_2 FROM read_csv('${fixture('logits.csv')}')`,
+      'narrow.parquet',
+    );
+    expect(await values(['report', narrow])).toEqual(await values(['report', fixture('logits.csv')]));
+  });
+
   const cli = join(root, 'dist', 'cli', 'ecuas.js');
   it.skipIf(!existsSync(cli))(
     'the built CLI reads uncompressed, snappy and zstd files under a 4 GB address-space limit',
@@ -437,7 +489,7 @@ describe('Parquet', () => {
     );
     await fails(
       await copy(`SELECT 'x' AS label, 1.0 AS logit_0, 2.0 AS logit_1`, 'text.parquet'),
-      /column "label": type BYTE_ARRAY \(text\); expected numbers/,
+      /: column "label" has Parquet type UTF8 \(BYTE_ARRAY\); labels need integers/,
     );
     await fails(
       await copy(`SELECT * FROM (VALUES (0, 1.0, 2.0), (1, NULL, 2.0)) t(label, logit_0, logit_1)`, 'null.parquet'),
