@@ -489,7 +489,7 @@ describe('Parquet', () => {
       [
         `SELECT DATE '2024-01-01' + (confidence * 10)::INTEGER AS confidence, correct`,
         'date.parquet',
-        /: column "confidence" has Parquet type DATE \(INT32\); it needs numbers \(INT32, INT64, FLOAT, DOUBLE or DECIMAL\)$/,
+        /: column "confidence" has Parquet type DATE \(INT32\); it needs numbers \(INT32, INT64, FLOAT, DOUBLE, or a DECIMAL stored as INT32 or INT64\)$/,
       ],
       [
         `SELECT TIMESTAMP '2024-01-01' + to_seconds((confidence * 10)::BIGINT) AS confidence, correct`,

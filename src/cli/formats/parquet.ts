@@ -61,9 +61,10 @@ function typeProblem(element: SchemaElement, role: 'flag' | 'label' | 'value'): 
       ? 'correctness needs 0/1 numbers or booleans'
       : role === 'label'
         ? 'labels need integers (INT32, INT64, or whole FLOAT, DOUBLE or DECIMAL values)'
-        : 'it needs numbers (INT32, INT64, FLOAT, DOUBLE or DECIMAL)';
+        : 'it needs numbers (INT32, INT64, FLOAT, DOUBLE, or a DECIMAL stored as INT32 or INT64)';
   return `has Parquet type ${typeName(element)}; ${needs}`;
 }
+
 /** Most values of the needed columns in one row group (float64 each). */
 const MAX_GROUP_VALUES = MAX_HELD_VALUES / 4;
 
@@ -226,11 +227,11 @@ export async function readParquet(
       );
       if (problem) fileError(file, `column ${quote(names[j])} ${problem}`);
     });
-    const codecs = metadata.row_groups.flatMap((group) =>
-      group.columns.flatMap((c) =>
-        c.meta_data && needed.includes(c.meta_data.path_in_schema[0]) ? [c.meta_data.codec] : [],
-      ),
-    );
+    const neededSet = new Set(needed);
+    const codecs = new Set<string>();
+    for (const group of metadata.row_groups)
+      for (const c of group.columns)
+        if (c.meta_data && neededSet.has(c.meta_data.path_in_schema[0])) codecs.add(c.meta_data.codec);
     const compressors = await loadCompressors(codecs);
     const contexts = new Map<string, ColumnContext>();
     for (const j of layout.columns) {
