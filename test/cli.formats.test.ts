@@ -535,6 +535,30 @@ describe('Parquet', () => {
     expect(await values(['report', narrow])).toEqual(await values(['report', fixture('logits.csv')]));
   });
 
+  it("a decompressor's error names its codec", async () => {
+    for (const [codec, name] of [
+      ['snappy', 'SNAPPY'],
+      ['gzip', 'GZIP'],
+    ]) {
+      const path = await copy(
+        `SELECT i / 1000.0 AS confidence, i % 2 AS correct FROM range(1000) t(i)`,
+        `${codec}.parquet`,
+        `, COMPRESSION ${codec}`,
+      );
+      const meta = await duck.runAndReadAll(
+        `SELECT data_page_offset, total_compressed_size FROM parquet_metadata('${path}') WHERE path_in_schema = 'confidence'`,
+      );
+      const [offset, size] = meta.getRows()[0].map(Number);
+      // the end of the column chunk: compressed page data, past every page header
+      const bytes = readFileSync(path);
+      for (let i = offset + size - 40; i < offset + size - 4; i++) bytes[i] ^= 0x5a;
+      await fails(
+        tmpFile(`bad-${codec}.parquet`, bytes),
+        new RegExp(`: row group 0, column "confidence": damaged page data: the ${name} decompressor failed: `),
+      );
+    }
+  });
+
   const cli = join(root, 'dist', 'cli', 'ecuas.js');
   it.skipIf(!existsSync(cli))(
     'the built CLI reads uncompressed, snappy and zstd files under a 4 GB address-space limit',

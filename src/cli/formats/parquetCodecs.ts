@@ -4,8 +4,8 @@
  * reserves gigabytes of address space for any WebAssembly memory: under an address-space limit
  * (`ulimit -v`, common on shared clusters) that fails for every file, compressed or not. So each
  * codec's module is imported only for a file that uses it, and snappy's WebAssembly is
- * instantiated on the first snappy file, where hyparquet's own (JS) snappy decoder takes over
- * whenever it cannot run.
+ * instantiated on the first snappy file, hyparquet's own (JS) snappy decoder taking over
+ * wherever it cannot run.
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -13,7 +13,7 @@ import type { Compressors } from 'hyparquet';
 
 type Decompress = (input: Uint8Array, outputLength: number) => Uint8Array;
 
-/** The codecs' decompressors loaded so far (undefined: snappy's WebAssembly cannot run). */
+/** The codecs' decompressors loaded so far (undefined: none, hyparquet names the codec). */
 const loaded = new Map<string, Decompress | undefined>();
 
 /**
@@ -26,25 +26,28 @@ async function compressorsDependency<T>(name: string): Promise<T> {
   return (await import(pathToFileURL(path).href)) as T;
 }
 
-/** hysnappy's WebAssembly decompressor, or undefined where it cannot be instantiated. */
-async function snappy(): Promise<Decompress | undefined> {
+/** hysnappy's WebAssembly decompressor, or hyparquet's JS one where that cannot be instantiated. */
+async function snappy(): Promise<Decompress> {
+  const { snappyUncompress } = await import('hyparquet/src/snappy.js');
+  const js: Decompress = (input, length) => {
+    const out = new Uint8Array(length);
+    snappyUncompress(input, out);
+    return out;
+  };
   const { snappyUncompressor } = await compressorsDependency<typeof import('hysnappy')>('hysnappy');
   let wasm: Decompress;
   try {
     wasm = snappyUncompressor();
   } catch {
-    return undefined;
+    return js;
   }
-  const { snappyUncompress } = await import('hyparquet/src/snappy.js');
   return (input, length) => {
     try {
       return wasm(input, length);
     } catch (e) {
       // its memory grows to hold the page: where the engine refuses, the JS decoder needs none
       if (!(e instanceof RangeError)) throw e;
-      const out = new Uint8Array(length);
-      snappyUncompress(input, out);
-      return out;
+      return js(input, length);
     }
   };
 }
@@ -73,13 +76,24 @@ async function load(codec: string): Promise<Decompress | undefined> {
   }
 }
 
-/** The decompressors of `codecs`, for hyparquet (which decodes snappy itself when not given one). */
+/**
+ * The decompressors of `codecs`, for hyparquet. A decompressor's error names its codec (one
+ * that cannot get the memory a page needs, say).
+ */
 export async function loadCompressors(codecs: Iterable<string>): Promise<Compressors> {
   const out: Compressors = {};
   for (const codec of new Set(codecs)) {
     if (!loaded.has(codec)) loaded.set(codec, await load(codec));
     const decompress = loaded.get(codec);
-    if (decompress) out[codec as keyof Compressors] = decompress;
+    if (decompress)
+      out[codec as keyof Compressors] = (input, length) => {
+        try {
+          return decompress(input, length);
+        } catch (e) {
+          const message = String((e as Error | null | undefined)?.message ?? e).split('\n')[0];
+          throw new Error(`the ${codec} decompressor failed: ${message}`);
+        }
+      };
   }
   return out;
 }
