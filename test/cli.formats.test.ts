@@ -5,7 +5,7 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -17,7 +17,7 @@ import { forEachLine } from '../src/cli/formats/text';
 import { JsonStreamParser, type JsonHandler } from '../src/cli/json';
 import { main, type MainOptions } from '../src/cli/main';
 import { InputFileError, readInputFile, type Batch, type ReadSummary } from '../src/cli/readers';
-import { npy, zip } from './helpers/npz';
+import { deflatedZeros, npy, zip } from './helpers/npz';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixture = (name: string): string => join(root, 'test', 'fixtures', name);
@@ -275,6 +275,63 @@ describe('.npz', () => {
     expect(await values(['report', zip64])).toEqual(expected);
   });
 
+  it('deflated entries are checked against their headers before they are inflated, and stop where their shape ends', async () => {
+    const head = (descr: string, shape: number[]): Buffer => npy(descr, shape, new Uint8Array(0));
+    const flags = ['correctness.npy', npy('|u1', [4], Uint8Array.from([1, 0, 0, 1]))] as [string, Buffer];
+    // 256 MiB of zeros after an array of 4 values: the entry is larger than its shape
+    await fails(
+      tmpFile('trail.npz', zip([['confidences.npy', deflatedZeros(head('<f4', [4]), 16 + (256 << 20))], flags], true)),
+      /trail\.npz: array "confidences": its entry declares 268,435,600 bytes, 268,435,456 more than its header and its shape \(4,\) of 4-byte values take \(a damaged file\?\)$/,
+    );
+    // a 1 GiB array of labels for 2 rows: refused by its header, without inflating it
+    const labels = deflatedZeros(head('<i8', [2 ** 27 - 16]), 8 * (2 ** 27 - 16));
+    const start = Date.now();
+    await fails(
+      tmpFile(
+        'long.npz',
+        zip(
+          [
+            ['logits.npy', npy('<f4', [2, 2], f32([1, 2, 3, 4]))],
+            ['labels.npy', labels],
+          ],
+          true,
+        ),
+      ),
+      /long\.npz: array "labels" has 134217712 entries but "logits" has 2: they must have the same length$/,
+    );
+    expect(Date.now() - start).toBeLessThan(1500);
+    // inflating past the size the entry declares, and a declared size deflate cannot reach
+    const more = deflatedZeros(head('<f4', [4]), 16 + (8 << 20));
+    await fails(
+      tmpFile('more.npz', zip([['confidences.npy', { deflated: more.deflated, size: 128 + 16 }], flags], true)),
+      /more\.npz: array "confidences": its entry inflates to more than the 144 bytes it declares \(a damaged file\?\)$/,
+    );
+    const small = deflatedZeros(head('<f4', [2 ** 28 - 32]), 4 * (2 ** 28 - 32));
+    await fails(
+      tmpFile(
+        'ratio.npz',
+        zip([['confidences.npy', { deflated: small.deflated.subarray(0, 2000), size: small.size }], flags], true),
+      ),
+      /ratio\.npz: entry "confidences\.npy": declares 1,073,741,824 bytes uncompressed from 2,000 deflated bytes, more than deflate can expand them to \(a damaged file\?\)$/,
+    );
+    // a large array of zeros (a thousandth of its size deflated) reads whole
+    const n = 6 << 20;
+    const file = tmpFile(
+      'zeros.npz',
+      zip(
+        [
+          ['confidences.npy', deflatedZeros(head('<f4', [n]), 4 * n)],
+          ['correctness.npy', deflatedZeros(head('|b1', [n]), n)],
+        ],
+        true,
+      ),
+    );
+    const { summary, batches } = await read(file, { batchSize: 1 << 21 });
+    expect(summary.n).toBe(n);
+    expect(batches.reduce((s, b) => s + b.n, 0)).toBe(n);
+    expect(batches.every((b) => b.confidences?.every((v) => v === 0))).toBe(true);
+  });
+
   it('malformed .npz files: one line naming the file, the array and the problem', async () => {
     const z = f32([1, 2, 3, 4]);
     const good: Array<[string, Buffer]> = [
@@ -311,6 +368,32 @@ describe('.npz', () => {
     await fails(
       tmpFile('inf.npz', zip([['logits.npy', npy('<f4', [2, 2], f32([1, 2, Infinity, 4]))], good[1]])),
       /array "logits"\[1\]\[0\]: expected a finite logit, got Infinity$/,
+    );
+    await fails(
+      tmpFile('neg.npz', zip([['logits.npy', npy('<f4', [2, -3], z)], good[1]])),
+      /neg\.npz: array "logits": its header's shape "\(2, -3\)" has a negative length, -3$/,
+    );
+    await fails(
+      tmpFile('frac.npz', zip([['logits.npy', npy('<f4', [2, 2.5], z)], good[1]], true)),
+      /frac\.npz: array "logits": its header's shape "\(2, 2\.5\)" has "2\.5", not a whole number$/,
+    );
+    await fails(
+      tmpFile('word.npz', zip([good[0], ['labels.npy', npy('<i8', ['two'], i64([0, 1]))]])),
+      /word\.npz: array "labels": its header's shape "\(two,\)" has "two", not a whole number$/,
+    );
+    await fails(
+      tmpFile('huge.npz', zip([['logits.npy', npy('<f4', [1e12, 1e12, 1e12], z)], good[1]])),
+      /huge\.npz: array "logits": its header's shape "\(1000000000000, 1000000000000, 1000000000000\)" of 4-byte values takes more than 9,007,199,254,740,991 bytes, more than the 1,073,741,824 bytes an array may take/,
+    );
+    await fails(
+      tmpFile(
+        'py2.npz',
+        zip([
+          ['logits.npy', npy('<f4', ['2L', '2L'], z)],
+          ['labels.npy', npy('<i8', [3], i64([0, 1, 1]))],
+        ]),
+      ),
+      /py2\.npz: array "labels" has 3 entries but "logits" has 2: they must have the same length$/,
     );
     const deflated = zip(good, true);
     deflated.fill(0xff, 40, 60);
@@ -400,6 +483,106 @@ describe('Parquet', () => {
     expect(batches[0].where).toBe('rows 0–2999');
   });
 
+  it('columns whose Parquet type holds no numbers are refused, naming the column and its type', async () => {
+    const conf = `FROM read_csv('${fixture('confidences.csv')}')`;
+    const refused: Array<[string, string, RegExp]> = [
+      [
+        `SELECT DATE '2024-01-01' + (confidence * 10)::INTEGER AS confidence, correct`,
+        'date.parquet',
+        /: column "confidence" has Parquet type DATE \(INT32\); it needs numbers \(INT32, INT64, FLOAT, DOUBLE, or a DECIMAL stored as INT32 or INT64\)$/,
+      ],
+      [
+        `SELECT TIMESTAMP '2024-01-01' + to_seconds((confidence * 10)::BIGINT) AS confidence, correct`,
+        'timestamp.parquet',
+        /: column "confidence" has Parquet type TIMESTAMP \(INT64\); it needs numbers/,
+      ],
+      [
+        `SELECT TIME '10:00:00' AS confidence, correct`,
+        'time.parquet',
+        /: column "confidence" has Parquet type TIME \(INT64\); it needs numbers/,
+      ],
+      [
+        `SELECT confidence > 0.5 AS confidence, correct`,
+        'bool.parquet',
+        /: column "confidence" has Parquet type BOOLEAN; it needs numbers/,
+      ],
+      [
+        `SELECT confidence::VARCHAR AS confidence, correct`,
+        'text.parquet',
+        /: column "confidence" has Parquet type UTF8 \(BYTE_ARRAY\); it needs numbers/,
+      ],
+      [
+        `SELECT confidence, DATE '2024-01-01' + correct::INTEGER AS correct`,
+        'flag.parquet',
+        /: column "correct" has Parquet type DATE \(INT32\); correctness needs 0\/1 numbers or booleans$/,
+      ],
+    ];
+    for (const [select, name, message] of refused) await fails(await copy(`${select} ${conf}`, name), message);
+    await fails(
+      await copy(`SELECT label = 1 AS label, logit_0, logit_1 FROM read_csv('${fixture('logits.csv')}')`, 'bl.parquet'),
+      /: column "label" has Parquet type BOOLEAN; labels need integers \(INT32, INT64, or whole FLOAT, DOUBLE or DECIMAL values\)$/,
+    );
+    // numbers of every width, decimals and boolean flags are read as the CSV's values
+    const flags = await copy(
+      `SELECT confidence::DECIMAL(9, 6) AS confidence, correct::BOOLEAN AS correct ${conf}`,
+      'flags.parquet',
+    );
+    expect(await values(['report', flags])).toEqual(await values(['report', fixture('confidences.csv')]));
+    const narrow = await copy(
+      `SELECT label::UTINYINT AS label, logit_0::DECIMAL(18, 12) AS logit_0, logit_1::DOUBLE AS logit_1, logit_2::FLOAT AS logit_2 FROM read_csv('${fixture('logits.csv')}')`,
+      'narrow.parquet',
+    );
+    expect(await values(['report', narrow])).toEqual(await values(['report', fixture('logits.csv')]));
+  });
+
+  it("a decompressor's error names its codec", async () => {
+    for (const [codec, name] of [
+      ['snappy', 'SNAPPY'],
+      ['gzip', 'GZIP'],
+    ]) {
+      const path = await copy(
+        `SELECT i / 1000.0 AS confidence, i % 2 AS correct FROM range(1000) t(i)`,
+        `${codec}.parquet`,
+        `, COMPRESSION ${codec}`,
+      );
+      const meta = await duck.runAndReadAll(
+        `SELECT data_page_offset, total_compressed_size FROM parquet_metadata('${path}') WHERE path_in_schema = 'confidence'`,
+      );
+      const [offset, size] = meta.getRows()[0].map(Number);
+      // the end of the column chunk: compressed page data, past every page header
+      const bytes = readFileSync(path);
+      for (let i = offset + size - 40; i < offset + size - 4; i++) bytes[i] ^= 0x5a;
+      await fails(
+        tmpFile(`bad-${codec}.parquet`, bytes),
+        new RegExp(`: row group 0, column "confidence": damaged page data: the ${name} decompressor failed: `),
+      );
+    }
+  });
+
+  const cli = join(root, 'dist', 'cli', 'ecuas.js');
+  it.skipIf(!existsSync(cli))(
+    'the built CLI reads uncompressed, snappy and zstd files under a 4 GB address-space limit',
+    async () => {
+      const expected = await values(['report', fixture('logits.csv')]);
+      for (const codec of ['uncompressed', 'snappy', 'zstd']) {
+        const file = await copy(
+          `SELECT * FROM read_csv('${fixture('logits.csv')}')`,
+          `${codec}.parquet`,
+          `, COMPRESSION ${codec}`,
+        );
+        // V8 reserves ~10 GB of address space for any WebAssembly memory
+        const r = spawnSync(
+          'bash',
+          ['-c', `ulimit -v 4000000; exec "$0" "$1" report "$2" --format json`, process.execPath, cli, file],
+          { encoding: 'utf8', timeout: 60_000 },
+        );
+        expect(r.stderr, codec).toBe('');
+        expect(r.status, codec).toBe(0);
+        expect(JSON.parse(r.stdout), codec).toEqual(expected);
+      }
+    },
+  );
+
   it('malformed Parquet files: one line naming the file, the column or row, and the problem', async () => {
     const good = await copy(`SELECT * FROM read_csv('${fixture('logits.csv')}')`, 'good.parquet');
     const bytes = readFileSync(good);
@@ -413,7 +596,7 @@ describe('Parquet', () => {
     );
     await fails(
       await copy(`SELECT 'x' AS label, 1.0 AS logit_0, 2.0 AS logit_1`, 'text.parquet'),
-      /column "label": type BYTE_ARRAY \(text\); expected numbers/,
+      /: column "label" has Parquet type UTF8 \(BYTE_ARRAY\); labels need integers/,
     );
     await fails(
       await copy(`SELECT * FROM (VALUES (0, 1.0, 2.0), (1, NULL, 2.0)) t(label, logit_0, logit_1)`, 'null.parquet'),

@@ -1,8 +1,8 @@
 /** Hand-built .npy arrays and .npz (zip) files for the CLI's reader tests, written byte by byte as numpy writes them. */
-import { deflateRawSync } from 'node:zlib';
+import { constants, deflateRawSync } from 'node:zlib';
 
-/** A .npy array: header dict and raw data. */
-export function npy(descr: string, shape: number[], data: Uint8Array, fortran = false): Buffer {
+/** A .npy array: header dict and raw data (a shape entry may be any text, as a damaged header's). */
+export function npy(descr: string, shape: Array<number | string>, data: Uint8Array, fortran = false): Buffer {
   let header = `{'descr': '${descr}', 'fortran_order': ${fortran ? 'True' : 'False'}, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
   const total = 10 + header.length + 1;
   header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
@@ -14,23 +14,48 @@ export function npy(descr: string, shape: number[], data: Uint8Array, fortran = 
   return Buffer.concat([head, Buffer.from(header, 'latin1'), data]);
 }
 
-/** A zip of the entries (stored, or deflated), as np.savez writes it; zip64 records when asked. */
-export function zip(entries: Array<[string, Buffer]>, deflate = false, zip64 = false): Buffer {
+/** An entry's data already deflated, and the size it declares uncompressed. */
+export interface Deflated {
+  deflated: Buffer;
+  size: number;
+}
+
+/**
+ * `head` followed by `zeros` zero bytes, deflated without deflating them all: one deflated MiB
+ * of zeros repeated (each block refers only to itself), then the rest as the final block.
+ */
+export function deflatedZeros(head: Buffer, zeros: number): Deflated {
+  const MiB = 1 << 20;
+  const open = { finishFlush: constants.Z_SYNC_FLUSH };
+  const block = deflateRawSync(Buffer.alloc(MiB), open);
+  const parts = [deflateRawSync(head, open)];
+  for (let i = 0; i < Math.floor(zeros / MiB); i++) parts.push(block);
+  parts.push(deflateRawSync(Buffer.alloc(zeros % MiB)));
+  return { deflated: Buffer.concat(parts), size: head.length + zeros };
+}
+
+/**
+ * A zip of the entries (stored, or deflated), as np.savez writes it; zip64 records when asked.
+ * An entry given already deflated is written as it is, with the size it declares.
+ */
+export function zip(entries: Array<[string, Buffer | Deflated]>, deflate = false, zip64 = false): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
-  for (const [name, data] of entries) {
-    const body = deflate ? deflateRawSync(data) : data;
+  for (const [name, entry] of entries) {
+    const given = Buffer.isBuffer(entry) ? undefined : entry;
+    const data = Buffer.isBuffer(entry) ? entry : { length: entry.size };
+    const body = given ? given.deflated : deflate ? deflateRawSync(data as Buffer) : (data as Buffer);
     const n = Buffer.from(name);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(deflate ? 8 : 0, 8);
+    local.writeUInt16LE(deflate || given ? 8 : 0, 8);
     local.writeUInt32LE(body.length, 18);
     local.writeUInt32LE(data.length, 22);
     local.writeUInt16LE(n.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(deflate ? 8 : 0, 10);
+    central.writeUInt16LE(deflate || given ? 8 : 0, 10);
     central.writeUInt32LE(zip64 ? 0xffffffff : body.length, 20);
     central.writeUInt32LE(zip64 ? 0xffffffff : data.length, 24);
     central.writeUInt16LE(n.length, 28);

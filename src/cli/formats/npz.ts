@@ -1,10 +1,13 @@
 /**
  * NumPy `.npz` files as `np.savez` and `np.savez_compressed` write them: a zip archive (stored or
- * deflated entries, zip64 where needed) of `.npy` arrays named like the JSON keys. Each needed
- * array is read whole (up to a bounded size), then checked and handed out in batches.
+ * deflated entries, zip64 where needed) of `.npy` arrays named like the JSON keys. The needed
+ * arrays' headers are read first and their shapes checked against each other and against
+ * their entries' declared sizes; then each array is inflated, as a stream, into a buffer of
+ * exactly the size its shape takes (up to a bounded size), and handed out in batches.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { inflateRawSync } from 'node:zlib';
+import { pipeline } from 'node:stream/promises';
+import { createInflateRaw } from 'node:zlib';
 import { RowBatcher, type ColumnGetter } from './columns';
 import {
   announceKind,
@@ -118,33 +121,162 @@ async function zipEntries(file: string, fh: FileHandle, size: number): Promise<Z
   return out;
 }
 
-/** The bytes of one entry, inflated. */
-async function entryBytes(file: string, fh: FileHandle, size: number, entry: ZipEntry): Promise<Buffer> {
+/** Largest array: its data, in bytes. */
+const MAX_ARRAY_BYTES = MAX_HELD_VALUES * 4;
+/** Largest .npy header read (numpy writes under 64 KiB). */
+const MAX_NPY_HEADER = 1 << 20;
+/** Bytes read from the file at a time. */
+const CHUNK = 1 << 20;
+/**
+ * The most bytes deflate expands one byte to (a 258-byte match in about two bits): an entry
+ * declaring more is damaged, and its declared size is not trusted to allocate.
+ */
+const MAX_DEFLATE_RATIO = 1032;
+
+/** Thrown to stop streaming an entry once enough of it is read. */
+class Enough extends Error {}
+
+/** Where one entry's data starts in the file, checked against the file and its declared sizes. */
+async function entryStart(file: string, fh: FileHandle, size: number, entry: ZipEntry): Promise<number> {
   const what = `entry ${quote(entry.name)}`;
-  if (entry.size > MAX_HELD_VALUES * 4 + 1024)
+  if (entry.size > MAX_ARRAY_BYTES + MAX_NPY_HEADER)
     fileError(
       file,
-      `${what}: ${count(entry.size)} bytes uncompressed, more than the ${count(MAX_HELD_VALUES * 4)} bytes an array may take: use CSV, JSON or Parquet, which are streamed`,
+      `${what}: ${count(entry.size)} bytes uncompressed, more than the ${count(MAX_ARRAY_BYTES)} bytes an array may take: use CSV, JSON or Parquet, which are streamed`,
     );
   const local = await readAt(fh, entry.localOffset, 30);
   if (local.length < 30 || local.readUInt32LE(0) !== LOCAL) fileError(file, `${what}: its local header is damaged`);
   const start = entry.localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
   if (start + entry.compressedSize > size)
     fileError(file, `${what}: its data lies past the end of the file (truncated?)`);
-  const raw = await readAt(fh, start, entry.compressedSize);
-  if (entry.method === 0) return raw;
-  if (entry.method !== 8)
+  if (entry.method !== 0 && entry.method !== 8)
     fileError(
       file,
       `${what}: compression method ${entry.method}; only stored and deflate (np.savez_compressed) are read`,
     );
-  try {
-    const out = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.size) });
-    if (out.length !== entry.size) throw new Error(`${out.length} bytes instead of ${entry.size}`);
-    return out;
-  } catch (e) {
-    return fileError(file, `${what}: the deflated data is corrupt (${(e as Error).message})`);
+  if (entry.method === 0 && entry.compressedSize !== entry.size)
+    fileError(file, `${what}: stored in ${count(entry.compressedSize)} bytes but declares ${count(entry.size)}`);
+  if (entry.method === 8 && entry.size > entry.compressedSize * MAX_DEFLATE_RATIO + 1024)
+    fileError(
+      file,
+      `${what}: declares ${count(entry.size)} bytes uncompressed from ${count(entry.compressedSize)} deflated bytes, more than deflate can expand them to (a damaged file?)`,
+    );
+  return start;
+}
+
+/**
+ * Streams one entry's data, inflated, to `take` in chunks; `take` may throw (an error, or
+ * Enough to stop). Nothing but the chunk at hand is held.
+ */
+async function streamEntry(
+  file: string,
+  fh: FileHandle,
+  entry: ZipEntry,
+  start: number,
+  take: (chunk: Buffer) => void,
+): Promise<void> {
+  async function* stored(): AsyncGenerator<Buffer> {
+    for (let at = 0; at < entry.compressedSize; at += CHUNK)
+      yield await readAt(fh, start + at, Math.min(CHUNK, entry.compressedSize - at));
   }
+  if (entry.method === 0) {
+    for await (const chunk of stored()) take(chunk);
+    return;
+  }
+  try {
+    await pipeline(stored(), createInflateRaw({ chunkSize: CHUNK }), async (inflated: AsyncIterable<Buffer>) => {
+      for await (const chunk of inflated) take(chunk);
+    });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException | null | undefined)?.code;
+    if (typeof code === 'string' && code.startsWith('Z_'))
+      fileError(file, `entry ${quote(entry.name)}: the deflated data is corrupt (${(e as Error).message})`);
+    throw e;
+  }
+}
+
+/** An array's header, inflating no more of its entry than the header takes. */
+async function readHeader(
+  file: string,
+  name: string,
+  fh: FileHandle,
+  entry: ZipEntry,
+  start: number,
+): Promise<NpyHeader> {
+  let prefix = Buffer.alloc(0);
+  let header: NpyHeader | undefined;
+  try {
+    await streamEntry(file, fh, entry, start, (chunk) => {
+      prefix = Buffer.concat([prefix, chunk]);
+      header = parseHeader(file, name, prefix, false);
+      if (header) throw new Enough();
+    });
+  } catch (e) {
+    if (!(e instanceof Enough)) throw e;
+  }
+  header ??= parseHeader(file, name, prefix, true) as NpyHeader;
+  // numpy writes the header and the data, nothing more
+  const found = entry.size - header.dataStart;
+  if (found < header.dataBytes)
+    fileError(
+      file,
+      `array ${name}: its data is truncated: ${count(header.n)} values of ${header.itemSize} bytes need ${count(header.dataBytes)} bytes, found ${count(Math.max(0, found))}`,
+    );
+  if (found > header.dataBytes)
+    fileError(
+      file,
+      `array ${name}: its entry declares ${count(entry.size)} bytes, ${count(found - header.dataBytes)} more than its header and its shape ${shapeText(header.shape)} of ${header.itemSize}-byte values take (a damaged file?)`,
+    );
+  return header;
+}
+
+/** An array's bytes (header and data): exactly the size its header's shape takes. */
+async function readArrayBytes(
+  file: string,
+  name: string,
+  fh: FileHandle,
+  entry: ZipEntry,
+  start: number,
+  header: NpyHeader,
+): Promise<Buffer> {
+  const total = header.dataStart + header.dataBytes;
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  await streamEntry(file, fh, entry, start, (chunk) => {
+    if (at + chunk.length > total)
+      fileError(
+        file,
+        `array ${name}: its entry inflates to more than the ${count(total)} bytes it declares (a damaged file?)`,
+      );
+    chunk.copy(out, at);
+    at += chunk.length;
+  });
+  if (at < total)
+    fileError(
+      file,
+      `array ${name}: its entry ends after ${count(at)} of the ${count(total)} bytes it declares (truncated?)`,
+    );
+  return out;
+}
+
+/** A shape as numpy prints it. */
+function shapeText(s: readonly number[]): string {
+  return `(${s.join(', ')}${s.length === 1 ? ',' : ''})`;
+}
+
+/** What a `.npy` header says: the layout of the data that follows it. */
+interface NpyHeader {
+  readonly shape: readonly number[];
+  readonly fortran: boolean;
+  readonly dtype: string;
+  readonly kind: string;
+  readonly itemSize: number;
+  readonly little: boolean;
+  /** Number of values (the shape's product). */
+  readonly n: number;
+  /** Offset of the data, and its length in bytes. */
+  readonly dataStart: number;
+  readonly dataBytes: number;
 }
 
 /** One `.npy` array: its values through a getter, its shape and order. */
@@ -158,45 +290,70 @@ interface NpyArray {
 
 const DTYPE = /^([<>|=])?([biuf])([0-9]+)$/;
 
-/** `name` is the array's name, quoted, for messages. */
-function parseNpy(file: string, name: string, buf: Buffer): NpyArray {
+/**
+ * The header at the start of `buf` (`name` is the array's name, quoted, for messages);
+ * undefined while `buf` is too short to hold it, unless `complete` (all there is).
+ */
+function parseHeader(file: string, name: string, buf: Buffer, complete: boolean): NpyHeader | undefined {
   const bad: (what: string) => never = (what) => fileError(file, `array ${name}: ${what}`);
+  if (buf.length < 12 && !complete) return undefined;
   if (buf.length < 10 || buf.toString('latin1', 0, 6) !== '\x93NUMPY') bad('not a .npy array (no \\x93NUMPY magic)');
   const major = buf[6];
   const headerLength = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
   const start = major === 1 ? 10 : 12;
-  if (start + headerLength > buf.length) bad('its header is truncated');
+  if (headerLength > MAX_NPY_HEADER) bad(`a header of ${count(headerLength)} bytes (a damaged file?)`);
+  if (start + headerLength > buf.length) return complete ? bad('its header is truncated') : undefined;
   const header = buf.toString('latin1', start, start + headerLength);
   const descr = /'descr'\s*:\s*'([^']*)'/.exec(header)?.[1];
   const fortran = /'fortran_order'\s*:\s*(True|False)/.exec(header)?.[1];
-  const shapeText = /'shape'\s*:\s*\(([^)]*)\)/.exec(header)?.[1];
-  if (descr === undefined || fortran === undefined || shapeText === undefined)
+  const shapeField = /'shape'\s*:\s*\(([^)]*)\)/.exec(header)?.[1];
+  if (descr === undefined || fortran === undefined || shapeField === undefined)
     bad(`unreadable header ${quote(header.trim(), 80)} (a structured or object array?)`);
-  const shape = shapeText
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '')
-    .map(Number);
   const m = DTYPE.exec(descr);
-  const size = m ? Number(m[3]) : 0;
-  const kind = m?.[2];
+  const itemSize = m ? Number(m[3]) : 0;
+  const kind = m?.[2] ?? '';
   const ok =
     m !== null &&
-    ((kind === 'f' && (size === 4 || size === 8)) ||
-      ((kind === 'i' || kind === 'u') && [1, 2, 4, 8].includes(size)) ||
-      (kind === 'b' && size === 1));
+    ((kind === 'f' && (itemSize === 4 || itemSize === 8)) ||
+      ((kind === 'i' || kind === 'u') && [1, 2, 4, 8].includes(itemSize)) ||
+      (kind === 'b' && itemSize === 1));
   if (!ok)
     bad(
       `dtype ${quote(descr)}: expected float32/float64, an integer type or bool (float16, complex and strings are not read)`,
     );
-  const little = m[1] !== '>';
+  // Python 2's numpy wrote lengths as longs (2L)
+  const shown = quote(`(${shapeField.trim()})`, 60);
+  const shape = shapeField
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '')
+    .map((t) => {
+      if (/^-[0-9]+L?$/.test(t)) bad(`its header's shape ${shown} has a negative length, ${t}`);
+      if (!/^[0-9]+L?$/.test(t)) bad(`its header's shape ${shown} has ${quote(t, 24)}, not a whole number`);
+      return Number(t.replace(/L$/, ''));
+    });
   const n = shape.reduce((a, b) => a * b, 1);
-  const data = start + headerLength;
-  if (data + n * size > buf.length)
+  if (n * itemSize > MAX_ARRAY_BYTES)
     bad(
-      `its data is truncated: ${count(n)} values of ${size} bytes need ${count(n * size)} bytes, found ${count(buf.length - data)}`,
+      `its header's shape ${shown} of ${itemSize}-byte values takes ${n > Number.MAX_SAFE_INTEGER ? `more than ${count(Number.MAX_SAFE_INTEGER)}` : count(n * itemSize)} bytes, more than the ${count(MAX_ARRAY_BYTES)} bytes an array may take: use CSV, JSON or Parquet, which are streamed`,
     );
-  const view = new DataView(buf.buffer, buf.byteOffset + data, n * size);
+  return {
+    shape,
+    fortran: fortran === 'True',
+    dtype: descr,
+    kind,
+    itemSize,
+    little: m[1] !== '>',
+    n,
+    dataStart: start + headerLength,
+    dataBytes: n * itemSize,
+  };
+}
+
+/** The array of `header` over `buf`, which holds its header and all its data. */
+function npyArray(header: NpyHeader, buf: Buffer): NpyArray {
+  const { kind, itemSize: size, little } = header;
+  const view = new DataView(buf.buffer, buf.byteOffset + header.dataStart, header.dataBytes);
   let get: (i: number) => number;
   if (kind === 'f') get = size === 4 ? (i) => view.getFloat32(i * 4, little) : (i) => view.getFloat64(i * 8, little);
   else if (kind === 'b') get = (i) => view.getUint8(i);
@@ -206,7 +363,7 @@ function parseNpy(file: string, name: string, buf: Buffer): NpyArray {
   else
     get =
       kind === 'i' ? (i) => Number(view.getBigInt64(i * 8, little)) : (i) => Number(view.getBigUint64(i * 8, little));
-  return { shape, fortran: fortran === 'True', dtype: descr, get };
+  return { shape: header.shape, fortran: header.fortran, dtype: header.dtype, get };
 }
 
 /** The arrays each kind needs: [big or first, …]; the first sets the number of rows. */
@@ -283,17 +440,58 @@ export async function readNpz(
           )})${map ? `; its arrays are ${listNames(entries.map((e) => e.name.replace(/\.npy$/, '')))}` : ''}`,
       );
     }
-    const arrays: NpyArray[] = [];
-    for (const a of spec.arrays) {
-      const buf = await entryBytes(file, fh, source.size, byName.get(a) as ZipEntry);
-      arrays.push(parseNpy(file, q(a), buf));
+    // every header first: arrays that cannot go together are refused before any is inflated
+    const shown = spec.arrays.map(q);
+    const parts: Array<{ entry: ZipEntry; start: number; header: NpyHeader }> = [];
+    for (const [i, a] of spec.arrays.entries()) {
+      const entry = byName.get(a) as ZipEntry;
+      const start = await entryStart(file, fh, source.size, entry);
+      parts.push({ entry, start, header: await readHeader(file, shown[i], fh, entry, start) });
     }
-    return batches(file, spec.kind, spec.arrays, spec.arrays.map(q), arrays, cb, batchSize, forced);
+    const k = checkShapes(
+      file,
+      spec.kind,
+      shown,
+      parts.map((p) => p.header.shape),
+    );
+    const arrays: NpyArray[] = [];
+    for (const [i, { entry, start, header }] of parts.entries())
+      arrays.push(npyArray(header, await readArrayBytes(file, shown[i], fh, entry, start, header)));
+    return batches(file, spec.kind, spec.arrays, shown, arrays, k, cb, batchSize, forced);
   } catch (e) {
     return rethrowIo(file, e);
   } finally {
     await fh?.close();
   }
+}
+
+/** Checks that the arrays' shapes go together; returns the number of classes (0 but for classification). */
+function checkShapes(
+  file: string,
+  kind: InputKind,
+  shown: readonly string[],
+  shapes: ReadonlyArray<readonly number[]>,
+): number {
+  const first = shapes[0];
+  const n = first[0] ?? 0;
+  let k = 0;
+  if (kind === 'classification') {
+    if (first.length !== 2)
+      fileError(file, `array ${shown[0]}: expected a 2-D array (samples, classes), got shape ${shapeText(first)}`);
+    k = first[1];
+    if (k < 2) fileError(file, `array ${shown[0]}: expected K ≥ 2 classes, got shape ${shapeText(first)}`);
+  }
+  shapes.forEach((shape, i) => {
+    if (kind === 'classification' && i === 0) return;
+    const oneD = shape.length === 1 || (shape.length === 2 && shape[1] === 1);
+    if (!oneD) fileError(file, `array ${shown[i]}: expected a 1-D array, got shape ${shapeText(shape)}`);
+    if (shape[0] !== n)
+      fileError(
+        file,
+        `array ${shown[i]} has ${shape[0]} entries but ${shown[0]} has ${n}: they must have the same length`,
+      );
+  });
+  return k;
 }
 
 function batches(
@@ -302,33 +500,13 @@ function batches(
   names: readonly string[],
   shown: readonly string[],
   arrays: readonly NpyArray[],
+  k: number,
   cb: ReadCallbacks,
   batchSize: number,
   forced: boolean,
 ): ReadSummary {
-  const shapeText = (s: readonly number[]): string => `(${s.join(', ')}${s.length === 1 ? ',' : ''})`;
   const first = arrays[0];
   const n = first.shape[0] ?? 0;
-  let k = 0;
-  if (kind === 'classification') {
-    if (first.shape.length !== 2)
-      fileError(
-        file,
-        `array ${shown[0]}: expected a 2-D array (samples, classes), got shape ${shapeText(first.shape)}`,
-      );
-    k = first.shape[1];
-    if (k < 2) fileError(file, `array ${shown[0]}: expected K ≥ 2 classes, got shape ${shapeText(first.shape)}`);
-  }
-  arrays.forEach((a, i) => {
-    if (kind === 'classification' && i === 0) return;
-    const oneD = a.shape.length === 1 || (a.shape.length === 2 && a.shape[1] === 1);
-    if (!oneD) fileError(file, `array ${shown[i]}: expected a 1-D array, got shape ${shapeText(a.shape)}`);
-    if (a.shape[0] !== n)
-      fileError(
-        file,
-        `array ${shown[i]} has ${a.shape[0]} entries but ${shown[0]} has ${n}: they must have the same length`,
-      );
-  });
   const scores = (kind === 'classification' ? names[0] : 'logits') as ClassScores;
   const { asProbabilities, note } = announceKind(cb, kind, scores, forced);
   // roles in the order of the batcher: the label comes first for classification

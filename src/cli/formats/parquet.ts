@@ -15,15 +15,56 @@ import {
   type ReadCallbacks,
   type ReadSummary,
 } from './common';
-import type { AsyncBuffer, PageHeader, RowGroup } from 'hyparquet';
+import type { AsyncBuffer, PageHeader, RowGroup, SchemaElement } from 'hyparquet';
 import { resolveMappedColumns, type ColumnMap } from './mapping';
+import { loadCompressors } from './parquetCodecs';
 import { checkPageData, type PageContext } from './parquetPages';
 import { indexedPath, type Source } from './source';
 
 /** Largest footer read: the file's schema and row group index. */
 const MAX_METADATA = 1 << 26;
 /** The physical types read as numbers. */
-const NUMERIC = new Set(['BOOLEAN', 'INT32', 'INT64', 'FLOAT', 'DOUBLE']);
+const NUMERIC = new Set(['INT32', 'INT64', 'FLOAT', 'DOUBLE']);
+/**
+ * The annotations of those that leave them numbers: integers of any width and decimals (which
+ * hyparquet scales by their converted type). Dates, times and timestamps are not numbers.
+ */
+const NUMERIC_ANNOTATIONS = new Set([
+  ...['INT_8', 'INT_16', 'INT_32', 'INT_64', 'UINT_8', 'UINT_16', 'UINT_32', 'UINT_64'],
+  'INTEGER',
+  'DECIMAL',
+]);
+
+/** A column's type as Parquet names it: its logical (or converted) type, else its physical type. */
+function typeName(element: SchemaElement): string {
+  const physical = element.type ?? 'unknown';
+  const annotation = element.logical_type?.type ?? element.converted_type;
+  if (annotation === undefined) return physical === 'BYTE_ARRAY' ? 'BYTE_ARRAY (bytes or text)' : physical;
+  return annotation === 'INTEGER' || annotation.startsWith('INT_') || annotation.startsWith('UINT_')
+    ? physical
+    : `${annotation} (${physical})`;
+}
+
+/**
+ * What a column of `element`'s type cannot hold for its role, or undefined: every role takes
+ * numbers, and a correctness flag booleans too (as CSV and JSON take true/false only there).
+ */
+function typeProblem(element: SchemaElement, role: 'flag' | 'label' | 'value'): string | undefined {
+  const annotation = element.logical_type?.type ?? element.converted_type;
+  const numeric =
+    NUMERIC.has(element.type ?? '') &&
+    (annotation === undefined || NUMERIC_ANNOTATIONS.has(annotation)) &&
+    (annotation !== 'DECIMAL' || element.converted_type === 'DECIMAL');
+  if (numeric || (role === 'flag' && element.type === 'BOOLEAN' && annotation === undefined)) return undefined;
+  const needs =
+    role === 'flag'
+      ? 'correctness needs 0/1 numbers or booleans'
+      : role === 'label'
+        ? 'labels need integers (INT32, INT64, or whole FLOAT, DOUBLE or DECIMAL values)'
+        : 'it needs numbers (INT32, INT64, FLOAT, DOUBLE, or a DECIMAL stored as INT32 or INT64)';
+  return `has Parquet type ${typeName(element)}; ${needs}`;
+}
+
 /** Most values of the needed columns in one row group (float64 each). */
 const MAX_GROUP_VALUES = MAX_HELD_VALUES / 4;
 
@@ -125,7 +166,6 @@ export async function readParquet(
   const file = source.name;
   const filePath = indexedPath(source, 'a Parquet file');
   const { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema } = await import('hyparquet');
-  const { compressors } = await import('hyparquet-compressors');
   const { parquetHeader } = await import('hyparquet/src/column.js');
   const { decompressPage } = await import('hyparquet/src/datapage.js');
   const { getMaxDefinitionLevel, getMaxRepetitionLevel } = await import('hyparquet/src/schema.js');
@@ -173,17 +213,26 @@ export async function readParquet(
           : `expected the columns ${EXPECTED_COLUMNS}, ${layout === '' ? `got ${quote(names.join(','), 120)}` : `but ${layout}`}`,
       );
     const needed = layout.columns.map((j) => names[j]);
-    for (const j of layout.columns) {
+    layout.columns.forEach((j, role) => {
       const node = tree.children[j];
-      const type = node.element.type;
       if (node.children.length > 0 || node.element.repetition_type === 'REPEATED')
         fileError(file, `column ${quote(names[j])}: a nested or list column; expected one number per row`);
-      if (type === undefined || !NUMERIC.has(type))
-        fileError(
-          file,
-          `column ${quote(names[j])}: type ${type ?? 'unknown'}${type === 'BYTE_ARRAY' ? ' (text)' : ''}; expected numbers (float, double, integers) or booleans`,
-        );
-    }
+      const problem = typeProblem(
+        node.element,
+        role === 0 && layout.kind === 'classification'
+          ? 'label'
+          : role === 1 && layout.kind === 'confidence'
+            ? 'flag'
+            : 'value',
+      );
+      if (problem) fileError(file, `column ${quote(names[j])} ${problem}`);
+    });
+    const neededSet = new Set(needed);
+    const codecs = new Set<string>();
+    for (const group of metadata.row_groups)
+      for (const c of group.columns)
+        if (c.meta_data && neededSet.has(c.meta_data.path_in_schema[0])) codecs.add(c.meta_data.codec);
+    const compressors = await loadCompressors(codecs);
     const contexts = new Map<string, ColumnContext>();
     for (const j of layout.columns) {
       const path = [tree, tree.children[j]];
