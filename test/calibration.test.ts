@@ -11,7 +11,8 @@ import {
   type MetricJSON,
 } from '../src/index';
 import { decisions, eceCompute, eceUpdate, quantileEceCompute } from '../src/functional/index';
-import { batches, confidenceData, logitData, permutation } from './helpers/data';
+import { accumulateBins, quantileBins } from '../src/math/binning';
+import { batches, confidenceData, logitData, permutation, rng } from './helpers/data';
 import { expectInputError } from './helpers/errors';
 
 // Binned calibration error (SPEC §8.1) and the reliability table (§8.5) on examples small
@@ -339,6 +340,83 @@ describe('reliabilityTable', () => {
       for (const r of rows) if (r.count > 0) sum += r.count * Math.abs(r.meanConfidence - r.accuracy);
       expect(sum / 200).toBeCloseTo(ece({ nBins: 8, binning }, data.c, data.y), 12);
     }
+  });
+
+  it('the rows are bit-identical to the dense bins of every bin, empty ones included, at ordinary nBins', () => {
+    // the table as it was built before its bins were kept sparse: all B bins, each row from them
+    const dense = (c: Float32Array, y: Uint8Array, nBins: number, binning: 'uniform' | 'quantile') => {
+      const s =
+        binning === 'quantile'
+          ? quantileBins(c, y, nBins)
+          : {
+              bins: (() => {
+                const bins = new Float64Array(3 * nBins);
+                accumulateBins(c, y, nBins, bins);
+                return bins;
+              })(),
+              lower: Float64Array.from({ length: nBins }, (_, b) => b / nBins),
+              upper: Float64Array.from({ length: nBins }, (_, b) => (b + 1) / nBins),
+            };
+      return Array.from({ length: nBins }, (_, b) => {
+        const count = s.bins[b];
+        return {
+          bin: b,
+          lower: s.lower[b],
+          upper: s.upper[b],
+          count,
+          meanConfidence: count > 0 ? s.bins[nBins + b] / count : NaN,
+          accuracy: count > 0 ? s.bins[2 * nBins + b] / count : NaN,
+        };
+      });
+    };
+    for (let trial = 0; trial < 60; trial++) {
+      const r = rng(100 + trial);
+      const n = 1 + Math.floor(r() * 60);
+      // coarse confidences give ties, bin edges and the closed top bin
+      const grid = trial % 2 === 0 ? 8 : 0;
+      const c = Float32Array.from({ length: n }, () => (grid ? Math.round(r() * grid) / grid : r()));
+      const y = Uint8Array.from({ length: n }, () => (r() < 0.6 ? 1 : 0));
+      const nBins = 1 + Math.floor(r() * 3 * n);
+      for (const binning of ['uniform', 'quantile'] as const) {
+        const rows = reliabilityTable(c, y, { nBins, binning });
+        expect(rows, `trial ${trial} ${binning} nBins ${nBins}`).toEqual(dense(c, y, nBins, binning));
+        // without the empty bins: the same rows, the empty ones left out
+        const occupied = reliabilityTable(c, y, { nBins, binning, emptyBins: false });
+        expect(occupied).toEqual(rows.filter((row) => row.count > 0));
+      }
+    }
+  });
+
+  it('with 10⁷ bins it lists only the occupied bins, in bounded memory', () => {
+    const data = confidenceData(100, 9);
+    const before = process.memoryUsage().heapUsed;
+    const rows = reliabilityTable(data.c, data.y, { nBins: 1e7 });
+    const quantile = reliabilityTable(data.c, data.y, { nBins: 1e7, binning: 'quantile' });
+    const grown = process.memoryUsage().heapUsed - before;
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.length).toBeLessThanOrEqual(100);
+    expect(quantile).toHaveLength(100); // one sample in each of the first N equal-mass bins
+    expect(grown).toBeLessThan(50 * 2 ** 20);
+    expect(rows.reduce((a, row) => a + row.count, 0)).toBe(100);
+    for (let i = 0; i < rows.length; i++) {
+      const { bin, lower, upper } = rows[i];
+      if (i > 0) expect(bin).toBeGreaterThan(rows[i - 1].bin);
+      expect([lower, upper]).toEqual([bin / 1e7, (bin + 1) / 1e7]);
+    }
+    // each sample sits in its bin ⌊c·B⌋, and the rows give ECE with these bins
+    for (const c of data.c) expect(rows.some((row) => row.bin === Math.floor(Math.fround(c) * 1e7))).toBe(true);
+    let sum = 0;
+    for (const row of rows) sum += row.count * Math.abs(row.meanConfidence - row.accuracy);
+    expect(sum / 100).toBeCloseTo(ece({ nBins: 1e7 }, data.c, data.y), 12);
+  });
+
+  it('lists empty bins up to 10⁴ bins by default, and as the option `emptyBins` says', () => {
+    const c = [0.125, 0.875];
+    expect(reliabilityTable(c, [1, 0], { nBins: 1e4 })).toHaveLength(1e4);
+    expect(reliabilityTable(c, [1, 0], { nBins: 1e4 + 1 }).map((row) => row.bin)).toEqual([1250, 8750]);
+    expect(reliabilityTable(c, [1, 0], { nBins: 1e4 + 1, emptyBins: true })).toHaveLength(1e4 + 1);
+    expect(reliabilityTable(c, [1, 0], { nBins: 4, emptyBins: false }).map((row) => row.bin)).toEqual([0, 3]);
+    expectInputError(() => reliabilityTable(c, [1, 0], { emptyBins: 1 } as never), ['`emptyBins`', 'a boolean']);
   });
 
   it('rejects bad options and bad input like a metric', () => {
