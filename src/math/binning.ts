@@ -253,7 +253,7 @@ export class BinCompaction {
     index: ArrayLike<number>,
   ) {
     const seen = new Set<number>();
-    for (let j = 0; j < index.length; j++) if (index[j] > 0) seen.add(((index[j] - 1) % (3 * nBins)) % nBins);
+    for (let j = 0; j < index.length; j++) if (index[j] > 0) seen.add((index[j] - 1) % nBins);
     this.bin = Int32Array.from(seen).sort();
     this.bin.forEach((b, m) => this.rank.set(b, m));
     this.length = 1 + (this.bin.length * (length - 1)) / nBins;
@@ -282,18 +282,18 @@ export function compactBinSums(
     Float64Array | { readonly length: number; readonly index: ArrayLike<number>; readonly value: ArrayLike<number> },
   nBins: number,
 ): { bin: Int32Array; sums: Float64Array } {
-  let index: ArrayLike<number>;
-  let value: ArrayLike<number>;
-  if (sums instanceof Float64Array) {
-    const nonzero: number[] = [0];
-    for (let i = 1; i < sums.length; i++) if (sums[i] !== 0) nonzero.push(i);
-    index = nonzero;
-    value = nonzero.map((i) => sums[i]);
-  } else ({ index, value } = sums);
+  const { index, value } = sums instanceof Float64Array ? nonzeroEntries(sums) : sums;
   const compaction = new BinCompaction(sums.length, nBins, index);
   const out = new Float64Array(compaction.length);
   for (let j = 0; j < index.length; j++) out[compaction.at(index[j])] += value[j];
   return { bin: compaction.bin, sums: out };
+}
+
+/** The nonzero entries of dense sums, as the sparse sums of the same vector. O(length). */
+export function nonzeroEntries(sums: Float64Array): { length: number; index: number[]; value: number[] } {
+  const index: number[] = [];
+  for (let j = 0; j < sums.length; j++) if (sums[j] !== 0) index.push(j);
+  return { length: sums.length, index, value: index.map((j) => sums[j]) };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { DecisionInput, InputAdapter } from '../inputs/adapter';
 import type { ConfidenceBatch } from '../inputs/confidences';
 import type { ClassifierRows } from '../inputs/logits';
 import type { SparseSums } from '../reducers/state';
-import { BinCompaction } from './binning';
+import { BinCompaction, nonzeroEntries } from './binning';
 import type { TieBlocks } from './ranking';
 import {
   entryFingerprint,
@@ -159,13 +159,6 @@ function occupiedSampleSums(
     return { length: compaction.length, index: Int32Array.from(index, (at) => compaction.at(at)), value };
   });
   return { sums, nBins: compaction.kept };
-}
-
-/** The nonzero entries of dense sums, as sparse sums. */
-function nonzeroEntries(sums: Float64Array): SparseSums {
-  const index: number[] = [];
-  for (let j = 0; j < sums.length; j++) if (sums[j] !== 0) index.push(j);
-  return { length: sums.length, index, value: index.map((j) => sums[j]) };
 }
 
 /**
