@@ -260,7 +260,8 @@ function quantile(sorted: Float64Array, p: number): number {
  * metric, see `WeightedForm`) computes its per-sample statistics once — the softmax, the
  * costs, the sorted ranking keys — and evaluates each resample from its counts (how often each
  * sample was drawn): weighted sums, or one weighted pass over the sorted order. O(N) per
- * resample, about a millisecond for 100,000 samples. Any other metric (regression, SCOD, a
+ * resample, about a millisecond for 100,000 samples, whatever `nBins` (equal-width binned
+ * metrics keep only the bins some sample falls in). Any other metric (regression, SCOD, a
  * factory of a subclass) is evaluated, fresh, on each resample written out.
  *
  * - `metric` is an id (`"cls_norm_n-ecuas_n=2"`, `"conf_auc"`, `"scod_aurc"`, … see

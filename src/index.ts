@@ -31,4 +31,9 @@ export {
   type TemperatureFitResult,
   type TemperatureOptions,
 } from './temperature';
-export { reliabilityTable, type ReliabilityRow, type ReliabilityTableOptions } from './reliabilityTable';
+export {
+  EMPTY_BINS_LISTED_UP_TO,
+  reliabilityTable,
+  type ReliabilityRow,
+  type ReliabilityTableOptions,
+} from './reliabilityTable';

@@ -11,14 +11,26 @@ import {
   ClassificationCrossEntropy,
   ClassificationECE,
   ClassificationECUAS,
+  ClasswiseECE,
   ConfidenceAUCScore,
   ConfidenceECUAS,
   ConfidenceErrorRate,
+  ExpectedCalibrationError,
   getMetricFromId,
   MetricInputError,
   RiskCoverageCurve,
 } from '../src/index';
 import { MAX_RESAMPLES } from '../src/bootstrap';
+import {
+  classifierRows,
+  classwiseEceCompute,
+  classwiseEceUpdate,
+  decisions,
+  eceCompute,
+  eceUpdate,
+} from '../src/functional/index';
+import { sampleSums, weightedSums } from '../src/math/weighted';
+import { Shared } from '../src/math/weightedForms';
 import { main } from '../src/cli/main';
 import { confidenceData, logitData, normal, rng } from './helpers/data';
 
@@ -320,6 +332,107 @@ describe('bootstrap', () => {
       expect(fast.low, id).toBeCloseTo(slow.low, 12);
       expect(fast.high, id).toBeCloseTo(slow.high, 12);
       expect(fast.nanResamples).toBe(slow.nanResamples);
+    }
+  });
+
+  it('binned metrics with 10⁷ bins: the intervals of the metric run on each resample, in bounded time', () => {
+    // 24 samples, 20 resamples: prepared and evaluated on the occupied bins, not on all 10⁷
+    const small = confidenceData(24, 31);
+    const rows = logitData(24, 4, 32);
+    class WrittenECE extends ExpectedCalibrationError {}
+    class WrittenCls extends ClassificationECE {}
+    class WrittenCw extends ClasswiseECE {}
+    const cases: Array<[string, () => never, unknown[], () => number]> = [
+      [
+        'conf_ece_nbins=10000000',
+        () => new WrittenECE({ nBins: 1e7 }) as never,
+        [small.c, small.y],
+        () => new ExpectedCalibrationError({ nBins: 1e7 }).update(small.c, small.y).compute(),
+      ],
+      [
+        'conf_ece_nbins=10000000_norm=l2_debias=true',
+        () => new WrittenECE({ nBins: 1e7, norm: 'l2', debias: true }) as never,
+        [small.c, small.y],
+        () => new ExpectedCalibrationError({ nBins: 1e7, norm: 'l2', debias: true }).update(small.c, small.y).compute(),
+      ],
+      [
+        'cls_mce_nbins=10000000',
+        () => new WrittenCls({ nBins: 1e7, norm: 'max' }) as never,
+        [rows.z, rows.labels],
+        () => new ClassificationECE({ nBins: 1e7, norm: 'max' }).update(rows.z, rows.labels).compute(),
+      ],
+      [
+        'cls_cw_ece_nbins=2500000',
+        () => new WrittenCw({ nBins: 2.5e6 }) as never,
+        [rows.z, rows.labels],
+        () => new ClasswiseECE({ nBins: 2.5e6 }).update(rows.z, rows.labels).compute(),
+      ],
+    ];
+    for (const [id, factory, inputs, direct] of cases) {
+      const fast = bootstrap(id, inputs, { resamples: 20, seed: 5 });
+      const slow = bootstrap(factory, inputs, { resamples: 20, seed: 5 });
+      expect(fast.value, id).toBe(direct());
+      expect(slow.value, id).toBe(fast.value);
+      expect(fast.low, id).toBeCloseTo(slow.low, 12);
+      expect(fast.high, id).toBeCloseTo(slow.high, 12);
+      expect(fast.low).toBeLessThan(fast.high);
+    }
+  });
+
+  it('the weighted form of binned metrics is bit-identical to the per-sample dense bin sums', () => {
+    // the form as it was: each sample's dense sums, weighted by the counts, then compute with all bins
+    for (let trial = 0; trial < 40; trial++) {
+      const r = rng(900 + trial);
+      const n = 5 + Math.floor(r() * 40);
+      const nBins = 1 + Math.floor(r() * 60);
+      const o = [
+        { nBins, norm: 'l1', debias: false },
+        { nBins, norm: 'l2', debias: false },
+        { nBins, norm: 'l2', debias: true },
+        { nBins, norm: 'max', debias: false },
+      ][trial % 4] as { nBins: number; norm: 'l1' | 'l2' | 'max'; debias: boolean };
+      const c = Float32Array.from({ length: n }, () => (trial % 2 ? Math.round(r() * 8) / 8 : r()));
+      const y = Uint8Array.from({ length: n }, () => (r() < 0.6 ? 1 : 0));
+      const perSample = sampleSums(n, (i) => eceUpdate(decisions(c.subarray(i, i + 1), y.subarray(i, i + 1)), o));
+      const shared = new Shared(); // what each resample derives is kept until the next one
+      const evaluate = ExpectedCalibrationError.weighted.prepare(
+        'ExpectedCalibrationError',
+        [c, y],
+        { ...o, binning: 'uniform' },
+        shared,
+      );
+      expect(evaluate).not.toBeNull();
+      for (let s = 0; s < 5; s++) {
+        const counts = new Int32Array(n);
+        for (let j = 0; j < n; j++) counts[Math.floor(r() * n)]++;
+        const expected = eceCompute(weightedSums(perSample, counts), o);
+        shared.nextResample();
+        expect((evaluate as (counts: Int32Array) => number)(counts), `trial ${trial}`).toBe(expected);
+      }
+    }
+  });
+
+  it('the weighted form of classwise ECE is bit-identical to the per-sample dense bin sums', () => {
+    for (let trial = 0; trial < 12; trial++) {
+      const r = rng(950 + trial);
+      const k = 2 + (trial % 3);
+      const n = 5 + Math.floor(r() * 30);
+      const o = { nBins: 1 + Math.floor(r() * 40), norm: (['l1', 'l2', 'max'] as const)[trial % 3], debias: false };
+      const data = logitData(n, k, 960 + trial);
+      const values = Float32Array.from(data.z.flat());
+      const labels = Int32Array.from(data.labels);
+      const perSample = sampleSums(n, (i) =>
+        classwiseEceUpdate(classifierRows(values.subarray(i * k, (i + 1) * k), k, labels.subarray(i, i + 1)), o),
+      );
+      const shared = new Shared();
+      const evaluate = ClasswiseECE.weighted.prepare('ClasswiseECE', [data.z, data.labels], o, shared);
+      for (let s = 0; s < 5; s++) {
+        const counts = new Int32Array(n);
+        for (let j = 0; j < n; j++) counts[Math.floor(r() * n)]++;
+        const expected = classwiseEceCompute(weightedSums(perSample, counts), o);
+        expect((evaluate as (counts: Int32Array) => number)(counts), `trial ${trial}`).toBe(expected);
+        shared.nextResample();
+      }
     }
   });
 

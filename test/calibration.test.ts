@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import {
   ClassificationECE,
+  ClasswiseECE,
   ExpectedCalibrationError,
   metricFromJSON,
   reliabilityDiagram,
@@ -10,8 +11,17 @@ import {
   topOneConfidences,
   type MetricJSON,
 } from '../src/index';
-import { decisions, eceCompute, eceUpdate, quantileEceCompute } from '../src/functional/index';
-import { batches, confidenceData, logitData, permutation } from './helpers/data';
+import {
+  classifierRows,
+  classwiseEceCompute,
+  classwiseEceUpdate,
+  decisions,
+  eceCompute,
+  eceUpdate,
+  quantileEceCompute,
+} from '../src/functional/index';
+import { accumulateBins, quantileBins } from '../src/math/binning';
+import { batches, confidenceData, logitData, permutation, rng } from './helpers/data';
 import { expectInputError } from './helpers/errors';
 
 // Binned calibration error (SPEC §8.1) and the reliability table (§8.5) on examples small
@@ -341,6 +351,83 @@ describe('reliabilityTable', () => {
     }
   });
 
+  it('the rows are bit-identical to the dense bins of every bin, empty ones included, at ordinary nBins', () => {
+    // the table as it was built before its bins were kept sparse: all B bins, each row from them
+    const dense = (c: Float32Array, y: Uint8Array, nBins: number, binning: 'uniform' | 'quantile') => {
+      const s =
+        binning === 'quantile'
+          ? quantileBins(c, y, nBins)
+          : {
+              bins: (() => {
+                const bins = new Float64Array(3 * nBins);
+                accumulateBins(c, y, nBins, bins);
+                return bins;
+              })(),
+              lower: Float64Array.from({ length: nBins }, (_, b) => b / nBins),
+              upper: Float64Array.from({ length: nBins }, (_, b) => (b + 1) / nBins),
+            };
+      return Array.from({ length: nBins }, (_, b) => {
+        const count = s.bins[b];
+        return {
+          bin: b,
+          lower: s.lower[b],
+          upper: s.upper[b],
+          count,
+          meanConfidence: count > 0 ? s.bins[nBins + b] / count : NaN,
+          accuracy: count > 0 ? s.bins[2 * nBins + b] / count : NaN,
+        };
+      });
+    };
+    for (let trial = 0; trial < 60; trial++) {
+      const r = rng(100 + trial);
+      const n = 1 + Math.floor(r() * 60);
+      // coarse confidences give ties, bin edges and the closed top bin
+      const grid = trial % 2 === 0 ? 8 : 0;
+      const c = Float32Array.from({ length: n }, () => (grid ? Math.round(r() * grid) / grid : r()));
+      const y = Uint8Array.from({ length: n }, () => (r() < 0.6 ? 1 : 0));
+      const nBins = 1 + Math.floor(r() * 3 * n);
+      for (const binning of ['uniform', 'quantile'] as const) {
+        const rows = reliabilityTable(c, y, { nBins, binning });
+        expect(rows, `trial ${trial} ${binning} nBins ${nBins}`).toEqual(dense(c, y, nBins, binning));
+        // without the empty bins: the same rows, the empty ones left out
+        const occupied = reliabilityTable(c, y, { nBins, binning, emptyBins: false });
+        expect(occupied).toEqual(rows.filter((row) => row.count > 0));
+      }
+    }
+  });
+
+  it('with 10⁷ bins it lists only the occupied bins, in bounded memory', () => {
+    const data = confidenceData(100, 9);
+    const before = process.memoryUsage().heapUsed;
+    const rows = reliabilityTable(data.c, data.y, { nBins: 1e7 });
+    const quantile = reliabilityTable(data.c, data.y, { nBins: 1e7, binning: 'quantile' });
+    const grown = process.memoryUsage().heapUsed - before;
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.length).toBeLessThanOrEqual(100);
+    expect(quantile).toHaveLength(100); // one sample in each of the first N equal-mass bins
+    expect(grown).toBeLessThan(50 * 2 ** 20);
+    expect(rows.reduce((a, row) => a + row.count, 0)).toBe(100);
+    for (let i = 0; i < rows.length; i++) {
+      const { bin, lower, upper } = rows[i];
+      if (i > 0) expect(bin).toBeGreaterThan(rows[i - 1].bin);
+      expect([lower, upper]).toEqual([bin / 1e7, (bin + 1) / 1e7]);
+    }
+    // each sample sits in its bin ⌊c·B⌋, and the rows give ECE with these bins
+    for (const c of data.c) expect(rows.some((row) => row.bin === Math.floor(Math.fround(c) * 1e7))).toBe(true);
+    let sum = 0;
+    for (const row of rows) sum += row.count * Math.abs(row.meanConfidence - row.accuracy);
+    expect(sum / 100).toBeCloseTo(ece({ nBins: 1e7 }, data.c, data.y), 12);
+  });
+
+  it('lists empty bins up to 10⁴ bins by default, and as the option `emptyBins` says', () => {
+    const c = [0.125, 0.875];
+    expect(reliabilityTable(c, [1, 0], { nBins: 1e4 })).toHaveLength(1e4);
+    expect(reliabilityTable(c, [1, 0], { nBins: 1e4 + 1 }).map((row) => row.bin)).toEqual([1250, 8750]);
+    expect(reliabilityTable(c, [1, 0], { nBins: 1e4 + 1, emptyBins: true })).toHaveLength(1e4 + 1);
+    expect(reliabilityTable(c, [1, 0], { nBins: 4, emptyBins: false }).map((row) => row.bin)).toEqual([0, 3]);
+    expectInputError(() => reliabilityTable(c, [1, 0], { emptyBins: 1 } as never), ['`emptyBins`', 'a boolean']);
+  });
+
   it('rejects bad options and bad input like a metric', () => {
     expectInputError(() => reliabilityTable([0.5], [1], { nBins: 0 }), ['reliabilityTable', '`nBins`']);
     expectInputError(() => reliabilityTable([0.5], [1], { binning: 'equal' } as never), ['`binning`']);
@@ -397,5 +484,109 @@ describe('reliability diagram with quantile bins', () => {
       () => reliabilityDiagram([0.5], [1], { binning: 'mass' } as never),
       ['reliabilityDiagram', '`binning`'],
     );
+  });
+});
+
+describe('equal-width bins with many more bins than samples', () => {
+  // batches much smaller than the bins are kept as the bins they touch
+  const sumsOf = (m: { toJSON(): MetricJSON }): number[] => (m.toJSON().state as { sums: number[] }).sums;
+  /** Index of the first entry where the two differ (Object.is), or -1. */
+  const firstDifference = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
+    if (a.length !== b.length) return Math.min(a.length, b.length);
+    for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return i;
+    return -1;
+  };
+  /** [from, to) of `count` batches of about equal size over n samples. */
+  const slices = (n: number, count: number): Array<[number, number]> =>
+    Array.from({ length: count }, (_, i) => [Math.floor((i * n) / count), Math.floor(((i + 1) * n) / count)]);
+
+  it('sparse sums give, bit for bit, the value, merge and state of the dense sums', () => {
+    for (let trial = 0; trial < 12; trial++) {
+      const r = rng(700 + trial);
+      // sparse while the bins touched are few: 8·batch < nBins and 3N + 1 < (1 + 3·nBins)/16
+      const nBins = 5000 + Math.floor(r() * 3e4);
+      const o = [
+        { nBins },
+        { nBins, norm: 'l2' as const },
+        { nBins, norm: 'l2' as const, debias: true },
+        { nBins, norm: 'max' as const },
+      ][trial % 4];
+      // a few bins shared by many samples (ties), the rest spread out
+      const n = 20 + Math.floor(r() * 80);
+      const c = Array.from({ length: n }, () => (r() < 0.3 ? 0.5 + Math.floor(r() * 3) / 8 : r()));
+      const y = Array.from({ length: n }, () => (r() < 0.6 ? 1 : 0));
+      // dense sums added batch by batch, as a dense state adds them: all batches, the even ones, the odd ones
+      const dense = [0, 1, 2].map(() => new Float64Array(1 + 3 * nBins));
+      const whole = new ExpectedCalibrationError(o);
+      const even = new ExpectedCalibrationError(o);
+      const odd = new ExpectedCalibrationError(o);
+      slices(n, 5).forEach(([from, to], i) => {
+        const batch = decisions(Float32Array.from(c.slice(from, to)), Uint8Array.from(y.slice(from, to)));
+        const sums = eceUpdate(batch, o);
+        for (const k of [0, 1 + (i % 2)]) sums.forEach((v, j) => (dense[k][j] += v));
+        whole.update(c.slice(from, to), y.slice(from, to));
+        (i % 2 ? odd : even).update(c.slice(from, to), y.slice(from, to));
+      });
+      const expected = eceCompute(dense[0], o);
+      expect(whole.compute(), `trial ${trial}`).toBe(expected);
+      // the state format is still the dense sums, and it loads back to the same value
+      expect(firstDifference(sumsOf(whole), dense[0])).toBe(-1);
+      expect(metricFromJSON(whole.toJSON()).compute()).toBe(expected);
+      const merged = dense[1].map((v, j) => v + dense[2][j]);
+      expect(even.merge(odd).compute()).toBe(eceCompute(merged, o));
+      expect(firstDifference(sumsOf(even), merged)).toBe(-1);
+      for (const m of [whole, even, odd]) m.dispose();
+    }
+  });
+
+  it('classwise ECE from sparse sums equals the dense sums bit for bit', () => {
+    for (let trial = 0; trial < 6; trial++) {
+      const k = 2 + (trial % 3);
+      const nBins = 2000 + 977 * trial;
+      const o = { nBins, norm: (['l1', 'l2', 'max'] as const)[trial % 3], debias: false };
+      const data = logitData(40, k, 800 + trial);
+      const dense = new Float64Array(1 + 3 * k * nBins);
+      const m = new ClasswiseECE(o);
+      for (const [from, to] of slices(40, 4)) {
+        const z = data.z.slice(from, to);
+        const labels = data.labels.slice(from, to);
+        classwiseEceUpdate(classifierRows(Float32Array.from(z.flat()), k, Int32Array.from(labels)), o).forEach(
+          (v, j) => (dense[j] += v),
+        );
+        m.update(z, labels);
+      }
+      expect(m.compute(), `trial ${trial}`).toBe(classwiseEceCompute(dense, o));
+      expect(firstDifference(sumsOf(m), dense)).toBe(-1);
+      m.dispose();
+    }
+  });
+
+  it('ECE with 10⁷ bins keeps only the occupied bins: updates, merges and compute in bounded memory', () => {
+    const data = confidenceData(100, 21);
+    const logits = logitData(100, 3, 22);
+    const memory = (): number => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+    const before = memory();
+    const values: number[] = [];
+    for (const options of [{ nBins: 1e7 }, { nBins: 1e7, norm: 'l2', debias: true } as const]) {
+      const a = new ExpectedCalibrationError(options);
+      const b = new ExpectedCalibrationError(options);
+      for (const [from, to] of slices(100, 5))
+        (from < 50 ? a : b).update(data.c.slice(from, to), data.y.slice(from, to));
+      values.push(a.merge(b).compute());
+      a.dispose();
+      b.dispose();
+    }
+    const cls = new ClassificationECE({ nBins: 1e7 });
+    for (const [from, to] of slices(100, 4)) cls.update(logits.z.slice(from, to), logits.labels.slice(from, to));
+    values.push(cls.compute());
+    cls.dispose();
+    expect(memory() - before).toBeLessThan(50 * 2 ** 20);
+    // the same bins as the table's rows
+    const rows = reliabilityTable(data.c, data.y, { nBins: 1e7 });
+    let l1 = 0;
+    for (const row of rows) l1 += row.count * Math.abs(row.meanConfidence - row.accuracy);
+    expect(values[0]).toBeCloseTo(l1 / 100, 12);
+    expect(values[1]).toBeGreaterThanOrEqual(0);
+    expect(values[2]).toBeGreaterThan(0);
   });
 });

@@ -129,6 +129,17 @@ export function eceBatchDelta(
 }
 
 /**
+ * {@link eceBatchDelta} of a batch of decisions: the update of the ECE metrics, and of one
+ * decision in their bootstrap.
+ */
+export function eceDecisionsDelta(
+  d: { readonly confidence: ArrayLike<number>; readonly correct: ArrayLike<number> },
+  o: { readonly nBins: number },
+): Float64Array | { length: number; index: Int32Array; value: Float64Array } {
+  return eceBatchDelta(d.confidence, d.correct, o.nBins);
+}
+
+/**
  * Whether Σconfidence of `count` samples in equal-width bin `bin` of `nBins` can be `sum`: each
  * confidence lies in [bin/B, (bin + 1)/B] (up to the rounding of c·B).
  */
@@ -221,27 +232,115 @@ export function quantileBins(
   return { nBins, n, bins, lower, upper };
 }
 
-/** Equal-width bins ({@link accumulateBins}) with their edges b/B, (b+1)/B. O(N + B). */
-export function uniformBins(confidences: ArrayLike<number>, correct: ArrayLike<number>, nBins: number): BinStatistics {
-  const bins = new Float64Array(3 * nBins);
-  accumulateBins(confidences, correct, nBins, bins);
-  const lower = new Float64Array(nBins);
-  const upper = new Float64Array(nBins);
-  for (let b = 0; b < nBins; b++) {
-    lower[b] = b / nBins;
-    upper[b] = (b + 1) / nBins;
+/**
+ * Equal-width bin sums [N, then G groups of 3B] (ECE: one group; classwise ECE: one a class)
+ * cut down to the bins some entry falls in: the same sums with the other bins left out,
+ * [N, then G groups of 3M], M the number of bins kept. Every binned error reads its bins in
+ * order and an empty bin adds nothing to it, so the kept bins with `nBins` = M give the value of
+ * all B, to the bit, in O(M) instead of O(B).
+ */
+export class BinCompaction {
+  /** The bins kept (those some entry falls in), ascending. */
+  readonly bin: Int32Array;
+  /** Length of the cut-down sums, 1 + 3·G·M. */
+  readonly length: number;
+  private readonly rank = new Map<number, number>();
+
+  /** For sums of `length` entries over `nBins` bins, keeping the bins of the entries at `index` (entry 0, N, is none). */
+  constructor(
+    length: number,
+    private readonly nBins: number,
+    index: ArrayLike<number>,
+  ) {
+    const seen = new Set<number>();
+    for (let j = 0; j < index.length; j++) if (index[j] > 0) seen.add((index[j] - 1) % nBins);
+    this.bin = Int32Array.from(seen).sort();
+    this.bin.forEach((b, m) => this.rank.set(b, m));
+    this.length = 1 + (this.bin.length * (length - 1)) / nBins;
   }
-  return { nBins, n: confidences.length, bins, lower, upper };
+
+  /** Number of bins kept, M. */
+  get kept(): number {
+    return this.bin.length;
+  }
+
+  /** Where entry `index` of the full sums (N, or an entry of a kept bin) is in the cut-down sums. */
+  at(index: number): number {
+    if (index === 0) return 0;
+    const b = this.nBins;
+    const part = Math.floor((index - 1) / b); // 3g + (0 count, 1 Σconfidence, 2 Σcorrect)
+    return 1 + part * this.bin.length + (this.rank.get((index - 1) % b) as number);
+  }
 }
 
-/** Bin statistics of the given binning: what ECE, the reliability table and the diagram read. */
+/**
+ * The sums of the bins that hold an entry, cut down as {@link BinCompaction} says: from dense
+ * sums (the bins with a nonzero entry, O(length)) or sparse ones (the bins given, O(entries)).
+ */
+export function compactBinSums(
+  sums:
+    Float64Array | { readonly length: number; readonly index: ArrayLike<number>; readonly value: ArrayLike<number> },
+  nBins: number,
+): { bin: Int32Array; sums: Float64Array } {
+  const { index, value } = sums instanceof Float64Array ? nonzeroEntries(sums) : sums;
+  const compaction = new BinCompaction(sums.length, nBins, index);
+  const out = new Float64Array(compaction.length);
+  for (let j = 0; j < index.length; j++) out[compaction.at(index[j])] += value[j];
+  return { bin: compaction.bin, sums: out };
+}
+
+/** The nonzero entries of dense sums, as the sparse sums of the same vector. O(length). */
+export function nonzeroEntries(sums: Float64Array): { length: number; index: number[]; value: number[] } {
+  const index: number[] = [];
+  for (let j = 0; j < sums.length; j++) if (sums[j] !== 0) index.push(j);
+  return { length: sums.length, index, value: index.map((j) => sums[j]) };
+}
+
+/**
+ * The bins of one binning that hold samples, M of them: their original indices `bin`
+ * (ascending), their statistics in the 3M layout and their edges, as {@link BinStatistics}
+ * gives them for all bins.
+ */
+export interface OccupiedBins {
+  /** Number of bins, B (M ≤ B of them listed). */
+  readonly nBins: number;
+  readonly binning: Binning;
+  /** Number of samples binned. */
+  readonly n: number;
+  readonly bin: Int32Array;
+  readonly bins: Float64Array;
+  readonly lower: Float64Array;
+  readonly upper: Float64Array;
+}
+
+/**
+ * The bins that hold samples among `nBins` bins of the given binning: what the reliability
+ * table and diagram read (sums bit-identical to {@link accumulateBins} / {@link quantileBins} of
+ * the same bins, the empty ones left out). O(N) for equal-width bins whatever B, O(N + min(B, N))
+ * for equal-mass bins.
+ */
 export function binStatistics(
   confidences: Float32Array | Float64Array,
   correct: ArrayLike<number>,
   nBins: number,
   binning: Binning,
-): BinStatistics {
-  return binning === 'quantile' ? quantileBins(confidences, correct, nBins) : uniformBins(confidences, correct, nBins);
+): OccupiedBins {
+  const n = confidences.length;
+  if (binning === 'quantile') {
+    // B ≥ N equal-mass bins put one sample in each of the first N: N bins are the same ones
+    const stats = quantileBins(confidences, correct, Math.max(1, Math.min(nBins, n)));
+    const bin = new Int32Array(stats.nBins);
+    for (let b = 0; b < bin.length; b++) bin[b] = b;
+    return { nBins, binning, n, bin, bins: stats.bins, lower: stats.lower, upper: stats.upper };
+  }
+  const { bin, sums } = compactBinSums(eceBatchDelta(confidences, correct, nBins), nBins);
+  const lower = new Float64Array(bin.length);
+  const upper = new Float64Array(bin.length);
+  bin.forEach((b, m) => {
+    lower[m] = b / nBins;
+    upper[m] = (b + 1) / nBins;
+  });
+  return { nBins, n, binning, bin, bins: sums.subarray(1), lower, upper };
 }
 
 /**

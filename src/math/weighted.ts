@@ -1,3 +1,4 @@
+import type { SparseSums } from '../reducers/state';
 import { sortWithPayload } from './radixSort';
 import type { TieBlocks } from './ranking';
 
@@ -29,8 +30,9 @@ export interface SampleSums {
 }
 
 /**
- * The per-sample sums of n samples from `sumsOf(i)`, the sums vector of sample i alone (its
- * nonzero entries are kept). O(Σ lengths).
+ * The per-sample sums of n samples from `sumsOf(i)`, the sums vector of sample i alone, dense or
+ * as the entries it changes (distinct indices); its nonzero entries are kept. O(Σ lengths), or
+ * O(Σ entries given) for sparse ones, plus the length of the sums.
  *
  * @example
  * ```ts
@@ -38,7 +40,7 @@ export interface SampleSums {
  * weightedSums(s, Int32Array.of(3, 1)); // [4, 5]
  * ```
  */
-export function sampleSums(n: number, sumsOf: (i: number) => Float64Array): SampleSums {
+export function sampleSums(n: number, sumsOf: (i: number) => Float64Array | SparseSums): SampleSums {
   // first by sample (the nonzeros only), then transposed to columns
   let entry = new Int32Array(Math.max(16, 4 * n));
   let nonzero = new Float64Array(entry.length);
@@ -47,9 +49,11 @@ export function sampleSums(n: number, sumsOf: (i: number) => Float64Array): Samp
   let q = 0;
   for (let i = 0; i < n; i++) {
     const sums = sumsOf(i);
+    const dense = sums instanceof Float64Array;
+    const given = dense ? sums.length : sums.index.length;
     length = Math.max(length, sums.length);
-    if (q + sums.length > entry.length) {
-      const size = Math.max(2 * entry.length, q + sums.length);
+    if (q + given > entry.length) {
+      const size = Math.max(2 * entry.length, q + given);
       const e = new Int32Array(size);
       e.set(entry);
       entry = e;
@@ -57,10 +61,11 @@ export function sampleSums(n: number, sumsOf: (i: number) => Float64Array): Samp
       v.set(nonzero);
       nonzero = v;
     }
-    for (let j = 0; j < sums.length; j++) {
-      if (sums[j] === 0) continue;
-      entry[q] = j;
-      nonzero[q++] = sums[j];
+    for (let j = 0; j < given; j++) {
+      const value = dense ? sums[j] : sums.value[j];
+      if (value === 0) continue;
+      entry[q] = dense ? j : sums.index[j];
+      nonzero[q++] = value;
     }
     rowEnd[i] = q;
   }

@@ -1,6 +1,8 @@
 import type { DecisionInput, InputAdapter } from '../inputs/adapter';
 import type { ConfidenceBatch } from '../inputs/confidences';
 import { sampleRows, type ClassifierRows } from '../inputs/logits';
+import type { SparseSums } from '../reducers/state';
+import { BinCompaction, nonzeroEntries } from './binning';
 import type { TieBlocks } from './ranking';
 import {
   entryFingerprint,
@@ -126,24 +128,58 @@ function decisionOf(d: ConfidenceBatch, i: number): ConfidenceBatch {
 }
 
 /**
+ * Per-sample equal-width bin sums [N, then groups of 3·nBins] cut down to the bins some sample
+ * falls in (see {@link BinCompaction}), and their number M: `compute` with `nBins` = M reads them
+ * as it reads all bins, to the bit. O(N + M log M) whatever nBins, with the sums of each sample
+ * alone given sparse (as the metrics' batch updates give a batch much smaller than the bins).
+ */
+function occupiedSampleSums(
+  n: number,
+  sumsOf: (i: number) => Float64Array | SparseSums,
+  nBins: number,
+): { sums: SampleSums; nBins: number } {
+  const rows: SparseSums[] = [];
+  const touched: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const sums = sumsOf(i);
+    const row = sums instanceof Float64Array ? nonzeroEntries(sums) : sums;
+    rows.push(row);
+    for (let j = 0; j < row.index.length; j++) touched.push(row.index[j]);
+  }
+  const compaction = new BinCompaction(rows.length ? rows[0].length : 1, nBins, touched);
+  const sums = sampleSums(n, (i) => {
+    const { index, value } = rows[i];
+    return { length: compaction.length, index: Int32Array.from(index, (at) => compaction.at(at)), value };
+  });
+  return { sums, nBins: compaction.kept };
+}
+
+/**
  * A sum metric (sums that add up over samples, then `compute`): the sums of each sample alone,
  * from the metric's own `update` on a batch of one (so each per-sample statistic is the metric's
  * own, to the bit), then per resample Σ count · sums and `compute`. Over decisions or classifier
- * rows.
+ * rows. With `nBinsOf`, the sums are equal-width bin sums (classwise ECE) with that many bins,
+ * and only the bins some sample falls in are kept: O(N) a resample whatever nBins.
  */
 export function sumsForm<B, O>(
   input: InputAdapter<B>,
-  update: (batch: B, options: O) => Float64Array,
+  update: (batch: B, options: O) => Float64Array | SparseSums,
   compute: (sums: Float64Array, options: O) => number,
+  nBinsOf?: (options: O) => number,
 ): WeightedForm {
   return {
     prepare(metric, inputs, options, shared = new Shared()) {
       const o = options as Required<O>;
       const batch = input.read(metric, inputs, o, 0);
-      const sums = sharedSums(
-        sampleSums(input.count(batch), (i) => update(sampleOf(batch, i), o)),
-        shared,
-      );
+      const n = input.count(batch);
+      const sumsOf = (i: number): Float64Array | SparseSums => update(sampleOf(batch, i), o);
+      if (nBinsOf) {
+        const occupied = occupiedSampleSums(n, sumsOf, nBinsOf(o));
+        const sums = sharedSums(occupied.sums, shared);
+        const kept = { ...o, nBins: occupied.nBins };
+        return (counts) => compute(sums(counts), kept);
+      }
+      const sums = sharedSums(sampleSums(n, sumsOf), shared);
       return (counts) => compute(sums(counts), o);
     },
   };
@@ -172,13 +208,13 @@ export function rankingForm(input: DecisionInput<unknown>, compute: (blocks: Tie
 
 /**
  * A binned calibration error: equal-width bins are sums (each decision's bin sums, weighted per
- * resample); equal-mass bins, whose edges move with the resample, get each resample's decisions
- * written out — the confidence rounded to float32, as the metric keeps it — for
- * `computeSamples`.
+ * resample, on the bins some decision falls in: O(N) a resample whatever nBins); equal-mass
+ * bins, whose edges move with the resample, get each resample's decisions written out — the
+ * confidence rounded to float32, as the metric keeps it — for `computeSamples`.
  */
-export function binnedForm<O extends { readonly binning?: 'uniform' | 'quantile' }>(
+export function binnedForm<O extends { readonly nBins: number; readonly binning?: 'uniform' | 'quantile' }>(
   input: DecisionInput<unknown>,
-  update: (d: ConfidenceBatch, options: O) => Float64Array,
+  update: (d: ConfidenceBatch, options: O) => Float64Array | SparseSums,
   compute: (sums: Float64Array, options: O) => number,
   computeSamples: (d: { confidence: Float32Array; correct: Uint8Array }, options: O) => number,
 ): WeightedForm {
@@ -193,11 +229,10 @@ export function binnedForm<O extends { readonly binning?: 'uniform' | 'quantile'
             o,
           );
       }
-      const sums = sharedSums(
-        sampleSums(d.n, (i) => update(decisionOf(d, i), o)),
-        shared,
-      );
-      return (counts) => compute(sums(counts), o);
+      const occupied = occupiedSampleSums(d.n, (i) => update(decisionOf(d, i), o), o.nBins);
+      const sums = sharedSums(occupied.sums, shared);
+      const kept = { ...o, nBins: occupied.nBins };
+      return (counts) => compute(sums(counts), kept);
     },
   };
 }

@@ -2,7 +2,6 @@ import {
   classwiseEceClasses,
   classwiseEceCompute,
   classwiseEceDelta,
-  classwiseEceUpdate,
   classwiseEceSumsProblem,
   smoothECE,
 } from '../functional/calibration';
@@ -48,7 +47,7 @@ export class ClasswiseECE extends SumMetric<ClasswiseECEOptions> {
   static override readonly metricName: string = 'ClasswiseECE';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = sumsForm(LOGITS, classwiseEceUpdate, classwiseEceCompute);
+  static readonly weighted: WeightedForm = sumsForm(LOGITS, classwiseEceDelta, classwiseEceCompute, (o) => o.nBins);
   constructor(options?: ClasswiseECEOptions) {
     // K lives in the sums (their length is 1 + 3·K·nBins): nBins is known once the options are resolved
     const layout = { nBins: 1 };
@@ -60,6 +59,7 @@ export class ClasswiseECE extends SumMetric<ClasswiseECEOptions> {
         compute: classwiseEceCompute,
         check: classwiseEceSumsProblem,
         classesInSums: (length) => classwiseEceClasses(length, layout.nBins),
+        binSums: true,
       },
       options,
     );

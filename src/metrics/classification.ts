@@ -14,9 +14,9 @@ import {
   classificationLogLogUpdate,
   priorSumsProblem,
 } from '../functional/classification';
-import { eceCompute, eceOptionsProblem, eceUpdate, quantileEceCompute } from '../functional/confidence';
+import { eceCompute, eceOptionsProblem, quantileEceCompute } from '../functional/confidence';
 import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
-import { eceBatchDelta, eceSumsProblem } from '../math/binning';
+import { eceDecisionsDelta, eceSumsProblem } from '../math/binning';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
 import { binnedCalibrationOptions, epsilonOption, gammaOption, normalizeOption, nOption } from '../options';
 import { BinnedMetric, RankingMetric, SumMetric } from '../reducers/metricBases';
@@ -303,14 +303,14 @@ export class ClassificationECE extends BinnedMetric<ClassificationECEOptions> {
   static override readonly metricName: string = 'ClassificationECE';
   static override readonly inputs: readonly string[] = LOGIT_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = binnedForm(LOGITS, eceUpdate, eceCompute, quantileEceCompute);
+  static readonly weighted: WeightedForm = binnedForm(LOGITS, eceDecisionsDelta, eceCompute, quantileEceCompute);
   constructor(options?: ClassificationECEOptions) {
     super(
       {
         input: LOGITS,
         options: binnedCalibrationOptions,
         optionsProblem: eceOptionsProblem,
-        update: (d, o) => eceBatchDelta(d.confidence, d.correct, o.nBins), // O(batch) whatever nBins
+        update: eceDecisionsDelta, // O(batch) whatever nBins
         compute: eceCompute,
         check: (sums, o) => eceSumsProblem(sums, o.nBins),
         computeSamples: quantileEceCompute,

@@ -10,7 +10,6 @@ import {
   crossEntropyUpdate,
   decisionSumsProblem,
   eceCompute,
-  eceUpdate,
   eceOptionsProblem,
   ecuasCompute,
   ecuasUpdate,
@@ -20,7 +19,7 @@ import {
   gammaEcuasUpdate,
   quantileEceCompute,
 } from '../functional/confidence';
-import { eceBatchDelta, eceSumsProblem } from '../math/binning';
+import { eceDecisionsDelta, eceSumsProblem } from '../math/binning';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
 import { binnedCalibrationOptions, epsilonOption, gammaOption, normalizeOption, nOption } from '../options';
 import { BinnedMetric, RankingMetric, SumMetric, type NoOptions } from '../reducers/metricBases';
@@ -153,8 +152,9 @@ export interface ExpectedCalibrationErrorOptions {
  * Expected calibration error: Σ_b (n_b/N)·|mean confidence − accuracy| over equal-width bins
  * (the top bin closed at 1); with `norm`, its l2 (optionally debiased) or max (MCE) form; with
  * `binning: 'quantile'`, over equal-mass bins (ties at a bin edge split by count, each part
- * with the tie's mean correctness). State: 1 + 3·nBins numbers, or 4 bytes a sample for
- * quantile bins.
+ * with the tie's mean correctness). State: 1 + 3·nBins numbers (only the bins touched while
+ * batches are much smaller than the bins, so that 10⁷ bins cost what the samples touch), or 4
+ * bytes a sample for quantile bins.
  *
  * @example
  * ```ts
@@ -166,14 +166,14 @@ export class ExpectedCalibrationError extends BinnedMetric<ExpectedCalibrationEr
   static override readonly metricName: string = 'ExpectedCalibrationError';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = binnedForm(CONFIDENCES, eceUpdate, eceCompute, quantileEceCompute);
+  static readonly weighted: WeightedForm = binnedForm(CONFIDENCES, eceDecisionsDelta, eceCompute, quantileEceCompute);
   constructor(options?: ExpectedCalibrationErrorOptions) {
     super(
       {
         input: CONFIDENCES,
         options: binnedCalibrationOptions,
         optionsProblem: eceOptionsProblem,
-        update: (d, o) => eceBatchDelta(d.confidence, d.correct, o.nBins), // O(batch) whatever nBins
+        update: eceDecisionsDelta, // O(batch) whatever nBins
         compute: eceCompute,
         check: (s, o) => eceSumsProblem(s, o.nBins),
         computeSamples: quantileEceCompute,

@@ -145,8 +145,8 @@ function render(
   const { width: W, height: H, title, nBins: B, binning } = opts;
   const n = conf.length;
   const stats = binStatistics(conf, correct, B, binning);
-  const rows = rowsOf(stats);
-  const ece = calibrationErrorFromBins(stats.bins, B, n, 'l1', false);
+  const rows = rowsOf(stats, true); // B ≤ 1000: every bin is drawn, the empty ones hatched
+  const ece = calibrationErrorFromBins(stats.bins, stats.bin.length, n, 'l1', false);
   const quantile = binning === 'quantile';
   // empty quantile bins (B > N) have no edges: nothing to draw, nothing to hatch
   let nEmpty = 0;

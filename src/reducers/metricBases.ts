@@ -3,6 +3,7 @@ import type { ConfidenceBatch } from '../inputs/confidences';
 import { LOGITS, MAX_CLASSES } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import type { RowNeeds } from '../inputs/readAsync';
+import { compactBinSums } from '../math/binning';
 import { flaggedKeyBlocksFrom, foldedValue, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
@@ -30,6 +31,12 @@ export interface SumDeclaration<B, O extends object> {
    * without this, in a state entry of its own.
    */
   readonly classesInSums?: (length: number) => number;
+  /**
+   * Set when the sums are equal-width bin sums [N, then groups of 3·`nBins`] read in bin order
+   * (classwise ECE): a sparse state is then computed on the bins that hold samples alone (see
+   * `BinCompaction`), in O(those bins) rather than O(nBins).
+   */
+  readonly binSums?: boolean;
   /**
    * For classifier rows: set when `update` reads them only through `rowStats` for s and the
    * argmax (and, with `labelLogit`, log p_label), so that `updateAsync` may reduce them on the device.
@@ -93,6 +100,8 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
   }
 
   protected computeValue(): number {
+    const sparse = this.decl.binSums ? this.sums.readSparse() : null;
+    if (sparse) return onOccupiedBins(sparse, this.options as Required<O> & { nBins: number }, this.decl.compute);
     return this.decl.compute(this.sums.read() as Float64Array, this.options);
   }
 
@@ -108,6 +117,19 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
       (sums ? this.decl.check(sums, this.options) : null)
     );
   }
+}
+
+/**
+ * A binned value from sparse bin sums: their occupied bins alone, as if there were only those
+ * (`nBins` = M), which gives the value of all bins to the bit (see `BinCompaction`). O(M log M).
+ */
+function onOccupiedBins<O extends { readonly nBins: number }>(
+  sparse: SparseSums,
+  options: O,
+  compute: (sums: Float64Array, options: O) => number,
+): number {
+  const { bin, sums } = compactBinSums(sparse, options.nBins);
+  return compute(sums, { ...options, nBins: bin.length });
 }
 
 /** The number of classes a loaded state claims: K ≥ 2 for classifier rows, none for confidences. */
@@ -212,15 +234,17 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
 
 /** The options that decide a binned metric's state: equal-width bins keep sums, equal-mass bins every sample. */
 export interface BinningOptions {
+  readonly nBins: number;
   readonly binning: 'uniform' | 'quantile';
 }
 
 /**
  * What a binned calibration metric is: an input adapter, its own options, what makes a
  * combination of them invalid, and its pure functions for both binnings — equal-width bins:
- * `update(decisions, options)` → the batch's sums [N, …], `compute(sums, options)`, `check`
- * (what makes loaded sums impossible); equal-mass bins: `computeSamples(decisions, options)`
- * from every decision so far.
+ * `update(decisions, options)` → the batch's bin sums [N, then 3·nBins], `compute(sums,
+ * options)` reading them in bin order (a sparse state is computed on its occupied bins alone, see
+ * `BinCompaction`), `check` (what makes loaded sums impossible); equal-mass bins:
+ * `computeSamples(decisions, options)` from every decision so far.
  */
 export interface BinnedDeclaration<O extends BinningOptions> {
   readonly input: DecisionInput<unknown>;
@@ -285,6 +309,8 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
   }
 
   protected computeValue(): number {
+    const sparse = this.sums?.readSparse();
+    if (sparse) return onOccupiedBins(sparse, this.resolved, this.decl.compute);
     if (this.sums) return this.decl.compute(this.sums.read() as Float64Array, this.resolved);
     const { keys, flags } = (this.samples as FlaggedKeyColumn).read();
     return this.decl.computeSamples({ confidence: keys as Float32Array, correct: flags }, this.resolved);

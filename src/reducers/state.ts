@@ -100,11 +100,26 @@ export interface SparseSums {
   readonly value: ArrayLike<number>;
 }
 
-/** A fixed-size vector of float64 sums (counts, running totals, bins) held as a tensor. Merges by addition. */
+/**
+ * A state of sums that touch at most this share of their entries stays sparse: its entries in a
+ * map (some 50 bytes each) cost less than the dense vector (8 bytes an entry) up to here.
+ */
+const SPARSE_SHARE = 1 / 16;
+
+/**
+ * A fixed-size vector of float64 sums (counts, running totals, bins) held as a tensor. Merges by
+ * addition. Sums that only ever got sparse updates touching few of their entries (a few samples
+ * in many bins) keep just those entries, so that updates, merges and reads of them cost what they
+ * touch, not the length; each entry holds the same sum, in the same order of additions, as the
+ * dense vector would.
+ */
 export class SumState implements MetricState {
   private tensor: tf.Tensor | null = null;
   /** The sums, kept beside the tensor so that an update or a read decodes nothing. */
   private values: Float64Array | null = null;
+  /** Instead of `values`: the entries sparse updates touched, and the length of the sums. */
+  private sparse: Map<number, number> | null = null;
+  private sparseLength = 0;
   /**
    * Whether the sums changed since the tensor was written: it is rewritten (O(length)) only when
    * it is serialized, so a batch, dense or sparse, costs O(batch) and makes no tensor.
@@ -113,17 +128,30 @@ export class SumState implements MetricState {
 
   /** Number of entries, or 0 before the first update. */
   get length(): number {
-    return this.values ? this.values.length : 0;
+    return this.values ? this.values.length : this.sparse ? this.sparseLength : 0;
   }
 
   /** Entry 0 (0 before the first update), without reading the tensor. */
   get first(): number {
-    return this.values ? this.values[0] : 0;
+    return this.values ? this.values[0] : (this.sparse?.get(0) ?? 0);
   }
 
-  /** The current sums (a fresh array), or null before the first update. */
+  /** The current sums (a fresh array), or null before the first update. O(length). */
   read(): Float64Array | null {
+    if (this.sparse) {
+      const dense = new Float64Array(this.sparseLength);
+      for (const [i, v] of this.sparse) dense[i] = v;
+      return dense;
+    }
     return this.values ? this.values.slice() : null;
+  }
+
+  /** The entries sparse updates touched, in index order (the others are 0), or null while the sums are dense. */
+  readSparse(): SparseSums | null {
+    if (!this.sparse) return null;
+    const index = Int32Array.from(this.sparse.keys()).sort();
+    const value = Float64Array.from(index, (i) => this.sparse?.get(i) as number);
+    return { length: this.sparseLength, index, value };
   }
 
   /**
@@ -135,6 +163,7 @@ export class SumState implements MetricState {
       this.addSparse(delta);
       return;
     }
+    if (this.sparse) this.densify();
     const current = this.values;
     if (current) {
       for (let i = 0; i < delta.length; i++) current[i] += delta[i];
@@ -148,14 +177,26 @@ export class SumState implements MetricState {
   private addSparse(delta: SparseSums): void {
     const { index, value } = delta;
     const sums = this.values;
-    if (!sums) {
-      const dense = new Float64Array(delta.length); // the state's first update allocates it
-      for (let j = 0; j < index.length; j++) dense[index[j]] += value[j];
-      this.add(dense);
+    if (sums) {
+      for (let j = 0; j < index.length; j++) sums[index[j]] += value[j];
+      this.stale = true;
       return;
     }
-    for (let j = 0; j < index.length; j++) sums[index[j]] += value[j];
-    this.stale = true;
+    if (!this.sparse) {
+      this.sparse = new Map();
+      this.sparseLength = delta.length;
+    }
+    const map = this.sparse;
+    for (let j = 0; j < index.length; j++) map.set(index[j], (map.get(index[j]) ?? 0) + value[j]);
+    if (map.size > SPARSE_SHARE * this.sparseLength) this.densify();
+  }
+
+  /** The sparse entries become the dense vector (and its tensor). */
+  private densify(): void {
+    const dense = this.read();
+    this.sparse = null;
+    this.values = dense;
+    this.write();
   }
 
   /** Writes the sums into the tensor. */
@@ -170,6 +211,8 @@ export class SumState implements MetricState {
     this.tensor?.dispose();
     this.tensor = null;
     this.values = null;
+    this.sparse = null;
+    this.sparseLength = 0;
     this.stale = false;
   }
 
@@ -180,7 +223,7 @@ export class SumState implements MetricState {
   }
 
   merge(other: SumState): void {
-    const sums = other.read();
+    const sums = other.readSparse() ?? other.read();
     if (sums) this.add(sums);
   }
 
@@ -192,6 +235,10 @@ export class SumState implements MetricState {
 
   /** The sums as raw float64 bytes (none before the first update). */
   toRaw(): RawParts {
+    if (this.sparse) {
+      const dense = this.read() as Float64Array;
+      return { dtype: 'float64', n: dense.length, parts: [new Uint8Array(dense.buffer)] };
+    }
     if (this.stale) this.write();
     return this.tensor
       ? { dtype: 'float64', n: this.length, parts: [tensorBytes(this.tensor)] }
