@@ -61,7 +61,8 @@ export function metricFromBinary(bytes: unknown, second?: unknown, third?: unkno
   /* eslint-enable @typescript-eslint/no-explicit-any */
   const where = 'metricFromBinary';
   const chunks = bytes instanceof Uint8Array ? [bytes] : bytes;
-  if (!Array.isArray(chunks) || !chunks.every((c) => c instanceof Uint8Array))
+  // by index, not `every`, which skips the holes of a sparse array
+  if (!Array.isArray(chunks) || !Array.from(chunks as unknown[]).every((c) => c instanceof Uint8Array))
     fail(where, 'bytes', `expected ${ARG} to be a Uint8Array or an array of them (the parts of Metric.toBinary())`);
   const read = readBinaryHeader(chunks);
   if (typeof read === 'string') fail(where, 'bytes', read);
