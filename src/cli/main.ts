@@ -1457,7 +1457,7 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
           if (difference) throw new InputFileError(`cannot merge the states: ${difference}`);
         }
         parts.add(state, file);
-        for (const [j, m] of metrics.entries()) addState(m, await state.state(j), state.n, file);
+        for (const [j, m] of metrics.entries()) addState(m, await state.state(j), state.n, state.k, file);
       } finally {
         await state.close();
       }
@@ -1534,15 +1534,21 @@ class StateParts {
  * Merges one state (its JSON, or the bytes of its `toBinary()`) into an active metric; a state its
  * id's class and options could not have written is refused.
  */
-function addState(m: ActiveMetric, state: unknown, n: number, file: string): void {
+function addState(m: ActiveMetric, state: unknown, n: number, k: number, file: string): void {
   const target = stateHolder(m);
   const Cls = target.constructor as new () => Metric<unknown[], unknown>;
   let loaded: Metric<unknown[], unknown> | undefined;
   try {
     loaded = Array.isArray(state) ? metricFromBinary(state as Uint8Array[], Cls) : metricFromJSON(state, Cls);
+    const notWritten = 'it is not one that `ecuas report --save-state` wrote';
     if (loaded.sampleCount !== n)
       throw new InputFileError(
-        `${clip(file)}: the state of ${m.id} holds ${loaded.sampleCount} samples, but the file says ${n}: it is not one that \`ecuas report --save-state\` wrote`,
+        `${clip(file)}: the state of ${m.id} holds ${loaded.sampleCount} samples, but the file says ${n}: ${notWritten}`,
+      );
+    // K is known once there are samples (0 for data other than logits, as the header checked)
+    if (n > 0 && loaded.classCount !== k)
+      throw new InputFileError(
+        `${clip(file)}: the state of ${m.id} holds K = ${loaded.classCount} classes, but the file says ${k}: ${notWritten}`,
       );
     target.merge(loaded);
   } catch (e) {
