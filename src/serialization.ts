@@ -2,6 +2,7 @@ import { ARG, fail } from './errors';
 import { STATE_FORMAT_VERSION, type Metric } from './metric';
 import { METRIC_CLASSES as CLASSES, type MetricClass } from './metrics/index';
 import { readBinaryHeader } from './binary';
+import { LOGIT_INPUTS } from './inputs/logits';
 import { isRecord } from './options';
 import { own } from './own';
 import { RawSnapshot, rawBytesPerValue } from './reducers/state';
@@ -148,6 +149,13 @@ function fromSnapshot(
   if (!isRecord(options) || !isRecord(state))
     fail(where, arg, `expected ${ARG}.options and ${ARG}.state to be objects`);
   const opts: Record<string, unknown> = { ...options };
+  // what only classification metrics take: said of the state, not as an unknown option
+  if (own(opts, 'probabilities') !== undefined && !Cls.inputs.includes(LOGIT_INPUTS[0]))
+    fail(
+      where,
+      arg,
+      `the state for ${Cls.metricName} has option \`probabilities\`, which applies to logits input, but this metric takes ${Cls.inputs.join(', ')}`,
+    );
   for (const [k, v] of Object.entries(opts)) {
     if (v !== 'function') continue;
     const fn = own(functions, k);

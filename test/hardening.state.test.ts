@@ -65,6 +65,17 @@ describe('loadState reads objects only, and only their own entries', () => {
     aurc.dispose();
   });
 
+  it('a state of confidences with the option of logits says so', () => {
+    const m = new ecuas.ConfidenceAURC().update(conf.c, conf.y);
+    const json = m.toJSON();
+    for (const probabilities of [true, false])
+      expectInputError(
+        () => metricFromJSON({ ...json, options: { probabilities } }),
+        /^metricFromJSON: the state for ConfidenceAURC has option `probabilities`, which applies to logits input, but this metric takes confidences, correctness$/,
+      );
+    m.dispose();
+  });
+
   it('metricFromJSON reads nothing Object.prototype lends', () => {
     const brier = new ecuas.ConfidenceBrierScore().update(conf.c, conf.y);
     const json = brier.toJSON() as unknown as Record<string, unknown>;
