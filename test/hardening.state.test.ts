@@ -263,6 +263,14 @@ describe('loaded states must be ones that updates could produce', () => {
         expectRejectedUnchanged(m, () => m.loadState(forged(q)), new RegExp(`${name}.*below 1/K = 0\\.333`));
       m.dispose();
     }
+    // equal-width bins: a bin's Σconfidence is at least its count over K
+    const ece = new ecuas.ClassificationECE({ nBins: 2 }).update(flat, [0, 1, 0]);
+    roundTrips(ece);
+    // [N, counts, Σconfidence, Σcorrect]: 3 samples of K = 3 in bin 0 hold Σq ≥ 1
+    const sums = (q: number): Record<string, unknown> => ({ numClasses: 3, sums: [3, 3, 0, q, 0, 1, 0] });
+    expect(ece.loadState(sums(1)).sampleCount).toBe(3);
+    expectRejectedUnchanged(ece, () => ece.loadState(sums(0.3)), /ClassificationECE.*bin 0: .*below count · 1\/K = 1/);
+    ece.dispose();
   });
 });
 

@@ -3,6 +3,7 @@ import type { ConfidenceBatch } from '../inputs/confidences';
 import { LOGITS, MAX_CLASSES } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import type { RowNeeds } from '../inputs/readAsync';
+import { sumInRange } from '../math/isCount';
 import { flaggedKeyBlocksFrom, foldedValue, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
@@ -167,6 +168,21 @@ export function decisionColumnProblem(
   return null;
 }
 
+/**
+ * What makes equal-width bin sums [N, counts, Σconfidence, Σcorrect] of the top-1 probability of
+ * K classes impossible beyond their layout: a bin whose Σconfidence is below its count times
+ * 1/K (up to {@link TOP_ONE_SLACK} and the summation's rounding), or null.
+ */
+function binnedTopOneProblem(sums: Float64Array, k: number): string | null {
+  const b = (sums.length - 1) / 3;
+  const lowest = (1 / k) * (1 - TOP_ONE_SLACK);
+  for (let i = 1; i <= b; i++) {
+    if (!sumInRange(sums[b + i], sums[i] * lowest, Infinity))
+      return `bin ${i - 1}: count ${sums[i]}, Σconfidence ${sums[b + i]}, below count · 1/K = ${sums[i] / k} (K = ${k} classes)`;
+  }
+  return null;
+}
+
 /** What a ranking metric is: an input adapter and the value of tie blocks of its decisions. */
 export interface RankingDeclaration {
   readonly input: DecisionInput<unknown>;
@@ -306,9 +322,11 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
   protected stateProblem(): string | null {
     if (this.sums) {
       const sums = this.sums.read();
+      const k = this.numClasses.value;
       return (
-        classesProblem(this.decl.input, this.numClasses.value, sums ? sums[0] : 0) ??
-        (sums ? this.decl.check(sums, this.resolved) : null)
+        classesProblem(this.decl.input, k, sums ? sums[0] : 0) ??
+        (sums ? this.decl.check(sums, this.resolved) : null) ??
+        (sums && k > 0 ? binnedTopOneProblem(sums, k) : null)
       );
     }
     return decisionColumnProblem(
