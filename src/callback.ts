@@ -40,7 +40,8 @@ export interface EcuasCallbackOptions {
    * Metric ids for {@link getMetricFromId}, e.g. `'cls_norm_n-ecuas_n=0'`, `'cls_ece'`,
    * `'conf_aurc'`. `cls_*` metrics get (logits, labels); `conf_*` metrics get (top-1 softmax
    * probability, whether the first argmax is the label), derived from the same logits. The
-   * `scod_*` ids need OOD scores and are rejected.
+   * `scod_*` ids (OOD scores) and `reg_*` ids (regression predictions) need other inputs and
+   * are rejected at construction.
    */
   metrics: readonly string[];
   /**
@@ -217,11 +218,17 @@ function resolve(options: unknown): Resolved {
     const id = ids[i];
     if (ids.indexOf(id) !== i)
       fail(NAME, 'metrics', `metric id ${clip(JSON.stringify(id))} is listed twice in option ${ARG}`);
-    if (id.startsWith('scod_'))
+    // the registry's other families take inputs no classifier's outputs give
+    const needs = id.startsWith('scod_')
+      ? 'OOD scores'
+      : id.startsWith('reg_')
+        ? 'regression predictions (yPred, yTrue, yStd)'
+        : null;
+    if (needs)
       fail(
         NAME,
         'metrics',
-        `metric id ${clip(JSON.stringify(id))} needs OOD scores, which a classifier's outputs do not give: use cls_* or conf_* ids`,
+        `metric id ${clip(JSON.stringify(id))} needs ${needs}, which a classifier's outputs do not give: use cls_* or conf_* ids`,
       );
   }
   const { outputs, probabilities: given } = o;
@@ -380,7 +387,7 @@ function confidenceAndCorrectness(
  * An output with NaN or ±Infinity (a diverged model) logs NaN for that epoch instead of
  * stopping training.
  *
- * Throws {@link MetricInputError} at construction for bad options — unknown or `scod_*` metric
+ * Throws {@link MetricInputError} at construction for bad options — unknown, `scod_*` or `reg_*` metric
  * ids (with the nearest valid id), `probabilities` and `outputs` that disagree, labels that are not integers or
  * one-hot, x and labels of different N — and from `fit` when the model's output does not match
  * (a label ≥ the number of classes, probability rows that do not sum to 1, or — with neither

@@ -4,7 +4,7 @@ import { ARG, clip, fail } from './errors';
 import type { TensorLike } from './inputs/read';
 import { readArgumentsAsync, type RowNeeds } from './inputs/readAsync';
 import { isRecord, ownOptions, resolveOptions, type OptionSchema } from './options';
-import { RawSnapshot, type MetricState } from './reducers/state';
+import { FixedValueState, RawSnapshot, type MetricState } from './reducers/state';
 
 /** Version of the format written by {@link Metric.toJSON}. */
 export const STATE_FORMAT_VERSION = 1;
@@ -83,6 +83,15 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
 
   /** Number of samples accumulated so far. */
   abstract get sampleCount(): number;
+
+  /**
+   * @internal The number of classes K of the classifier rows accumulated (0 before any, and for
+   * other inputs): what a CLI state file's `k` must say of the metrics it holds.
+   */
+  get classCount(): number {
+    const k = this.states.get('numClasses');
+    return k instanceof FixedValueState ? k.value : 0;
+  }
 
   /**
    * Adds a batch. Throws {@link MetricInputError} for bad input, leaving the state unchanged.

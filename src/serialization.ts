@@ -2,6 +2,7 @@ import { ARG, fail } from './errors';
 import { STATE_FORMAT_VERSION, type Metric } from './metric';
 import { METRIC_CLASSES as CLASSES, type MetricClass } from './metrics/index';
 import { readBinaryHeader } from './binary';
+import { LOGIT_INPUTS } from './inputs/logits';
 import { isRecord } from './options';
 import { own } from './own';
 import { RawSnapshot, rawBytesPerValue } from './reducers/state';
@@ -61,7 +62,8 @@ export function metricFromBinary(bytes: unknown, second?: unknown, third?: unkno
   /* eslint-enable @typescript-eslint/no-explicit-any */
   const where = 'metricFromBinary';
   const chunks = bytes instanceof Uint8Array ? [bytes] : bytes;
-  if (!Array.isArray(chunks) || !chunks.every((c) => c instanceof Uint8Array))
+  // by index, not `every`, which skips the holes of a sparse array
+  if (!Array.isArray(chunks) || !Array.from(chunks as unknown[]).every((c) => c instanceof Uint8Array))
     fail(where, 'bytes', `expected ${ARG} to be a Uint8Array or an array of them (the parts of Metric.toBinary())`);
   const read = readBinaryHeader(chunks);
   if (typeof read === 'string') fail(where, 'bytes', read);
@@ -147,6 +149,13 @@ function fromSnapshot(
   if (!isRecord(options) || !isRecord(state))
     fail(where, arg, `expected ${ARG}.options and ${ARG}.state to be objects`);
   const opts: Record<string, unknown> = { ...options };
+  // what only classification metrics take: said of the state, not as an unknown option
+  if (own(opts, 'probabilities') !== undefined && !Cls.inputs.includes(LOGIT_INPUTS[0]))
+    fail(
+      where,
+      arg,
+      `the state for ${Cls.metricName} has option \`probabilities\`, which applies to logits input, but this metric takes ${Cls.inputs.join(', ')}`,
+    );
   for (const [k, v] of Object.entries(opts)) {
     if (v !== 'function') continue;
     const fn = own(functions, k);

@@ -2,23 +2,52 @@ import * as tf from '@tensorflow/tfjs-core';
 import { ARG, fail } from './errors';
 import { readClassifierRows, type ClassifierRows, type ProbabilitiesOptions } from './inputs/logits';
 import { isTensor, readRaw, type TensorLike } from './inputs/read';
-import { fitTemperatureRows, type TemperatureFitResult } from './math/temperature';
+import {
+  fitTemperatureRows,
+  largestLogit,
+  MIN_TEMPERATURE,
+  temperatureFloor,
+  type TemperatureFitResult,
+} from './math/temperature';
 import { probabilitiesOption, resolveOptions, type OptionSpec } from './options';
 
 export type { TemperatureFitResult } from './math/temperature';
 
 /** Options of {@link fitTemperature} and {@link TemperatureFitter} (SPEC §8.4). */
 export interface TemperatureOptions extends ProbabilitiesOptions {
-  /** Smallest temperature searched, finite > 0. Default 0.01. */
+  /**
+   * Smallest temperature searched, finite, ≥ 2^−126 (the smallest normal float32) and ≥ the
+   * largest |logit| over the largest float32 (3.4e38), so that z/T stays finite in float32.
+   * Default 0.01.
+   */
   minTemperature?: number;
   /** Largest temperature searched, finite > `minTemperature`. Default 100. */
   maxTemperature?: number;
 }
 
+/** What every temperature must be, whatever the logits: T ≥ 2^−126. */
+const TEMPERATURE_EXPECTED = `a finite number ≥ 2^-126 = ${MIN_TEMPERATURE} (the smallest normal float32; z/T overflows float32 below it)`;
+
+const isTemperature = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= MIN_TEMPERATURE;
+
 const temperatureOption = (dflt: number): OptionSpec<number> => ({
   default: dflt,
-  check: (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? null : 'a finite number > 0'),
+  check: (v) => (isTemperature(v) ? null : TEMPERATURE_EXPECTED),
 });
+
+/**
+ * Refuses a temperature `t` (option or argument `arg`) at which logits `z` divided by it would
+ * overflow float32: T below {@link temperatureFloor} of their largest |z|.
+ */
+function requireFiniteScaling(where: string, arg: string, what: string, t: number, maxAbs: number): void {
+  const floor = temperatureFloor(maxAbs);
+  if (t < floor)
+    fail(
+      where,
+      arg,
+      `expected ${what} ${ARG} to be at least ${floor} (the largest |logit|, ${maxAbs}, over the largest float32: at a lower temperature z/T overflows float32), but got ${t}`,
+    );
+}
 
 const SCHEMA = {
   minTemperature: temperatureOption(0.01),
@@ -115,6 +144,7 @@ export function fitTemperature(
   const rows = readClassifierRows(where, [logits, labels], 0, o.probabilities);
   if (rows.n === 0) noSamples(where);
   const z = logitsOfRows(where, rows, false);
+  requireFiniteScaling(where, 'minTemperature', 'option', o.minTemperature, largestLogit(z));
   const { temperature, nll, nllBefore, atBound } = fitTemperatureRows(
     z,
     rows.n,
@@ -187,6 +217,7 @@ export class TemperatureFitter {
     }
     const { z, labels } = this.chunks[0];
     const { minTemperature, maxTemperature } = this.options;
+    requireFiniteScaling('TemperatureFitter', 'minTemperature', 'option', minTemperature, largestLogit(z));
     const { temperature, nll, nllBefore, atBound } = fitTemperatureRows(
       z,
       this.rows,
@@ -209,7 +240,8 @@ export class TemperatureFitter {
 /**
  * Logits divided by a temperature: a new float32 tensor z/T (the input, a tensor or an array,
  * is left as it is). With the T of {@link fitTemperature}, the softmax of the result is the
- * temperature-scaled prediction.
+ * temperature-scaled prediction. T must keep z/T finite in float32: at least 2^−126 and the
+ * largest finite |z| over the largest float32 (of a tensor, that one number is read back to check).
  *
  * @example
  * ```ts
@@ -219,19 +251,30 @@ export class TemperatureFitter {
  */
 export function applyTemperature(logits: TensorLike, temperature: number): tf.Tensor {
   const where = 'applyTemperature';
-  if (!(typeof temperature === 'number' && Number.isFinite(temperature) && temperature > 0)) {
+  if (!isTemperature(temperature)) {
     fail(
       where,
       'temperature',
-      `expected argument ${ARG} to be a finite number > 0, but got ${typeof temperature === 'number' ? temperature : typeof temperature}`,
+      `expected argument ${ARG} to be ${TEMPERATURE_EXPECTED}, but got ${typeof temperature === 'number' ? temperature : typeof temperature}`,
     );
   }
   if (isTensor(logits)) {
     if (logits.isDisposed) fail(where, 'logits', `expected argument ${ARG} to be a live tensor, but it was disposed`);
     // a cast first: tf.div on int32 tensors divides as integers
-    return tf.tidy(() => tf.div(tf.cast(logits, 'float32'), tf.scalar(temperature)));
+    const x = tf.tidy(() => tf.cast(logits, 'float32'));
+    try {
+      // one number read back: the largest finite |z| (a −∞ logit stays −∞ at any temperature)
+      const largest = tf.tidy(() => tf.max(tf.where(tf.isFinite(x), tf.abs(x), tf.zerosLike(x))));
+      const maxAbs = (largest.dataSync() as Float32Array)[0];
+      largest.dispose();
+      requireFiniteScaling(where, 'temperature', 'argument', temperature, maxAbs);
+      return tf.tidy(() => tf.div(x, tf.scalar(temperature)));
+    } finally {
+      x.dispose();
+    }
   }
   const raw = readRaw(where, 'logits', logits);
+  requireFiniteScaling(where, 'temperature', 'argument', temperature, largestLogit(raw.values));
   const out = new Float32Array(raw.values.length);
   const t = Math.fround(temperature);
   // as tf.div computes it: float32 values over the float32 temperature

@@ -312,6 +312,11 @@ describe('ecuasCallback', () => {
       /nbins must be an integer ≥ 1.*did you mean/,
     );
     expect(() => ecuasCallback({ ...base, metrics: ['scod_aurc'] })).toThrow(/OOD scores/);
+    // a regression metric would fail only at the end of the first epoch
+    for (const id of ['reg_nll', 'reg_ence_nbins=5'])
+      expect(() => ecuasCallback({ ...base, metrics: ['cls_ece', id] })).toThrow(
+        new RegExp(`ecuasCallback: metric id "${id}" needs regression predictions \\(yPred, yTrue, yStd\\)`),
+      );
     expect(() => ecuasCallback({ ...base, metrics: ['cls_ece', 'cls_ece'] })).toThrow(/twice/);
     expect(() => ecuasCallback({ ...base, metrics: [] })).toThrow(/non-empty/);
     expect(() => ecuasCallback({ ...base, outputs: 'softmax' as never, metrics: ['cls_ece'] })).toThrow(

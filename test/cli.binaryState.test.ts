@@ -285,6 +285,56 @@ describe('binary state files that are cut, padded or forged are refused in one l
     await refused(['merge', a, file('j.json', Buffer.from('{"format":'))], /j\.json: not a state file .*invalid JSON/);
   });
 
+  it('a header whose k, probabilities or temperature no report of its data could write', async () => {
+    // k: 99 on K = 3 (binary and JSON), and the fields of logits on confidences
+    await refused(
+      [
+        'merge',
+        file(
+          'k99',
+          withHeader((j) => (j.k = 99)),
+        ),
+      ],
+      /k99: the state of cls_ece holds K = 3 classes, but the file says 99: it is not one/,
+    );
+    await refused(
+      [
+        'merge',
+        a,
+        file(
+          'k4',
+          withHeader((j) => (j.k = 4)),
+        ),
+      ],
+      /cannot merge the states: .*k4 has 4 classes/,
+    );
+    const sub = (name: string): string => (mkdirSync(join(dir, name), { recursive: true }), join(dir, name));
+    const [json] = await saveStates([shardFiles(sub('k'), logitsData(10, 3, 4), [10]).shards[0]]);
+    const forged = values(readFileSync(json, 'utf8'));
+    await refused(
+      ['merge', file('k2.json', Buffer.from(JSON.stringify({ ...forged, k: 2 })))],
+      /k2\.json: the state of cls_\S+ holds K = 3 classes, but the file says 2/,
+    );
+    const [conf] = await saveStates(
+      [shardFiles(sub('c'), confidenceData(10, 4), [10]).shards[0]],
+      ['--metrics', 'conf_ece'],
+    );
+    const confState = values(readFileSync(conf, 'utf8'));
+    const cases: Array<[string, object, RegExp]> = [
+      [
+        'p.json',
+        { probabilities: true },
+        /"probabilities": true applies to logits and labels, but the state holds confidences/,
+      ],
+      ['t.json', { temperature: 2 }, /"temperature": 2 applies to logits and labels, but the state holds confidences/],
+      ['kc.json', { k: 3 }, /"k": 3 classes applies to logits and labels, but the state holds confidences/],
+    ];
+    for (const [name, edit, message] of cases) {
+      const forgedConf = file(name, Buffer.from(JSON.stringify({ ...confState, ...edit })));
+      await refused(['merge', forgedConf], message);
+    }
+  });
+
   it('leaks no tensors', async () => {
     await run(['merge', a, b]); // the backend is loaded
     const before = tf.memory().numTensors;

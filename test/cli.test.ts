@@ -1132,6 +1132,27 @@ describe('ecuas calibrate', () => {
     expect(md.stdout).toContain('logits.csv: 30 samples, 3 classes (logits, labels).');
   });
 
+  it('a temperature at which these logits divided by T overflow float32 is refused in one line', async () => {
+    // the largest |z| is 1e10: T must be at least 1e10 / 3.4e38 ≈ 2.94e-29
+    const file = tmpFile('huge.csv', 'label,logit_0,logit_1,logit_2\n0,1e10,1,0.5\n1,0,2,1\n');
+    for (const argv of [
+      ['calibrate', file, '--min-temperature', '1e-30'],
+      ['report', file, '--temperature', '1e-30'],
+    ]) {
+      const r = await run(argv);
+      expect([r.code, r.stdout], argv.join(' ')).toEqual([1, '']);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^ecuas: .*huge\\.csv: .*${argv[2]} 1e-30 is below 2\\.93\\d*e-29, the smallest temperature at which these logits \\(largest \\|z\\| 10000000000\\) divided by T stay finite in float32\n$`,
+        ),
+      );
+    }
+    // at 3e-29 the logits stay finite: fitted at that bound, and scored
+    const out = (await runJson(['calibrate', file, '--min-temperature', '3e-29'])) as Out;
+    expect([out.temperature, out.atBound]).toEqual([3e-29, true]);
+    expect((await run(['report', file, '--temperature', '3e-29', '--metrics', 'cls_ece'])).code).toBe(0);
+  });
+
   it('a temperature at a bound is flagged', async () => {
     // one sample, its label the argmax: sharper is always better
     const file = tmpFile('sharp.csv', 'label,logit_0,logit_1,logit_2\n0,3,1,0.5\n');
@@ -1193,6 +1214,12 @@ describe('ecuas calibrate', () => {
         /^ecuas: --min-temperature must be a number > 0, e\.g\. 1\.5, got "0"/,
       ],
       [['calibrate', 'a.csv', '--max-temperature', 'x'], /^ecuas: --max-temperature must be a number > 0/],
+      // below 2^-126, z/T overflows float32 for any |z| ≥ 4: refused before the file is read
+      [
+        ['calibrate', 'a.csv', '--min-temperature', '1e-300'],
+        /^ecuas: --min-temperature must be at least 2\^-126 = 1\.1754943508222875e-38 \(the smallest normal float32: .*overflow float32\), got "1e-300"\n$/,
+      ],
+      [['report', 'a.csv', '--temperature', '1e-40'], /^ecuas: --temperature must be at least 2\^-126 = /],
       [
         ['calibrate', 'a.csv', '--min-temperature', '3', '--max-temperature', '2'],
         /^ecuas: --min-temperature \(3\) must be below --max-temperature \(2\)/,

@@ -65,6 +65,17 @@ describe('loadState reads objects only, and only their own entries', () => {
     aurc.dispose();
   });
 
+  it('a state of confidences with the option of logits says so', () => {
+    const m = new ecuas.ConfidenceAURC().update(conf.c, conf.y);
+    const json = m.toJSON();
+    for (const probabilities of [true, false])
+      expectInputError(
+        () => metricFromJSON({ ...json, options: { probabilities } }),
+        /^metricFromJSON: the state for ConfidenceAURC has option `probabilities`, which applies to logits input, but this metric takes confidences, correctness$/,
+      );
+    m.dispose();
+  });
+
   it('metricFromJSON reads nothing Object.prototype lends', () => {
     const brier = new ecuas.ConfidenceBrierScore().update(conf.c, conf.y);
     const json = brier.toJSON() as unknown as Record<string, unknown>;
@@ -170,6 +181,97 @@ describe('loaded states must be ones that updates could produce', () => {
     expectRejectedUnchanged(nll, () => nll.loadState({ sums: [1, 200, 1] }), /log σ/);
     for (const m of [e1, worst, gamma, brier, ce, clsBrier, clsEcuas, ece, width, nll]) m.dispose();
   });
+
+  /** A column snapshot { dtype, n, data } of `values`. */
+  const column = (values: Float32Array | Float64Array): object => ({
+    dtype: values instanceof Float32Array ? 'float32' : 'float64',
+    n: values.length,
+    data: Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString('base64'),
+  });
+  /** `m`'s state back through JSON and binary: equal state, equal value. */
+  const roundTrips = (m: ecuas.Metric<unknown[], unknown>): void => {
+    for (const back of [metricFromJSON(wire(m)), metricFromBinary(m.toBinary())]) {
+      expect(back.toJSON()).toEqual(m.toJSON());
+      expect(back.compute()).toEqual(m.compute());
+      back.dispose();
+    }
+  };
+  const F32_MAX = 3.4028234663852886e38;
+
+  it('Gaussian sums and squared errors stay below what float32 inputs reach', () => {
+    // the extremes: targets 2·float32 max from their means, σ the smallest and the largest float32
+    const extreme: [number[], number[], number[]] = [
+      [-F32_MAX, 0, F32_MAX],
+      [F32_MAX, 1, -F32_MAX],
+      [2 ** -149, F32_MAX, 2 ** -149],
+    ];
+    const nll = new ecuas.GaussianNLL().update(...extreme);
+    const crps = new ecuas.GaussianCRPS().update(...extreme);
+    const ence = new ecuas.ENCE({ nBins: 2 }).update(...extreme);
+    for (const m of [nll, crps, ence]) roundTrips(m);
+    expect((nll.toJSON().state.sums as number[])[2]).toBeGreaterThan(4e167); // two z² of 2.3e167
+    // far beyond them: refused
+    expectRejectedUnchanged(nll, () => nll.loadState({ sums: [3, 0, 1e300] }), /Σz² = 1e\+300/);
+    expectRejectedUnchanged(nll, () => nll.loadState({ sums: [3, 0, 8e167] }), /Σz²/); // > 3 · 2.35e167
+    expectRejectedUnchanged(crps, () => crps.loadState({ sums: [3, 1e300] }), /out of range/);
+    expectRejectedUnchanged(crps, () => crps.loadState({ sums: [3, 3 * 2.3 * F32_MAX] }), /out of range/);
+    const { std } = ence.toJSON().state as { std: object };
+    const squaredError = column(new Float64Array([1, 1e300, 4]));
+    expectRejectedUnchanged(ence, () => ence.loadState({ std, squaredError }), /squared error of 1e\+300 at 1/);
+    for (const m of [nll, crps, ence]) m.dispose();
+  });
+
+  it('cross-entropy sums stay below what float32 logits reach', () => {
+    // −log p_label = 2·float32 max for a label at −max with the top at +max
+    const z = [
+      [F32_MAX, -F32_MAX],
+      [0, 3],
+    ];
+    const ce = new ecuas.ClassificationCrossEntropy().update(z, [1, 1]);
+    const logLog = new ecuas.ClassificationLogLog({ epsilon: 1e-300 }).update(z, [1, 1]);
+    for (const m of [ce, logLog]) roundTrips(m);
+    expectRejectedUnchanged(ce, () => ce.loadState({ sums: [2, 1e300, 0, 2] }), /cost sum of 1e\+300/);
+    expectRejectedUnchanged(logLog, () => logLog.loadState({ sums: [2, 1e300, 0, 2] }), /cost sum of 1e\+300/);
+    ce.dispose();
+    logLog.dispose();
+  });
+
+  it('the top-1 probability of K classes is at least 1/K', () => {
+    // constant rows give q = 1/K exactly, the least there is: they load back
+    const flat = [
+      [0, 0, 0],
+      [5, 5, 5],
+      [2, 0, 1],
+    ];
+    const makers: Array<[string, () => ecuas.Metric<unknown[], unknown>, 'float32' | 'float64']> = [
+      ['ClassificationSmoothECE', () => new ecuas.ClassificationSmoothECE(), 'float64'],
+      ['ClassificationECE', () => new ecuas.ClassificationECE({ binning: 'quantile' }), 'float32'],
+      ['ClassificationAURC', () => new ecuas.ClassificationAURC(), 'float64'],
+    ];
+    for (const [name, make, dtype] of makers) {
+      const m = make().update(flat, [0, 1, 0]);
+      roundTrips(m);
+      const forged = (q: number): Record<string, unknown> => {
+        const keys = [q, 1 / 3, 0.9]; // correct decisions: the sign bit clear
+        return {
+          numClasses: 3,
+          samples: column(dtype === 'float32' ? Float32Array.from(keys) : Float64Array.from(keys)),
+        };
+      };
+      expect(m.loadState(forged(1 / 3)).sampleCount, name).toBe(3);
+      for (const q of [0.1, (1 / 3) * (1 - 1e-4)])
+        expectRejectedUnchanged(m, () => m.loadState(forged(q)), new RegExp(`${name}.*below 1/K = 0\\.333`));
+      m.dispose();
+    }
+    // equal-width bins: a bin's Σconfidence is at least its count over K
+    const ece = new ecuas.ClassificationECE({ nBins: 2 }).update(flat, [0, 1, 0]);
+    roundTrips(ece);
+    // [N, counts, Σconfidence, Σcorrect]: 3 samples of K = 3 in bin 0 hold Σq ≥ 1
+    const sums = (q: number): Record<string, unknown> => ({ numClasses: 3, sums: [3, 3, 0, q, 0, 1, 0] });
+    expect(ece.loadState(sums(1)).sampleCount).toBe(3);
+    expectRejectedUnchanged(ece, () => ece.loadState(sums(0.3)), /ClassificationECE.*bin 0: .*below count · 1\/K = 1/);
+    ece.dispose();
+  });
 });
 
 describe('toBinary and metricFromBinary', () => {
@@ -242,9 +344,13 @@ describe('toBinary and metricFromBinary', () => {
     };
     const state = header.state as Record<string, unknown>;
     const nan = new Uint8Array(new Float32Array([0.1, NaN, 0.9]).buffer);
+    const sparse = new Array<Uint8Array>(1 + bulk.length); // a hole where the first state's bytes belong
+    sparse[0] = head;
+    bulk.forEach((b, i) => i > 0 && (sparse[1 + i] = b));
     const bad: Array<[unknown, RegExp]> = [
       [null, /Uint8Array/],
       [[head, 'x'], /Uint8Array/],
+      [sparse, /Uint8Array or an array of them/],
       [new Uint8Array([1, 2, 3]), /toBinary/],
       [[head.subarray(0, 20)], /header/],
       [[head, ...bulk].slice(0, -1), /bytes follow/],

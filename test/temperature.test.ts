@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { applyTemperature, fitTemperature, TemperatureFitter, type TemperatureFitResult } from '../src/index';
-import { fitTemperatureRows, minimizeConvex } from '../src/math/temperature';
+import { fitTemperatureRows, minimizeConvex, temperatureFloor } from '../src/math/temperature';
 import { logitData, normal, rng } from './helpers/data';
 import { expectInputError } from './helpers/errors';
 
@@ -246,9 +246,10 @@ describe('fitTemperature', () => {
     for (const [options, check] of [
       [{ minTemperature: 2, maxTemperature: 2 }, 'below `maxTemperature`'],
       [{ minTemperature: 5, maxTemperature: 1 }, 'below `maxTemperature`'],
-      [{ minTemperature: 0 }, '`minTemperature` to be a finite number > 0'],
+      [{ minTemperature: 0 }, '`minTemperature` to be a finite number ≥ 2^-126'],
       [{ minTemperature: -1 }, '`minTemperature`'],
-      [{ maxTemperature: Infinity }, '`maxTemperature` to be a finite number > 0'],
+      [{ minTemperature: 1e-300 }, '`minTemperature` to be a finite number ≥ 2^-126 = 1.1754943508222875e-38'],
+      [{ maxTemperature: Infinity }, '`maxTemperature` to be a finite number ≥ 2^-126'],
       [{ maxTemperature: NaN }, '`maxTemperature`'],
       [{ minTemperature: '0.1' }, '`minTemperature`'],
       [{ probabilities: 1 }, '`probabilities`'],
@@ -257,6 +258,31 @@ describe('fitTemperature', () => {
       expectInputError(() => fitTemperature([[1, 2]], [0], options), 'fitTemperature', check);
       expectInputError(() => new TemperatureFitter(options), 'TemperatureFitter', check);
     }
+  });
+
+  it('refuses a minTemperature at which z/T overflows float32, naming the bound; takes the bound', () => {
+    // the largest |z| = 1e10: below 1e10 / 3.4e38 ≈ 2.94e-29, z/T is no float32
+    const z = [
+      [1e10, 0, 1],
+      [0, 3, 1],
+    ];
+    const labels = [0, 1];
+    const floor = temperatureFloor(1e10);
+    expect(floor).toBeGreaterThan(1e10 / 3.4028234663852886e38);
+    expect(floor).toBeLessThan(2.94e-29);
+    for (const minTemperature of [1e-30, floor * (1 - 1e-9)]) {
+      const message =
+        /`minTemperature` to be at least 2\.93\d*e-29 \(the largest \|logit\|, 10000000000, .*overflows float32\), but got/;
+      expectInputError(() => fitTemperature(z, labels, { minTemperature }), 'fitTemperature', message);
+      const fitter = new TemperatureFitter({ minTemperature }).update(z, labels);
+      expectInputError(() => fitter.fit(), 'TemperatureFitter', message);
+    }
+    // at the bound: fitted there (sharper is better), and z/T is finite
+    const fit = fitTemperature(z, labels, { minTemperature: floor });
+    expect([fit.temperature, fit.atBound]).toEqual([floor, true]);
+    const scaled = applyTemperature(z, fit.temperature);
+    expect((scaled.dataSync() as Float32Array).every((v) => Number.isFinite(v))).toBe(true);
+    scaled.dispose();
   });
 
   it('its TSDoc example', () => {
@@ -383,12 +409,41 @@ describe('applyTemperature', () => {
     relClose(nll(rows, labels, 1), fit.nll, 1e-6);
   });
 
-  it('refuses a temperature that is not finite and > 0', () => {
-    for (const t of [0, -1, NaN, Infinity, '2' as unknown as number])
-      expectInputError(() => applyTemperature([[1, 2]], t), 'applyTemperature', '`temperature`', 'finite number > 0');
+  it('refuses a temperature that is not finite and ≥ 2^-126', () => {
+    for (const t of [0, -1, NaN, Infinity, '2' as unknown as number, 1e-40])
+      expectInputError(
+        () => applyTemperature([[1, 2]], t),
+        'applyTemperature',
+        '`temperature`',
+        'finite number ≥ 2^-126',
+      );
     const z = tf.tensor2d([[1, 2]]);
     z.dispose();
     expectInputError(() => applyTemperature(z, 1), 'disposed');
+  });
+
+  it('refuses a temperature at which z/T overflows float32, for arrays and tensors alike', () => {
+    const rows = [
+      [1e10, -Infinity],
+      [-3, 0],
+    ];
+    const z = tf.tensor2d(rows);
+    const before = tf.memory().numTensors;
+    const floor = temperatureFloor(1e10);
+    for (const x of [rows, z])
+      expectInputError(
+        () => applyTemperature(x, 1e-30),
+        'applyTemperature',
+        /`temperature` to be at least 2\.93\d*e-29 \(the largest \|logit\|, 10000000000,/,
+      );
+    expect(tf.memory().numTensors).toBe(before);
+    for (const x of [rows, z]) {
+      const scaled = applyTemperature(x, floor); // −∞ stays −∞; the rest is finite
+      expect(Array.from(scaled.dataSync()).filter((v) => !Number.isFinite(v))).toEqual([-Infinity]);
+      scaled.dispose();
+    }
+    expect(z.isDisposed).toBe(false);
+    z.dispose();
   });
 });
 

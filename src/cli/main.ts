@@ -23,7 +23,14 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { bootstrap, MAX_RESAMPLES } from '../bootstrap';
 import { clip, ECHO_LIMIT, MetricInputError, printable } from '../errors';
 import type { Metric } from '../metric';
-import { fitTemperatureRows, scaleProbabilityRows, type TemperatureFitResult } from '../math/temperature';
+import {
+  fitTemperatureRows,
+  largestLogit,
+  MIN_TEMPERATURE,
+  scaleProbabilityRows,
+  temperatureFloor,
+  type TemperatureFitResult,
+} from '../math/temperature';
 import { probabilityLikeRows } from '../math/topOne';
 import { DisguisedProbabilitiesError, disguisedRowsText } from '../inputs/logits';
 import { RiskCoverageCurve } from '../metrics/selective';
@@ -213,6 +220,7 @@ ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
   --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
                       \`ecuas calibrate\`). Needs logits: a file of probabilities is refused
                       unless --probabilities is given, and then log p is scaled as logits.
+                      T ≥ 2^-126, and ≥ the largest |logit| / 3.4e38 (z/T stays float32).
   --save-state OUT    also write the metrics' states to OUT, for \`ecuas merge\`: run report
                       on each shard of a large evaluation, then merge the states (see
                       \`ecuas merge --help\`). JSON if OUT ends in .json, else binary.
@@ -264,7 +272,8 @@ Options:
                          json: {"temperature": T, "atBound": false,
                                 "<id>": {"before": …, "after": …}, …}
                          csv: id,before,after with a first row temperature,1,T
-  --min-temperature T    smallest T searched, > 0 (default 0.01)
+  --min-temperature T    smallest T searched (default 0.01): ≥ 2^-126, and ≥ the largest
+                         |logit| / 3.4e38, so that z/T stays finite in float32
   --max-temperature T    largest T searched (default 100); a T at either bound is flagged
   --backend B            the TensorFlow.js backend: auto (default), cpu, wasm or node
   -h, --help             show this help
@@ -654,12 +663,29 @@ function parseFormat(text: string | undefined): Format {
   return format as Format;
 }
 
-/** A temperature option: a finite number > 0; undefined when not given. */
+/** A temperature option: a finite number ≥ 2^−126 (as the library's); undefined when not given. */
 function parseTemperature(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const v = /^\s*[0-9.eE+-]+\s*$/.test(text) ? Number(text) : NaN;
   if (!(Number.isFinite(v) && v > 0)) usage(`${name} must be a number > 0, e.g. 1.5, got ${quote(text)}`);
+  if (v < MIN_TEMPERATURE)
+    usage(
+      `${name} must be at least 2^-126 = ${MIN_TEMPERATURE} (the smallest normal float32: below it the logits divided by T overflow float32), got ${quote(text)}`,
+    );
   return v;
+}
+
+/**
+ * Refuses a temperature (`--temperature` or `--min-temperature`) below which logits `z` divided
+ * by T would overflow float32, as the library refuses it: in one line naming the flag and the bound.
+ */
+function requireFiniteScaling(flag: string, t: number, z: Float32Array, place: string): void {
+  const maxAbs = largestLogit(z);
+  const floor = temperatureFloor(maxAbs);
+  if (t < floor)
+    throw new InputFileError(
+      `${place}: ${flag} ${t} is below ${floor}, the smallest temperature at which these logits (largest |z| ${maxAbs}) divided by T stay finite in float32`,
+    );
 }
 
 function parseCalibrate(argv: readonly string[]): Command {
@@ -1203,6 +1229,8 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
     let fit: TemperatureFitResult;
     try {
       const z = logitsOfRows(what, { n, k, values: store.first, labels, probabilities }, false);
+      // probabilities are scaled as p^(1/T), which cannot overflow
+      if (!summary.probabilities) requireFiniteScaling('--min-temperature', args.minTemperature, z, clip(args.file));
       fit = fitTemperatureRows(z, n, k, labels, args.minTemperature, args.maxTemperature);
     } catch (e) {
       if (e instanceof MetricInputError) throw new InputFileError(`${clip(args.file)}: ${e.message}`);
@@ -1285,7 +1313,11 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
           let b = batch;
           if (args.temperature !== undefined) {
             // the rows as given are checked; scaled ones could pass for probabilities, or stop doing so
-            if (!probabilities) refuseDisguisedProbabilities(batch, args.file);
+            if (!probabilities) {
+              refuseDisguisedProbabilities(batch, args.file);
+              const z = (batch.logits as Float32Array).subarray(0, batch.n * batch.k);
+              requireFiniteScaling('--temperature', args.temperature, z, `${clip(args.file)}: ${batch.where}`);
+            }
             b = scaleBatch(batch, args.temperature, probabilities);
           }
           feed(metrics, b, args.file);
@@ -1457,7 +1489,7 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
           if (difference) throw new InputFileError(`cannot merge the states: ${difference}`);
         }
         parts.add(state, file);
-        for (const [j, m] of metrics.entries()) addState(m, await state.state(j), state.n, file);
+        for (const [j, m] of metrics.entries()) addState(m, await state.state(j), state.n, state.k, file);
       } finally {
         await state.close();
       }
@@ -1534,15 +1566,21 @@ class StateParts {
  * Merges one state (its JSON, or the bytes of its `toBinary()`) into an active metric; a state its
  * id's class and options could not have written is refused.
  */
-function addState(m: ActiveMetric, state: unknown, n: number, file: string): void {
+function addState(m: ActiveMetric, state: unknown, n: number, k: number, file: string): void {
   const target = stateHolder(m);
   const Cls = target.constructor as new () => Metric<unknown[], unknown>;
   let loaded: Metric<unknown[], unknown> | undefined;
   try {
     loaded = Array.isArray(state) ? metricFromBinary(state as Uint8Array[], Cls) : metricFromJSON(state, Cls);
+    const notWritten = 'it is not one that `ecuas report --save-state` wrote';
     if (loaded.sampleCount !== n)
       throw new InputFileError(
-        `${clip(file)}: the state of ${m.id} holds ${loaded.sampleCount} samples, but the file says ${n}: it is not one that \`ecuas report --save-state\` wrote`,
+        `${clip(file)}: the state of ${m.id} holds ${loaded.sampleCount} samples, but the file says ${n}: ${notWritten}`,
+      );
+    // K is known once there are samples (0 for data other than logits, as the header checked)
+    if (n > 0 && loaded.classCount !== k)
+      throw new InputFileError(
+        `${clip(file)}: the state of ${m.id} holds K = ${loaded.classCount} classes, but the file says ${k}: ${notWritten}`,
       );
     target.merge(loaded);
   } catch (e) {

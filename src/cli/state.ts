@@ -478,6 +478,17 @@ function checkHeader<T>(
     'null or a number > 0',
   );
   const n = field('n', isCount, 'a count');
+  if (kind !== 'classification') {
+    // what only logits and labels have: the metrics of other data were built without it
+    const logitsOnly = probabilities
+      ? '"probabilities": true'
+      : temperature !== null
+        ? `"temperature": ${temperature}`
+        : k !== 0
+          ? `"k": ${k} classes`
+          : null;
+    if (logitsOnly) bad(`${logitsOnly} applies to logits and labels, but the state holds ${DATA[kind]}`);
+  }
   // both absent from the states of earlier versions
   const isId = (v: unknown): v is string => typeof v === 'string' && /^[\w-]{1,64}$/.test(v);
   const id = own(json, 'id') === undefined ? undefined : field('id', isId, 'a state id');

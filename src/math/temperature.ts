@@ -8,6 +8,33 @@
  * Subtracting the row max keeps every exponent ≤ 0, so nothing overflows.
  */
 
+import { FLOAT32_MAX } from './isCount';
+
+/**
+ * The smallest temperature taken anywhere, 2^−126 (about 1.18e-38, the smallest normal float32):
+ * below it T is a float32 of fewer digits (or 0), and z/T overflows float32 for every |z| ≥ 4.
+ */
+export const MIN_TEMPERATURE = 2 ** -126;
+
+/** The largest finite |z| of logits (0 for none; −∞, the log of a zero probability, is left out). */
+export function largestLogit(z: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < z.length; i++) {
+    const a = Math.abs(z[i]);
+    if (a > m && a < Infinity) m = a;
+  }
+  return m;
+}
+
+/**
+ * The smallest temperature T at which logits of magnitude up to `maxAbs` divided by T stay
+ * finite in float32: maxAbs / float32 max, 2^−20 above it for the float32 rounding of T and of
+ * z/T, and at least {@link MIN_TEMPERATURE}.
+ */
+export function temperatureFloor(maxAbs: number): number {
+  return Math.max(MIN_TEMPERATURE, (maxAbs / FLOAT32_MAX) * (1 + 2 ** -20));
+}
+
 /** The rows of a fit, with what every evaluation of the objective needs precomputed. */
 export interface TemperatureRows {
   /** Row-major float32 logits [n, k]; −Infinity entries (log of a zero probability) are allowed off the label. */

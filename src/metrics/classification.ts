@@ -17,6 +17,7 @@ import {
 import { eceCompute, eceOptionsProblem, quantileEceCompute } from '../functional/confidence';
 import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
 import { eceDecisionsDelta, eceSumsProblem } from '../math/binning';
+import { FLOAT32_MAX } from '../math/isCount';
 import { aurc, augrc, excessAUGRC, excessAURC, fpr95, mannWhitneyAUC } from '../math/ranking';
 import { binnedCalibrationOptions, epsilonOption, gammaOption, normalizeOption, nOption } from '../options';
 import { BinnedMetric, RankingMetric, SumMetric } from '../reducers/metricBases';
@@ -32,6 +33,12 @@ export type { ProbabilitiesOptions };
 
 /** K of prior-normalized sums [N, Σ cost, n_0 … n_{K−1}]. */
 const classesInSums = (length: number): number => length - 2;
+
+/**
+ * The largest −log p_label of float32 rows of K classes: of logits, m − z_label + log Σ exp(z − m)
+ * ≤ 2·float32 max + log K; of probabilities, −log(2^−149/(K·(1 + δ_K))) is far less.
+ */
+const maxLabelSurprise = (k: number): number => 2 * FLOAT32_MAX + Math.log(k);
 
 /** Options of the classification metrics with only `normalize`. */
 export interface NormalizeOptions extends ProbabilitiesOptions {
@@ -100,7 +107,7 @@ export class ClassificationCrossEntropy extends SumMetric<NormalizeOptions> {
         update: classificationCrossEntropyUpdate,
         rowNeeds: { labelLogit: true },
         compute: classificationCrossEntropyCompute,
-        check: (sums) => priorSumsProblem(sums),
+        check: (sums) => priorSumsProblem(sums, false, maxLabelSurprise),
         classesInSums,
       },
       options,
@@ -215,7 +222,13 @@ export class ClassificationLogLog extends SumMetric<ClassificationLogLogOptions>
         options: { epsilon: epsilonOption, normalize: normalizeOption(true) },
         update: classificationLogLogUpdate,
         compute: classificationLogLogCompute,
-        check: (sums) => priorSumsProblem(sums),
+        // H' − log p_label · log(log K / H'), H' = max(H, ε) ≤ log K
+        check: (sums, o) =>
+          priorSumsProblem(
+            sums,
+            false,
+            (k) => Math.max(Math.log(k), o.epsilon) + maxLabelSurprise(k) * Math.log(Math.log(k) / o.epsilon),
+          ),
         classesInSums,
       },
       options,

@@ -23,7 +23,7 @@ import { Metric } from '../metric';
 import { SumMetric, type NoOptions } from '../reducers/metricBases';
 import { choiceOption, integerOption, levelOption, nBinsOption } from '../options';
 import { float32Column, float64Column } from '../reducers/state';
-import { sumInRange } from '../math/isCount';
+import { FLOAT32_MAX, sumInRange } from '../math/isCount';
 
 // The metrics of SPEC §9 over Gaussian predictions N(yPred, yStd²): each class declares its
 // options and the pure functions of ../functional/regression.ts that do its math.
@@ -34,10 +34,19 @@ import { sumInRange } from '../math/isCount';
  */
 export type GaussianArgs = [yPred: TensorLike, yTrue: TensorLike, yStd: TensorLike];
 
-/** The largest finite float32: σ (and every input) is a finite float32. */
-const FLOAT32_MAX = 3.4028234663852886e38;
 /** log of the smallest σ > 0 a float32 holds (2^−149) and of the largest. */
 const LOG_SIGMA_RANGE = [-149 * Math.LN2, Math.log(FLOAT32_MAX)] as const;
+/** The largest |y − μ| of float32 y and μ: their float64 difference never exceeds 2·float32 max. */
+const MAX_GAP = 2 * FLOAT32_MAX;
+/** The largest squared error (y − μ)², about 4.6e77. */
+const MAX_SQUARED_ERROR = MAX_GAP * MAX_GAP;
+/** The largest |z| = |y − μ|/σ, with σ ≥ 2^−149 (the smallest σ > 0 a float32 holds): about 4.8e83. */
+const MAX_Z = MAX_GAP / 2 ** -149;
+/**
+ * The largest CRPS σ[|z|(1 − 2Φ(−|z|)) + 2φ(z) − 1/√π] ≤ |y − μ| + σ(2φ(0) − 1/√π), with
+ * 2φ(0) − 1/√π = (√2 − 1)/√π: at most (2 + 0.234)·float32 max.
+ */
+const MAX_CRPS = MAX_GAP + ((Math.SQRT2 - 1) / Math.sqrt(Math.PI)) * FLOAT32_MAX;
 
 /**
  * Sums [N, Σ term] of `length` entries whose entries after N must all be ≥ 0 (sums of
@@ -76,7 +85,8 @@ export class GaussianNLL extends SumMetric<NoOptions, GaussianArgs> {
         check: (s) =>
           gaussianSumsProblem(s, 3) ??
           (sumInRange(s[1], s[0] * LOG_SIGMA_RANGE[0], s[0] * LOG_SIGMA_RANGE[1]) ? null : `Σ log σ = ${s[1]}`) ??
-          (s[2] >= 0 ? null : `Σz² = ${s[2]}`),
+          // z² ≤ MAX_Z² ≈ 2.3e167: finite in float64 for any N
+          (s[2] >= 0 && sumInRange(s[2], 0, s[0] * MAX_Z * MAX_Z) ? null : `Σz² = ${s[2]}`),
       },
       options,
     );
@@ -103,7 +113,7 @@ export class GaussianCRPS extends SumMetric<NoOptions, GaussianArgs> {
         options: {},
         update: gaussianCrpsUpdate,
         compute: gaussianCrpsCompute,
-        check: nonNegativeSums(2),
+        check: nonNegativeSums(2, MAX_CRPS),
       },
       options,
     );
@@ -288,7 +298,8 @@ export class ENCE extends Metric<GaussianArgs, number, ENCEOptions> {
     const std = this.std.read();
     for (let i = 0; i < std.length; i++) if (!(std[i] > 0)) return `a standard deviation of ${std[i]} at ${i}`;
     const se = this.squaredError.read();
-    for (let i = 0; i < se.length; i++) if (!(se[i] >= 0)) return `a squared error of ${se[i]} at ${i}`;
+    for (let i = 0; i < se.length; i++)
+      if (!(se[i] >= 0 && se[i] <= MAX_SQUARED_ERROR)) return `a squared error of ${se[i]} at ${i}`;
     return null;
   }
 }

@@ -4,6 +4,7 @@ import { LOGITS, MAX_CLASSES } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import type { RowNeeds } from '../inputs/readAsync';
 import { compactBinSums } from '../math/binning';
+import { sumInRange } from '../math/isCount';
 import { flaggedKeyBlocksFrom, foldedValue, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
@@ -86,14 +87,15 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
     return this.sums.first;
   }
 
+  override get classCount(): number {
+    const { classesInSums } = this.decl;
+    return classesInSums ? (this.sums.length > 0 ? classesInSums(this.sums.length) : 0) : super.classCount;
+  }
+
   protected ingest(args: A): void {
-    const { input, update, classesInSums } = this.decl;
-    const k = classesInSums
-      ? this.sums.length > 0
-        ? classesInSums(this.sums.length) // the length is known without decoding the sums
-        : 0
-      : (this.numClasses?.value ?? 0);
-    const batch = input.read(this.metricName, args, this.options, k, true); // dropped below
+    const { input, update } = this.decl;
+    // K from the sums' length (known without decoding them) or the state that keeps it
+    const batch = input.read(this.metricName, args, this.options, this.classCount, true); // dropped below
     if (input.count(batch) === 0) return;
     this.sums.add(update(batch, this.options));
     if (this.numClasses) this.numClasses.value = (input as DecisionInput<unknown>).classes(batch);
@@ -160,20 +162,47 @@ export function pushDecisions(
 }
 
 /**
- * What makes a loaded column of decisions impossible — a confidence outside [0, 1] (outside
- * (0, 1] for the float64 top-1 probability of classifier rows) or a K that does not fit the
- * input — or null. Every metric that keeps its decisions checks its state with it.
+ * How far below 1/K, relative, the top-1 probability of classifier rows may be stored. q = 1/(1 + s)
+ * with s a sum of K − 1 terms ≤ 1 is ≥ 1/K to an ulp of float64; rows reduced on the device
+ * carry the float32 exp's error (a few 2^−23 above 1 at exp(0)) and quantile bins keep q rounded
+ * to float32 (2^−24): 2^−20 covers both.
+ */
+const TOP_ONE_SLACK = 2 ** -20;
+
+/**
+ * What makes a loaded column of decisions impossible — a K that does not fit the input, a
+ * confidence outside [0, 1], or for classifier rows a top-1 probability outside [1/K, 1] (up to
+ * {@link TOP_ONE_SLACK}) — or null. Every metric that keeps its decisions checks its state with it.
  */
 export function decisionColumnProblem(
   input: DecisionInput<unknown>,
   keys: Float32Array | Float64Array,
   k: number,
 ): string | null {
-  const wide = keys instanceof Float64Array;
+  const classes = classesProblem(input, k, keys.length);
+  if (classes) return classes;
+  // the top one of K probabilities is at least their mean
+  const lowest = k > 0 ? (1 / k) * (1 - TOP_ONE_SLACK) : 0;
   for (let i = 0; i < keys.length; i++) {
-    if (!(keys[i] <= 1 && (wide ? keys[i] > 0 : keys[i] >= 0))) return `a confidence of ${keys[i]}`;
+    if (!(keys[i] <= 1 && keys[i] >= lowest))
+      return `a confidence of ${keys[i]}${keys[i] < lowest && k > 0 ? `, below 1/K = ${1 / k} (K = ${k} classes)` : ''}`;
   }
-  return classesProblem(input, k, keys.length);
+  return null;
+}
+
+/**
+ * What makes equal-width bin sums [N, counts, Σconfidence, Σcorrect] of the top-1 probability of
+ * K classes impossible beyond their layout: a bin whose Σconfidence is below its count times
+ * 1/K (up to {@link TOP_ONE_SLACK} and the summation's rounding), or null.
+ */
+function binnedTopOneProblem(sums: Float64Array, k: number): string | null {
+  const b = (sums.length - 1) / 3;
+  const lowest = (1 / k) * (1 - TOP_ONE_SLACK);
+  for (let i = 1; i <= b; i++) {
+    if (!sumInRange(sums[b + i], sums[i] * lowest, Infinity))
+      return `bin ${i - 1}: count ${sums[i]}, Σconfidence ${sums[b + i]}, below count · 1/K = ${sums[i] / k} (K = ${k} classes)`;
+  }
+  return null;
 }
 
 /** What a ranking metric is: an input adapter and the value of tie blocks of its decisions. */
@@ -319,9 +348,11 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
   protected stateProblem(): string | null {
     if (this.sums) {
       const sums = this.sums.read();
+      const k = this.numClasses.value;
       return (
-        classesProblem(this.decl.input, this.numClasses.value, sums ? sums[0] : 0) ??
-        (sums ? this.decl.check(sums, this.resolved) : null)
+        classesProblem(this.decl.input, k, sums ? sums[0] : 0) ??
+        (sums ? this.decl.check(sums, this.resolved) : null) ??
+        (sums && k > 0 ? binnedTopOneProblem(sums, k) : null)
       );
     }
     return decisionColumnProblem(
