@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { ARG, clip, fail } from './errors';
+import { MEMBER_INPUTS } from './inputs/members';
 import { readRaw } from './inputs/read';
 import { Shared, type WeightedForm } from './math/weightedForms';
 import type { Metric } from './metric';
@@ -189,6 +190,7 @@ function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluat
   if (typeof metric === 'string') {
     const entry = getMetricFromId(metric);
     entry.obj.dispose();
+    refuseMembers(entry.obj);
     if (probabilities === undefined) return (inputs) => entry.function(...inputs);
     if (!metric.startsWith('cls_')) {
       fail(
@@ -214,6 +216,7 @@ function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluat
         fail(NAME, 'metric', `expected the ${ARG} factory to return a metric instance (with update/compute/dispose)`);
       }
       try {
+        refuseMembers(m);
         m.update(...inputs);
         const value = m.compute();
         if (typeof value !== 'number') {
@@ -234,6 +237,20 @@ function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluat
     'metric',
     `expected ${ARG} to be a metric id or a function returning a fresh metric, but got ${metric === null ? 'null' : typeof metric}`,
   );
+}
+
+/**
+ * The ensemble-uncertainty metrics take member logits [M, N, K], whose samples lie on axis 1,
+ * where bootstrap resamples axis 0: refused rather than resampling members.
+ */
+function refuseMembers(m: object): void {
+  if ((m.constructor as { inputs?: unknown }).inputs === MEMBER_INPUTS) {
+    fail(
+      NAME,
+      'metric',
+      `${(m as { metricName?: string }).metricName ?? 'this metric'} takes member logits [M, N, K], whose samples lie on axis 1; bootstrap resamples axis 0 and does not take them yet`,
+    );
+  }
 }
 
 /** Linear-interpolation quantile (NumPy's default) of sorted values. */

@@ -230,6 +230,12 @@ function resolve(options: unknown): Resolved {
         'metrics',
         `metric id ${clip(JSON.stringify(id))} needs ${needs}, which a classifier's outputs do not give: use cls_* or conf_* ids`,
       );
+    if (id.startsWith('ens_'))
+      fail(
+        NAME,
+        'metrics',
+        `metric id ${clip(JSON.stringify(id))} needs an ensemble's member logits [M, N, K], which one model's outputs do not give: use cls_* or conf_* ids`,
+      );
   }
   const { outputs, probabilities: given } = o;
   if (given !== undefined && outputs !== undefined && given !== (outputs === 'probabilities')) {

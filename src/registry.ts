@@ -42,6 +42,13 @@ import {
   Sharpness,
 } from './metrics/regression';
 import { SCODAUGRC, SCODAURC } from './metrics/selective';
+import {
+  Disagreement,
+  ExpectedEntropy,
+  MutualInformation,
+  PredictiveEntropy,
+  VariationRatio,
+} from './metrics/ensemble';
 
 /** What {@link getMetricFromId} returns. */
 export interface MetricEntry {
@@ -90,6 +97,12 @@ const normParam: Param = { name: 'norm', option: 'norm', pattern: /^(l1|l2|max)$
 const binningParam: Param = { name: 'binning', option: 'binning', pattern: /^(uniform|quantile)$/, value: (t) => t };
 const debiasParam: Param = { name: 'debias', option: 'debias', pattern: /^(true|false)$/, value: (t) => t === 'true' };
 const levelParam: Param = { name: 'level', option: 'level', pattern: DECIMAL };
+const probabilisticParam: Param = {
+  name: 'probabilistic',
+  option: 'probabilistic',
+  pattern: /^(true|false)$/,
+  value: (t) => t === 'true',
+};
 const nLevelsParam: Param = { name: 'nlevels', option: 'nLevels', pattern: INT };
 const sigmaParam: Param = {
   name: 'sigma',
@@ -360,6 +373,32 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       display: 'ENCE',
       params: [nBinsParam],
     },
+  ],
+
+  // SPEC §12 (c): mean uncertainties, high where it should be on hard or OOD data, so not a quality score
+  [
+    'ens_pe',
+    { cls: PredictiveEntropy, options: {}, fullName: 'Predictive entropy', display: 'PE', higherIsBetter: null },
+  ],
+  ['ens_ee', { cls: ExpectedEntropy, options: {}, fullName: 'Expected entropy', display: 'EE', higherIsBetter: null }],
+  [
+    'ens_mi',
+    { cls: MutualInformation, options: {}, fullName: 'Mutual information', display: 'MI', higherIsBetter: null },
+  ],
+  [
+    'ens_vr',
+    {
+      cls: VariationRatio,
+      options: {},
+      fullName: 'Variation ratio',
+      display: 'VR',
+      higherIsBetter: null,
+      params: [probabilisticParam],
+    },
+  ],
+  [
+    'ens_disagreement',
+    { cls: Disagreement, options: {}, fullName: 'Disagreement', display: 'D', higherIsBetter: null },
   ],
 
   ['scod_aurc', { cls: SCODAURC, options: {}, fullName: 'SCOD AURC', display: 'SCOD-AURC', params: [costParam] }],

@@ -74,8 +74,10 @@ async function compute(tf, ecuas, backend) {
     sd.push(i % 11 === 0 ? 0.25 : Math.fround(scale)); // a Gaussian prediction's std, with ties
   }
   const errors = y.map((v) => 1 - v);
+  // three ensemble members around the logits (SPEC §12: [M, N, K])
+  const members = [z, z.map((row) => row.map((v) => Math.fround(v + 0.75))), z.map((row) => row.map((v, j) => Math.fround(j === 0 ? v + 1 : v)))];
   const inputsOf = (id) =>
-    id.startsWith('conf_') ? [c, y] : id.startsWith('cls_') ? [z, labels] : id.startsWith('reg_') ? [yPred, yTrue, sd] : [c, errors, ood];
+    id.startsWith('conf_') ? [c, y] : id.startsWith('cls_') ? [z, labels] : id.startsWith('reg_') ? [yPred, yTrue, sd] : id.startsWith('ens_') ? [members] : [c, errors, ood];
   const enc = (v) => (Number.isFinite(v) ? v : String(v));
   const plain = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v, enc) : enc(v)]));
   const before = tf.memory().numTensors;

@@ -44,7 +44,7 @@ export async function run(tf, ecuas) {
     return { z, labels };
   };
   const CASES = [[512, 10], [512, 100], [128, 1000]];
-  const classes = [...ecuas.METRIC_CLASSES.values()].filter((C) => C.inputs[0] === 'logits');
+  const classes = [...ecuas.METRIC_CLASSES.values()].filter((C) => C.inputs[0] === 'logits' && C.inputs[1] === 'labels');
   const enc = (v) => (Number.isFinite(v) ? v : String(v));
 
   // the reference: update on the cpu backend, from arrays

@@ -1393,6 +1393,7 @@ describe('ecuas: command line', () => {
     ],
     [['report', 'a.csv', '--metrics', ','], /^ecuas: --metrics needs at least one metric id/],
     [['report', 'a.csv', '--metrics', 'scod_aurc'], /^ecuas: --metrics: "scod_aurc" needs OOD scores/],
+    [['report', 'a.csv', '--metrics', 'ens_mi'], /^ecuas: --metrics: "ens_mi" needs an ensemble's member logits/],
     [
       ['report', fixture('logits.csv'), '--metrics', 'cls_auc,conf_auc'],
       /^ecuas: --metrics: "conf_auc" needs confidences and correctness, but .*logits\.csv holds logits and labels: use cls_\* ids/,

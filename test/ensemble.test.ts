@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
-import { ensembleUncertainty, topOneConfidences } from '../src/index';
+import { bootstrap, ecuasCallback, ensembleUncertainty, MutualInformation, topOneConfidences } from '../src/index';
 import { expectInputError } from './helpers/errors';
 import { normal, permutation, rng } from './helpers/data';
 
@@ -183,5 +183,23 @@ describe('ensembleUncertainty', () => {
     // binary members: SPEC §11's rule over the M·N values
     const sigmoid = [Array.from({ length: 8 }, (_, i) => [i / 8]), Array.from({ length: 8 }, (_, i) => [i / 9])];
     expectInputError(() => ensembleUncertainty(sigmoid), 'all 16 values lie in [0, 1]');
+  });
+});
+
+describe('where member logits are not taken yet', () => {
+  it('bootstrap, the callback and the CLI refuse ens_* ids instead of misreading the members axis', () => {
+    const z = members(3, 10, 3, 4);
+    expectInputError(() => bootstrap('ens_mi', [z]), 'bootstrap', 'MutualInformation', 'axis 1');
+    expectInputError(() => bootstrap(() => new MutualInformation(), [z]), 'bootstrap', 'axis 1');
+    const model = tf.sequential({ layers: [tf.layers.dense({ inputShape: [2], units: 3 })] });
+    const x = tf.zeros([4, 2]);
+    expectInputError(
+      () => ecuasCallback({ model, metrics: ['ens_pe'], validationData: [x, [0, 1, 2, 0]] }),
+      'ecuasCallback',
+      '"ens_pe"',
+      'member logits',
+    );
+    x.dispose();
+    model.dispose();
   });
 });

@@ -236,7 +236,9 @@ describe('getMetricFromId fuzz', () => {
           expect(e.obj.options).toMatchObject(options);
           expect(typeof e.function).toBe('function');
           expect(typeof e.fullName === 'string' && e.fullName.length > 0 && typeof e.display === 'string').toBe(true);
-          expect(e.higherIsBetter).toBe(cls === 'IntervalCoverage' ? null : cls.includes('AUC')); // PICP: best at its level
+          // PICP: best at its level; the ensembles' mean uncertainties: no direction (SPEC §12)
+          const nominal = cls === 'IntervalCoverage' || ENSEMBLE_CLASSES.has(cls);
+          expect(e.higherIsBetter).toBe(nominal ? null : cls.includes('AUC'));
         } finally {
           e.obj.dispose();
         }
@@ -679,6 +681,14 @@ const { parentPort, workerData } = require('node:worker_threads');
   parentPort.postMessage({ ready: true });
 })().catch((e) => parentPort.postMessage({ fatal: String((e && e.stack) || e) }));
 `;
+
+const ENSEMBLE_CLASSES = new Set([
+  'PredictiveEntropy',
+  'ExpectedEntropy',
+  'MutualInformation',
+  'VariationRatio',
+  'Disagreement',
+]);
 
 class CliRunner {
   private worker: Worker | null = null;

@@ -21,9 +21,9 @@ const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 const argmax = (row: number[]): number => row.reduce((best, v, i) => (v > row[best] ? i : best), 0);
 
 /** Input families: which `update` arguments a metric takes. */
-type Kind = 'conf' | 'cls' | 'scod' | 'risk' | 'gauss';
-/** What an argument holds: 1-D reals, 1-D 0/1 flags, 1-D labels, 2-D logits, or any-rank reals. */
-type ArgType = 'real' | 'flag' | 'label' | 'logits' | 'array';
+type Kind = 'conf' | 'cls' | 'scod' | 'risk' | 'gauss' | 'ens';
+/** What an argument holds: 1-D reals, 1-D 0/1 flags, 1-D labels, 2-D logits, any-rank reals, or member logits [M, N, K]. */
+type ArgType = 'real' | 'flag' | 'label' | 'logits' | 'array' | 'members';
 type Args = unknown[];
 
 const N = 12;
@@ -35,7 +35,10 @@ const KINDS: Record<Kind, { names: readonly string[]; types: readonly ArgType[] 
   scod: { names: ['oodScores', 'classificationErrors', 'isOod'], types: ['real', 'flag', 'flag'] },
   risk: { names: ['yPred', 'yTrue', 'uncertainty'], types: ['array', 'array', 'real'] },
   gauss: { names: ['yPred', 'yTrue', 'yStd'], types: ['real', 'real', 'real'] },
+  ens: { names: ['logits'], types: ['members'] },
 };
+/** Members of an ensemble batch (SPEC §12: samples on axis 1). */
+const M = 3;
 
 /** A good batch of `n` samples as nested number arrays (fresh on every call). */
 function goodBatch(kind: Kind, seed: number, n = N): Args {
@@ -84,6 +87,13 @@ function goodBatch(kind: Kind, seed: number, n = N): Args {
       s[3] = s[n - 1]; // a tie
       return [p, t, s];
     }
+    case 'ens': {
+      // members that mostly agree, some rows tied
+      const centre = Array.from({ length: n }, () => Array.from({ length: K }, () => round3(4 * r() - 2)));
+      const z = Array.from({ length: M }, () => centre.map((row) => row.map((v) => round3(v + r() - 0.5))));
+      z[1][2] = z[0][2].slice();
+      return [z];
+    }
   }
 }
 
@@ -124,6 +134,11 @@ const METRICS: Row[] = [
   { name: 'Sharpness', kind: 'gauss' },
   { name: 'RegressionCalibrationError', kind: 'gauss', options: { nLevels: 10 } },
   { name: 'ENCE', kind: 'gauss', options: { nBins: 3 } },
+  { name: 'PredictiveEntropy', kind: 'ens' },
+  { name: 'ExpectedEntropy', kind: 'ens' },
+  { name: 'MutualInformation', kind: 'ens' },
+  { name: 'VariationRatio', kind: 'ens' },
+  { name: 'Disagreement', kind: 'ens' },
 ];
 const CLS_ROWS = METRICS.filter((r) => r.kind === 'cls');
 const CONF_ROWS = METRICS.filter((r) => r.kind === 'conf');
@@ -206,6 +221,9 @@ function ragged(type: ArgType): (x: never) => unknown {
       return (z: number[][]) => z.map((row, j) => (j === 4 ? row.slice(0, -1) : row));
     case 'array':
       return (x: number[]) => x.map((v, j) => (j === 4 ? [v] : [v, v]));
+    case 'members':
+      return (z: number[][][]) =>
+        z.map((m, a) => (a === 1 ? m.map((row, j) => (j === 4 ? row.slice(0, -1) : row)) : m));
     default:
       return (x: number[]) => x.map((v, j) => (j === 4 ? [v] : v));
   }
@@ -408,6 +426,52 @@ const BAD_CASES: Record<Kind, BadCase[]> = {
     { label: 'yPred a scalar tensor', args: ['yPred'], make: setArg(0, () => track(tf.scalar(1))) },
     ...sharedBadCases('gauss'),
   ],
+  ens: [
+    ...[NaN, Infinity, -Infinity].map((v): BadCase => ({
+      label: `logits containing ${v}`,
+      args: ['logits', 'member 1, row 5, column 2'],
+      make: setArg(0, (z: number[][][]) => ((z[1][5][2] = v), z)),
+    })),
+    { label: 'logits given as a string', args: ['logits'], make: setArg(0, () => 'abc') },
+    { label: 'logits given as a number', args: ['logits'], make: setArg(0, () => 0.5) },
+    { label: 'logits given as null', args: ['logits'], make: setArg(0, () => null) },
+    { label: 'logits explicitly undefined', args: ['logits'], make: setArg(0, () => undefined) },
+    { label: 'logits missing (too few arguments)', args: ['logits'], make: dropLast },
+    { label: 'logits a disposed tensor', args: ['logits'], make: setArg(0, disposedTensor) },
+    { label: 'logits a ragged nested array', args: ['logits'], make: setArg(0, ragged('members')) },
+    {
+      label: 'logits holding a string element',
+      args: ['logits'],
+      make: setArg(0, (z: unknown[][][]) => ((z[1][3][0] = '1'), z)),
+    },
+    { label: 'no members (M = 0)', args: ['logits', 'M ≥ 1'], make: () => [track(tf.zeros([0, N, K]))] },
+    { label: 'K = 0 ([M, N, 0])', args: ['logits', 'K ≥ 2'], make: () => [track(tf.zeros([M, N, 0]))] },
+    { label: '4-D logits', args: ['logits', 'shape'], make: setArg(0, (z: number[][][]) => [z]) },
+    {
+      label: 'member rows that all look like probabilities',
+      args: ['logits', '`probabilities: true`'],
+      make: setArg(0, (z: number[][][]) => z.map((m) => m.map(() => [0.25, 0.5, 0.25]))),
+    },
+    {
+      label: 'second update changes M from 3 to 2',
+      args: ['logits', 'M = 3', 'M = 2'],
+      needsPrior: true,
+      make: setArg(0, (z: number[][][]) => z.slice(0, 2)),
+    },
+    {
+      label: 'second update is one model [N, K] after M = 3',
+      args: ['logits', 'M = 3', 'M = 1'],
+      needsPrior: true,
+      make: setArg(0, (z: number[][][]) => z[0]),
+    },
+    {
+      label: 'second update changes K from 3 to 4',
+      args: ['logits', 'K = 3', 'K = 4'],
+      needsPrior: true,
+      make: setArg(0, (z: number[][][]) => z.map((m) => m.map((row) => [...row, 0.25]))),
+    },
+    { label: 'logits a string-dtype tensor', args: ['logits'], make: setArg(0, () => track(tf.tensor(['a']))) },
+  ],
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -441,6 +505,7 @@ const FORMS: Form[] = [
       label: tensorOf('int32'),
       logits: tensorOf('float32'),
       array: tensorOf('float32'),
+      members: tensorOf('float32'),
     },
   },
   {
@@ -511,6 +576,7 @@ function emptyBatches(kind: Kind): Array<{ name: string; args: () => Args }> {
       args: () => [track(tf.zeros([0, 5])), track(tf.tensor1d([], 'int32'))],
     });
   }
+  if (kind === 'ens') forms.push({ name: 'tf.zeros([3, 0, 3])', args: () => [track(tf.zeros([M, 0, K]))] });
   if (kind === 'risk')
     forms.push({
       name: 'yPred/yTrue tf.zeros([0, 2])',
@@ -869,6 +935,7 @@ describe.each(METRICS)('tfjs hygiene of $name', (row) => {
     const t2 = tensorsOf(row.kind, goodBatch(row.kind, 16, 6));
     const seen1 = t1.map(snapshot);
     const seen2 = t2.map(snapshot);
+    const otherM = track(tf.zeros([M - 1, 6, K]));
     const base = numTensors();
 
     const m = make(row);
@@ -888,7 +955,9 @@ describe.each(METRICS)('tfjs hygiene of $name', (row) => {
     held = numTensors();
     m.compute();
     expect(numTensors(), 'compute after reset').toBe(held);
-    expectInputError(() => m.update(t1[0], t2[1], ...t1.slice(2)), [row.name]); // N mismatch (12 vs 6)
+    // N mismatch (12 vs 6); one argument (member logits): M changes
+    const rejected = row.kind === 'ens' ? [otherM] : [t1[0], t2[1], ...t1.slice(2)];
+    expectInputError(() => m.update(...rejected), [row.name]);
     expect(numTensors(), 'rejected update').toBe(held);
     m.dispose();
     expect(numTensors(), 'dispose').toBe(base);

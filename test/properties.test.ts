@@ -20,7 +20,7 @@ fc.configureGlobal({ seed: 42, numRuns: 150 });
 
 type AnyMetric = ecuas.Metric<unknown[], unknown>;
 type Args = unknown[][]; // args[a][i]: sample i of argument a
-type Kind = 'conf' | 'cls' | 'scod' | 'reg';
+type Kind = 'conf' | 'cls' | 'scod' | 'reg' | 'ens';
 
 const E = ecuas as unknown as Record<string, new (o?: object) => AnyMetric>;
 const make = (name: string, options?: object) => (): AnyMetric => new E[name](options);
@@ -105,12 +105,47 @@ const gaussArgs: fc.Arbitrary<Args> = fc
   )
   .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])]);
 
+/**
+ * Member logits of an ensemble, M members, K classes — sample-major here ([N][M][K]), so that the
+ * helpers below split and permute samples; {@link membersFirst} hands them to `update` as [M, N, K].
+ * No row looks like probabilities.
+ */
+const ensArgs: fc.Arbitrary<Args> = fc
+  .tuple(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 2, max: 5 }))
+  .chain(([m, k]) =>
+    fc
+      .array(
+        fc.array(
+          fc.array(logitValue, { minLength: k, maxLength: k }).filter((row) => !probabilityLike(row)),
+          {
+            minLength: m,
+            maxLength: m,
+          },
+        ),
+        { minLength: 1, maxLength: 30 },
+      )
+      .map((samples) => [samples]),
+  );
+
+/** Sample-major member logits [N][M][K] as [M][N][K] (an empty batch stays []). */
+const transpose = (samples: unknown[]): unknown[] =>
+  samples.length === 0 ? [] : (samples[0] as unknown[]).map((_, a) => samples.map((s) => (s as unknown[])[a]));
+
+/** A metric over member logits that takes them sample-major (see {@link ensArgs}). */
+const membersFirst = (name: string, options?: object) => (): AnyMetric => {
+  const m = new E[name](options);
+  const update = m.update.bind(m);
+  m.update = (x: unknown[]) => update(transpose(x));
+  return m;
+};
+
 const ARGS: Record<Kind | 'gauss', fc.Arbitrary<Args>> = {
   conf: confArgs,
   cls: clsArgs,
   scod: scodArgs,
   reg: regArgs,
   gauss: gaussArgs,
+  ens: ensArgs,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -132,6 +167,10 @@ const CASES: Array<[string, () => AnyMetric, Kind]> = [
   ['RiskCoverageCurve nPoints=7', make('RiskCoverageCurve', { nPoints: 7 }), 'reg'],
   ['RejectionPolicy', make('RejectionPolicy', { fraction: 0.3 }), 'reg'],
   ['RejectionPolicy threshold', make('RejectionPolicy', { threshold: 0.5 }), 'reg'],
+  ...['PredictiveEntropy', 'ExpectedEntropy', 'MutualInformation', 'VariationRatio', 'Disagreement'].map(
+    (n): [string, () => AnyMetric, Kind] => [n, membersFirst(n), 'ens'],
+  ),
+  ['VariationRatio votes', membersFirst('VariationRatio', { probabilistic: false }), 'ens'],
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -738,7 +777,15 @@ describe('getMetricFromId(id).function equals the class it names, on random data
   });
 
   const kindOf = (id: string): Kind | 'gauss' =>
-    id.startsWith('conf_') ? 'conf' : id.startsWith('cls_') ? 'cls' : id.startsWith('reg_') ? 'gauss' : 'scod';
+    id.startsWith('conf_')
+      ? 'conf'
+      : id.startsWith('cls_')
+        ? 'cls'
+        : id.startsWith('reg_')
+          ? 'gauss'
+          : id.startsWith('ens_')
+            ? 'ens'
+            : 'scod';
   const idArb = fc.constantFrom(...Object.keys(ID_TABLE)).chain((base) => {
     const p = PARAMS[base];
     const plain = fc.constant({ base, id: base, option: undefined as undefined | [string, number] });
@@ -759,8 +806,9 @@ describe('getMetricFromId(id).function equals the class it names, on random data
             const options = option ? { ...opts, [option[0]]: option[1] } : opts;
             const entry = getMetricFromId(id);
             entry.obj.dispose();
-            const expected = evaluate(make(cls, options), [args]);
-            const got = entry.function(...args);
+            const ens = kindOf(id) === 'ens';
+            const expected = evaluate((ens ? membersFirst : make)(cls, options), [args]);
+            const got = entry.function(...(ens ? [transpose(args[0])] : args));
             expect(
               Object.is(got, expected) || (Number.isNaN(got) && Number.isNaN(expected as number)),
               `${id}: ${got} vs ${String(expected)}`,

@@ -11,6 +11,7 @@ import { METRIC_CLASSES, MetricInputError, setDeviceReduction, type Metric } fro
 import { reduceRowsOnDevice } from '../src/inputs/deviceRows';
 import { CONFIDENCE_INPUTS } from '../src/inputs/confidences';
 import { LOGIT_INPUTS } from '../src/inputs/logits';
+import { MEMBER_INPUTS } from '../src/inputs/members';
 import { SCOD_INPUTS } from '../src/inputs/scod';
 import { close } from './helpers/golden';
 import { confidenceData, logitData, normal, permutation, rng } from './helpers/data';
@@ -34,6 +35,13 @@ function inputsFor(inputs: readonly string[], n = 60, seed = 5): number[][] | nu
     const { z, labels } = logitData(n, 7, seed);
     return [z, labels] as unknown as number[][][];
   }
+  if (inputs === MEMBER_INPUTS) {
+    // three members [M, N, K] around one model's logits
+    const { z } = logitData(n, 5, seed);
+    return [
+      Array.from({ length: 3 }, () => z.map((row) => row.map((v) => Math.fround(v + normal(r))))),
+    ] as unknown as number[][][];
+  }
   if (inputs === SCOD_INPUTS) {
     return [
       Array.from({ length: n }, () => Math.fround(normal(r))),
@@ -51,7 +59,12 @@ function inputsFor(inputs: readonly string[], n = 60, seed = 5): number[][] | nu
 }
 
 const tensorsOf = (args: unknown[]): tf.Tensor[] => args.map((a) => tf.tensor(a as number[]));
-const halves = (a: unknown[], lo: number, hi: number): unknown[] => a.map((x) => (x as unknown[]).slice(lo, hi));
+/** Samples lo … hi − 1 of each argument (member logits [M, N, K]: along N). */
+const halves = (a: unknown[], lo: number, hi: number): unknown[] =>
+  a.map((x) => {
+    const v = x as unknown[][];
+    return Array.isArray(v[0]?.[0]) ? v.map((member) => member.slice(lo, hi)) : v.slice(lo, hi);
+  });
 
 /** What `f` throws (it must throw a MetricInputError). */
 function thrown(f: () => unknown): MetricInputError {
@@ -109,10 +122,17 @@ describe('updateAsync equals update (cpu backend)', () => {
       const ref = new C(options).update(...good); // the same state, for update's error
       // an infinity in the first argument, a second argument of another N, a disposed tensor
       const first = structuredClone(args[0]) as unknown[];
-      if (Array.isArray(first[3])) (first[3] as number[])[1] = Infinity;
+      const nested = first as unknown[][][];
+      if (Array.isArray(nested[1]?.[3]))
+        (nested[1][3] as unknown as number[])[1] = Infinity; // member 1
+      else if (Array.isArray(first[3])) (first[3] as number[])[1] = Infinity;
       else first[3] = Infinity;
       const infinite = tensorsOf([first, ...args.slice(1)]);
-      const short = tensorsOf([args[0], ...args.slice(1).map((x, i) => (i === 0 ? (x as unknown[]).slice(1) : x))]);
+      // (member logits, the only argument: a member fewer)
+      const short =
+        args.length === 1
+          ? tensorsOf([(args[0] as unknown[]).slice(1)])
+          : tensorsOf([args[0], ...args.slice(1).map((x, i) => (i === 0 ? (x as unknown[]).slice(1) : x))]);
       const disposed = tensorsOf(args);
       disposed[0].dispose();
       for (const bad of [infinite, short, disposed]) {

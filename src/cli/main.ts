@@ -752,6 +752,10 @@ function parseReport(argv: readonly string[]): Command {
         usage(
           `--metrics: ${quote(id)} needs OOD scores, which report files do not have; use conf_*, cls_* or reg_* ids`,
         );
+      if (id.startsWith('ens_'))
+        usage(
+          `--metrics: ${quote(id)} needs an ensemble's member logits [M, N, K], which report files do not hold yet; use conf_*, cls_* or reg_* ids`,
+        );
     }
   }
   const plots = values.plots;

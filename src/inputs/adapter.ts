@@ -20,6 +20,23 @@ export interface InputAdapter<B, O extends object = object> {
   read(metric: string, args: readonly unknown[], options: Readonly<Required<O>>, k: number, transient?: boolean): B;
   /** Number of samples in a batch. */
   count(batch: B): number;
+  /**
+   * Sizes that the first batch with samples fixes and every later one must keep, e.g. an
+   * ensemble's members M and classes K: for each, the state entry that keeps it and how messages
+   * name it. With {@link InputAdapter.sizes}.
+   */
+  readonly fixed?: readonly FixedSize[];
+  /** A batch's values of {@link InputAdapter.fixed}, in that order. */
+  sizes?(batch: B): readonly number[];
+}
+
+/** A size the samples of a metric share (see {@link InputAdapter.fixed}). */
+export interface FixedSize {
+  /** The state entry (`toJSON` key) that keeps it. */
+  readonly key: string;
+  /** How messages name it: "M members" reads "M = 3 members". */
+  readonly symbol: string;
+  readonly noun: string;
 }
 
 /**

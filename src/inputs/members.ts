@@ -9,8 +9,11 @@ import {
   DisguisedProbabilitiesError,
   MAX_CLASSES,
   type ProbabilitiesMode,
+  type ProbabilitiesOptions,
 } from './logits';
+import type { InputAdapter } from './adapter';
 import { readRaw } from './read';
+import { probabilitiesOption } from '../options';
 
 /** Validated member outputs (SPEC §12): row (m, i) at (m·n + i)·width, width = 1 for binary members, else k. */
 export interface Members extends MemberShape {
@@ -123,3 +126,23 @@ function nonFinite(
     `expected argument ${ARG} to hold finite logits, but got ${values[i]} at ${where(i, n, width, three)}`,
   );
 }
+
+/** Argument names of the ensemble-uncertainty metrics: `update(logits)`, no labels. */
+export const MEMBER_INPUTS = Object.freeze(['logits'] as const);
+
+/**
+ * The input of the ensemble-uncertainty metrics (SPEC §12 c): member outputs [M, N, K] or
+ * [M, N, 1], or one model's [N, K], [N] or [N, 1] (M = 1); the first update fixes M and K.
+ */
+export const MEMBERS: InputAdapter<Members, ProbabilitiesOptions> = Object.freeze({
+  names: MEMBER_INPUTS,
+  options: { probabilities: probabilitiesOption },
+  read: (metric: string, args: readonly unknown[], options: Readonly<Required<ProbabilitiesOptions>>) =>
+    readMembers(metric, MEMBER_INPUTS[0], args[0], options.probabilities),
+  count: (b: Members) => b.n,
+  fixed: [
+    { key: 'numMembers', symbol: 'M', noun: 'members' },
+    { key: 'numClasses', symbol: 'K', noun: 'classes' },
+  ],
+  sizes: (b: Members) => [b.m, b.k],
+});

@@ -1,4 +1,5 @@
-import type { DecisionInput, InputAdapter } from '../inputs/adapter';
+import type { DecisionInput, FixedSize, InputAdapter } from '../inputs/adapter';
+import { ARG, fail } from '../errors';
 import type { ConfidenceBatch } from '../inputs/confidences';
 import { LOGITS, MAX_CLASSES } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
@@ -71,6 +72,8 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
 > {
   /** K of earlier classifier rows (format 1 keeps it as `numClasses`; 0 for confidences). */
   private readonly numClasses?: FixedValueState;
+  /** The sizes the input fixes (its `fixed`), e.g. an ensemble's M and K. */
+  private readonly sizes: readonly FixedValueState[];
   private readonly sums: SumState;
   private readonly decl: SumDeclaration<unknown, O>;
 
@@ -81,6 +84,7 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
     if (isDecisionInput(decl.input) && !decl.classesInSums)
       this.numClasses = this.track('numClasses', new FixedValueState('K'));
     this.sums = this.track('sums', new SumState());
+    this.sizes = (decl.input.fixed ?? []).map((f) => this.track(f.key, new FixedValueState(f.symbol)));
   }
 
   get sampleCount(): number {
@@ -97,8 +101,20 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
     // K from the sums' length (known without decoding them) or the state that keeps it
     const batch = input.read(this.metricName, args, this.options, this.classCount, true); // dropped below
     if (input.count(batch) === 0) return;
+    const sizes = this.sizes.length > 0 && input.sizes ? input.sizes(batch) : [];
+    this.sizes.forEach((kept, i) => {
+      const f = (input.fixed as readonly FixedSize[])[i];
+      if (kept.value && kept.value !== sizes[i]) {
+        fail(
+          this.metricName,
+          input.names[0],
+          `expected argument ${ARG} to keep ${f.symbol} = ${kept.value} ${f.noun} of earlier updates, but got ${f.symbol} = ${sizes[i]}`,
+        );
+      }
+    });
     this.sums.add(update(batch, this.options));
     if (this.numClasses) this.numClasses.value = (input as DecisionInput<unknown>).classes(batch);
+    this.sizes.forEach((kept, i) => (kept.value = sizes[i]));
   }
 
   protected computeValue(): number {
@@ -113,9 +129,10 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
 
   protected stateProblem(): string | null {
     const sums = this.sums.read();
+    const n = sums ? sums[0] : 0;
     return (
-      (this.numClasses &&
-        classesProblem(this.decl.input as DecisionInput<unknown>, this.numClasses.value, sums ? sums[0] : 0)) ??
+      (this.numClasses && classesProblem(this.decl.input as DecisionInput<unknown>, this.numClasses.value, n)) ??
+      sizesProblem(this.decl.input.fixed ?? [], this.sizes, n) ??
       (sums ? this.decl.check(sums, this.options) : null)
     );
   }
@@ -132,6 +149,15 @@ function onOccupiedBins<O extends { readonly nBins: number }>(
 ): number {
   const { bin, sums } = compactBinSums(sparse, options.nBins);
   return compute(sums, { ...options, nBins: bin.length });
+}
+
+/** Loaded fixed sizes: each ≥ 1 once there are samples, none before. */
+function sizesProblem(fixed: readonly FixedSize[], sizes: readonly FixedValueState[], n: number): string | null {
+  for (let i = 0; i < sizes.length; i++) {
+    const v = sizes[i].value;
+    if (n === 0 ? v !== 0 : v < 1) return `${fixed[i].symbol} = ${v} ${fixed[i].noun} with ${n} samples`;
+  }
+  return null;
 }
 
 /** The number of classes a loaded state claims: K ≥ 2 for classifier rows, none for confidences. */

@@ -53,4 +53,9 @@ export const ID_TABLE: Record<string, [string, Record<string, unknown>]> = {
   reg_ence: ['ENCE', { nBins: 10 }],
   scod_aurc: ['SCODAURC', { oodCost: 0.5 }],
   scod_augrc: ['SCODAUGRC', { oodCost: 0.5 }],
+  ens_pe: ['PredictiveEntropy', {}],
+  ens_ee: ['ExpectedEntropy', {}],
+  ens_mi: ['MutualInformation', {}],
+  ens_vr: ['VariationRatio', { probabilistic: true }],
+  ens_disagreement: ['Disagreement', {}],
 };
