@@ -175,12 +175,19 @@ describe('ecuasCallback', () => {
     return m;
   }
 
+  /** The blobs as a two-class task, its tensors, and an untrained sigmoid model. */
+  function binaryTask() {
+    return {
+      binModel: sigmoidModel(),
+      yBin: val.y.map((c) => (c === 0 ? 0 : 1)),
+      xVal: tf.tensor2d(val.x),
+      xTrain: tf.tensor2d(train.x),
+      yTrain: tf.tensor2d(train.y.map((c) => [c === 0 ? 0 : 1])),
+    };
+  }
+
   it('reads a single sigmoid column as a binary classifier', async () => {
-    const binModel = sigmoidModel();
-    const yBin = val.y.map((c) => (c === 0 ? 0 : 1));
-    const xVal = tf.tensor2d(val.x);
-    const xTrain = tf.tensor2d(train.x);
-    const yTrain = tf.tensor2d(train.y.map((c) => [c === 0 ? 0 : 1]));
+    const { binModel, yBin, xVal, xTrain, yTrain } = binaryTask();
     const history = await binModel.fit(xTrain, yTrain, {
       epochs: 2,
       verbose: 0,
@@ -199,11 +206,7 @@ describe('ecuasCallback', () => {
   });
 
   it("gives a sigmoid column the metrics' values on P(class 1), conf_* on max(p, 1 − p) (SPEC §11)", async () => {
-    const binModel = sigmoidModel();
-    const yBin = val.y.map((c) => (c === 0 ? 0 : 1));
-    const xVal = tf.tensor2d(val.x);
-    const xTrain = tf.tensor2d(train.x);
-    const yTrain = tf.tensor2d(train.y.map((c) => [c === 0 ? 0 : 1]));
+    const { binModel, yBin, xVal, xTrain, yTrain } = binaryTask();
     const history = await binModel.fit(xTrain, yTrain, {
       epochs: 1,
       verbose: 0,
@@ -228,10 +231,7 @@ describe('ecuasCallback', () => {
   });
 
   it('refuses a sigmoid column read as logits, as the metrics do (SPEC §11)', async () => {
-    const binModel = sigmoidModel();
-    const xVal = tf.tensor2d(val.x);
-    const xTrain = tf.tensor2d(train.x);
-    const yTrain = tf.tensor2d(train.y.map((c) => [c === 0 ? 0 : 1]));
+    const { binModel, yBin, xVal, xTrain, yTrain } = binaryTask();
     await binModel.fit(xTrain, yTrain, { epochs: 1, verbose: 0 }); // the optimizer's own tensors made
     const before = tf.memory().numTensors;
     await expect(
@@ -241,7 +241,7 @@ describe('ecuasCallback', () => {
         callbacks: ecuasCallback({
           model: binModel,
           metrics: ['cls_nce'],
-          validationData: [xVal, val.y.map((c) => (c === 0 ? 0 : 1))],
+          validationData: [xVal, yBin],
         }),
       }),
     ).rejects.toThrow(/values lie in \[0, 1\].*sigmoid.*`probabilities: true`/);
