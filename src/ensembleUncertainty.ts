@@ -10,9 +10,6 @@ export interface EnsembleUncertaintyOptions extends ProbabilitiesOptions {
   probabilistic?: boolean;
 }
 
-/** What {@link ensembleUncertainty} returns: one entry per sample, each array of length N. */
-export type EnsembleUncertainty = EnsembleMeasures;
-
 const probabilisticOption: OptionSpec<boolean> = {
   default: true,
   check: (v) => (typeof v === 'boolean' ? null : 'a boolean'),
@@ -36,7 +33,7 @@ const probabilisticOption: OptionSpec<boolean> = {
  * const { mutualInformation, confidence } = ensembleUncertainty(tf.stack(passes));
  * ```
  */
-export function ensembleUncertainty(logits: TensorLike, options?: EnsembleUncertaintyOptions): EnsembleUncertainty {
+export function ensembleUncertainty(logits: TensorLike, options?: EnsembleUncertaintyOptions): EnsembleMeasures {
   const name = 'ensembleUncertainty';
   const o = resolveOptions(name, { probabilities: probabilitiesOption, probabilistic: probabilisticOption }, options);
   const members = readMembers(name, 'logits', logits, o.probabilities);

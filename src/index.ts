@@ -13,7 +13,9 @@ export * from './metrics/index';
 export type { ProbabilitiesOptions } from './inputs/logits';
 export type { ConfidenceBatch } from './inputs/confidences';
 export { topOneConfidences, type TopOneConfidences } from './topOneConfidences';
-export { ensembleUncertainty, type EnsembleUncertainty, type EnsembleUncertaintyOptions } from './ensembleUncertainty';
+export { ensembleUncertainty, type EnsembleUncertaintyOptions } from './ensembleUncertainty';
+/** What {@link ensembleUncertainty} returns: one entry per sample, each array of length N. */
+export type { EnsembleMeasures as EnsembleUncertainty } from './math/ensemble';
 export { getMetricFromId, METRIC_IDS, type MetricEntry } from './registry';
 export * from './plots/index';
 export {

@@ -28,7 +28,7 @@ export * from './selective';
 export * from './calibration';
 export * from './regression';
 export { normalCdf, normalPdf, normalQuantile } from '../math/normal';
-export { decisionsOf, rowStats, type ClassifierRows } from '../inputs/logits';
+export { decisionsOf, rowProbabilities, rowStats, type ClassifierRows } from '../inputs/logits';
 export type { ConfidenceBatch } from '../inputs/confidences';
 export { topOneStats, probabilityStats } from '../math/topOne';
 export type { DecisionExtras, SoftmaxStats, SoftmaxWants } from '../math/softmax';
