@@ -113,6 +113,26 @@ function binaryLogitsOfProbabilities(where: string, p: Float32Array, labels: Int
   return z;
 }
 
+/** The rank of logits as given: a tensor's, or the depth of nested arrays (0 for anything else). */
+function rankOf(x: unknown): number {
+  if (isTensor(x)) return x.rank;
+  let rank = 0;
+  for (let v: unknown = x; Array.isArray(v); v = v[0]) rank++;
+  return rank;
+}
+
+/**
+ * SPEC §12 (a): temperature scaling does not take an ensemble's member logits [M, N, K] —
+ * scaling each member before averaging and scaling log p̄ give different temperatures.
+ */
+function refuseMembers(where: string): never {
+  return fail(
+    where,
+    'logits',
+    `expected argument ${ARG} to be one model's logits [N, K] or [N], but got member logits [M, N, K] of an ensemble: scaling each member before averaging and scaling log p̄ give different temperatures, and neither is implied; scale the members yourself, or pass log p̄ as [N, K] logits`,
+  );
+}
+
 function noSamples(where: string): never {
   return fail(where, 'logits', 'no samples: expected at least one row of `logits` to fit a temperature');
 }
@@ -141,6 +161,7 @@ export function fitTemperature(
 ): TemperatureFitResult {
   const where = 'fitTemperature';
   const o = resolveTemperatureOptions(where, options);
+  if (rankOf(logits) === 3) refuseMembers(where);
   const rows = readClassifierRows(where, [logits, labels], 0, o.probabilities);
   if (rows.n === 0) noSamples(where);
   const z = logitsOfRows(where, rows, false);
@@ -191,6 +212,7 @@ export class TemperatureFitter {
    */
   update(logits: TensorLike, labels: TensorLike): this {
     const where = 'TemperatureFitter';
+    if (rankOf(logits) === 3) refuseMembers(where);
     const rows = readClassifierRows(where, [logits, labels], this.k, this.options.probabilities);
     if (rows.n === 0) return this;
     const z = logitsOfRows(where, rows, true);
@@ -260,6 +282,7 @@ export function applyTemperature(logits: TensorLike, temperature: number): tf.Te
   }
   if (isTensor(logits)) {
     if (logits.isDisposed) fail(where, 'logits', `expected argument ${ARG} to be a live tensor, but it was disposed`);
+    if (logits.rank === 3) refuseMembers(where);
     // a cast first: tf.div on int32 tensors divides as integers
     const x = tf.tidy(() => tf.cast(logits, 'float32'));
     try {
@@ -274,6 +297,7 @@ export function applyTemperature(logits: TensorLike, temperature: number): tf.Te
     }
   }
   const raw = readRaw(where, 'logits', logits);
+  if (raw.shape.length === 3) refuseMembers(where);
   requireFiniteScaling(where, 'temperature', 'argument', temperature, largestLogit(raw.values));
   const out = new Float32Array(raw.values.length);
   const t = Math.fround(temperature);

@@ -1,6 +1,15 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
-import { bootstrap, ecuasCallback, ensembleUncertainty, MutualInformation, topOneConfidences } from '../src/index';
+import {
+  applyTemperature,
+  bootstrap,
+  ecuasCallback,
+  ensembleUncertainty,
+  fitTemperature,
+  MutualInformation,
+  TemperatureFitter,
+  topOneConfidences,
+} from '../src/index';
 import { expectInputError } from './helpers/errors';
 import { normal, permutation, rng } from './helpers/data';
 
@@ -201,5 +210,21 @@ describe('where member logits are not taken yet', () => {
     );
     x.dispose();
     model.dispose();
+  });
+});
+
+describe('temperature scaling refuses member logits (SPEC §12 a)', () => {
+  it('fitTemperature, TemperatureFitter and applyTemperature say why', () => {
+    const z = members(3, 10, 3, 6);
+    const labels = z[0].map(() => 0);
+    const t = tf.tensor3d(z);
+    const before = tf.memory().numTensors;
+    for (const x of [z, t]) {
+      expectInputError(() => fitTemperature(x, labels), 'fitTemperature', 'member logits [M, N, K]', 'log p̄');
+      expectInputError(() => new TemperatureFitter().update(x, labels), 'TemperatureFitter', 'member logits');
+      expectInputError(() => applyTemperature(x, 2), 'applyTemperature', 'member logits');
+    }
+    expect(tf.memory().numTensors).toBe(before);
+    t.dispose();
   });
 });
