@@ -82,11 +82,20 @@ const yPred = tf.tensor1d(yPredArr);
 const yTrue = tf.tensor1d(yTrueArr);
 const yStd = tf.tensor1d(sigmaArr);
 
+// An ensemble of three members, [M, N, K]: the classifier's logits and two noisy copies of them
+// (as Monte-Carlo dropout passes would give).
+const memberRand = mulberry32(11);
+const memberNormal = normalFrom(memberRand);
+const members = tf.tensor3d(
+  [0, 1, 2].map((m) => logitsArr.map((row) => row.map((z) => (m === 0 ? z : z + memberNormal())))),
+);
+
 function inputsFor(id: string): unknown[] {
   if (id.startsWith('conf_')) return [confidences, correctness];
   if (id.startsWith('cls_')) return [logits, labels];
   if (id.startsWith('scod_')) return [oodScores, classificationErrors, isOod];
   if (id.startsWith('reg_')) return [yPred, yTrue, yStd];
+  if (id.startsWith('ens_')) return [members];
   throw new Error(`no inputs for ${id}`);
 }
 
@@ -118,7 +127,9 @@ const rows = ids.map((id) => {
   const value = entry.function(...inputsFor(id));
   const direction =
     entry.higherIsBetter === null
-      ? '· best at its level'
+      ? id.startsWith('ens_')
+        ? '· an uncertainty'
+        : '· best at its level'
       : entry.higherIsBetter
         ? '↑ higher is better'
         : '↓ lower is better';
@@ -227,5 +238,6 @@ tf.dispose([
   yPred,
   yTrue,
   yStd,
+  members,
 ]);
 console.log(`\ntfjs tensors left over: ${tf.memory().numTensors - before}`);
