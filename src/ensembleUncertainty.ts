@@ -1,7 +1,7 @@
 import type { TensorLike } from './inputs/read';
 import { readMembers } from './inputs/members';
 import { ensembleMeasures, type EnsembleMeasures } from './math/ensemble';
-import { probabilitiesOption, resolveOptions, type OptionSpec } from './options';
+import { probabilisticOption, probabilitiesOption, resolveOptions } from './options';
 import type { ProbabilitiesOptions } from './inputs/logits';
 
 /** Options of {@link ensembleUncertainty}. */
@@ -9,11 +9,6 @@ export interface EnsembleUncertaintyOptions extends ProbabilitiesOptions {
   /** `variationRatio` as 1 − p̄_ĉ (true, the default) or from the members' votes, 1 − max_c n_c / M (false). */
   probabilistic?: boolean;
 }
-
-const probabilisticOption: OptionSpec<boolean> = {
-  default: true,
-  check: (v) => (typeof v === 'boolean' ? null : 'a boolean'),
-};
 
 /**
  * The per-sample uncertainty of an ensemble or of Monte-Carlo dropout (SPEC §12): member logits

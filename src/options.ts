@@ -177,6 +177,9 @@ export const calibrationNormOption: OptionSpec<'l1' | 'l2' | 'max'> = choiceOpti
 /** `binning` of calibration bins (SPEC §8.1): 'uniform' (equal width, the default) or 'quantile' (equal mass). */
 export const binningOption: OptionSpec<'uniform' | 'quantile'> = choiceOption(['uniform', 'quantile'], 'uniform');
 
+/** `probabilistic` of the variation ratio (SPEC §12): 1 − p̄ of the prediction (true, the default) or the members' votes. */
+export const probabilisticOption: OptionSpec<boolean> = booleanOption(true);
+
 /** `debias` of the l2 calibration error: a boolean, false by default (true needs `norm: 'l2'`). */
 export const debiasOption: OptionSpec<boolean> = booleanOption(false);
 

@@ -10,6 +10,7 @@ import {
   TemperatureFitter,
   topOneConfidences,
 } from '../src/index';
+import { ensembleMeasures } from '../src/math/ensemble';
 import { expectInputError } from './helpers/errors';
 import { normal, permutation, rng } from './helpers/data';
 
@@ -226,5 +227,24 @@ describe('temperature scaling refuses member logits (SPEC §12 a)', () => {
     }
     expect(tf.memory().numTensors).toBe(before);
     t.dispose();
+  });
+});
+
+describe('a metric computes its one measure as ensembleUncertainty does', () => {
+  it('bit for bit, each measure alone and all together', () => {
+    const z = members(4, 30, 4, 8);
+    const shape = { m: 4, n: 30, k: 4, binary: false, probabilities: false };
+    const values = Float32Array.from(z.flat(2));
+    for (const probabilistic of [true, false]) {
+      const all = ensembleMeasures(values, shape, probabilistic);
+      for (const f of [
+        'predictiveEntropy',
+        'expectedEntropy',
+        'mutualInformation',
+        'variationRatio',
+        'disagreement',
+      ] as const)
+        expect(Array.from(ensembleMeasures(values, shape, probabilistic, f)[f]), f).toEqual(Array.from(all[f]));
+    }
   });
 });

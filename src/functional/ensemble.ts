@@ -3,11 +3,10 @@
  * sums [N, Σ measure, NaN count], and `meanOfSums(sums)` → the mean measure.
  */
 import type { Members } from '../inputs/members';
-import { ensembleMeasures, type EnsembleMeasures } from '../math/ensemble';
+import { ensembleMeasures, type EnsembleMeasure } from '../math/ensemble';
 import { orderFreeSum } from '../math/orderFreeSum';
 
-/** Which per-sample measure a metric averages. */
-export type EnsembleMeasure = Exclude<keyof EnsembleMeasures, 'confidence' | 'prediction'>;
+export type { EnsembleMeasure } from '../math/ensemble';
 
 /**
  * Sums [N, Σ measure, number of NaN measures] of one batch of member outputs (the batch's sum
@@ -15,7 +14,7 @@ export type EnsembleMeasure = Exclude<keyof EnsembleMeasures, 'confidence' | 'pr
  * disagreement of one member is NaN). O(M·N·K).
  */
 export function ensembleMeasureUpdate(members: Members, measure: EnsembleMeasure, probabilistic = true): Float64Array {
-  const values = ensembleMeasures(members.values, members, probabilistic)[measure];
+  const values = ensembleMeasures(members.values, members, probabilistic, measure)[measure];
   let nan = 0;
   let at = 0;
   for (let i = 0; i < values.length; i++) {

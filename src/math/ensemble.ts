@@ -23,6 +23,9 @@ export interface EnsembleMeasures {
   readonly disagreement: Float64Array;
 }
 
+/** A per-sample measure that a metric averages. */
+export type EnsembleMeasure = Exclude<keyof EnsembleMeasures, 'confidence' | 'prediction'>;
+
 /** The shape of validated member outputs: `k` classes (2 for binary members, whose rows hold one value). */
 export interface MemberShape {
   readonly m: number;
@@ -85,9 +88,15 @@ function entropyOf(lp: Float64Array, at: number, k: number, work: Float64Array):
 
 /**
  * Every per-sample measure of SPEC §12 (b) and (d) from validated member outputs `x`
- * (row (m, i) at (m·n + i)·width, width = 1 for binary members, else k). O(M·N·K).
+ * (row (m, i) at (m·n + i)·width, width = 1 for binary members, else k) — or, with `only`, that
+ * measure alone (a metric's update: the others are left 0). O(M·N·K).
  */
-export function ensembleMeasures(x: Float32Array, shape: MemberShape, probabilistic: boolean): EnsembleMeasures {
+export function ensembleMeasures(
+  x: Float32Array,
+  shape: MemberShape,
+  probabilistic: boolean,
+  only?: EnsembleMeasure,
+): EnsembleMeasures {
   const { m, n, k } = shape;
   const width = shape.binary ? 1 : k;
   const out = {
@@ -107,8 +116,19 @@ export function ensembleMeasures(x: Float32Array, shape: MemberShape, probabilis
   const votes = new Int32Array(m);
   const counts = new Int32Array(k);
   const logM = Math.log(m);
+  const wants = (measure: keyof EnsembleMeasures): boolean => only === undefined || only === measure;
+  // p̄ for all but the expected entropy and the votes' measures
+  const wantsMean =
+    wants('predictiveEntropy') || wants('mutualInformation') || (probabilistic && wants('variationRatio'));
+  const wantsVotes = wants('disagreement') || (!probabilistic && wants('variationRatio'));
   for (let i = 0; i < n; i++) {
     for (let a = 0; a < m; a++) votes[a] = memberRow(x, (a * n + i) * width, shape, lp, a * k, work);
+    if (wants('expectedEntropy')) {
+      for (let a = 0; a < m; a++) byMember[a] = entropyOf(lp, a * k, k, work);
+      out.expectedEntropy[i] = orderFreeSum(byMember, 0, m) / m;
+    }
+    if (wantsVotes) votesOf(votes, m, counts, probabilistic, out, i);
+    if (!wantsMean) continue;
     // z̄_k = log p̄_k = μ_k + log Σ_m e^(log p_mk − μ_k) − log M, μ_k = max_m log p_mk
     for (let j = 0; j < k; j++) {
       let mu = -Infinity;
@@ -130,9 +150,9 @@ export function ensembleMeasures(x: Float32Array, shape: MemberShape, probabilis
     for (let j = 0; j < k; j++) lpBar[j] = zBar[j] - top - l;
     out.confidence[i] = 1 / (1 + s);
     out.prediction[i] = c;
-    out.predictiveEntropy[i] = entropyOf(lpBar, 0, k, work);
-    for (let a = 0; a < m; a++) byMember[a] = entropyOf(lp, a * k, k, work);
-    out.expectedEntropy[i] = orderFreeSum(byMember, 0, m) / m;
+    if (probabilistic) out.variationRatio[i] = s / (1 + s);
+    if (wants('predictiveEntropy')) out.predictiveEntropy[i] = entropyOf(lpBar, 0, k, work);
+    if (!wants('mutualInformation')) continue;
     // the mean KL divergence of the members from p̄: terms with p_mk = 0 are 0
     for (let a = 0; a < m; a++) {
       for (let j = 0; j < k; j++) {
@@ -142,17 +162,27 @@ export function ensembleMeasures(x: Float32Array, shape: MemberShape, probabilis
       }
     }
     out.mutualInformation[i] = Math.max(0, orderFreeSum(work, 0, m * k) / m);
-    if (probabilistic) out.variationRatio[i] = s / (1 + s);
-    counts.fill(0);
-    let modal = 0;
-    for (let a = 0; a < m; a++) modal = Math.max(modal, ++counts[votes[a]]);
-    if (!probabilistic) out.variationRatio[i] = 1 - modal / m;
-    if (m === 1) out.disagreement[i] = NaN;
-    else {
-      let pairs = 0;
-      for (let j = 0; j < k; j++) pairs += counts[j] * (counts[j] - 1);
-      out.disagreement[i] = 1 - pairs / (m * (m - 1));
-    }
   }
   return out;
+}
+
+/** Sample i's vote measures from its members' votes: VR (votes) and D (NaN for one member). */
+function votesOf(
+  votes: Int32Array,
+  m: number,
+  counts: Int32Array,
+  probabilistic: boolean,
+  out: { readonly variationRatio: Float64Array; readonly disagreement: Float64Array },
+  i: number,
+): void {
+  counts.fill(0);
+  let modal = 0;
+  for (let a = 0; a < m; a++) modal = Math.max(modal, ++counts[votes[a]]);
+  if (!probabilistic) out.variationRatio[i] = 1 - modal / m;
+  if (m === 1) out.disagreement[i] = NaN;
+  else {
+    let pairs = 0;
+    for (let j = 0; j < counts.length; j++) pairs += counts[j] * (counts[j] - 1);
+    out.disagreement[i] = 1 - pairs / (m * (m - 1));
+  }
 }

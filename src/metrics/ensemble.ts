@@ -2,7 +2,7 @@ import { ensembleMeasureUpdate, ensembleSumsProblem, meanOfSums, type EnsembleMe
 import type { ProbabilitiesOptions } from '../inputs/logits';
 import { MEMBER_INPUTS, MEMBERS, type Members } from '../inputs/members';
 import type { TensorLike } from '../inputs/read';
-import type { OptionSpec } from '../options';
+import { probabilisticOption, type OptionSchema } from '../options';
 import { SumMetric } from '../reducers/metricBases';
 
 // The ensemble-uncertainty metrics of SPEC §12 (c): the mean over all samples of one per-sample
@@ -17,17 +17,16 @@ export interface VariationRatioOptions extends ProbabilitiesOptions {
   probabilistic?: boolean;
 }
 
-const probabilisticOption: OptionSpec<boolean> = {
-  default: true,
-  check: (v) => (typeof v === 'boolean' ? null : 'a boolean'),
-};
-
-/** One declaration a measure: the members input, the mean of that measure. */
-function declaration(measure: EnsembleMeasure, nanAllowed = false) {
+/**
+ * One declaration a measure: the members input, the mean of that measure; `options` the
+ * metric's own (the variation ratio's `probabilistic`).
+ */
+function declaration(measure: EnsembleMeasure, nanAllowed = false, options: OptionSchema<object> = {}) {
   return {
     input: MEMBERS,
-    options: {},
-    update: (b: Members) => ensembleMeasureUpdate(b, measure),
+    options,
+    update: (b: Members, o: Readonly<VariationRatioOptions>) =>
+      ensembleMeasureUpdate(b, measure, o.probabilistic ?? true),
     compute: meanOfSums,
     check: (s: Float64Array) => ensembleSumsProblem(s, nanAllowed),
   };
@@ -100,17 +99,7 @@ export class VariationRatio extends SumMetric<VariationRatioOptions, [TensorLike
   static override readonly metricName: string = 'VariationRatio';
   static override readonly inputs: readonly string[] = MEMBER_INPUTS;
   constructor(options?: VariationRatioOptions) {
-    super(
-      {
-        input: MEMBERS,
-        options: { probabilistic: probabilisticOption },
-        update: (b: Members, o: Readonly<Required<VariationRatioOptions>>) =>
-          ensembleMeasureUpdate(b, 'variationRatio', o.probabilistic),
-        compute: meanOfSums,
-        check: (s) => ensembleSumsProblem(s, false),
-      },
-      options,
-    );
+    super(declaration('variationRatio', false, { probabilistic: probabilisticOption }), options);
   }
 }
 
