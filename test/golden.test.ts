@@ -98,7 +98,11 @@ const MEMBER_INPUT = new Set([
   'VariationRatio',
   'Disagreement',
 ]);
+// The families of SPEC §13–§15 are not built yet: their files are kept (so that a changed
+// contract fails in test/goldenCopies.test.ts) and every case is listed as to-do.
+const NOT_BUILT_FILES = new Set(['detection.json', 'conformal.json', 'forecast.json']);
 function notBuiltYet(file: string, c: GoldenCase): boolean {
+  if (NOT_BUILT_FILES.has(file)) return true;
   if (file !== 'ensemble.json') return false;
   const name = c.id ?? c.class ?? c.function ?? '';
   const logits = c.inputs.logits;
@@ -117,7 +121,7 @@ describe.each(keptGoldenFiles())('golden cases of test/golden/%s through the pub
   cases.forEach((c, i) => {
     const label = `#${i} ${c.id ?? c.class ?? c.function} ${JSON.stringify(c.options ?? {})} as=${c.as} batches=${c.batches}`;
     if (notBuiltYet(file, c)) {
-      it.todo(`${label} (SPEC §12)`);
+      it.todo(`${label} (not built yet)`);
       return;
     }
     it(label, () => {
