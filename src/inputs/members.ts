@@ -12,15 +12,13 @@ import {
   type ProbabilitiesOptions,
 } from './logits';
 import type { InputAdapter } from './adapter';
-import { readRaw } from './read';
+import { readRaw, shapeText } from './read';
 import { probabilitiesOption } from '../options';
 
 /** Validated member outputs (SPEC §12): row (m, i) at (m·n + i)·width, width = 1 for binary members, else k. */
 export interface Members extends MemberShape {
   readonly values: Float32Array;
 }
-
-const shapeText = (shape: readonly number[]): string => `[${shape.join(', ')}]`;
 
 /**
  * Reads an ensemble's outputs — [M, N, K] member logits (members first, as `tf.stack` of the

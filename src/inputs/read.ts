@@ -209,7 +209,8 @@ function privateData<T extends TypedArray>(values: T): T {
   return Object.prototype.toString.call(values.buffer) === '[object ArrayBuffer]' ? values : (values.slice() as T);
 }
 
-function shapeText(shape: readonly number[]): string {
+/** "[3, 4]": a shape as messages print it. */
+export function shapeText(shape: readonly number[]): string {
   return `[${shape.join(', ')}]`;
 }
 
