@@ -87,6 +87,52 @@ function entropyOf(lp: Float64Array, at: number, k: number, work: Float64Array):
 }
 
 /**
+ * z̄_k = log p̄_k = μ_k + log Σ_m e^(log p_mk − μ_k) − log M, μ_k = max_m log p_mk, of one sample's
+ * member log-probabilities lp [m, k], into zBar[at … at + k − 1]: p̄ in logs, so it never
+ * underflows (−∞ only where every member gives the class probability 0); order-free over members.
+ */
+function logMeanRow(
+  lp: Float64Array,
+  m: number,
+  k: number,
+  logM: number,
+  zBar: Float64Array,
+  at: number,
+  byMember: Float64Array,
+): void {
+  for (let j = 0; j < k; j++) {
+    let mu = -Infinity;
+    for (let a = 0; a < m; a++) mu = Math.max(mu, lp[a * k + j]);
+    if (mu === -Infinity) {
+      zBar[at + j] = -Infinity;
+      continue;
+    }
+    for (let a = 0; a < m; a++) byMember[a] = Math.exp(lp[a * k + j] - mu);
+    zBar[at + j] = mu + Math.log(orderFreeSum(byMember, 0, m)) - logM;
+  }
+}
+
+/**
+ * The ensemble's log p̄ rows (SPEC §12) of validated member outputs `x` (row (m, i) at
+ * (m·n + i)·width, width = 1 for binary members, else k): float64 [n, k], row i at i·k, the
+ * logits that every classification metric reads for an ensemble. O(M·N·K).
+ */
+export function ensembleLogMean(x: Float32Array, shape: MemberShape): Float64Array {
+  const { m, n, k } = shape;
+  const width = shape.binary ? 1 : k;
+  const out = new Float64Array(n * k);
+  const lp = new Float64Array(m * k);
+  const work = new Float64Array(k);
+  const byMember = new Float64Array(m);
+  const logM = Math.log(m);
+  for (let i = 0; i < n; i++) {
+    for (let a = 0; a < m; a++) memberRow(x, (a * n + i) * width, shape, lp, a * k, work);
+    logMeanRow(lp, m, k, logM, out, i * k, byMember);
+  }
+  return out;
+}
+
+/**
  * Every per-sample measure of SPEC §12 (b) and (d) from validated member outputs `x`
  * (row (m, i) at (m·n + i)·width, width = 1 for binary members, else k) — or, with `only`, that
  * measure alone (a metric's update: the others are left 0). O(M·N·K).
@@ -129,17 +175,7 @@ export function ensembleMeasures(
     }
     if (wantsVotes) votesOf(votes, m, counts, probabilistic, out, i);
     if (!wantsMean) continue;
-    // z̄_k = log p̄_k = μ_k + log Σ_m e^(log p_mk − μ_k) − log M, μ_k = max_m log p_mk
-    for (let j = 0; j < k; j++) {
-      let mu = -Infinity;
-      for (let a = 0; a < m; a++) mu = Math.max(mu, lp[a * k + j]);
-      if (mu === -Infinity) {
-        zBar[j] = -Infinity;
-        continue;
-      }
-      for (let a = 0; a < m; a++) byMember[a] = Math.exp(lp[a * k + j] - mu);
-      zBar[j] = mu + Math.log(orderFreeSum(byMember, 0, m)) - logM;
-    }
+    logMeanRow(lp, m, k, logM, zBar, 0, byMember);
     // SPEC §4 on the float64 logits z̄
     let c = 0;
     for (let j = 1; j < k; j++) if (zBar[j] > zBar[c]) c = j;
