@@ -328,11 +328,6 @@ describe('--columns: mistakes are one line', () => {
     );
     await bad(['y', 's_0'], 'label=y,logits=s_*', /the glob "s_\*" matches one column, "s_0" \(K = 1\)/);
     await bad(
-      ['y', 'scores'],
-      'label=y,logits=scores',
-      /--columns logits=scores: a CSV or Parquet file holds the logits as one column per class: name them with a glob, e\.g\. logits=scores_\*$/,
-    );
-    await bad(
       ['y', 'logit_0', 'logit_1', 'prob_0', 'prob_1'],
       'label=y',
       /both logit_\* and prob_\* columns: say which are the class scores/,

@@ -344,8 +344,8 @@ describe('.npz', () => {
     );
     await fails(tmpFile('nolabels.npz', zip([good[0]])), /missing array "labels" \(the file has "logits"\)$/);
     await fails(
-      tmpFile('flat.npz', zip([['logits.npy', npy('<f4', [4], z)], good[1]])),
-      /array "logits": expected a 2-D array \(samples, classes\), got shape \(4,\)$/,
+      tmpFile('flat.npz', zip([['logits.npy', npy('<f4', [2, 2, 1, 1], z)], good[1]])),
+      /array "logits": expected a 2-D array \(samples, classes\), a 1-D array of a binary classifier's logits, or a 3-D array \(members, samples, classes\) of an ensemble, got shape \(2, 2, 1, 1\)$/,
     );
     await fails(
       tmpFile('len.npz', zip([good[0], ['labels.npy', npy('<i8', [3], i64([0, 1, 1]))]])),

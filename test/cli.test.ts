@@ -558,7 +558,7 @@ describe('ecuas report: probabilities', () => {
         [],
         /line 1: .*column 2 is "p0" where "logit_0" or "prob_0" belongs$/,
       ],
-      ['one.csv', 'label,prob_0\n0,1\n', [], /line 1: .*only one probability column \(K = 1\)$/],
+      ['one.csv', 'label,prob_0\n0,1\n', [], /line 1: .*only one probability column, "prob_0" \(K = 1\)/],
       [
         'sum.json',
         '{"labels": [0, 1], "probabilities": [[0.5, 0.5], [0.2, 0.2]]}',
@@ -842,10 +842,14 @@ describe('ecuas report: malformed input', () => {
     [
       'header.csv',
       'conf,correct\n0.5,1\n',
-      /header\.csv: line 1: expected the header "confidence,correct", "label,logit_0,…,logit_\{K-1\}", "label,prob_0,…,prob_\{K-1\}" with K ≥ 2, or "prediction,target,std" \(any order\), got "conf,correct"$/,
+      /header\.csv: line 1: expected the header "confidence,correct", "label,logit_0,…,logit_\{K-1\}", "label,prob_0,…,prob_\{K-1\}" with K ≥ 2 \(or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble\), or "prediction,target,std" \(any order\), got "conf,correct"$/,
     ],
     ['header-order.csv', 'label,logit_0,logit_2\n0,1,2\n', /line 1: .*column 3 is "logit_2" where "logit_1" belongs$/],
-    ['one-class.csv', 'label,logit_0\n0,1\n', /line 1: .*only one logit column \(K = 1\)$/],
+    [
+      'one-class.csv',
+      'label,logit_0\n0,1\n',
+      /line 1: .*only one logit column, "logit_0" \(K = 1\): a binary classifier's logit of class 1 is named "logit"$/,
+    ],
     [
       'range.csv',
       'confidence,correct\n0.2,0\n1.5,1\n',
@@ -906,8 +910,8 @@ describe('ecuas report: malformed input', () => {
     ],
     [
       'flat.json',
-      '{"labels": [0, 1], "logits": [1, 2]}',
-      /key "logits"\[0\]: expected a row of logits \(an array of numbers\), got 1/,
+      '{"labels": [0, 1], "logits": [1, [2]]}',
+      /key "logits"\[1\]: expected a number like entry 0 \(a binary classifier's value of class 1\), got an array/,
     ],
     [
       'string.json',
@@ -951,7 +955,11 @@ describe('ecuas report: malformed input', () => {
       /key "confidences" has more entries than "correctness" \(1\)/,
     ],
     ['empty.json', '{"logits": [], "labels": []}', /no samples: "logits" and "labels" are empty, so the number of/],
-    ['k1.json', '{"labels": [0], "logits": [[1]]}', /key "logits"\[0\]: expected rows of K ≥ 2 logits, got 1/],
+    [
+      'k0.json',
+      '{"labels": [0], "logits": [[]]}',
+      /key "logits"\[0\]: expected rows of K ≥ 2 logits \(or of one, a binary classifier's\), got 0/,
+    ],
     // regression
     [
       'std0.csv',
@@ -1393,7 +1401,6 @@ describe('ecuas: command line', () => {
     ],
     [['report', 'a.csv', '--metrics', ','], /^ecuas: --metrics needs at least one metric id/],
     [['report', 'a.csv', '--metrics', 'scod_aurc'], /^ecuas: --metrics: "scod_aurc" needs OOD scores/],
-    [['report', 'a.csv', '--metrics', 'ens_mi'], /^ecuas: --metrics: "ens_mi" needs an ensemble's member logits/],
     [
       ['report', fixture('logits.csv'), '--metrics', 'cls_auc,conf_auc'],
       /^ecuas: --metrics: "conf_auc" needs confidences and correctness, but .*logits\.csv holds logits and labels: use cls_\* ids/,

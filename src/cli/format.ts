@@ -23,6 +23,10 @@ export interface ReportMeta {
   readonly probabilities?: boolean;
   readonly n: number;
   readonly k: number;
+  /** Classification: one value per sample, of class 1 (a binary classifier, SPEC §11). */
+  readonly binary?: boolean;
+  /** Classification: the number of ensemble members (SPEC §12); absent for one model. */
+  readonly members?: number;
   readonly ci?: { readonly level: number; readonly resamples: number; readonly seed: number };
   /** `--temperature`: the logits were divided by it. */
   readonly temperature?: number;
@@ -81,9 +85,15 @@ function interval(row: ReportRow): string {
 function describeData(meta: ReportMeta): string {
   if (meta.kind === 'confidence') return `${meta.n} samples (confidences, correctness)`;
   if (meta.kind === 'regression') return `${meta.n} samples (predictions, targets, standard deviations)`;
-  const rows = meta.probabilities ? 'probabilities' : 'logits';
+  const rows = `${meta.probabilities ? 'probabilities' : 'logits'}${meta.binary ? ' of class 1' : ''}`;
   const scaled = meta.temperature === undefined ? '' : ` at temperature ${meta.temperature}`;
-  return `${meta.n} samples, ${meta.k} classes (${rows}, labels)${scaled}`;
+  const members =
+    meta.members === undefined
+      ? meta.binary
+        ? ', binary'
+        : ''
+      : `, ${meta.members} ${meta.binary ? 'binary ' : ''}member${meta.members === 1 ? '' : 's'}`;
+  return `${meta.n} samples, ${meta.k} classes${members} (${rows}, labels)${scaled}`;
 }
 
 function nanNotes(rows: readonly ReportRow[], meta: ReportMeta): string[] {

@@ -31,7 +31,8 @@ import {
   temperatureFloor,
   type TemperatureFitResult,
 } from '../math/temperature';
-import { probabilityLikeRows } from '../math/topOne';
+import { BINARY_SCREEN_MIN } from '../math/sigmoid';
+import { probabilityLikeRows, probabilitySumTolerance } from '../math/topOne';
 import { DisguisedProbabilitiesError, disguisedRowsText } from '../inputs/logits';
 import { RiskCoverageCurve } from '../metrics/selective';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
@@ -40,6 +41,7 @@ import { logitsOfRows } from '../temperature';
 import { BACKENDS, BackendError, ensureBackend, type BackendChoice } from './backend';
 import { FORMATS, formatCalibration, formatReport, type CalibrationRow, type Format, type ReportRow } from './format';
 import { Grow } from './grow';
+import { classifierTensor, rowLength } from './tensors';
 import type { PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
 import { parseColumnMap, type ColumnMap } from './formats/mapping';
@@ -750,11 +752,7 @@ function parseReport(argv: readonly string[]): Command {
       }
       if (id.startsWith('scod_'))
         usage(
-          `--metrics: ${quote(id)} needs OOD scores, which report files do not have; use conf_*, cls_* or reg_* ids`,
-        );
-      if (id.startsWith('ens_'))
-        usage(
-          `--metrics: ${quote(id)} needs an ensemble's member logits [M, N, K], which report files do not hold yet; use conf_*, cls_* or reg_* ids`,
+          `--metrics: ${quote(id)} needs OOD scores, which report files do not have; use conf_*, cls_*, ens_* or reg_* ids`,
         );
     }
   }
@@ -864,12 +862,20 @@ export const RISK_AURC_ID = 'risk_aurc';
 /** The kind of input an id needs, by its prefix; undefined for ids the report cannot use. */
 function kindOfId(id: string): InputKind | undefined {
   if (id === RISK_AURC_ID) return 'regression';
+  // the ensemble measures read class scores too: one model's, or an ensemble's members'
+  if (isEnsembleId(id)) return 'classification';
   return (Object.keys(PREFIX) as InputKind[]).find((kind) => id.startsWith(PREFIX[kind]));
 }
 
-/** The default metrics of a kind: every id of its prefix (and risk_aurc for regression). */
-function defaultIds(kind: InputKind): string[] {
-  const ids = METRIC_IDS.filter((id) => id.startsWith(PREFIX[kind]));
+/** The ensemble measures' ids (SPEC §12): `update(logits)`, no labels. */
+const isEnsembleId = (id: string): boolean => id.startsWith('ens_');
+
+/**
+ * The default metrics of a kind: every id of its prefix (and risk_aurc for regression); for an
+ * ensemble's members, the ensemble measures (ens_*) too.
+ */
+function defaultIds(kind: InputKind, ensemble = false): string[] {
+  const ids = METRIC_IDS.filter((id) => id.startsWith(PREFIX[kind]) || (ensemble && isEnsembleId(id)));
   return kind === 'regression' ? [...ids, RISK_AURC_ID] : ids;
 }
 
@@ -933,8 +939,9 @@ function resolveMetrics(
   probabilities: boolean,
   file: string,
   scaled = false,
+  ensemble = false,
 ): ActiveMetric[] {
-  const wanted = ids ?? defaultIds(kind);
+  const wanted = ids ?? defaultIds(kind, ensemble);
   for (const id of wanted) {
     const needs = kindOfId(id) ?? kind;
     if (needs !== kind) {
@@ -1059,6 +1066,9 @@ function checkPlotsFolder(given: string, input: string): void {
 /** All samples of a file, kept for --ci and --plots. */
 class SampleStore {
   k = 0;
+  /** Classification: values per member row (1 for binary) and members (0: one model), as the batches say. */
+  width = 0;
+  members = 0;
   /** Confidences, row-major logits, or regression predictions. */
   private readonly a = new Grow((n) => new Float32Array(n));
   /** Correctness or labels, typed by the first batch; regression targets. */
@@ -1069,6 +1079,8 @@ class SampleStore {
   add(batch: Batch): void {
     if (this.b === null) {
       this.k = batch.k;
+      this.width = batch.width ?? batch.k;
+      this.members = batch.members ?? 0;
       this.b =
         batch.kind === 'confidence'
           ? new Grow((n) => new Uint8Array(n))
@@ -1084,12 +1096,12 @@ class SampleStore {
       this.a.append((batch.confidences as Float32Array).subarray(0, batch.n));
       this.b.append((batch.correctness as Uint8Array).subarray(0, batch.n));
     } else {
-      this.a.append((batch.logits as Float32Array).subarray(0, batch.n * batch.k));
+      this.a.append((batch.logits as Float32Array).subarray(0, batch.n * rowLength(batch)));
       this.b.append((batch.labels as Int32Array).subarray(0, batch.n));
     }
   }
 
-  /** First array: confidences or row-major logits. */
+  /** First array: confidences or row-major logits (sample-major [N, members, width] for an ensemble). */
   get first(): Float32Array {
     return this.a.view;
   }
@@ -1110,9 +1122,23 @@ class SampleStore {
  * command line's ways out rather than the library's option.
  */
 function disguisedProbabilities(batch: Batch, file: string, looking: number): InputFileError {
+  const binary = batch.width === 1;
+  const members = batch.members;
+  const what =
+    members !== undefined
+      ? binary
+        ? `all ${looking} values of the ${members} members lie in [0, 1]`
+        : `all ${looking} rows of the ${members} members lie in [0, 1] and sum to 1 within ${probabilitySumTolerance(batch.k)}`
+      : disguisedRowsText(looking, batch.n, binary ? 1 : batch.k);
+  const names =
+    members !== undefined
+      ? `CSV columns ${binary ? 'member0_prob, member1_prob, …' : 'member0_prob_0, …, member1_prob_0, …'} or JSON key "probabilities"`
+      : binary
+        ? 'CSV column prob, JSON key "probabilities", or --columns probabilities=NAME'
+        : 'CSV columns prob_0,…,prob_{K-1}, JSON key "probabilities", or --columns probabilities=NAME';
   return new InputFileError(
-    `${clip(file)}: ${batch.where}: expected logits, but ${disguisedRowsText(looking, batch.n, batch.k)}: these look like probabilities (a softmax output, maybe rounded). ` +
-      'Pass --probabilities to use them as probabilities, or name them as such (CSV columns prob_0,…,prob_{K-1}, JSON key "probabilities", or --columns probabilities=NAME)',
+    `${clip(file)}: ${batch.where}: expected logits, but ${what}: these look like probabilities (${binary ? 'a sigmoid output' : 'a softmax output, maybe rounded'}). ` +
+      `Pass --probabilities to use them as probabilities, or name them as such (${names})`,
   );
 }
 
@@ -1122,7 +1148,14 @@ function disguisedProbabilities(batch: Batch, file: string, looking: number): In
  * metrics themselves, in the pass that reads them.
  */
 function refuseDisguisedProbabilities(batch: Batch, file: string): void {
-  const looking = probabilityLikeRows(batch.logits as Float32Array, batch.n, batch.k);
+  const values = (batch.logits as Float32Array).subarray(0, batch.n * rowLength(batch));
+  if (batch.width === 1) {
+    // SPEC §11: a batch of 16 values or more, all in [0, 1]
+    if (values.length >= BINARY_SCREEN_MIN && values.every((v) => v >= 0 && v <= 1))
+      throw disguisedProbabilities(batch, file, values.length);
+    return;
+  }
+  const looking = probabilityLikeRows(values, batch.n, batch.k);
   if (looking > 0) throw disguisedProbabilities(batch, file, looking);
 }
 
@@ -1130,9 +1163,11 @@ function refuseDisguisedProbabilities(batch: Batch, file: string): void {
 function feed(metrics: readonly ActiveMetric[], batch: Batch, file: string): void {
   let z: tf.Tensor | null = null;
   try {
-    if (batch.kind === 'classification') z = tf.tensor2d(batch.logits as Float32Array, [batch.n, batch.k]);
+    if (batch.kind === 'classification') z = classifierTensor(batch.logits as Float32Array, batch.n, batch);
     for (const m of metrics) {
-      if (z) m.entry.obj.update(z, batch.labels);
+      // the ensemble measures take the class scores alone (SPEC §12 c)
+      if (z && isEnsembleId(m.id)) m.entry.obj.update(z);
+      else if (z) m.entry.obj.update(z, batch.labels);
       else if (batch.kind === 'regression') m.entry.obj.update(batch.yPred, batch.yTrue, batch.yStd);
       else m.entry.obj.update(batch.confidences, batch.correctness);
     }
@@ -1153,15 +1188,30 @@ function feed(metrics: readonly ActiveMetric[], batch: Batch, file: string): voi
  */
 function scaleBatch(batch: Batch, temperature: number, probabilities: boolean): Batch {
   const { n, k } = batch;
-  const x = (batch.logits as Float32Array).subarray(0, n * k);
+  const x = (batch.logits as Float32Array).subarray(0, n * rowLength(batch));
   let scaled: Float32Array;
-  if (probabilities) scaled = scaleProbabilityRows(x, n, k, temperature);
+  if (probabilities && batch.width === 1) scaled = scaleBinaryProbabilities(x, temperature);
+  else if (probabilities) scaled = scaleProbabilityRows(x, n, k, temperature);
   else {
     scaled = new Float32Array(n * k);
     const t = Math.fround(temperature);
     for (let i = 0; i < scaled.length; i++) scaled[i] = x[i] / t;
   }
   return { ...batch, logits: scaled };
+}
+
+/**
+ * A binary classifier's P(class 1) at temperature T (SPEC §11): the second entry of
+ * softmax([log(1 − p), log p] / T), with 1 − p in float64, as {@link scaleProbabilityRows} scales
+ * the rows [1 − p, p]; 0 and 1 stay.
+ */
+function scaleBinaryProbabilities(p: Float32Array, temperature: number): Float32Array {
+  const out = new Float32Array(p.length);
+  for (let i = 0; i < p.length; i++) {
+    const v = p[i];
+    out[i] = v === 0 || v === 1 ? v : 1 / (1 + Math.exp((Math.log1p(-v) - Math.log(v)) / temperature));
+  }
+  return out;
 }
 
 /**
@@ -1197,6 +1247,15 @@ function readProgress(
     );
 }
 
+/** Why temperature scaling refuses an ensemble (SPEC §12 a). */
+const ENSEMBLE_TEMPERATURE =
+  "needs one model's logits: for an ensemble, scaling each member before averaging and scaling log p̄ give different temperatures, and neither is implied; scale the members yourself, or give log p̄ as one model's logits";
+
+/** A state's `members` field: written for an ensemble only, so other states stay as they were. */
+function membersField(members: number | undefined): { members?: number } {
+  return members === undefined ? {} : { members };
+}
+
 /** What `ecuas calibrate` shows before and after: the NLL, the ECE and the normalized ECUAS. */
 const CALIBRATION_IDS = ['cls_cross_entropy', 'cls_ece', 'cls_norm_n-ecuas'] as const;
 
@@ -1212,8 +1271,10 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
     const summary = await readInputFile(
       args.file,
       {
-        onKind(kind, asProbabilities) {
+        onKind(kind, asProbabilities, ensemble) {
           requireLogits(kind, asProbabilities, args.probabilities, args.file, what);
+          if (ensemble)
+            usage(`${what} ${ENSEMBLE_TEMPERATURE} (${clip(args.file)} holds an ensemble's member outputs)`);
           probabilities = asProbabilities;
           before = resolveMetrics(CALIBRATION_IDS, kind, probabilities, args.file);
           after = resolveMetrics(CALIBRATION_IDS, kind, probabilities, args.file, true);
@@ -1230,9 +1291,16 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
     const { n, k } = summary;
     if (n === 0) noSamples(args.file, summary.format, 'there is nothing to fit a temperature to');
     const labels = store.second as Int32Array;
+    // a binary classifier's values: fitted on its rows [0, z] (SPEC §11)
+    const binary = summary.binary ? store.first : undefined;
+    let values = store.first;
+    if (binary && !summary.probabilities) {
+      values = new Float32Array(2 * n);
+      for (let i = 0; i < n; i++) values[2 * i + 1] = binary[i];
+    }
     let fit: TemperatureFitResult;
     try {
-      const z = logitsOfRows(what, { n, k, values: store.first, labels, probabilities }, false);
+      const z = logitsOfRows(what, { n, k, values, labels, probabilities, binary }, false);
       // probabilities are scaled as p^(1/T), which cannot overflow
       if (!summary.probabilities) requireFiniteScaling('--min-temperature', args.minTemperature, z, clip(args.file));
       fit = fitTemperatureRows(z, n, k, labels, args.minTemperature, args.maxTemperature);
@@ -1243,11 +1311,13 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
     const step = options.batchSize ?? 10_000;
     for (let start = 0; start < n; start += step) {
       const m = Math.min(step, n - start);
+      const w = store.width;
       const batch: Batch = {
         kind: 'classification',
         n: m,
         k,
-        logits: store.first.subarray(start * k, (start + m) * k),
+        ...(w === 1 ? { width: 1 } : {}),
+        logits: store.first.subarray(start * w, (start + m) * w),
         labels: labels.subarray(start, start + m),
         where: `samples ${start + 1}–${start + m}`,
       };
@@ -1267,6 +1337,7 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
         probabilities,
         n,
         k,
+        binary: summary.binary,
         range: [args.minTemperature, args.maxTemperature],
       }),
     );
@@ -1302,7 +1373,13 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
     const summary = await readInputFile(
       args.file,
       {
-        onKind(kind, asProbabilities) {
+        onKind(kind, asProbabilities, ensemble) {
+          if (ensemble && args.temperature !== undefined)
+            usage(`--temperature ${ENSEMBLE_TEMPERATURE} (${clip(args.file)} holds an ensemble's member outputs)`);
+          if (ensemble && args.ci !== undefined)
+            usage(
+              `--ci: ${clip(args.file)} holds an ensemble's member outputs, whose samples lie on axis 1 (members first), and the bootstrap resamples axis 0: intervals for ensembles are not available yet; leave --ci out`,
+            );
           if (kind !== 'classification' && args.probabilities) {
             usage(
               `--probabilities applies to files of logits and labels, but ${clip(args.file)} holds ${holdsText(kind, false)}: leave it out`,
@@ -1311,7 +1388,19 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
           if (args.temperature !== undefined)
             requireLogits(kind, asProbabilities, args.probabilities, args.file, '--temperature');
           probabilities = asProbabilities;
-          metrics = resolveMetrics(args.metrics, kind, probabilities, args.file, args.temperature !== undefined);
+          metrics = resolveMetrics(
+            args.metrics,
+            kind,
+            probabilities,
+            args.file,
+            args.temperature !== undefined,
+            ensemble === true,
+          );
+          const measure = metrics.find((m) => isEnsembleId(m.id));
+          if (args.ci !== undefined && measure)
+            usage(
+              `--ci: ${quote(measure.id)} is an ensemble measure, which the bootstrap does not resample yet: leave it out of --metrics, or leave --ci out`,
+            );
         },
         onBatch(batch) {
           let b = batch;
@@ -1319,7 +1408,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
             // the rows as given are checked; scaled ones could pass for probabilities, or stop doing so
             if (!probabilities) {
               refuseDisguisedProbabilities(batch, args.file);
-              const z = (batch.logits as Float32Array).subarray(0, batch.n * batch.k);
+              const z = (batch.logits as Float32Array).subarray(0, batch.n * rowLength(batch));
               requireFiniteScaling('--temperature', args.temperature, z, `${clip(args.file)}: ${batch.where}`);
             }
             b = scaleBatch(batch, args.temperature, probabilities);
@@ -1342,7 +1431,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         args.saveState,
         args.stateFormat,
         metrics,
-        { source, kind, probabilities, k, temperature, n },
+        { source, kind, probabilities, k, temperature, n, ...membersField(summary.members) },
         io,
       );
     };
@@ -1365,7 +1454,10 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       const level = args.ci;
       const work = summary.n * args.resamples * rows.length;
       const showBoot = work >= (options.progressMinWork ?? 1e7);
-      const z = summary.kind === 'classification' ? tf.tensor2d(store.first, [summary.n, summary.k]) : null;
+      const z =
+        summary.kind === 'classification'
+          ? classifierTensor(store.first, summary.n, { k: summary.k, width: store.width })
+          : null;
       try {
         const inputs = z
           ? [z, store.second]
@@ -1404,6 +1496,8 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         probabilities: summary.probabilities,
         n: summary.n,
         k: summary.k,
+        binary: summary.binary,
+        members: summary.members,
         ci: args.ci !== undefined ? { level: args.ci, resamples: args.resamples, seed: args.seed } : undefined,
         temperature: args.temperature,
       }),
@@ -1419,6 +1513,8 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
                 kind: 'classification',
                 n: summary.n,
                 k: summary.k,
+                width: store.width,
+                members: store.members,
                 values: store.first,
                 labels: store.second as Int32Array,
                 probabilities: summary.probabilities,
@@ -1481,7 +1577,14 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
         if (first === undefined) {
           first = state;
           try {
-            metrics = resolveMetrics(state.ids, state.kind, state.probabilities, file, state.temperature !== null);
+            metrics = resolveMetrics(
+              state.ids,
+              state.kind,
+              state.probabilities,
+              file,
+              state.temperature !== null,
+              state.members !== undefined,
+            );
           } catch (e) {
             // ids a report could not have saved: a forged or corrupted file
             if (e instanceof CliError || e instanceof MetricInputError)
@@ -1502,7 +1605,7 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
     if (show) progress.update('merging', 1, `${args.files.length}/${args.files.length} states`);
     progress.clear();
     if (first === undefined) return; // parseMerge asks for one state at least
-    const { kind, probabilities, k, temperature } = first;
+    const { kind, probabilities, k, temperature, members } = first;
     const merged = `${args.files.length} merged states`;
     // as for an empty shard's report: the merged state may be saved, but no metric has a value
     if (n === 0 && args.saveState === undefined)
@@ -1514,7 +1617,7 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
         args.saveState,
         args.stateFormat,
         metrics,
-        { source: merged, kind, probabilities, k, temperature, n, parts: parts.ids() },
+        { source: merged, kind, probabilities, k, temperature, n, parts: parts.ids(), ...membersField(members) },
         io,
       );
     }
@@ -1522,7 +1625,15 @@ async function merge(args: MergeArgs, io: CliIO, options: MainOptions): Promise<
     const rows = reportRows(metrics);
     const file = args.files.length === 1 ? first.source : merged;
     io.stdout(
-      formatReport(args.format, rows, { file, kind, probabilities, n, k, temperature: temperature ?? undefined }),
+      formatReport(args.format, rows, {
+        file,
+        kind,
+        probabilities,
+        n,
+        k,
+        members,
+        temperature: temperature ?? undefined,
+      }),
     );
   } finally {
     progress.clear();

@@ -2,10 +2,12 @@
  * `ecuas report --plots DIR`: every plot goes through {@link writePlots}, the one place the CLI
  * touches `src/plots`.
  */
-import * as tf from '@tensorflow/tfjs-core';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { classifierTensor } from './tensors';
+import { ensembleUncertainty } from '../ensembleUncertainty';
 import { topOneStats } from '../math/topOne';
+import { topOneConfidences } from '../topOneConfidences';
 import { riskCoverageCurve, type RiskCoverageResult } from '../metrics/selective';
 import { decisionCurve, MAX_CURVE_POINTS } from '../plots/decisionRiskCoverage';
 import {
@@ -28,7 +30,14 @@ export type PlotData =
       readonly kind: 'classification';
       readonly n: number;
       readonly k: number;
-      /** Row-major [n, k]: logits, or probabilities with `probabilities`. */
+      /** Values per sample and member: k, or 1 for a binary classifier (SPEC §11). Default k. */
+      readonly width?: number;
+      /** Ensemble members M (SPEC §12); 0 or absent for one model. */
+      readonly members?: number;
+      /**
+       * Row-major [n, k]: logits, or probabilities with `probabilities`; a binary classifier's [n];
+       * an ensemble's sample-major [n, M, width].
+       */
       readonly values: Float32Array;
       readonly labels: Int32Array;
       /** The rows hold probabilities (`cls_*` metrics built with `{ probabilities: true }`). */
@@ -71,6 +80,25 @@ export function plotSamples(data: PlotData): PlotSamples {
     const confidence = Float32Array.from(data.confidences, (c) => (c === c ? c : 0.5));
     return { confidence, correct: data.correctness };
   }
+  // the metrics have screened the values already: no second screen here
+  const probabilities = data.probabilities;
+  if (data.members) {
+    // an ensemble: the top-1 probability q of the members' mean p̄, correct when its argmax is the label
+    const z = classifierTensor(data.values, data.n, data);
+    try {
+      const { confidence, prediction } = ensembleUncertainty(z, { probabilities });
+      const correct = Uint8Array.from(prediction, (c, i) => (c === data.labels[i] ? 1 : 0));
+      return { confidence, correct };
+    } finally {
+      z.dispose();
+    }
+  }
+  if (data.width === 1) {
+    const { confidences, correctness } = topOneConfidences(data.values.subarray(0, data.n), data.labels, {
+      probabilities,
+    });
+    return { confidence: confidences, correct: correctness };
+  }
   const { s, correct } = topOneStats(data.values, data.n, data.k, data.labels, {}, data.probabilities);
   const confidence = new Float64Array(data.n);
   for (let i = 0; i < data.n; i++) confidence[i] = 1 / (1 + s[i]);
@@ -110,7 +138,7 @@ export async function writePlots(dir: string, data: PlotData, options: WritePlot
   let reliability: string;
   if (data.kind === 'classification') {
     // from the rows: the float64 top-1 confidences, binned exactly as cls_ece bins them
-    const z = tf.tensor2d(data.values, [data.n, data.k]);
+    const z = classifierTensor(data.values, data.n, data);
     try {
       reliability = reliabilityDiagramFromLogits(z, data.labels, {
         title,

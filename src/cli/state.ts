@@ -50,6 +50,8 @@ export interface StateSetup {
   readonly probabilities: boolean;
   /** Classes (classification), else 0. */
   readonly k: number;
+  /** An ensemble's members M (SPEC §12); absent for one model (and in states of earlier versions). */
+  readonly members?: number;
   /** `--temperature`, or null. */
   readonly temperature: number | null;
   /** The metric ids, in the order of the report. */
@@ -103,7 +105,7 @@ export function stateFileJSON(state: StateFile): string {
 
 /** The fields both forms share, in the order they are written. */
 function header(info: StateInfo): Record<string, unknown> {
-  const { ecuas, id, parts, source, kind, probabilities, k, temperature, n } = info;
+  const { ecuas, id, parts, source, kind, probabilities, k, members, temperature, n } = info;
   return {
     format: STATE_FILE_FORMAT,
     version: STATE_FILE_VERSION,
@@ -114,6 +116,7 @@ function header(info: StateInfo): Record<string, unknown> {
     kind,
     probabilities,
     k,
+    ...(members === undefined ? {} : { members }),
     temperature,
     n,
   };
@@ -478,6 +481,12 @@ function checkHeader<T>(
     'null or a number > 0',
   );
   const n = field('n', isCount, 'a count');
+  const members =
+    own(json, 'members') === undefined
+      ? undefined
+      : field('members', (v): v is number => isCount(v) && v >= 1, 'a count of ensemble members ≥ 1');
+  if (kind !== 'classification' && members !== undefined)
+    bad(`"members": ${members} applies to an ensemble's logits and labels, but the state holds ${DATA[kind]}`);
   if (kind !== 'classification') {
     // what only logits and labels have: the metrics of other data were built without it
     const logitsOnly = probabilities
@@ -502,7 +511,19 @@ function checkHeader<T>(
     if (seen.has(id)) bad(`the metric ${quote(id)} is listed twice`);
     seen.add(id);
   }
-  return { ecuas, id, parts, source, kind, probabilities, k, temperature, n, ids };
+  return {
+    ecuas,
+    id,
+    parts,
+    source,
+    kind,
+    probabilities,
+    k,
+    ...(members === undefined ? {} : { members }),
+    temperature,
+    n,
+    ids,
+  };
 }
 
 const DATA: Record<InputKind, string> = {
@@ -540,5 +561,10 @@ export function setupDifference(a: StateSetup, aFile: string, b: StateSetup, bFi
     return `${bName} was computed with ${t(b)}, but ${aName} with ${t(a)}`;
   }
   if (a.k !== b.k) return `${bName} has ${b.k} classes, but ${aName} has ${a.k}`;
+  if (a.members !== b.members) {
+    const m = (s: StateSetup): string =>
+      s.members === undefined ? "one model's outputs" : `an ensemble of ${s.members} members`;
+    return `${bName} holds ${m(b)}, but ${aName} holds ${m(a)}`;
+  }
   return null;
 }

@@ -8,6 +8,7 @@ import {
   fileError,
   quote,
   rowsPerBatch,
+  shapeFields,
   type Batch,
   type ClassScores,
   type InputKind,
@@ -17,12 +18,17 @@ import {
 /** Where each value of a row comes from, by role. */
 export interface Layout {
   readonly kind: InputKind;
-  /** Number of classes (classification), 0 otherwise. */
+  /** Number of classes (classification; 2 for a binary classifier), 0 otherwise. */
   readonly k: number;
+  /** Classification: values per sample and member, K, or 1 for a binary classifier (SPEC §11); else 0. */
+  readonly width: number;
+  /** Classification: ensemble members M (SPEC §12), 0 for one model. */
+  readonly members: number;
   readonly scores: ClassScores;
   /**
    * The column of each role: confidence [confidence, correct]; classification [label,
-   * score_0, …, score_{K-1}]; regression [prediction, target, std].
+   * score_0, …, score_{K-1}] (members one after another: member 0's, member 1's, …; one score
+   * each for binary); regression [prediction, target, std].
    */
   readonly columns: readonly number[];
   /** The role's column names as the file spells them, for messages. */
@@ -30,10 +36,9 @@ export interface Layout {
 }
 
 export const EXPECTED_COLUMNS =
-  '"confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2, or "prediction,target,std" (any order)';
+  '"confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2 (or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble), or "prediction,target,std" (any order)';
 
 const REGRESSION_COLUMNS = ['prediction', 'target', 'std'] as const;
-const SCORE = /^(logit|prob)_([0-9]+)$/;
 /** The column names other than the class scores. */
 const PLAIN = ['confidence', 'correct', 'label', ...REGRESSION_COLUMNS];
 
@@ -77,6 +82,8 @@ export function resolveColumns(
       extra((c) => roles.includes(c), roles.join(', ')) ?? {
         kind,
         k: 0,
+        width: 0,
+        members: 0,
         scores: 'logits',
         columns,
         names: columns.map((j) => cells[j].trim()),
@@ -86,14 +93,12 @@ export function resolveColumns(
   if (has('confidence')) return simple('confidence', ['confidence', 'correct']);
   if (REGRESSION_COLUMNS.some(has)) return simple('regression', REGRESSION_COLUMNS);
   const scoreCols: number[] = [];
-  const classOf: number[] = [];
-  const prefixes: string[] = [];
+  const parsed: ScoreName[] = [];
   names.forEach((c, i) => {
-    const m = used[i] ? SCORE.exec(c) : null;
-    if (!m) return;
+    const score = used[i] ? scoreName(c) : undefined;
+    if (!score) return;
     scoreCols.push(i);
-    prefixes.push(`${m[1]}_`);
-    classOf.push(Number(m[2]));
+    parsed.push(score);
   });
   if (!has('label') && scoreCols.length === 0) return '';
   const label = once('label');
@@ -104,31 +109,127 @@ export function resolveColumns(
       ? 'there are no logit_* or prob_* columns'
       : `column ${j + 1} is ${quote(cells[j].trim())} where "logit_0" or "prob_0" belongs`;
   }
+  const shown = (s: number): string => quote(cells[scoreCols[s]].trim());
   // the first score column names the kind; a column of the other kind is misnamed
-  const prefix = prefixes[0];
-  const other = prefixes.findIndex((p) => p !== prefix);
-  if (other >= 0)
-    return `column ${scoreCols[other] + 1} is ${quote(cells[scoreCols[other]].trim())} where "${prefix}${classOf[other]}" belongs`;
-  const scores: ClassScores = prefix === 'prob_' ? 'probabilities' : 'logits';
-  const bad = extra((c) => c === 'label' || SCORE.test(c), `label, ${prefix}0, …`);
+  const first = parsed[0];
+  const other = parsed.findIndex((p) => p.prefix !== first.prefix);
+  if (other >= 0) {
+    const o = parsed[other];
+    return `column ${scoreCols[other] + 1} is ${shown(other)} where "${scoreText({ ...o, prefix: first.prefix })}" belongs`;
+  }
+  const scores: ClassScores = first.prefix === 'prob' ? 'probabilities' : 'logits';
+  const bad = extra((c) => c === 'label' || scoreName(c) !== undefined, `label, ${first.prefix}_0, …`);
   if (bad) return bad;
-  // the score columns, by class index: each of 0 … K−1 exactly once
-  const byClass = new Int32Array(scoreCols.length).fill(-1);
-  for (let s = 0; s < scoreCols.length; s++) {
-    const j = classOf[s];
-    if (j < scoreCols.length && byClass[j] >= 0) return `column "${prefix}${j}" appears more than once`;
-    if (j < scoreCols.length) byClass[j] = scoreCols[s];
+  // one form for all: one model's classes, its one column, or the members' (SPEC §11, §12)
+  const form = (p: ScoreName): string => `${p.member === undefined ? '' : 'member'}${p.cls === undefined ? '' : '#'}`;
+  const mixed = parsed.findIndex((p) => form(p) !== form(first));
+  if (mixed >= 0)
+    return `column ${scoreCols[mixed] + 1} is ${shown(mixed)}, but column ${scoreCols[0] + 1} is ${shown(0)}: name the columns of one model (${first.prefix}_0, …, or ${first.prefix} alone for a binary classifier) or of an ensemble's members (member0_${first.prefix}_0, …, or member0_${first.prefix}, … for binary members)`;
+  const word = scores === 'logits' ? 'logit' : 'probability';
+  if (first.member === undefined && first.cls === undefined) {
+    if (scoreCols.length > 1) return `column "${first.prefix}" appears ${scoreCols.length} times`;
+    // a binary classifier: the logit (or probability) of class 1
+    const columns = [label, scoreCols[0]];
+    return {
+      kind: 'classification',
+      k: 2,
+      width: 1,
+      members: 0,
+      scores,
+      columns,
+      names: columns.map((j) => cells[j].trim()),
+    };
   }
-  const gap = byClass.indexOf(-1);
-  if (gap >= 0) {
-    // the first column whose class is out of range stands where the missing class belongs
-    const s = classOf.findIndex((j) => j >= scoreCols.length);
-    return `column ${scoreCols[s] + 1} is ${quote(cells[scoreCols[s]].trim())} where "${prefix}${gap}" belongs`;
+  // member m's columns: class by class (or its one column), members in order
+  const byMember = new Map<number, number[]>();
+  const classOf = new Map<number, number[]>();
+  parsed.forEach((p, s) => {
+    const m = p.member ?? 0;
+    if (!byMember.has(m)) {
+      byMember.set(m, []);
+      classOf.set(m, []);
+    }
+    (byMember.get(m) as number[]).push(s);
+    (classOf.get(m) as number[]).push(p.cls ?? 0);
+  });
+  const ensemble = first.member !== undefined;
+  const members = byMember.size;
+  for (let m = 0; m < members; m++)
+    if (!byMember.has(m)) {
+      const s = parsed.findIndex((p) => (p.member ?? 0) >= members);
+      return `column ${scoreCols[s] + 1} is ${shown(s)} where the columns of member ${m} ("member${m}_${first.prefix}…") belong: members are numbered 0, 1, … without a gap`;
+    }
+  const ordered: number[] = [];
+  let width = 0;
+  for (let m = 0; m < members; m++) {
+    const at = byMember.get(m) as number[];
+    const cls = classOf.get(m) as number[];
+    const pre = ensemble ? `member${m}_${first.prefix}` : first.prefix;
+    if (first.cls === undefined) {
+      if (at.length > 1) return `column "${pre}" appears ${at.length} times`;
+      ordered.push(scoreCols[at[0]]);
+      width = 1;
+      continue;
+    }
+    // the score columns, by class index: each of 0 … K−1 exactly once
+    const byClass = new Int32Array(at.length).fill(-1);
+    for (let t = 0; t < at.length; t++) {
+      const j = cls[t];
+      if (j < at.length && byClass[j] >= 0) return `column "${pre}_${j}" appears more than once`;
+      if (j < at.length) byClass[j] = scoreCols[at[t]];
+    }
+    const gap = byClass.indexOf(-1);
+    if (gap >= 0) {
+      // the first column whose class is out of range stands where the missing class belongs
+      const t = cls.findIndex((j) => j >= at.length);
+      return `column ${scoreCols[at[t]] + 1} is ${shown(at[t])} where "${pre}_${gap}" belongs`;
+    }
+    if (m > 0 && at.length !== width)
+      return `member ${m} has ${at.length} ${word} columns but member 0 has ${width}: every member needs the same K classes`;
+    width = at.length;
+    ordered.push(...byClass);
   }
-  const byIndex = Array.from(byClass, (i) => ({ i }));
-  if (byIndex.length < 2) return `it has only one ${scores === 'logits' ? 'logit' : 'probability'} column (K = 1)`;
-  const columns = [label, ...byIndex.map((c) => c.i)];
-  return { kind: 'classification', k: byIndex.length, scores, columns, names: columns.map((j) => cells[j].trim()) };
+  if (width < 2 && first.cls !== undefined) {
+    const pre = ensemble ? 'member0_' : '';
+    return `it has only one ${word} column${ensemble ? ' per member' : ''}, "${pre}${first.prefix}_0" (K = 1): a binary classifier's ${word} of class 1 is named "${pre}${first.prefix}"`;
+  }
+  const k = width === 1 ? 2 : width;
+  const columns = [label, ...ordered];
+  return {
+    kind: 'classification',
+    k,
+    width,
+    members: ensemble ? members : 0,
+    scores,
+    columns,
+    names: columns.map((j) => cells[j].trim()),
+  };
+}
+
+/** A class-score column name, parsed: `logit_2`, `prob`, `member0_logit_2`, `member3_prob`. */
+interface ScoreName {
+  readonly prefix: 'logit' | 'prob';
+  /** The member of an ensemble's column. */
+  readonly member?: number;
+  /** The class of a column of one class (absent: a binary classifier's one column). */
+  readonly cls?: number;
+}
+
+const SCORE = /^(?:member([0-9]+)_)?(logit|prob)(?:_([0-9]+))?$/;
+
+function scoreName(name: string): ScoreName | undefined {
+  const m = SCORE.exec(name);
+  if (!m) return undefined;
+  const [member, cls] = [m[1] as string | undefined, m[3] as string | undefined];
+  return {
+    prefix: m[2] as 'logit' | 'prob',
+    ...(member === undefined ? {} : { member: Number(member) }),
+    ...(cls === undefined ? {} : { cls: Number(cls) }),
+  };
+}
+
+function scoreText(p: ScoreName): string {
+  return `${p.member === undefined ? '' : `member${p.member}_`}${p.prefix}${p.cls === undefined ? '' : `_${p.cls}`}`;
 }
 
 /** Reads one value of a column; undefined for a missing value (a Parquet null). */
@@ -176,7 +277,7 @@ export class RowBatcher {
 
   constructor(
     private readonly file: string,
-    private readonly layout: Pick<Layout, 'kind' | 'k' | 'scores'>,
+    private readonly layout: Pick<Layout, 'kind' | 'k' | 'width' | 'members' | 'scores'>,
     private readonly asProbabilities: boolean,
     private readonly note: string,
     batchSize: number,
@@ -184,18 +285,23 @@ export class RowBatcher {
     private readonly place: (row: number, role: number) => string,
     private readonly span: (first: number, last: number) => string,
   ) {
-    this.rows = layout.kind === 'classification' ? rowsPerBatch(batchSize, layout.k) : batchSize;
+    this.rows = layout.kind === 'classification' ? rowsPerBatch(batchSize, this.rowLength) : batchSize;
     this.fresh();
+  }
+
+  /** Values of one sample: its class scores, of every member. */
+  private get rowLength(): number {
+    return Math.max(1, this.layout.members) * this.layout.width;
   }
 
   private fresh(): void {
     const r = this.rows;
-    const { kind, k } = this.layout;
+    const { kind } = this.layout;
     if (kind === 'confidence') {
       this.a = new Float32Array(r);
       this.c = new Uint8Array(r);
     } else if (kind === 'classification') {
-      this.a = new Float32Array(r * k);
+      this.a = new Float32Array(r * this.rowLength);
       this.c = new Int32Array(r);
     } else {
       this.a = new Float32Array(r);
@@ -212,7 +318,8 @@ export class RowBatcher {
 
   /** Takes `count` rows; `get[role](i)` reads row i of this call, which is row `offset + i` of the file. */
   take(count: number, get: readonly ColumnGetter[], offset: number): void {
-    const { kind, k, scores } = this.layout;
+    const { kind, k, width, scores } = this.layout;
+    const length = this.rowLength;
     const fail = (row: number, role: number, problem: string): never =>
       fileError(this.file, `${this.place(row, role)}: ${problem}`);
     for (let i = 0; i < count; i++) {
@@ -234,16 +341,24 @@ export class RowBatcher {
         const bad = check.labelInteger(label) ?? check.labelRange(label, k, scores);
         if (bad) fail(row, 0, bad);
         this.c[b] = label;
-        const off = b * k;
-        for (let j = 0; j < k; j++) {
+        const off = b * length;
+        for (let j = 0; j < length; j++) {
           const v = this.value(get[j + 1], i, row, j + 1);
-          const badZ = this.asProbabilities ? check.probability(v, this.note) : check.logit(v);
+          const badZ = !this.asProbabilities
+            ? check.logit(v)
+            : width === 1
+              ? check.binaryProbability(v, this.note)
+              : check.probability(v, this.note);
           if (badZ) fail(row, j + 1, badZ);
           this.a[off + j] = v;
         }
-        if (this.asProbabilities) {
-          const badRow = check.probabilityRow(this.a.subarray(off, off + k), k, this.note);
-          if (badRow) fileError(this.file, `${this.place(row, -1)}: ${badRow}`);
+        if (this.asProbabilities && width > 1) {
+          for (let m = 0; m < length / width; m++) {
+            const at = off + m * width;
+            const badRow = check.probabilityRow(this.a.subarray(at, at + width), width, this.note);
+            const member = this.layout.members > 0 ? `, member ${m}` : '';
+            if (badRow) fileError(this.file, `${this.place(row, -1)}${member}: ${badRow}`);
+          }
         }
       } else {
         const p = this.value(get[0], i, row, 0);
@@ -266,7 +381,7 @@ export class RowBatcher {
   flush(): void {
     const b = this.b;
     if (b === 0) return;
-    const { kind, k } = this.layout;
+    const { kind, k, width, members } = this.layout;
     const where = this.span(this.first, this.last);
     let batch: Batch;
     if (kind === 'confidence')
@@ -279,7 +394,15 @@ export class RowBatcher {
         where,
       };
     else if (kind === 'classification')
-      batch = { kind, n: b, k, logits: this.a.subarray(0, b * k), labels: this.c.subarray(0, b) as Int32Array, where };
+      batch = {
+        kind,
+        n: b,
+        k,
+        ...shapeFields(width, members),
+        logits: this.a.subarray(0, b * this.rowLength),
+        labels: this.c.subarray(0, b) as Int32Array,
+        where,
+      };
     else
       batch = {
         kind,

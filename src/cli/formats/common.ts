@@ -33,8 +33,18 @@ export interface Batch {
   readonly confidences?: Float32Array;
   /** Confidence kind: 0/1. */
   readonly correctness?: Uint8Array;
-  /** Classification kind: the rows, row-major [n, k]: logits, or probabilities when the read says so. */
+  /**
+   * Classification kind: the rows, sample-major [n, members, width] (members 1 for one model):
+   * logits, or probabilities when the read says so.
+   */
   readonly logits?: Float32Array;
+  /**
+   * Classification kind: values per sample and member, when it is not `k`: 1 for a binary
+   * classifier (the logit or probability of class 1, SPEC §11; `k` is 2 then).
+   */
+  readonly width?: number;
+  /** Classification kind: the number of ensemble members M (SPEC §12); absent for one model. */
+  readonly members?: number;
   /** Classification kind: labels in [0, k − 1]. */
   readonly labels?: Int32Array;
   /** Regression kind: finite float32 predictions (the Gaussian means). */
@@ -59,9 +69,10 @@ export interface ReadCallbacks {
   /**
    * Called once, as soon as the kind of input is known and before the first batch; for
    * classification, `probabilities` tells whether the rows are read as probabilities (the file
-   * says so, or {@link ReadOptions.probabilities}).
+   * says so, or {@link ReadOptions.probabilities}), and `ensemble` whether they are an ensemble's
+   * member outputs (SPEC §12).
    */
-  onKind(kind: InputKind, probabilities: boolean): void;
+  onKind(kind: InputKind, probabilities: boolean, ensemble?: boolean): void;
   onBatch(batch: Batch): void;
   onProgress?(progress: ReadProgress): void;
 }
@@ -91,6 +102,20 @@ export interface ReadSummary {
   readonly probabilities: boolean;
   /** Passes over the file (JSON whose labels come after its logits takes two). */
   readonly passes: number;
+  /** Classification: one value per sample (a binary classifier, SPEC §11); absent otherwise. */
+  readonly binary?: true;
+  /** Classification: the number of ensemble members M (SPEC §12); absent for one model. */
+  readonly members?: number;
+}
+
+/** The shape fields of a {@link ReadSummary} or {@link Batch}: only those that apply. */
+export function shapeFields(width: number, members: number): { width?: number; members?: number } {
+  return { ...(width === 1 ? { width } : {}), ...(members > 0 ? { members } : {}) };
+}
+
+/** The shape fields of a {@link ReadSummary}: only those that apply. */
+export function summaryShape(width: number, members: number): { binary?: true; members?: number } {
+  return { ...(width === 1 ? { binary: true as const } : {}), ...(members > 0 ? { members } : {}) };
 }
 
 /** A problem with the input file; the message names the file and the line or key at fault. */
@@ -205,10 +230,11 @@ export function announceKind(
   kind: InputKind,
   scores: ClassScores,
   forced: boolean,
+  ensemble = false,
 ): { asProbabilities: boolean; note: string } {
   const asProbabilities = kind === 'classification' && (scores === 'probabilities' || forced);
   const note = asProbabilities && scores === 'logits' ? FORCED_NOTE : '';
-  cb.onKind(kind, asProbabilities);
+  cb.onKind(kind, asProbabilities, ensemble);
   return { asProbabilities, note };
 }
 
@@ -237,6 +263,12 @@ export const check = {
     return bad
       ? `expected probabilities summing to 1 (within ${probabilitySumTolerance(k)})${note}, but the row ${bad.problem}`
       : undefined;
+  },
+  /** A binary classifier's P(class 1) (SPEC §11): in [0, 1]; `note` as for {@link check.probability}. */
+  binaryProbability(v: number, note: string): string | undefined {
+    const bad = check.probability(v, note);
+    if (bad) return bad;
+    return Math.fround(v) <= 1 ? undefined : `expected a probability of class 1 in [0, 1]${note}, got ${fmt(v)}`;
   },
   labelInteger(v: number): string | undefined {
     return Number.isInteger(v) && v >= 0 ? undefined : `expected an integer label ≥ 0, got ${fmt(v)}`;

@@ -11,6 +11,7 @@ import {
   parseCell,
   quote,
   rethrowIo,
+  summaryShape,
   type ReadCallbacks,
   type ReadSummary,
 } from './common';
@@ -128,7 +129,7 @@ export async function readCsv(
       header = h;
       width = cells.length;
       shownNames = clip(cells.map((c) => c.trim()).join(','));
-      const announced = announceKind(cb, h.kind, h.scores, forced);
+      const announced = announceKind(cb, h.kind, h.scores, forced, h.members > 0);
       asProbabilities = announced.asProbabilities;
       get = getters(h);
       // a CSV row is numbered by its line
@@ -158,5 +159,13 @@ export async function readCsv(
   }
   cb.onProgress?.({ bytes: source.size, total: source.size, pass: 1 });
   const h = header;
-  return { format: 'csv', kind: h.kind, n: dataRows, k: h.k, probabilities: asProbabilities, passes: 1 };
+  return {
+    format: 'csv',
+    kind: h.kind,
+    n: dataRows,
+    k: h.k,
+    probabilities: asProbabilities,
+    passes: 1,
+    ...summaryShape(h.width, h.members),
+  };
 }

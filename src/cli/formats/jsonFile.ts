@@ -15,6 +15,8 @@ import {
   quote,
   rethrowIo,
   rowsPerBatch,
+  shapeFields,
+  summaryShape,
   type ClassScores,
   type InputKind,
   type ReadCallbacks,
@@ -76,7 +78,18 @@ class JsonDocument {
   bigSeen = false;
   bigStreamed = false;
   bigRows = 0;
-  k = 0;
+  /** Classification: values per row, K or 1 (a binary classifier's, SPEC §11); 0 until known. */
+  width = 0;
+  /**
+   * Classification: how the rows are laid out, once seen — `flat`, one number per sample (a
+   * binary classifier); `rows`, [N][K] or [N][1]; `members`, an ensemble's [M][N][K] (SPEC §12).
+   */
+  layout: 'flat' | 'rows' | 'members' | undefined;
+  /** An ensemble's values as the file holds them, members first: held whole, then batched along N. */
+  memberValues: Grow<Float32Array> | undefined;
+  /** An ensemble: its members so far, and member 0's rows (every member's N). */
+  members = 0;
+  memberRows = 0;
   /** Regression: each key's values, all held (12 bytes a sample) and batched once read. */
   readonly regression = new Map<string, Grow<Float32Array>>();
   /** A stream, read once: its big array, when it comes before the small one, is held here. */
@@ -94,6 +107,11 @@ class JsonDocument {
   /** A default key as the file names it, quoted, for messages. */
   s(key: string): string {
     return this.names.shown(key);
+  }
+
+  /** Classification: the number of classes (2 for a binary classifier's one value). */
+  get classes(): number {
+    return this.width === 1 ? 2 : this.width;
   }
 
   /** Whether the rows are read as probabilities. */
@@ -131,6 +149,9 @@ class JsonPass implements JsonHandler {
   private rowLen = 0;
   private firstRowValues: number[] = [];
   private inRow = false;
+  /** An ensemble: the member being read, and its row. */
+  private member = 0;
+  private memberRow = 0;
   /** The big array is held (a stream whose small array comes later), not paired and handed out. */
   private holding = false;
 
@@ -192,12 +213,59 @@ class JsonPass implements JsonHandler {
       if (this.mode === 'big') this.freshBatch();
       return;
     }
+    const doc = this.doc;
+    if (this.mode === 'big' && doc.kind === 'classification' && doc.layout === 'members') {
+      if (d === 2) {
+        if (what !== 'an array')
+          this.fail(key, `[${this.member}]: expected a member's rows (an array of rows), got ${what}`);
+        this.memberRow = 0;
+        return;
+      }
+      if (d === 3) {
+        if (what !== 'an array')
+          this.fail(
+            key,
+            `[${this.member}][${this.memberRow}]: expected a row of ${key} (an array of numbers), got ${what}`,
+          );
+        this.inRow = true;
+        this.rowLen = 0;
+        return;
+      }
+      this.fail(key, `[${this.member}][${this.memberRow}][${this.rowLen}]: expected a number, got ${what}`);
+    }
+    if (
+      d === 3 &&
+      this.mode === 'big' &&
+      doc.kind === 'classification' &&
+      this.inRow &&
+      what === 'an array' &&
+      doc.layout === 'rows' &&
+      doc.width === 0 &&
+      this.index === 0 &&
+      this.rowLen === 0
+    ) {
+      // a third level of arrays: an ensemble's [M][N][K], members first
+      doc.layout = 'members';
+      doc.memberValues = new Grow((n) => new Float32Array(n));
+      this.member = 0;
+      this.memberRow = 0;
+      this.announce();
+      this.inRow = true;
+      this.rowLen = 0;
+      return;
+    }
     if (d === 2 && this.mode === 'big' && this.doc.kind === 'classification') {
       if (what !== 'an array')
         this.fail(key, `[${this.index}]: expected a row of ${key} (an array of numbers), got ${what}`);
+      if (doc.layout === 'flat')
+        this.fail(
+          key,
+          `[${this.index}]: expected a number like entry 0 (a binary classifier's value of class 1), got an array`,
+        );
+      doc.layout ??= 'rows';
       this.inRow = true;
       this.rowLen = 0;
-      if (this.doc.k === 0) this.firstRowValues = [];
+      if (this.doc.width === 0) this.firstRowValues = [];
       return;
     }
     const expected =
@@ -222,10 +290,18 @@ class JsonPass implements JsonHandler {
       return;
     }
     const keys = this.doc.keys();
+    if (this.mode === 'big' && this.doc.layout === 'members' && d > 1) {
+      this.endMemberArray(d, keys.big);
+      return;
+    }
     if (d === 1) {
       // end of the wanted array
       if (this.mode === 'small') this.doc.smallDone = true;
-      else {
+      else if (this.doc.layout === 'members') {
+        this.doc.bigStreamed = true;
+        this.doc.bigRows = this.doc.memberRows;
+        this.doc.members = this.member;
+      } else {
         this.flush();
         this.doc.bigStreamed = true;
         this.doc.bigRows = this.index;
@@ -243,20 +319,28 @@ class JsonPass implements JsonHandler {
     if (d === 2 && this.inRow) {
       // end of a row of logits
       this.inRow = false;
-      if (this.doc.k === 0) {
+      if (this.doc.width === 0) {
         const k = this.rowLen;
-        if (k < 2) this.fail(keys.big, `[${this.index}]: expected rows of K ≥ 2 ${keys.big}, got ${k}`);
-        this.doc.k = k;
+        if (k < 1)
+          this.fail(
+            keys.big,
+            `[${this.index}]: expected rows of K ≥ 2 ${keys.big} (or of one, a binary classifier's), got 0`,
+          );
+        this.doc.width = k;
+        if (k === 1 && this.doc.asProbabilities) {
+          const bad = check.binaryProbability(this.firstRowValues[0], this.doc.note);
+          if (bad) this.fail(keys.big, `[${this.index}][0]: ${bad}`);
+        }
         this.freshBatch();
         (this.logits as Float32Array).set(this.firstRowValues, 0);
-      } else if (this.rowLen !== this.doc.k) {
+      } else if (this.rowLen !== this.doc.width) {
         this.fail(
           keys.big,
-          `[${this.index}]: expected ${this.doc.k} ${keys.big} like row 0, got ${this.rowLen} (ragged rows)`,
+          `[${this.index}]: expected ${this.doc.width} ${keys.big} like row 0, got ${this.rowLen} (ragged rows)`,
         );
       }
-      if (this.doc.asProbabilities) {
-        const k = this.doc.k;
+      if (this.doc.asProbabilities && this.doc.width > 1) {
+        const k = this.doc.width;
         const bad = check.probabilityRow(
           (this.logits as Float32Array).subarray(this.b * k, (this.b + 1) * k),
           k,
@@ -266,6 +350,50 @@ class JsonPass implements JsonHandler {
       }
       this.finishItem();
     }
+  }
+
+  /** The end of an ensemble's row (d = 3) or member (d = 2): every row of K values, every member of N rows. */
+  private endMemberArray(d: number, key: string): void {
+    const doc = this.doc;
+    if (d === 3) {
+      this.inRow = false;
+      const at = `[${this.member}][${this.memberRow}]`;
+      if (doc.width === 0) {
+        if (this.rowLen < 1) this.fail(key, `${at}: expected rows of K ≥ 2 ${key} (or of one, binary members'), got 0`);
+        doc.width = this.rowLen;
+      } else if (this.rowLen !== doc.width)
+        this.fail(key, `${at}: expected ${doc.width} ${key} like [0][0], got ${this.rowLen} (ragged rows)`);
+      const values = doc.memberValues as Grow<Float32Array>;
+      const row = values.view.subarray(values.length - doc.width);
+      if (doc.asProbabilities) {
+        const bad =
+          doc.width === 1 ? check.binaryProbability(row[0], doc.note) : check.probabilityRow(row, doc.width, doc.note);
+        if (bad) this.fail(key, `${at}${doc.width === 1 ? '[0]' : ''}: ${bad}`);
+      }
+      this.memberRow++;
+      if (this.member > 0 && this.memberRow > doc.memberRows)
+        this.fail(
+          key,
+          `[${this.member}]: member ${this.member} has more rows than member 0 (${doc.memberRows}): every member needs the same N samples`,
+        );
+      return;
+    }
+    // d === 2: a member's end
+    if (this.member === 0) doc.memberRows = this.memberRow;
+    else if (this.memberRow !== doc.memberRows)
+      this.fail(
+        key,
+        `[${this.member}]: member ${this.member} has ${this.memberRow} rows but member 0 has ${doc.memberRows}: every member needs the same N samples`,
+      );
+    this.member++;
+  }
+
+  /** Tells the callbacks the kind once the rows' layout is seen (the rows decide logits or probabilities, and an ensemble). */
+  private announce(): void {
+    const doc = this.doc;
+    if (doc.announced || doc.kind === undefined) return;
+    doc.announced = true;
+    this.cb.onKind(doc.kind, doc.asProbabilities, doc.layout === 'members');
   }
 
   /** The top-level key whose value is being read, for syntax error messages. */
@@ -303,11 +431,9 @@ class JsonPass implements JsonHandler {
             );
           doc.scores = key as ClassScores;
         }
-        // classification waits for the rows' key: it decides logits or probabilities
-        if (!doc.announced && (kind !== 'classification' || doc.scores !== undefined)) {
-          doc.announced = true;
-          this.cb.onKind(kind, doc.asProbabilities);
-        }
+        // classification waits for the rows: their key decides logits or probabilities, their
+        // layout an ensemble
+        if (kind !== 'classification') this.announce();
       }
     }
     if (doc.kind === 'regression') {
@@ -398,14 +524,57 @@ class JsonPass implements JsonHandler {
       this.finishItem();
       return;
     }
-    if (!this.inRow)
-      this.fail(keys.big, `[${this.index}]: expected a row of ${keys.big} (an array of numbers), got ${text}`);
-    const bad = doc.asProbabilities ? check.probability(v, doc.note) : check.logit(v);
+    if (doc.layout === 'members') {
+      const at = `[${this.member}]${this.inRow ? `[${this.memberRow}][${this.rowLen}]` : d === 3 ? `[${this.memberRow}]` : ''}`;
+      if (!this.inRow)
+        this.fail(
+          keys.big,
+          `${at}: expected ${d === 3 ? 'a row (an array of numbers)' : "a member's rows"}, got ${text}`,
+        );
+      const bad = doc.asProbabilities ? check.probability(v, doc.note) : check.logit(v);
+      if (bad) this.fail(keys.big, `${at}: ${bad}`);
+      const values = doc.memberValues as Grow<Float32Array>;
+      if (doc.width > 0 && this.rowLen >= doc.width)
+        this.fail(
+          keys.big,
+          `[${this.member}][${this.memberRow}]: expected ${doc.width} ${keys.big} like [0][0], got more (ragged rows)`,
+        );
+      if (values.length >= MAX_HELD_VALUES)
+        this.fail(
+          keys.big,
+          `: more than ${count(MAX_HELD_VALUES)} values, the limit (an ensemble's member rows are held in memory while they are read): split the file along its samples, or use CSV or Parquet`,
+        );
+      values.push(v);
+      this.rowLen++;
+      return;
+    }
+    if (!this.inRow) {
+      if (d !== 2 || doc.layout === 'rows')
+        this.fail(keys.big, `[${this.index}]: expected a row of ${keys.big} (an array of numbers), got ${text}`);
+      // one number per sample: a binary classifier's logit or probability of class 1 (SPEC §11)
+      if (doc.layout === undefined) {
+        doc.layout = 'flat';
+        doc.width = 1;
+        this.announce();
+        this.freshBatch();
+      }
+      const bad = doc.asProbabilities ? check.binaryProbability(v, doc.note) : check.logit(v);
+      if (bad) this.fail(keys.big, `[${this.index}]: ${bad}`);
+      (this.logits as Float32Array)[this.b] = v;
+      this.finishItem();
+      return;
+    }
+    this.announce();
+    const bad = !doc.asProbabilities
+      ? check.logit(v)
+      : doc.width === 1
+        ? check.binaryProbability(v, doc.note)
+        : check.probability(v, doc.note);
     if (bad) this.fail(keys.big, `[${this.index}][${this.rowLen}]: ${bad}`);
-    if (doc.k === 0) this.firstRowValues.push(v);
-    else if (this.rowLen >= doc.k)
-      this.fail(keys.big, `[${this.index}]: expected ${doc.k} ${keys.big} like row 0, got more (ragged rows)`);
-    else (this.logits as Float32Array)[this.b * doc.k + this.rowLen] = v;
+    if (doc.width === 0) this.firstRowValues.push(v);
+    else if (this.rowLen >= doc.width)
+      this.fail(keys.big, `[${this.index}]: expected ${doc.width} ${keys.big} like row 0, got more (ragged rows)`);
+    else (this.logits as Float32Array)[this.b * doc.width + this.rowLen] = v;
     this.rowLen++;
   }
 
@@ -418,7 +587,7 @@ class JsonPass implements JsonHandler {
       if (this.b === 0) this.firstRow = i;
       this.b++;
       this.index++;
-      if (this.b === (doc.kind === 'classification' ? rowsPerBatch(this.batchSize, doc.k) : this.batchSize))
+      if (this.b === (doc.kind === 'classification' ? rowsPerBatch(this.batchSize, doc.width) : this.batchSize))
         this.flush();
       return;
     }
@@ -431,7 +600,7 @@ class JsonPass implements JsonHandler {
     }
     const s = small.get(i);
     if (doc.kind === 'classification') {
-      const bad = check.labelRange(s, doc.k, doc.scores as ClassScores);
+      const bad = check.labelRange(s, doc.classes, doc.scores as ClassScores);
       if (bad) fileError(doc.file, `key ${doc.s(keys.small)}[${i}]: ${bad}`);
       (this.labels as Int32Array)[this.b] = s;
     } else {
@@ -440,17 +609,17 @@ class JsonPass implements JsonHandler {
     if (this.b === 0) this.firstRow = i;
     this.b++;
     this.index++;
-    if (this.b === (this.doc.kind === 'classification' ? rowsPerBatch(this.batchSize, this.doc.k) : this.batchSize))
+    if (this.b === (this.doc.kind === 'classification' ? rowsPerBatch(this.batchSize, this.doc.width) : this.batchSize))
       this.flush();
   }
 
   private freshBatch(): void {
-    const bs = this.doc.kind === 'classification' ? rowsPerBatch(this.batchSize, this.doc.k) : this.batchSize;
+    const bs = this.doc.kind === 'classification' ? rowsPerBatch(this.batchSize, this.doc.width) : this.batchSize;
     if (this.doc.kind === 'confidence') {
       this.conf = new Float32Array(bs);
       this.corr = new Uint8Array(bs);
-    } else if (this.doc.k > 0) {
-      this.logits = new Float32Array(bs * this.doc.k);
+    } else if (this.doc.width > 0) {
+      this.logits = new Float32Array(bs * this.doc.width);
       this.labels = new Int32Array(bs);
     }
   }
@@ -462,7 +631,7 @@ class JsonPass implements JsonHandler {
       const values =
         this.doc.kind === 'confidence'
           ? (this.conf as Float32Array).subarray(0, b)
-          : (this.logits as Float32Array).subarray(0, b * this.doc.k);
+          : (this.logits as Float32Array).subarray(0, b * this.doc.width);
       const held = this.doc.held as Grow<Float32Array>;
       if (held.length + values.length > MAX_HELD_VALUES)
         fileError(
@@ -486,11 +655,12 @@ class JsonPass implements JsonHandler {
         where,
       });
     } else {
-      const k = this.doc.k;
+      const k = this.doc.width;
       this.cb.onBatch({
         kind: 'classification',
         n: b,
-        k,
+        k: this.doc.classes,
+        ...shapeFields(k, 0),
         logits: (this.logits as Float32Array).subarray(0, b * k),
         labels: (this.labels as Int32Array).subarray(0, b),
         where,
@@ -565,7 +735,7 @@ export async function readJson(
     );
   }
   let passes = 1;
-  if (doc.held) heldBatches(doc, cb, batchSize);
+  if (doc.held && doc.layout !== 'members') heldBatches(doc, cb, batchSize);
   else if (!doc.bigStreamed) {
     passes = 2;
     await jsonPass(doc, 2, source, textChunks(source), cb, batchSize);
@@ -577,7 +747,56 @@ export async function readJson(
       file,
       `no samples: ${doc.s(keys.big)} and ${doc.s(keys.small)} are empty, so the number of classes is unknown (an empty shard can be CSV, .npz or Parquet, whose columns or shape tell it)`,
     );
-  return { format: 'json', kind: doc.kind, n, k: doc.k, probabilities: doc.asProbabilities, passes };
+  if (doc.layout === 'members') ensembleBatches(doc, cb, batchSize);
+  return {
+    format: 'json',
+    kind: doc.kind,
+    n,
+    k: doc.kind === 'classification' ? doc.classes : 0,
+    probabilities: doc.asProbabilities,
+    passes,
+    ...summaryShape(doc.width, doc.members),
+  };
+}
+
+/**
+ * An ensemble's member rows, held whole as the file gives them ([M][N][K], members first), paired
+ * with the labels and handed out in batches along the samples (axis 1), every member's rows of
+ * the batch's samples together: sample-major [n, M, width], as {@link Batch} holds them.
+ */
+function ensembleBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: number): void {
+  const keys = doc.keys();
+  const small = (doc.small as Grow<Float64Array>).view;
+  const { members: m, memberRows: n, width } = doc;
+  if (small.length !== n)
+    fileError(
+      doc.file,
+      `key ${doc.s(keys.small)} has ${small.length} entries but ${doc.s(keys.big)} has ${n} samples per member (${m} members): they must have the same length`,
+    );
+  const values = (doc.memberValues as Grow<Float32Array>).view;
+  const rowLength = m * width;
+  const rows = rowsPerBatch(batchSize, rowLength);
+  for (let start = 0; start < n; start += rows) {
+    const end = Math.min(n, start + rows);
+    const labels = new Int32Array(end - start);
+    const logits = new Float32Array((end - start) * rowLength);
+    for (let i = start; i < end; i++) {
+      const bad = check.labelRange(small[i], doc.classes, doc.scores as ClassScores);
+      if (bad) fileError(doc.file, `key ${doc.s(keys.small)}[${i}]: ${bad}`);
+      labels[i - start] = small[i];
+      for (let j = 0; j < m; j++)
+        logits.set(values.subarray((j * n + i) * width, (j * n + i + 1) * width), ((i - start) * m + j) * width);
+    }
+    cb.onBatch({
+      kind: 'classification',
+      n: end - start,
+      k: doc.classes,
+      ...shapeFields(width, m),
+      logits,
+      labels,
+      where: `key ${doc.s(keys.big)}${end - start === 1 ? ` samples [${start}]` : ` samples ${start}–${end - 1}`} (axis 1)`,
+    });
+  }
 }
 
 /** Under `--columns`, a missing key's message lists the keys the file has. */
@@ -597,7 +816,8 @@ function heldBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: number): v
       `key ${doc.s(keys.small)} has ${small.length} entries but ${doc.s(keys.big)} has ${n} ${rowsWord}: they must have the same length`,
     );
   const values = (doc.held as Grow<Float32Array>).view;
-  const k = doc.k;
+  const k = doc.width;
+  const classes = doc.classes;
   const rows = doc.kind === 'classification' ? rowsPerBatch(batchSize, k) : batchSize;
   for (let start = 0; start < n; start += rows) {
     const end = Math.min(n, start + rows);
@@ -614,14 +834,15 @@ function heldBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: number): v
     } else {
       const labels = new Int32Array(end - start);
       for (let i = start; i < end; i++) {
-        const bad = check.labelRange(small[i], k, doc.scores as ClassScores);
+        const bad = check.labelRange(small[i], classes, doc.scores as ClassScores);
         if (bad) fileError(doc.file, `key ${doc.s(keys.small)}[${i}]: ${bad}`);
         labels[i - start] = small[i];
       }
       cb.onBatch({
         kind: 'classification',
         n: end - start,
-        k,
+        k: classes,
+        ...shapeFields(k, 0),
         logits: values.slice(start * k, end * k),
         labels,
         where,

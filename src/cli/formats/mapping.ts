@@ -224,7 +224,7 @@ export function resolveMappedColumns(
   let scores: ClassScores = mapped('probabilities') ? 'probabilities' : 'logits';
   if (map.kind === 'classification' && !mapped('logits') && !mapped('probabilities')) {
     const has = (prefix: string): boolean => {
-      const numbered = new RegExp(`^${prefix}_[0-9]+$`);
+      const numbered = new RegExp(`^${prefix}(?:_[0-9]+)?$`);
       return lower.some((c, i) => used[i] && numbered.test(c));
     };
     if (has('logit') && has('prob'))
@@ -234,6 +234,7 @@ export function resolveMappedColumns(
   const columns: number[] = [];
   const readers = new Map<number, string>();
   let k = 0;
+  let width = 0;
   for (const slot of KIND_ROLES[map.kind]) {
     const role: Role = slot === 'scores' ? scores : slot;
     const info = ROLES.get(role) as RoleInfo;
@@ -241,22 +242,37 @@ export function resolveMappedColumns(
     const who = subject(role, mapping, 'column');
     const name = mapping?.name ?? info.column;
     let at: number[];
-    if (info.multi) {
-      if (mapping && !mapping.glob)
-        return `${who}: a CSV or Parquet file holds the ${role} as one column per class: name them with a glob, e.g. ${role}=${mapping.name}_*`;
+    // a binary classifier's one column (SPEC §11): a name without a glob, or by default "logit"/"prob"
+    const single = info.multi && mapping !== undefined && !mapping.glob;
+    const binaryDefault =
+      info.multi && mapping === undefined && !lower.some((c, i) => used[i] && c.startsWith(info.column.slice(0, -1)))
+        ? info.column.slice(0, -2)
+        : undefined;
+    if (info.multi && !single && binaryDefault === undefined) {
       const found = globColumns(lower, names, used, name, who, mapping ? ['0', '1'] : ['0']);
       if (typeof found === 'string') return found;
       if (found.length < 2)
-        return `${who}: the glob ${quote(name)} matches one column, ${quote(names[found[0]])} (K = 1): a classifier has K ≥ 2 classes`;
+        return `${who}: the glob ${quote(name)} matches one column, ${quote(names[found[0]])} (K = 1): a classifier has K ≥ 2 classes (for a binary classifier's one column, give its name without a *, e.g. ${role}=${names[found[0]]})`;
       at = found;
       k = found.length;
+      width = k;
     } else {
-      const wanted = name.toLowerCase();
+      const one = single ? name : (binaryDefault ?? name);
+      const wanted = one.toLowerCase();
       at = [];
       lower.forEach((c, i) => {
         if (used[i] && c === wanted) at.push(i);
       });
-      if (at.length === 0) return `${who}: no column ${quote(name)}; ${listing(names, used)}`;
+      if (at.length === 0 && binaryDefault !== undefined) {
+        // neither the class columns nor the binary column: say what the glob found
+        const found = globColumns(lower, names, used, name, who, ['0']);
+        if (typeof found === 'string') return found;
+      }
+      if (at.length === 0) return `${who}: no column ${quote(one)}; ${listing(names, used)}`;
+      if (info.multi) {
+        width = 1;
+        k = 2;
+      }
       if (at.length > 1)
         return `${who} is ambiguous: columns ${at[0] + 1} (${quote(names[at[0]])}) and ${at[1] + 1} (${quote(names[at[1]])}) both match (names match ignoring case)`;
     }
@@ -268,7 +284,7 @@ export function resolveMappedColumns(
     }
     columns.push(...at);
   }
-  return { kind: map.kind, k, scores, columns, names: columns.map((j) => names[j]) };
+  return { kind: map.kind, k, width, members: 0, scores, columns, names: columns.map((j) => names[j]) };
 }
 
 /** The default keys of every role, as the JSON and .npz readers know them without `--columns`. */

@@ -16,6 +16,7 @@ import {
   MAX_HELD_VALUES,
   quote,
   rethrowIo,
+  summaryShape,
   type ClassScores,
   type InputKind,
   type ReadCallbacks,
@@ -448,7 +449,7 @@ export async function readNpz(
       const start = await entryStart(file, fh, source.size, entry);
       parts.push({ entry, start, header: await readHeader(file, shown[i], fh, entry, start) });
     }
-    const k = checkShapes(
+    const shape = checkShapes(
       file,
       spec.kind,
       shown,
@@ -457,7 +458,7 @@ export async function readNpz(
     const arrays: NpyArray[] = [];
     for (const [i, { entry, start, header }] of parts.entries())
       arrays.push(npyArray(header, await readArrayBytes(file, shown[i], fh, entry, start, header)));
-    return batches(file, spec.kind, spec.arrays, shown, arrays, k, cb, batchSize, forced);
+    return batches(file, spec.kind, spec.arrays, shown, arrays, shape, cb, batchSize, forced);
   } catch (e) {
     return rethrowIo(file, e);
   } finally {
@@ -465,21 +466,52 @@ export async function readNpz(
   }
 }
 
-/** Checks that the arrays' shapes go together; returns the number of classes (0 but for classification). */
+/** What the shapes of a file's arrays say: samples, classes, values per member row, members (SPEC §11, §12). */
+interface ArrayShape {
+  readonly n: number;
+  /** Classes (2 for binary); 0 but for classification. */
+  readonly k: number;
+  /** Values per sample and member: K, or 1 for binary; 0 but for classification. */
+  readonly width: number;
+  /** Ensemble members, 0 for one model. */
+  readonly members: number;
+}
+
+/**
+ * Checks that the arrays' shapes go together. Classification rows are [N, K], a binary
+ * classifier's [N] or [N, 1], an ensemble's [M, N, K] or [M, N, 1] (members first).
+ */
 function checkShapes(
   file: string,
   kind: InputKind,
   shown: readonly string[],
   shapes: ReadonlyArray<readonly number[]>,
-): number {
+): ArrayShape {
   const first = shapes[0];
-  const n = first[0] ?? 0;
+  let n = first[0] ?? 0;
   let k = 0;
+  let width = 0;
+  let members = 0;
   if (kind === 'classification') {
-    if (first.length !== 2)
-      fileError(file, `array ${shown[0]}: expected a 2-D array (samples, classes), got shape ${shapeText(first)}`);
-    k = first[1];
-    if (k < 2) fileError(file, `array ${shown[0]}: expected K ≥ 2 classes, got shape ${shapeText(first)}`);
+    if (first.length < 1 || first.length > 3)
+      fileError(
+        file,
+        `array ${shown[0]}: expected a 2-D array (samples, classes), a 1-D array of a binary classifier's logits, or a 3-D array (members, samples, classes) of an ensemble, got shape ${shapeText(first)}`,
+      );
+    if (first.length === 3) {
+      [members, n, width] = first;
+      if (members === 0)
+        fileError(
+          file,
+          `array ${shown[0]}: expected at least one member (M ≥ 1) in an ensemble's (members, samples, classes), got shape ${shapeText(first)}`,
+        );
+    } else width = first.length === 1 ? 1 : first[1];
+    if (width === 0)
+      fileError(
+        file,
+        `array ${shown[0]}: expected K ≥ 2 classes, or one column of a binary classifier, got shape ${shapeText(first)}`,
+      );
+    k = width === 1 ? 2 : width;
   }
   shapes.forEach((shape, i) => {
     if (kind === 'classification' && i === 0) return;
@@ -488,10 +520,10 @@ function checkShapes(
     if (shape[0] !== n)
       fileError(
         file,
-        `array ${shown[i]} has ${shape[0]} entries but ${shown[0]} has ${n}: they must have the same length`,
+        `array ${shown[i]} has ${shape[0]} entries but ${shown[0]} has ${n}${members > 0 ? ` samples (its axis 1; axis 0 holds the ${members} members)` : ''}: they must have the same length`,
       );
   });
-  return k;
+  return { n, k, width, members };
 }
 
 function batches(
@@ -500,15 +532,15 @@ function batches(
   names: readonly string[],
   shown: readonly string[],
   arrays: readonly NpyArray[],
-  k: number,
+  shape: ArrayShape,
   cb: ReadCallbacks,
   batchSize: number,
   forced: boolean,
 ): ReadSummary {
   const first = arrays[0];
-  const n = first.shape[0] ?? 0;
+  const { n, k, width, members } = shape;
   const scores = (kind === 'classification' ? names[0] : 'logits') as ClassScores;
-  const { asProbabilities, note } = announceKind(cb, kind, scores, forced);
+  const { asProbabilities, note } = announceKind(cb, kind, scores, forced, members > 0);
   // roles in the order of the batcher: the label comes first for classification
   let getters: ColumnGetter[];
   let place: (row: number, role: number) => string;
@@ -516,23 +548,54 @@ function batches(
     const z = first;
     const label = arrays[1].get;
     getters = [label];
-    for (let j = 0; j < k; j++) getters.push(z.fortran ? (i) => z.get(j * n + i) : (i) => z.get(i * k + j));
+    const m = Math.max(1, members);
+    const rank = z.shape.length;
+    for (let j = 0; j < m * width; j++) {
+      const [mm, c] = [Math.floor(j / width), j % width];
+      // the flat index of (member, sample, class) in C or Fortran order
+      const at: (i: number) => number =
+        rank === 3
+          ? z.fortran
+            ? (i) => mm + m * (i + n * c)
+            : (i) => (mm * n + i) * width + c
+          : z.fortran
+            ? (i) => c * n + i
+            : (i) => i * width + c;
+      getters.push((i) => z.get(at(i)));
+    }
+    const cell = (row: number, j: number): string =>
+      rank === 3 ? `[${Math.floor(j / width)}][${row}][${j % width}]` : rank === 1 ? `[${row}]` : `[${row}][${j}]`;
     place = (row, role) =>
       role < 0
-        ? `array ${shown[0]}[${row}]`
+        ? `array ${shown[0]}${rank === 3 ? `[…][${row}]` : `[${row}]`}`
         : role === 0
           ? `array ${shown[1]}[${row}]`
-          : `array ${shown[0]}[${row}][${role - 1}]`;
+          : `array ${shown[0]}${cell(row, role - 1)}`;
   } else {
     getters = arrays.map((a) => a.get);
     place = (row, role) => `array ${shown[Math.max(0, role)]}[${row}]`;
   }
   const big = shown[0];
-  const rows = new RowBatcher(file, { kind, k, scores }, asProbabilities, note, batchSize, cb, place, (a, b) =>
-    a === b ? `array ${big}[${a}]` : `array ${big} entries ${a}–${b}`,
+  const rows = new RowBatcher(
+    file,
+    { kind, k, width, members, scores },
+    asProbabilities,
+    note,
+    batchSize,
+    cb,
+    place,
+    (a, b) => (a === b ? `array ${big}[${a}]` : `array ${big} entries ${a}–${b}`),
   );
   // getters take file row numbers: offset 0, one call
   rows.take(n, getters, 0);
   rows.flush();
-  return { format: 'npz', kind, n, k, probabilities: asProbabilities, passes: 1 };
+  return {
+    format: 'npz',
+    kind,
+    n,
+    k,
+    probabilities: asProbabilities,
+    passes: 1,
+    ...summaryShape(width, members),
+  };
 }

@@ -12,6 +12,7 @@ import {
   MAX_HELD_VALUES,
   quote,
   rethrowIo,
+  summaryShape,
   type ReadCallbacks,
   type ReadSummary,
 } from './common';
@@ -242,7 +243,7 @@ export async function readParquet(
         decompress: (codec, data, size) => decompressPage(data, size, codec as never, compressors),
       });
     }
-    const announced = announceKind(cb, layout.kind, layout.scores, forced);
+    const announced = announceKind(cb, layout.kind, layout.scores, forced, layout.members > 0);
     const rows = tableRows(file, layout, announced, batchSize, cb, 'row');
     let groupStart = 0;
     let bytesDone = 0;
@@ -301,6 +302,7 @@ export async function readParquet(
       k: layout.k,
       probabilities: announced.asProbabilities,
       passes: 1,
+      ...summaryShape(layout.width, layout.members),
     };
   } catch (e) {
     return rethrowIo(file, e);
