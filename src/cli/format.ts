@@ -96,6 +96,21 @@ function describeData(meta: ReportMeta): string {
   return `${meta.n} samples, ${meta.k} classes${members} (${rows}, labels)${scaled}`;
 }
 
+/**
+ * What "·" means in a report's legend: a coverage is best at its nominal level; an ensemble's
+ * mean uncertainty (ens_*) is no quality score: it is high where the data are hard (SPEC §12 c).
+ */
+function neitherNote(rows: readonly ReportRow[]): string {
+  const neither = rows.filter((r) => r.higherIsBetter === null);
+  const measures = neither.filter((r) => r.id.startsWith('ens_')).length;
+  const nominal = neither.length - measures;
+  const parts = [
+    ...(nominal > 0 ? ['best at its nominal level'] : []),
+    ...(measures > 0 ? ['a mean uncertainty: neither higher nor lower is better'] : []),
+  ];
+  return parts.length ? `, · ${parts.join('; ')}` : '';
+}
+
 function nanNotes(rows: readonly ReportRow[], meta: ReportMeta): string[] {
   const notes: string[] = [];
   for (const r of rows) {
@@ -148,9 +163,7 @@ function table(rows: readonly ReportRow[], meta: ReportMeta): string {
     );
     out.push(...nanNotes(rows, meta));
   }
-  out.push(
-    `↓ lower is better, ↑ higher is better${rows.some((r) => r.higherIsBetter === null) ? ', · best at its nominal level' : ''}`,
-  );
+  out.push(`↓ lower is better, ↑ higher is better${neitherNote(rows)}`);
   return out.join('\n') + '\n';
 }
 

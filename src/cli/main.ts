@@ -159,6 +159,7 @@ const COLUMNS_HELP = `  --columns MAP       FILE's own names for the input roles
 function reportHelp(): string {
   const conf = METRIC_IDS.filter((id) => id.startsWith('conf_'));
   const cls = METRIC_IDS.filter((id) => id.startsWith('cls_'));
+  const ens = METRIC_IDS.filter(isEnsembleId);
   const reg = defaultIds('regression');
   return `Usage: ecuas report FILE [options]
 
@@ -172,11 +173,20 @@ apart by the extension (.csv, .json), else by the first character:
          header "label,prob_0,…,prob_{K-1}" (K ≥ 2), then e.g. 2,0.1,0.2,0.7
          header "prediction,target,std" (columns in any order), then e.g. 2.31,2.05,0.4
          correct is 0/1 or true/false; a confidence may be NaN (read as 0.5)
+         a binary classifier: header "label,logit" (or "label,prob"), the logit (or the
+         probability) of class 1, then e.g. 1,0.83
+         an ensemble: header "label,member0_logit_0,…,member0_logit_{K-1},member1_logit_0,…"
+         (or member<m>_prob_<k>; member<m>_logit for binary members), one row per sample
   JSON   {"confidences": [0.93, …], "correctness": [1, …]}  (true/false also allowed)
          {"logits": [[0.1, -1.3, 2.4], …], "labels": [2, …]}
          {"probabilities": [[0.1, 0.2, 0.7], …], "labels": [2, …]}
+         {"logits": [0.83, …], "labels": [1, …]}  a binary classifier (or [[0.83], …])
+         {"logits": [[[0.1, -1.3, 2.4], …], …], "labels": [2, …]}  an ensemble: members
+         first, [M][N][K] (a two-level array is one model's [N][K]; binary members [M][N][1])
          {"yPred": [2.31, …], "yTrue": [2.05, …], "yStd": [0.4, …]}
          other keys are ignored; NaN is accepted, as Python's json.dump writes it
+  .npz   the JSON keys as arrays: logits [N, K], [N] or [N, 1] (binary), [M, N, K] or
+         [M, N, 1] (an ensemble, members first)
 Other names for these columns, keys and arrays: --columns. An input with no samples (a
 header but no rows, empty arrays) is an error, unless --save-state saves its state alone.
 Probabilities (prob_* columns, the "probabilities" key, or --probabilities) must be
@@ -184,7 +194,8 @@ finite, ≥ 0 and sum to 1 within δ_K = min(0.1, K/200) in every row (so rows r
 decimals pass for K ≤ 20, to 3 for K ≤ 200); the cls_* metrics use p = x/Σx instead of a
 softmax. A batch of logits in which at least half of the rows lie in [0, 1] and sum to 1
 within δ_K is refused as probabilities in disguise: name them as probabilities or pass
---probabilities.
+--probabilities; so is a binary classifier's batch of 16 values or more, all in [0, 1].
+An ensemble's JSON rows are held in memory while they are read (4 bytes per value).
 Both are read as streams and fed to the metrics in batches of 10,000 rows, so files larger
 than memory work; a JSON file is read twice when its "labels" (or "correctness") come
 after its rows. Ranking metrics (AUC, AURC, AUGRC, FPR95, …) still keep a few bytes per
@@ -198,8 +209,10 @@ Options:
                       cls_norm_n-ecuas_n=2, conf_gamma-ecuas_gamma=0.3; parameters chain,
                       in any order: cls_ece_nbins=15_norm=l2_binning=quantile,
                       cls_cw_ece_norm=max, conf_smece_sigma=0.05).
-                      Default: every cls_* id for logits or probabilities, every conf_* id
-                      for confidences, every reg_* id and ${RISK_AURC_ID} for regression.
+                      Default: every cls_* id for logits or probabilities (and every ens_*
+                      id for an ensemble), every conf_* id for confidences, every reg_* id
+                      and ${RISK_AURC_ID} for regression. The ens_* ids take one model's
+                      class scores too (M = 1).
   --probabilities     the logit_* columns (or "logits" key) of FILE hold probabilities:
                       read them as prob_* columns (or a "probabilities" key). Only for
                       classification files; --ci and --plots use the probabilities too.
@@ -237,6 +250,8 @@ Metric ids for confidences (conf_*):
 ${wrapList(conf, '  ')}
 Metric ids for logits or probabilities (cls_*):
 ${wrapList(cls, '  ')}
+Metric ids for an ensemble's uncertainty (ens_*; of the members' mean p̄, no labels needed):
+${wrapList(ens, '  ')}
 Metric ids for regression (reg_*; parameters as reg_picp_level=0.9, reg_mace_nlevels=50):
 ${wrapList(reg, '  ')}
   ${RISK_AURC_ID} is the area under the risk–coverage curve of the squared error, accepting
