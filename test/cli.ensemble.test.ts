@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { plotSamples, riskCoverage } from '../src/cli/plots';
-import { ensembleUncertainty, getMetricFromId, METRIC_IDS } from '../src/index';
+import { bootstrap } from '../src/bootstrap';
+import { Disagreement, ensembleUncertainty, getMetricFromId, METRIC_IDS, MutualInformation } from '../src/index';
+import { formatNumber } from '../src/plots/svg';
 import { expectOneLineError, runCli, runCliOk, runCliUsageError } from './helpers/cli';
 import { npy, zip } from './helpers/npz';
 
@@ -112,15 +114,11 @@ describe('ecuas report: an ensemble', () => {
   it('the table says members; its default metrics are the cls_* and the ens_* ids', async () => {
     const out = await runCliOk(['report', fixture('ensemble.csv'), '--metrics', 'ens_mi']);
     expect(out.split('\n')[0]).toBe(`ensemble.csv: ${N} samples, ${K} classes, ${M} members (logits, labels)`);
-    const r = await runCli(['report', fixture('ensemble.csv'), '--format', 'csv']);
-    if (r.code === 0)
-      expect(
-        r.stdout
-          .trim()
-          .split('\n')
-          .slice(1)
-          .map((l) => l.split(',')[0]),
-      ).toEqual([...CLS_IDS, ...ENS_IDS]);
+    const got = await values(['report', fixture('ensemble.csv')]);
+    expect(Object.keys(got)).toEqual([...CLS_IDS, ...ENS_IDS]);
+    // the cls_* ids score the members' mean p̄, as the library does on [M, N, K]
+    for (const id of CLS_IDS) expect(got[id], id).toBe(jsonValue(library(id, FIX.logits)));
+    expect(await values(['report', fixture('ensemble.json')])).toEqual(got);
   });
 
   it('batches split along the samples: any batch size gives the values of one batch', async () => {
@@ -160,6 +158,9 @@ describe('ecuas report: an ensemble', () => {
     // the same samples as an ensemble of one member
     const single = tmpFile('single.json', JSON.stringify({ logits: [member], labels: Y }));
     expectClose(await values(['report', single, '--metrics', ENS_IDS.join(',')]), got, 1e-12);
+    // and the cls_* ids of an ensemble of one are those of the model
+    const cls = ['--metrics', CLS_IDS.join(',')];
+    expectClose(await values(['report', single, ...cls]), await values(['report', one, ...cls]), 1e-12);
   });
 
   it('bad files: one line naming the file, the place and the problem', async () => {
@@ -241,24 +242,76 @@ describe('ecuas report: an ensemble', () => {
     );
   });
 
-  it('--temperature, calibrate and --ci refuse an ensemble, and --ci an ens_* id, with the reason', async () => {
+  it('--temperature and calibrate refuse an ensemble with the reason', async () => {
     await runCliUsageError(
       ['report', fixture('ensemble.csv'), '--temperature', '2'],
       /--temperature needs one model's logits: for an ensemble, scaling each member before averaging and scaling log p̄ give different temperatures/,
     );
     await runCliUsageError(['calibrate', fixture('ensemble.json')], /temperature scaling needs one model's logits/);
-    await runCliUsageError(
-      ['report', fixture('ensemble.csv'), '--ci', '0.9'],
-      /--ci: .*ensemble\.csv holds an ensemble's member outputs, whose samples lie on axis 1/,
-    );
-    await runCliUsageError(
-      ['report', fixture('logits.csv'), '--metrics', 'cls_ece,ens_mi', '--ci', '0.9'],
-      /--ci: "ens_mi" is an ensemble measure, which the bootstrap does not resample yet/,
+  });
+
+  it('--ci: the library bootstrap of the [M, N, K] tensor, resampling samples (axis 1), the same resamples for every id', async () => {
+    const got = JSON.parse(
+      await runCliOk([
+        'report',
+        fixture('ensemble.csv'),
+        '--metrics',
+        'cls_ece,cls_aurc,ens_mi,ens_disagreement',
+        '--ci',
+        '0.9',
+        '--resamples',
+        '200',
+        '--seed',
+        '3',
+        '--format',
+        'json',
+      ]),
+    ) as Record<string, { value: number; low: number; high: number }>;
+    const z = tf.tensor(FIX.logits);
+    const options = { resamples: 200, level: 0.9, seed: 3 };
+    const cls = bootstrap(['cls_ece', 'cls_aurc'], [z, Y], options);
+    const ens = bootstrap([() => new MutualInformation(), () => new Disagreement()], [z], options);
+    z.dispose();
+    const interval = (r: { low: number; high: number }): number[] => [r.low, r.high];
+    expect(['cls_ece', 'cls_aurc', 'ens_mi', 'ens_disagreement'].map((id) => interval(got[id]))).toEqual(
+      [...cls, ...ens].map(interval),
     );
   });
 
+  it('--plots: the reliability diagram and the risk–coverage curve of p̄, with the ECE and AURC of the report', async () => {
+    const dir = join(tmp, 'plots');
+    const r = await runCli([
+      'report',
+      fixture('ensemble.csv'),
+      '--metrics',
+      'cls_ece,cls_aurc',
+      '--plots',
+      dir,
+      '--format',
+      'json',
+    ]);
+    expect(r.code).toBe(0);
+    const got = JSON.parse(r.stdout) as Record<string, number>;
+    for (const f of ['reliability.svg', 'risk-coverage.svg', 'cost-curve.svg'])
+      expect(existsSync(join(dir, f))).toBe(true);
+    expect(readFileSync(join(dir, 'reliability.svg'), 'utf8')).toContain(`ECE = ${formatNumber(got.cls_ece)}`);
+    const values = Float32Array.from(
+      Array.from({ length: N }, (_, i) => FIX.logits.map((member) => member[i])).flat(2),
+    );
+    const samples = plotSamples({
+      kind: 'classification',
+      n: N,
+      k: K,
+      members: M,
+      values,
+      labels: Int32Array.from(Y),
+      probabilities: false,
+    });
+    expect(riskCoverage(samples).aurc).toBe(got.cls_aurc);
+  });
+
   it('shards: the merged states give the values of the whole file; states of another M are refused', async () => {
-    const ids = ENS_IDS.join(',');
+    const ids = [...ENS_IDS, 'cls_ece', 'cls_aurc', 'cls_nce'].join(',');
     const csv = ensembleCsv(FIX.logits, Y).split('\n');
     const shardA = tmpFile('a.csv', `${csv.slice(0, 13).join('\n')}\n`);
     const shardB = tmpFile('b.csv', [csv[0], ...csv.slice(13)].join('\n'));

@@ -910,6 +910,25 @@ class RiskAURC {
   }
 }
 
+/**
+ * An ensemble measure (ens_*) under the bootstrap, which hands every metric the same inputs
+ * (class scores and labels): it takes the class scores alone (SPEC §12 c). The file's values
+ * were screened as they were read, so a resample is not screened again.
+ */
+class ScoresOnly {
+  constructor(private readonly metric: MetricEntry['obj']) {}
+  update(scores: unknown): this {
+    this.metric.update(scores);
+    return this;
+  }
+  compute(): number {
+    return this.metric.compute();
+  }
+  dispose(): void {
+    this.metric.dispose();
+  }
+}
+
 function riskAurcEntry(): MetricEntry {
   const obj = new RiskAURC() as unknown as MetricEntry['obj'];
   return {
@@ -1391,10 +1410,6 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         onKind(kind, asProbabilities, ensemble) {
           if (ensemble && args.temperature !== undefined)
             usage(`--temperature ${ENSEMBLE_TEMPERATURE} (${clip(args.file)} holds an ensemble's member outputs)`);
-          if (ensemble && args.ci !== undefined)
-            usage(
-              `--ci: ${clip(args.file)} holds an ensemble's member outputs, whose samples lie on axis 1 (members first), and the bootstrap resamples axis 0: intervals for ensembles are not available yet; leave --ci out`,
-            );
           if (kind !== 'classification' && args.probabilities) {
             usage(
               `--probabilities applies to files of logits and labels, but ${clip(args.file)} holds ${holdsText(kind, false)}: leave it out`,
@@ -1411,11 +1426,6 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
             args.temperature !== undefined,
             ensemble === true,
           );
-          const measure = metrics.find((m) => isEnsembleId(m.id));
-          if (args.ci !== undefined && measure)
-            usage(
-              `--ci: ${quote(measure.id)} is an ensemble measure, which the bootstrap does not resample yet: leave it out of --metrics, or leave --ci out`,
-            );
         },
         onBatch(batch) {
           let b = batch;
@@ -1471,7 +1481,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       const showBoot = work >= (options.progressMinWork ?? 1e7);
       const z =
         summary.kind === 'classification'
-          ? classifierTensor(store.first, summary.n, { k: summary.k, width: store.width })
+          ? classifierTensor(store.first, summary.n, { k: summary.k, width: store.width, members: store.members })
           : null;
       try {
         const inputs = z
@@ -1481,7 +1491,14 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
             : [store.first, store.second];
         // every metric at once: one set of resamples, drawn once
         const metricsToBoot = rows.map((row) =>
-          row.id === RISK_AURC_ID ? () => new RiskAURC() as unknown as MetricEntry['obj'] : row.id,
+          row.id === RISK_AURC_ID
+            ? () => new RiskAURC() as unknown as MetricEntry['obj']
+            : isEnsembleId(row.id)
+              ? () =>
+                  new ScoresOnly(
+                    getMetricFromId(row.id, { probabilities: summary.probabilities }).obj,
+                  ) as unknown as MetricEntry['obj']
+              : row.id,
         );
         const results = bootstrap(metricsToBoot, inputs, {
           resamples: args.resamples,
@@ -1693,6 +1710,16 @@ class StateParts {
 }
 
 /**
+ * The K a loaded metric holds: its `classCount`, or, for a metric that keeps K without reporting
+ * it there (the ensemble measures), its state's `numClasses` entry.
+ */
+function keptClasses(m: Metric<unknown[], unknown>): number {
+  if (m.classCount > 0) return m.classCount;
+  const k = (m.toJSON().state as Record<string, unknown> | undefined)?.numClasses;
+  return typeof k === 'number' ? k : 0;
+}
+
+/**
  * Merges one state (its JSON, or the bytes of its `toBinary()`) into an active metric; a state its
  * id's class and options could not have written is refused.
  */
@@ -1708,9 +1735,9 @@ function addState(m: ActiveMetric, state: unknown, n: number, k: number, file: s
         `${clip(file)}: the state of ${m.id} holds ${loaded.sampleCount} samples, but the file says ${n}: ${notWritten}`,
       );
     // K is known once there are samples (0 for data other than logits, as the header checked)
-    if (n > 0 && loaded.classCount !== k)
+    if (n > 0 && loaded.classCount !== k && keptClasses(loaded) !== k)
       throw new InputFileError(
-        `${clip(file)}: the state of ${m.id} holds K = ${loaded.classCount} classes, but the file says ${k}: ${notWritten}`,
+        `${clip(file)}: the state of ${m.id} holds K = ${keptClasses(loaded)} classes, but the file says ${k}: ${notWritten}`,
       );
     target.merge(loaded);
   } catch (e) {
