@@ -202,6 +202,30 @@ describe('ecuas report: a binary classifier', () => {
     expect(cal.temperature).toBe(fitTemperature(Z, Y).temperature);
   });
 
+  it('--temperature scales z (or p through its logit); calibrate fits T on probabilities as the library does', async () => {
+    const t = 0.5;
+    const scaled = Float32Array.from(Z, (z) => z / Math.fround(t));
+    const got = await values([
+      'report',
+      fixture('binary.csv'),
+      '--temperature',
+      String(t),
+      '--metrics',
+      'cls_ece,cls_nce',
+    ]);
+    for (const id of Object.keys(got)) expect(got[id], id).toBe(getMetricFromId(id).function(scaled, Y));
+    const p = Float32Array.from(Z, (z) => Number((1 / (1 + Math.exp(-z))).toFixed(6)));
+    const file = tmpFile('p.csv', `label,prob\n${Array.from(p, (v, i) => `${Y[i]},${v}`).join('\n')}\n`);
+    const cal = JSON.parse(await runCliOk(['calibrate', file, '--probabilities', '--format', 'json'])) as {
+      temperature: number;
+    };
+    expect(cal.temperature).toBe(fitTemperature(p, Y, { probabilities: true }).temperature);
+    // p at T: the sigmoid of logit(p) / T, to float32 rounding
+    const atT = await values(['report', file, '--probabilities', '--temperature', '2', '--metrics', 'cls_brier']);
+    const pT = Float32Array.from(p, (v) => 1 / (1 + Math.exp(-Math.log(v / (1 - v)) / 2)));
+    expect(atT.cls_brier).toBeCloseTo(getMetricFromId('cls_brier', { probabilities: true }).function(pT, Y), 6);
+  });
+
   it('frees every tensor it makes', async () => {
     await runCliOk(['report', fixture('binary.csv'), '--format', 'csv']);
     const before = tf.memory().numTensors;
