@@ -47,18 +47,18 @@ const gauss = (): number => Math.sqrt(-2 * Math.log(rand())) * Math.cos(2 * Math
  * n points, uniform in the disc r < 2·scale; the class is the sector of the angle turned by
  * 0.8·r, blurred by Gaussian noise on the angle (label noise near the boundaries).
  */
-function points(n: number, scale = 1): { x: tf.Tensor2D; y: number[]; beyond: number } {
+function points(n: number, scale = 1): { x: tf.Tensor2D; y: number[]; beyond: boolean[] } {
   const x: number[][] = [];
   const y: number[] = [];
-  let beyond = 0;
+  const beyond: boolean[] = []; // outside the training disc
   for (let i = 0; i < n; i++) {
     const [r, a] = [2 * scale * Math.sqrt(rand()), 2 * Math.PI * rand()];
     x.push([r * Math.cos(a), r * Math.sin(a)]);
     const turn = (a - 0.8 * r + 0.25 * gauss()) / (2 * Math.PI);
     y.push(Math.floor(K * (turn - Math.floor(turn))));
-    if (r >= 2) beyond++;
+    beyond.push(r >= 2);
   }
-  return { x: tf.tensor2d(x), y, beyond: beyond / n };
+  return { x: tf.tensor2d(x), y, beyond };
 }
 
 const hidden = tf.layers.dense({
@@ -80,6 +80,7 @@ const logMean = (members: tf.Tensor3D): tf.Tensor2D =>
 const auroc = ConfidenceAUCScore.createShortcutFunction();
 /** The 0–1 risk of RiskCoverageCurve: 1 where the prediction is wrong. */
 const zeroOne = (p: tf.Tensor, t: tf.Tensor): tf.Tensor => tf.notEqual(p, t).toFloat();
+const share = (flags: boolean[]): number => flags.filter(Boolean).length / flags.length;
 const cell = (v: number, width: number, digits = 4): string => v.toFixed(digits).padStart(width);
 
 async function main(): Promise<void> {
@@ -113,6 +114,7 @@ async function main(): Promise<void> {
   const random: number[] = [];
   const oracle: number[] = [];
   const calibration: string[] = [];
+  const regions: string[] = [];
   for (const [split, scale] of SPLITS) {
     const test = points(N, scale);
     const members = tf.tidy(() => tf.stack(Array.from({ length: PASSES }, (_, m) => logits(test.x, m)))) as tf.Tensor3D;
@@ -122,9 +124,18 @@ async function main(): Promise<void> {
     const error = correct.filter((c) => !c).length / N;
     const means = entries.map((e) => e.function(members));
     measures.push(
-      `${split.padEnd(18)}${cell(error, 7, 3)}${`${(100 * test.beyond).toFixed(1)} %`.padStart(9)}` +
+      `${split.padEnd(18)}${cell(error, 7, 3)}${`${(100 * share(test.beyond)).toFixed(1)} %`.padStart(9)}` +
         means.map((v) => cell(v, 8, 3)).join(''),
     );
+    for (const outside of [false, true]) {
+      const at = test.beyond.flatMap((b, i) => (b === outside ? [i] : []));
+      if (at.length === 0) continue;
+      const mean = (v: ArrayLike<number>): number => at.reduce((t, i) => t + v[i], 0) / at.length;
+      regions.push(
+        `${`${split} ${outside ? 'beyond' : 'inside'}`.padEnd(25)}${String(at.length).padStart(6)}` +
+          `${cell(1 - share(at.map((i) => correct[i])), 8, 3)}${cell(mean(u.confidence), 8, 3)}${cell(mean(u.mutualInformation), 8)}`,
+      );
+    }
     scores.forEach(([, key], s) => {
       const by = key === 'votes' ? votes : u[key];
       const curve = riskCoverageCurve(u.prediction, test.y, by, { nPoints: 'all', riskFn: zeroOne });
@@ -150,6 +161,8 @@ async function main(): Promise<void> {
 
   console.log(`split              error   beyond${entries.map((e) => e.display.split(' ')[0].padStart(8)).join('')}`);
   for (const line of measures) console.log(line);
+  console.log(`\n${'inside / beyond r = 2'.padEnd(25)}points   error  mean q      MI`);
+  for (const line of regions) console.log(line);
   console.log(`\nAURC (0–1 risk) by       ${SPLITS.map(([s]) => s.padStart(16)).join('')}`);
   scores.forEach(([name], s) => console.log(`${name.padEnd(25)}${aurcs[s].map((v) => cell(v, 16)).join('')}`));
   console.log(`${'random order'.padEnd(25)}${random.map((v) => cell(v, 16)).join('')}`);
