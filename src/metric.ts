@@ -4,7 +4,7 @@ import { ARG, clip, fail } from './errors';
 import type { TensorLike } from './inputs/read';
 import { readArgumentsAsync, type RowNeeds } from './inputs/readAsync';
 import { isRecord, ownOptions, resolveOptions, type OptionSchema } from './options';
-import { FixedValueState, RawSnapshot, type MetricState } from './reducers/state';
+import { RawSnapshot, type MetricState } from './reducers/state';
 
 /** Version of the format written by {@link Metric.toJSON}. */
 export const STATE_FORMAT_VERSION = 1;
@@ -88,9 +88,9 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * @internal The number of classes K of the classifier rows accumulated (0 before any, and for
    * other inputs): what a CLI state file's `k` must say of the metrics it holds.
    */
+  // eslint-disable-next-line @typescript-eslint/class-literal-property-style -- the metrics that keep K override it with a getter
   get classCount(): number {
-    const k = this.states.get('numClasses');
-    return k instanceof FixedValueState ? k.value : 0;
+    return 0;
   }
 
   /**
@@ -261,7 +261,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    */
   toJSON(): MetricJSON {
     const state: Record<string, unknown> = {};
-    for (const [key, s] of this.states) state[key] = s.toJSON();
+    for (const [key, s] of this.states) if (!s.omitted?.()) state[key] = s.toJSON();
     return {
       format: 'ecuas-metric',
       version: STATE_FORMAT_VERSION,
@@ -298,6 +298,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     const binary: string[] = [];
     const bulk: Uint8Array[] = [];
     for (const [key, s] of this.states) {
+      if (s.omitted?.()) continue;
       if (!s.toRaw) {
         state[key] = s.toJSON();
         continue;
@@ -323,10 +324,12 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     const name = this.metricName;
     if (!isRecord(state))
       fail(name, 'state', `expected ${ARG} to be an object of named states, but got ${describe(state)}`);
-    const keys = [...this.states.keys()];
+    // the entries a snapshot always has (one that may be left out loads as load(undefined))
+    const keys = [...this.states].filter(([, s]) => !s.omitted).map(([k]) => k);
     const extra = Object.keys(state).filter((k) => !this.states.has(k));
     // own entries only: an entry lent by Object.prototype is no part of the snapshot
-    if (extra.length || keys.some((k) => !Object.prototype.hasOwnProperty.call(state, k))) {
+    const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(state, k);
+    if (extra.length || keys.some((k) => !has(k))) {
       fail(
         name,
         'state',
@@ -337,7 +340,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     this.states.forEach((s, key) => (backup[key] = snapshotOf(s)));
     const restore = (): void => this.states.forEach((t, k) => t.load(backup[k])); // all or nothing
     for (const [key, s] of this.states) {
-      const problem = s.load(state[key]);
+      const problem = s.load(has(key) ? state[key] : undefined);
       if (problem) {
         restore();
         fail(name, 'state', `invalid ${ARG} entry \`${key}\`: ${problem}`);

@@ -37,6 +37,11 @@ export interface FixedSize {
   /** How messages name it: "M members" reads "M = 3 members". */
   readonly symbol: string;
   readonly noun: string;
+  /**
+   * The size of every sample of a state without this entry — one saved before the entry existed
+   * (e.g. M = 1: classifier rows before ensembles) — and left out of snapshots that hold it.
+   */
+  readonly implied?: number;
 }
 
 /**

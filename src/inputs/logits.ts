@@ -1,5 +1,8 @@
 import { ARG, fail, MetricInputError } from '../errors';
-import { nonFiniteBinaryLogit, nonFiniteLogit, readLabels, readLogitsShape, requireSameN } from './read';
+import { logitsShape, nonFiniteBinaryLogit, nonFiniteLogit, readLabels, readRaw, requireSameN } from './read';
+import { membersOf, type Members } from './members';
+import { ensembleLogMean } from '../math/ensemble';
+import { float64LogitProbabilities, float64LogitStats } from '../math/float64Logits';
 import {
   firstNonFinite,
   firstNonFiniteRow,
@@ -71,6 +74,13 @@ export interface ClassifierRows {
    * holds the rows [0, z] (made on first read), and has no float32 form for probabilities.
    */
   readonly binary?: Float32Array;
+  /**
+   * An ensemble's log p̄ rows (SPEC §12), float64 [n, k]: the logits its classification metrics
+   * score, read through {@link rowStats} and {@link rowProbabilities} (`values` has no float32 form).
+   */
+  readonly logMean?: Float64Array;
+  /** The number of members M of an ensemble's rows (1, or absent, for one model's). */
+  readonly members?: number;
 }
 
 /** Per-row statistics of classifier rows reduced on the device, and z_label when log p_label is needed. */
@@ -236,23 +246,20 @@ export function readClassifierRows(
   probabilities: ProbabilitiesMode,
 ): ClassifierRows {
   if (args[0] instanceof ReducedLogits) return readReducedRows(metric, args[0], args[1], expectedK);
-  const logits = readLogitsShape(metric, LOGIT_INPUTS[0], args[0]);
+  const raw = readRaw(metric, LOGIT_INPUTS[0], args[0]);
+  if (raw.shape.length === 3) {
+    const members = membersOf(metric, LOGIT_INPUTS[0], raw, probabilities);
+    return ensembleRows(members, checkedLabels(metric, args[1], members.n, members.k, expectedK));
+  }
+  const logits = logitsShape(metric, LOGIT_INPUTS[0], raw);
   if (probabilities === true && !logits.binary) {
     // probability rows are checked here: their own checks below assume finite values
     const i = firstNonFinite(logits.values);
     if (i >= 0) nonFiniteLogit(metric, LOGIT_INPUTS[0], logits.values, logits.k, Math.floor(i / logits.k));
   }
-  const labels = readLabels(metric, LOGIT_INPUTS[1], args[1], logits.k);
-  requireSameN(metric, LOGIT_INPUTS, [logits.n, labels.length]);
   if (logits.k > MAX_CLASSES)
     fail(metric, LOGIT_INPUTS[0], `expected argument ${ARG} to have at most 2^24 classes, but got K = ${logits.k}`);
-  if (logits.n > 0 && expectedK > 0 && logits.k !== expectedK) {
-    fail(
-      metric,
-      LOGIT_INPUTS[0],
-      `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${logits.k}`,
-    );
-  }
+  const labels = checkedLabels(metric, args[1], logits.n, logits.k, expectedK);
   if (logits.binary) return binaryRows(metric, logits.values, labels, probabilities);
   if (probabilities === true) {
     checkProbabilities(metric, LOGIT_INPUTS[0], logits.values, logits.n, logits.k, true);
@@ -260,6 +267,40 @@ export function readClassifierRows(
   }
   // the default mode's screen runs with the finiteness check, in the kernel pass that reads the rows
   return logitRows(metric, logits.values, logits.n, logits.k, labels, probabilities === undefined);
+}
+
+/** The labels of n rows of k classes, with N and K (against `expectedK` of earlier updates, 0: none) checked. */
+function checkedLabels(metric: string, y: unknown, n: number, k: number, expectedK: number): Int32Array {
+  const labels = readLabels(metric, LOGIT_INPUTS[1], y, k);
+  requireSameN(metric, LOGIT_INPUTS, [n, labels.length]);
+  if (n > 0 && expectedK > 0 && k !== expectedK) {
+    fail(
+      metric,
+      LOGIT_INPUTS[0],
+      `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${k}`,
+    );
+  }
+  return labels;
+}
+
+/** An ensemble's checked rows: its log p̄ (SPEC §12), the logits its classification metrics score. */
+function ensembleRows(members: Members, labels: Int32Array): ClassifierRows {
+  return logMeanRows(ensembleLogMean(members.values, members), members.n, members.k, labels, members.m);
+}
+
+function logMeanRows(logMean: Float64Array, n: number, k: number, labels: Int32Array, members: number): ClassifierRows {
+  return {
+    n,
+    k,
+    get values(): Float32Array {
+      // a caller's bug: log p̄ rounded to float32 would not be SPEC §12's float64 log p̄
+      throw new Error('ensemble rows have no float32 rows [n, k]: read them through rowStats or rowProbabilities');
+    },
+    labels,
+    probabilities: false,
+    logMean,
+    members,
+  };
 }
 
 /**
@@ -347,12 +388,14 @@ export function sampleRows(rows: ClassifierRows, i: number): ClassifierRows {
   const labels = rows.labels.subarray(i, i + 1);
   if (rows.binary) return binaryBatch(rows.binary.subarray(i, i + 1), labels, rows.probabilities);
   const { k } = rows;
+  if (rows.logMean) return logMeanRows(rows.logMean.subarray(i * k, (i + 1) * k), 1, k, labels, rows.members ?? 1);
   return { n: 1, k, values: rows.values.subarray(i * k, (i + 1) * k), labels, probabilities: rows.probabilities };
 }
 
 /** Every class probability p_k of checked classifier rows, float64 [n, k] (SPEC §4, §11). O(N·K). */
 export function rowProbabilities(rows: ClassifierRows): Float64Array {
   if (rows.binary) return binaryProbabilities(rows.binary, rows.n, rows.probabilities);
+  if (rows.logMean) return float64LogitProbabilities(rows.logMean, rows.n, rows.k);
   return classProbabilities(rows.values, rows.n, rows.k, rows.probabilities);
 }
 
@@ -410,6 +453,7 @@ export function rowStats(
 ): SoftmaxStats & DecisionExtras {
   if (rows.reduced) return reducedStats(rows, rows.reduced, wants);
   if (rows.binary) return binaryStats(rows.binary, rows.n, rows.labels, wants, rows.probabilities);
+  if (rows.logMean) return float64LogitStats(rows.logMean, rows.n, rows.k, rows.labels, wants);
   const check = pending.get(rows);
   if (check && !check.done) {
     // the finiteness check in the same kernel pass: it throws before any statistic is returned
@@ -450,4 +494,8 @@ export const LOGITS: DecisionInput<ClassifierRows, ProbabilitiesOptions> = Objec
   count: (b: ClassifierRows) => b.n,
   classes: (b: ClassifierRows) => b.k,
   decisions: decisionsOf,
+  // SPEC §12: the first update fixes M too (one model's rows are M = 1, which states of earlier
+  // versions, kept before ensembles, imply)
+  fixed: [{ key: 'numMembers', symbol: 'M', noun: 'members', implied: 1 }],
+  sizes: (b: ClassifierRows) => [b.members ?? 1],
 });
