@@ -7,10 +7,10 @@
  * A dense → dropout → dense classifier is trained with dropout on a noisy three-class spiral in
  * the disc r < 2, then run 20 times with dropout still on. The passes, stacked members first
  * ([20, N, 3]), give the five ensemble measures and rank the test decisions; the script prints
- * the measures, the AURC of every ranking score, and the calibration of the passes' mean p̄
- * against one pass with dropout off, on an in-distribution split and on two splits whose inputs
- * are scaled by 1.5 and 2 (so part of them lie beyond the training disc, where the spiral keeps
- * turning). The data, the model and the first two splits are those of README.md's example.
+ * the measures (also for the points inside and beyond the training disc), the AURC and AUROC
+ * of every ranking score, and the calibration of the passes' mean p̄ against one pass with
+ * dropout off, on an in-distribution split and on two splits whose inputs are scaled by 1.5 and
+ * 2 (so part of them lie beyond the training disc, where the spiral keeps turning). The data, the model and the first two splits are those of README.md's example.
  *
  * Everything is deterministic on the CPU backend: seeded data, seeded initializers, and dropout
  * masks drawn by `tf.dropout` with a seed per training step and per pass. (A seeded
@@ -72,10 +72,6 @@ const logits = (x: tf.Tensor, pass: number): tf.Tensor2D =>
   tf.tidy(() => head.apply(tf.dropout(hidden.apply(x) as tf.Tensor, RATE, undefined, pass)) as tf.Tensor2D);
 /** Dropout off: tf.dropout scales the kept units up by 1/(1 − rate), so no rescaling is needed here. */
 const deterministic = (x: tf.Tensor): tf.Tensor2D => tf.tidy(() => head.apply(hidden.apply(x)) as tf.Tensor2D);
-
-/** log p̄ [N, K] of member logits [M, N, K]: what a classification metric reads as the ensemble's logits. */
-const logMean = (members: tf.Tensor3D): tf.Tensor2D =>
-  tf.tidy(() => tf.sub<tf.Tensor2D>(tf.logSumExp(tf.logSoftmax(members), 0), Math.log(members.shape[0])));
 
 const auroc = ConfidenceAUCScore.createShortcutFunction();
 /** The 0–1 risk of RiskCoverageCurve: 1 where the prediction is wrong. */
@@ -148,7 +144,7 @@ async function main(): Promise<void> {
     random.push((error * (N - 1)) / N); // a random order's expected AURC on this curve's coverage, 1/N to 1
     // calibration: p̄ of the passes against the network with dropout off
     const rows = [
-      [`mean of ${PASSES} passes`, logMean(members)],
+      [`mean of ${PASSES} passes`, members], // a classification metric scores member logits by p̄
       ['dropout off', deterministic(test.x)],
     ] as const;
     for (const [name, z] of rows) {
@@ -156,7 +152,7 @@ async function main(): Promise<void> {
       const nll = ClassificationCrossEntropy.createShortcutFunction({ normalize: false })(z, test.y);
       calibration.push(`${split.padEnd(18)}${name.padEnd(17)}${cell(ece, 8)}${cell(nll, 8)}`);
     }
-    tf.dispose([test.x, members, ...rows.map(([, z]) => z)]);
+    tf.dispose([test.x, ...rows.map(([, z]) => z)]);
   }
 
   console.log(`split              error   beyond${entries.map((e) => e.display.split(' ')[0].padStart(8)).join('')}`);
