@@ -2,7 +2,7 @@ import { engine } from '@tensorflow/tfjs-core';
 import { frameBinary } from './binary';
 import { ARG, clip, fail } from './errors';
 import type { TensorLike } from './inputs/read';
-import { readArgumentsAsync, type RowNeeds } from './inputs/readAsync';
+import { hostArguments } from './inputs/readAsync';
 import { isRecord, ownOptions, resolveOptions, type OptionSchema } from './options';
 import { RawSnapshot, type MetricState } from './reducers/state';
 
@@ -167,19 +167,17 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * step that checks and adds the batch (`update` on the values read), run in call order.
    */
   protected readAsync(args: A): Promise<() => void> {
-    const probabilities = (this.options as { probabilities?: boolean }).probabilities;
-    return readArgumentsAsync(args, this.rowNeeds(), probabilities).then((host) => () => {
+    return this.readArguments(args).then((host) => () => {
       this.update(...(host as A));
     });
   }
 
   /**
-   * What `update` needs of classifier rows when it needs only their top-1 statistics (s, the
-   * argmax, and with `labelLogit` log p_label), so that `updateAsync` may reduce the rows on the
-   * device; null (the default) when it needs the rows themselves or takes no classifier rows.
+   * `updateAsync`'s arguments read to the host without blocking: every tensor's `await data()`,
+   * unless the metric's input reads them its own way (see `InputAdapter.readAsync`).
    */
-  protected rowNeeds(): RowNeeds | null {
-    return null;
+  protected readArguments(args: A): Promise<unknown[]> {
+    return hostArguments(args);
   }
 
   /** Validates and accumulates one batch: must validate everything before changing any state. */

@@ -194,4 +194,15 @@ describe('classification metrics on ensembles: reading', () => {
     id.obj.dispose();
     expect(ecuas.ClassificationBrierScore.createShortcutFunction()(z, y)).toBe(value('ClassificationBrierScore', z, y));
   });
+
+  it("plots and topOneConfidences take them, with the metrics' numbers", () => {
+    const top = ecuas.topOneConfidences(z, y);
+    const u = ecuas.ensembleUncertainty(z);
+    expect(Array.from(top.confidences)).toEqual(Array.from(u.confidence));
+    const curve = ecuas.classificationRiskCoverage(z, y);
+    expect(curve.aurc).toBe(value('ClassificationAURC', z, y));
+    const svg = ecuas.reliabilityDiagramFromLogits(z, y, { nBins: 5 });
+    expect(svg).toContain('<svg');
+    expectInputError(() => ecuas.reliabilityDiagramFromLogits([[[1, NaN]]], [0]), ['member 0, row 0, column 1']);
+  });
 });

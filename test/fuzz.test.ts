@@ -495,7 +495,10 @@ function mutate(json: Record<string, unknown>, muts: Mutation[]): unknown {
       const target = objects[pick % objects.length];
       setAt(
         out,
-        [...target, ['extra', 'sums', 'samples', 'n', 'data', '__proto__', 'constructor', 'numClasses'][pos % 8]],
+        [
+          ...target,
+          ['extra', 'sums', 'samples', 'n', 'data', '__proto__', 'constructor', 'numClasses', 'numMembers'][pos % 9],
+        ],
         WEIRD[w],
       );
     } else if (op === 'string' && typeof cur === 'string') {

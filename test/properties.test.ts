@@ -20,7 +20,7 @@ fc.configureGlobal({ seed: 42, numRuns: 150 });
 
 type AnyMetric = ecuas.Metric<unknown[], unknown>;
 type Args = unknown[][]; // args[a][i]: sample i of argument a
-type Kind = 'conf' | 'cls' | 'scod' | 'reg' | 'ens';
+type Kind = 'conf' | 'cls' | 'scod' | 'reg' | 'ens' | 'clsEns';
 
 const E = ecuas as unknown as Record<string, new (o?: object) => AnyMetric>;
 const make = (name: string, options?: object) => (): AnyMetric => new E[name](options);
@@ -127,6 +127,14 @@ const ensArgs: fc.Arbitrary<Args> = fc
       .map((samples) => [samples]),
   );
 
+/** {@link ensArgs} with labels: an ensemble's input to a classification metric (SPEC §12 a). */
+const clsEnsArgs: fc.Arbitrary<Args> = ensArgs.chain(([samples]) => {
+  const k = (samples[0] as number[][])[0].length;
+  return fc
+    .array(fc.integer({ min: 0, max: k - 1 }), { minLength: samples.length, maxLength: samples.length })
+    .map((labels) => [samples, labels]);
+});
+
 /** Sample-major member logits [N][M][K] as [M][N][K] (an empty batch stays []). */
 const transpose = (samples: unknown[]): unknown[] =>
   samples.length === 0 ? [] : (samples[0] as unknown[]).map((_, a) => samples.map((s) => (s as unknown[])[a]));
@@ -135,7 +143,7 @@ const transpose = (samples: unknown[]): unknown[] =>
 const membersFirst = (name: string, options?: object) => (): AnyMetric => {
   const m = new E[name](options);
   const update = m.update.bind(m);
-  m.update = (x: unknown[]) => update(transpose(x));
+  m.update = (x: unknown[], ...rest: unknown[]) => update(transpose(x), ...rest);
   return m;
 };
 
@@ -146,6 +154,7 @@ const ARGS: Record<Kind | 'gauss', fc.Arbitrary<Args>> = {
   reg: regArgs,
   gauss: gaussArgs,
   ens: ensArgs,
+  clsEns: clsEnsArgs,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -171,6 +180,7 @@ const CASES: Array<[string, () => AnyMetric, Kind]> = [
     (n): [string, () => AnyMetric, Kind] => [n, membersFirst(n), 'ens'],
   ),
   ['VariationRatio votes', membersFirst('VariationRatio', { probabilistic: false }), 'ens'],
+  ...CLS.map((n): [string, () => AnyMetric, Kind] => [`${n} of an ensemble`, membersFirst(n), 'clsEns']),
 ];
 
 // ---------------------------------------------------------------------------------------------

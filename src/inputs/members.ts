@@ -10,7 +10,7 @@ import {
   MAX_CLASSES,
   type ProbabilitiesMode,
   type ProbabilitiesOptions,
-} from './logits';
+} from './probabilities';
 import type { InputAdapter } from './adapter';
 import { readRaw, shapeText, type RawArray } from './read';
 import { probabilitiesOption } from '../options';

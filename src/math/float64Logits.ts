@@ -1,5 +1,5 @@
 import { orderFreeSum } from './orderFreeSum';
-import type { SoftmaxStats, SoftmaxWants } from './softmax';
+import { statsArrays, type SoftmaxStats, type SoftmaxWants } from './softmax';
 
 /**
  * SPEC §4's per-sample statistics of float64 logits rows z [n, k] (row i at i·k) — an ensemble's
@@ -14,11 +14,8 @@ export function float64LogitStats(
   labels: Int32Array,
   wants: SoftmaxWants = {},
 ): SoftmaxStats {
-  const s = new Float64Array(n);
-  const correct = new Uint8Array(n);
-  const logPLabel = wants.logPLabel ? new Float64Array(n) : undefined;
-  const entropy = wants.entropy ? new Float64Array(n) : undefined;
-  const brier = wants.brier ? new Float64Array(n) : undefined;
+  const out = statsArrays(n, wants);
+  const { s, correct, logPLabel, entropy, brier } = out;
   const e = new Float64Array(k);
   const t = new Float64Array(k);
   for (let i = 0; i < n; i++) {
@@ -51,7 +48,7 @@ export function float64LogitStats(
       brier[i] = (squares + rest * rest) / ((1 + si) * (1 + si));
     }
   }
-  return { s, correct, logPLabel, entropy, brier };
+  return out;
 }
 
 /** Every class probability p_j = e^(z_j − m − log1p(s)) of float64 logits rows [n, k] (see {@link float64LogitStats}). */

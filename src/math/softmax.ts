@@ -20,6 +20,17 @@ export interface SoftmaxStats {
   readonly brier?: Float64Array;
 }
 
+/** The arrays of {@link SoftmaxStats} for n samples: s and correct, and the others asked for. */
+export function statsArrays(n: number, wants: SoftmaxWants): SoftmaxStats & { readonly s: Float64Array } {
+  return {
+    s: new Float64Array(n),
+    correct: new Uint8Array(n),
+    logPLabel: wants.logPLabel ? new Float64Array(n) : undefined,
+    entropy: wants.entropy ? new Float64Array(n) : undefined,
+    brier: wants.brier ? new Float64Array(n) : undefined,
+  };
+}
+
 export interface SoftmaxWants {
   /** s (the top-1 confidence); default true. Without it and the rest, no exp is taken at all. */
   s?: boolean;

@@ -1,5 +1,5 @@
 import { orderFreeSum } from './orderFreeSum';
-import { softmaxStats, type SoftmaxStats, type SoftmaxWants } from './softmax';
+import { softmaxStats, statsArrays, type SoftmaxStats, type SoftmaxWants } from './softmax';
 
 /**
  * The one place that turns a classifier's rows [n, k] into per-sample top-1 statistics (s with
@@ -31,11 +31,8 @@ export function probabilityStats(
   labels: Int32Array,
   wants: SoftmaxWants = {},
 ): SoftmaxStats {
-  const s = new Float64Array(n);
-  const correct = new Uint8Array(n);
-  const logPLabel = wants.logPLabel ? new Float64Array(n) : undefined;
-  const entropy = wants.entropy ? new Float64Array(n) : undefined;
-  const brier = wants.brier ? new Float64Array(n) : undefined;
+  const out = statsArrays(n, wants);
+  const { s, correct, logPLabel, entropy, brier } = out;
   const t = new Float64Array(k);
   for (let i = 0; i < n; i++) {
     const row = i * k;
@@ -67,7 +64,7 @@ export function probabilityStats(
       brier[i] = b;
     }
   }
-  return { s, correct, logPLabel, entropy, brier };
+  return out;
 }
 
 /**

@@ -9,13 +9,13 @@ import { eceOptionsProblem } from '../functional/confidence';
 import { ARG, fail } from '../errors';
 import type { DecisionInput } from '../inputs/adapter';
 import { CONFIDENCE_INPUTS, CONFIDENCES } from '../inputs/confidences';
+import { readArgumentsOf } from '../inputs/adapter';
 import { LOGIT_INPUTS, LOGITS, type ClassifierRows, type ProbabilitiesOptions } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
-import type { RowNeeds } from '../inputs/readAsync';
 import { MIN_SIGMA } from '../math/smoothEce';
 import { Metric } from '../metric';
 import { calibrationNormOption, debiasOption, nBinsOption, type OptionSchema, type OptionSpec } from '../options';
-import { decisionColumnProblem, decisionRowNeeds, InputSizes, pushDecisions, SumMetric } from '../reducers/metricBases';
+import { decisionColumnProblem, InputSizes, pushDecisions, SumMetric, TOP_ONE } from '../reducers/metricBases';
 import { FlaggedKeyColumn } from '../reducers/state';
 import { decisionsForm, sumsForm, type WeightedForm } from '../math/weightedForms';
 
@@ -166,8 +166,8 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
     return this.sizes.classes;
   }
 
-  protected override rowNeeds(): RowNeeds | null {
-    return decisionRowNeeds(this.decl.input);
+  protected override readArguments(args: [TensorLike, TensorLike]): Promise<unknown[]> {
+    return readArgumentsOf(this.decl.input, args, this.options, TOP_ONE);
   }
 
   protected computeValue(): number {

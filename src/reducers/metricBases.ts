@@ -1,7 +1,7 @@
-import type { DecisionInput, FixedSize, InputAdapter } from '../inputs/adapter';
+import { readArgumentsOf, type DecisionInput, type FixedSize, type InputAdapter } from '../inputs/adapter';
 import { ARG, fail } from '../errors';
 import type { ConfidenceBatch } from '../inputs/confidences';
-import { LOGITS, MAX_CLASSES } from '../inputs/logits';
+import { MAX_CLASSES } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import type { RowNeeds } from '../inputs/readAsync';
 import { compactBinSums } from '../math/binning';
@@ -46,10 +46,8 @@ export interface SumDeclaration<B, O extends object> {
   readonly rowNeeds?: RowNeeds;
 }
 
-/** The decisions of classifier rows need only their top-1 statistics; other inputs are not rows. */
-export function decisionRowNeeds(input: InputAdapter<unknown>): RowNeeds | null {
-  return input === LOGITS ? { labelLogit: false } : null;
-}
+/** What a metric over decisions reads of classifier rows: their top-1 statistics alone. */
+export const TOP_ONE: RowNeeds = Object.freeze({ labelLogit: false });
 
 /** Whether an input's samples are decisions (confidences, classifier rows): those carry K. */
 function isDecisionInput(input: InputAdapter<unknown>): input is DecisionInput<unknown> {
@@ -107,8 +105,8 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
     return this.decl.compute(this.sums.read() as Float64Array, this.options);
   }
 
-  protected override rowNeeds(): RowNeeds | null {
-    return this.decl.rowNeeds ?? null;
+  protected override readArguments(args: A): Promise<unknown[]> {
+    return readArgumentsOf(this.decl.input, args, this.options, this.decl.rowNeeds ?? null);
   }
 
   protected stateProblem(): string | null {
@@ -306,8 +304,8 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
     return this.sizes.classes;
   }
 
-  protected override rowNeeds(): RowNeeds | null {
-    return decisionRowNeeds(this.decl.input);
+  protected override readArguments(args: [TensorLike, TensorLike]): Promise<unknown[]> {
+    return readArgumentsOf(this.decl.input, args, this.options, TOP_ONE);
   }
 
   protected computeValue(): number {
@@ -407,8 +405,8 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
     return this.sizes.classes;
   }
 
-  protected override rowNeeds(): RowNeeds | null {
-    return decisionRowNeeds(this.decl.input);
+  protected override readArguments(args: [TensorLike, TensorLike]): Promise<unknown[]> {
+    return readArgumentsOf(this.decl.input, args, this.options, TOP_ONE);
   }
 
   protected computeValue(): number {
