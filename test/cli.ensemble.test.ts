@@ -149,6 +149,27 @@ describe('ecuas report: an ensemble', () => {
     );
   });
 
+  it('probabilities of binary members: member<m>_prob columns, each checked to lie in [0, 1]', async () => {
+    const p = [
+      [[0.2], [0.9], [0.4]],
+      [[0.3], [0.7], [0.6]],
+    ];
+    const file = tmpFile('bp.csv', 'label,member0_prob,member1_prob\n0,0.2,0.3\n1,0.9,0.7\n1,0.4,0.6\n');
+    const got = await values(['report', file, '--metrics', 'cls_brier,ens_mi']);
+    const z = tf.tensor(p);
+    for (const id of Object.keys(got))
+      expect(got[id], id).toBe(
+        id.startsWith('ens_')
+          ? getMetricFromId(id, { probabilities: true }).function(z)
+          : getMetricFromId(id, { probabilities: true }).function(z, [0, 1, 1]),
+      );
+    z.dispose();
+    expectOneLineError(
+      await runCli(['report', tmpFile('bad.csv', 'label,member0_prob,member1_prob\n0,0.2,1.3\n')]),
+      /bad\.csv: line 2, column "member1_prob": expected a probability of class 1 in \[0, 1\], got 1\.3/,
+    );
+  });
+
   it('ens_* ids on one model: its values as the library gives them on [N, K] (M = 1)', async () => {
     const member = FIX.logits[0];
     const one = tmpFile('one.json', JSON.stringify({ logits: member, labels: Y }));
