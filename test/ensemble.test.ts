@@ -7,9 +7,11 @@ import {
   ensembleUncertainty,
   ExpectedEntropy,
   fitTemperature,
+  MutualInformation,
   TemperatureFitter,
   topOneConfidences,
 } from '../src/index';
+import * as ecuas from '../src/index';
 import { ensembleMeasures } from '../src/math/ensemble';
 import { expectInputError } from './helpers/errors';
 import { normal, permutation, rng } from './helpers/data';
@@ -193,6 +195,18 @@ describe('ensembleUncertainty', () => {
     // binary members: SPEC §11's rule over the M·N values
     const sigmoid = [Array.from({ length: 8 }, (_, i) => [i / 8]), Array.from({ length: 8 }, (_, i) => [i / 9])];
     expectInputError(() => ensembleUncertainty(sigmoid), 'all 16 values lie in [0, 1]');
+  });
+});
+
+describe('the ensemble measures report the K they keep', () => {
+  it('classCount is K once there are samples, as a classification metric says', () => {
+    const z = members(3, 10, 4, 9);
+    const m = new MutualInformation();
+    expect(m.classCount).toBe(0);
+    m.update(z);
+    expect(m.classCount).toBe(4);
+    expect(ecuas.metricFromJSON(m.toJSON()).classCount).toBe(4);
+    m.dispose();
   });
 });
 

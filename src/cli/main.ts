@@ -1710,16 +1710,6 @@ class StateParts {
 }
 
 /**
- * The K a loaded metric holds: its `classCount`, or, for a metric that keeps K without reporting
- * it there (the ensemble measures), its state's `numClasses` entry.
- */
-function keptClasses(m: Metric<unknown[], unknown>): number {
-  if (m.classCount > 0) return m.classCount;
-  const k = (m.toJSON().state as Record<string, unknown> | undefined)?.numClasses;
-  return typeof k === 'number' ? k : 0;
-}
-
-/**
  * Merges one state (its JSON, or the bytes of its `toBinary()`) into an active metric; a state its
  * id's class and options could not have written is refused.
  */
@@ -1735,9 +1725,9 @@ function addState(m: ActiveMetric, state: unknown, n: number, k: number, file: s
         `${clip(file)}: the state of ${m.id} holds ${loaded.sampleCount} samples, but the file says ${n}: ${notWritten}`,
       );
     // K is known once there are samples (0 for data other than logits, as the header checked)
-    if (n > 0 && loaded.classCount !== k && keptClasses(loaded) !== k)
+    if (n > 0 && loaded.classCount !== k)
       throw new InputFileError(
-        `${clip(file)}: the state of ${m.id} holds K = ${keptClasses(loaded)} classes, but the file says ${k}: ${notWritten}`,
+        `${clip(file)}: the state of ${m.id} holds K = ${loaded.classCount} classes, but the file says ${k}: ${notWritten}`,
       );
     target.merge(loaded);
   } catch (e) {

@@ -151,9 +151,14 @@ export class InputSizes {
     this.kept = this.fixed.map((f) => track(f.key, new FixedValueState(f.symbol, f.implied)));
   }
 
-  /** K of earlier classifier rows (0: none yet, or confidences): what the reader checks a batch against. */
+  /**
+   * K of earlier classifier rows (0: none yet, or no classes): what the reader checks a batch
+   * against — or K among the sizes the input fixes (an ensemble's members), which it checks itself.
+   */
   get classes(): number {
-    return this.numClasses?.value ?? 0;
+    if (this.numClasses) return this.numClasses.value;
+    const i = this.fixed.findIndex((f) => f.key === 'numClasses');
+    return i >= 0 ? this.kept[i].value : 0;
   }
 
   /** Throws the MetricInputError of a batch with samples whose fixed sizes differ from the kept ones. */
