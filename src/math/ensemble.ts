@@ -369,7 +369,7 @@ function logitsMeasures(
 ): void {
   const { m, n, k } = shape;
   const w = new LogitsWork(m, k);
-  const { zBar, lpBar, pBar, pBarW, terms, termsW, pT, lp } = w;
+  const { zBar, lpBar, pBar, pBarW, terms, termsW, pT } = w;
   const counts = new Int32Array(k);
   const wants = (measure: keyof EnsembleMeasures): boolean => only === undefined || only === measure;
   const wantsEntropy = wants('expectedEntropy');
@@ -409,11 +409,14 @@ function logitsMeasures(
     // one member is p̄ itself: 0 by definition (SPEC §12), not the rounding of a sum of zeros
     if (m === 1) continue;
     // the mean KL divergence of the members from p̄: terms with p_mk = 0 are 0
-    w.logProbabilities(x, n, i);
     for (let a = 0; a < m; a++) {
+      const from = (a * n + i) * k;
+      const mx = w.max[a];
+      // log1p(s_m) as the expected entropy took it, if it did
+      const l = wantsEntropy ? w.h[a] : Math.log1p(w.s[a]);
       for (let j = 0; j < k; j++) {
         const p = pT[j * m + a];
-        terms[a * k + j] = p > 0 ? p * (lp[a * k + j] - lpBar[j]) : 0;
+        terms[a * k + j] = p > 0 ? p * (x[from + j] - mx - l - lpBar[j]) : 0;
       }
     }
     out.mutualInformation[i] = Math.max(0, orderFreeSumOf(terms, termsW, 0, m * k) / m);
