@@ -190,7 +190,7 @@ function python(...a: string[]): string {
 /** State bytes (`toBinary()`) and live tensors after streaming n samples through each metric. */
 function memoryRows(lib: Lib, batches: Batch[], n: number): string[] {
   const lines = [
-    `| metric | state bytes after ${n.toLocaleString('en-US')} samples | after ${(10 * n).toLocaleString('en-US')} | tf tensors before / after |`,
+    `| metric | state bytes (\`toBinary()\`) after ${n.toLocaleString('en-US')} samples | after ${(10 * n).toLocaleString('en-US')} | live tensors before the metric / after its updates |`,
     '|---|---:|---:|---:|',
   ];
   for (const cls of ['PredictiveEntropy', 'ExpectedEntropy', 'MutualInformation', 'VariationRatio', 'Disagreement']) {

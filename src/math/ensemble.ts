@@ -281,7 +281,7 @@ class LogitsWork {
 /**
  * Every per-sample measure of SPEC §12 (b) and (d) from validated member outputs `x`
  * (row (m, i) at (m·n + i)·width, width = 1 for binary members, else k) — or, with `only`, that
- * measure alone (a metric's update: the others are left 0). O(M·N·K).
+ * measure alone (a metric's update: the other arrays are then empty, not allocated). O(M·N·K).
  */
 export function ensembleMeasures(
   x: Float32Array,
@@ -291,14 +291,17 @@ export function ensembleMeasures(
 ): EnsembleMeasures {
   const { m, n, k } = shape;
   const width = shape.binary ? 1 : k;
+  // only what is asked for: a fresh process pays for each new page of memory
+  const all = only === undefined;
+  const size = (measure: EnsembleMeasure): number => (all || only === measure ? n : 0);
   const out = {
-    confidence: new Float64Array(n),
-    prediction: new Int32Array(n),
-    predictiveEntropy: new Float64Array(n),
-    expectedEntropy: new Float64Array(n),
-    mutualInformation: new Float64Array(n),
-    variationRatio: new Float64Array(n),
-    disagreement: new Float64Array(n),
+    confidence: new Float64Array(all ? n : 0),
+    prediction: new Int32Array(all ? n : 0),
+    predictiveEntropy: new Float64Array(size('predictiveEntropy')),
+    expectedEntropy: new Float64Array(size('expectedEntropy')),
+    mutualInformation: new Float64Array(size('mutualInformation')),
+    variationRatio: new Float64Array(size('variationRatio')),
+    disagreement: new Float64Array(size('disagreement')),
   };
   if (!shape.binary && !shape.probabilities) {
     logitsMeasures(x, shape, probabilistic, only, out);
@@ -323,7 +326,7 @@ export function ensembleMeasures(
       for (let a = 0; a < m; a++) byMember[a] = entropyOf(lp, a * k, k, work);
       out.expectedEntropy[i] = orderFreeSum(byMember, 0, m) / m;
     }
-    if (wantsVotes) votesOf(votes, m, counts, probabilistic, out, i);
+    if (wantsVotes) votesOf(votes, m, counts, !probabilistic && wants('variationRatio'), wants('disagreement'), out, i);
     if (!wantsMean) continue;
     logMeanRow(lp, m, k, logM, zBar, 0, byMember);
     // SPEC §4 on the float64 logits z̄
@@ -334,9 +337,11 @@ export function ensembleMeasures(
     const s = orderFreeSum(work, 0, k);
     const l = Math.log1p(s);
     for (let j = 0; j < k; j++) lpBar[j] = zBar[j] - top - l;
-    out.confidence[i] = 1 / (1 + s);
-    out.prediction[i] = c;
-    if (probabilistic) out.variationRatio[i] = s / (1 + s);
+    if (all) {
+      out.confidence[i] = 1 / (1 + s);
+      out.prediction[i] = c;
+    }
+    if (probabilistic && wants('variationRatio')) out.variationRatio[i] = s / (1 + s);
     if (wants('predictiveEntropy')) out.predictiveEntropy[i] = entropyOf(lpBar, 0, k, work);
     if (!wants('mutualInformation')) continue;
     // the mean KL divergence of the members from p̄: terms with p_mk = 0 are 0
@@ -382,7 +387,8 @@ function logitsMeasures(
   for (let i = 0; i < n; i++) {
     const ee = w.members(x, n, i, probs, wantsEntropy, tops);
     if (wantsEntropy) out.expectedEntropy[i] = ee;
-    if (wantsVotes) votesOf(w.votes, m, counts, probabilistic, out, i);
+    if (wantsVotes)
+      votesOf(w.votes, m, counts, !probabilistic && wants('variationRatio'), wants('disagreement'), out, i);
     if (!wantsMean) continue;
     w.logMean(x, n, i, zBar, 0);
     // SPEC §4 on the float64 logits z̄; p̄_j = e_j / (1 + s), its exponential taken once
@@ -397,9 +403,11 @@ function logitsMeasures(
       lpBar[j] = zBar[j] - top - l;
       pBar[j] = j === c ? 1 / z : pBar[j] / z;
     }
-    out.confidence[i] = 1 / z;
-    out.prediction[i] = c;
-    if (probabilistic) out.variationRatio[i] = s / z;
+    if (only === undefined) {
+      out.confidence[i] = 1 / z;
+      out.prediction[i] = c;
+    }
+    if (probabilistic && wants('variationRatio')) out.variationRatio[i] = s / z;
     if (wantsPE) {
       // −p̄_j log p̄_j ≥ 0; 0 where p̄_j underflows
       for (let j = 0; j < k; j++) terms[j] = pBar[j] > 0 ? -pBar[j] * lpBar[j] : 0;
@@ -423,19 +431,21 @@ function logitsMeasures(
   }
 }
 
-/** Sample i's vote measures from its members' votes: VR (votes) and D (NaN for one member). */
+/** Sample i's vote measures from its members' votes: VR (votes) and D (NaN for one member), those asked for. */
 function votesOf(
   votes: Int32Array,
   m: number,
   counts: Int32Array,
-  probabilistic: boolean,
+  wantsRatio: boolean,
+  wantsDisagreement: boolean,
   out: { readonly variationRatio: Float64Array; readonly disagreement: Float64Array },
   i: number,
 ): void {
   counts.fill(0);
   let modal = 0;
   for (let a = 0; a < m; a++) modal = Math.max(modal, ++counts[votes[a]]);
-  if (!probabilistic) out.variationRatio[i] = 1 - modal / m;
+  if (wantsRatio) out.variationRatio[i] = 1 - modal / m;
+  if (!wantsDisagreement) return;
   if (m === 1) out.disagreement[i] = NaN;
   else {
     let pairs = 0;
