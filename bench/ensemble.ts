@@ -15,8 +15,10 @@
  *   npm run bench:ensemble                              # every row, warm and cold
  *   npm run bench:ensemble -- --mode warm --rows PE,MI  # some rows, one mode
  *   npm run bench:ensemble -- --samples 20000 --cold-runs 1 --repeats 1   # a smoke test
+ *   npm run bench:ensemble -- --mode none --data /tmp/ens       # only write the data, and keep it
  *
- * The child: `node --expose-gc --import tsx bench/ensemble.ts --child DIR ROW` prints one JSON line.
+ * The child: `node --expose-gc --import tsx bench/ensemble.ts --child DIR ROW` prints one JSON line,
+ * { ms, value, cpuMs, pageFaults } (the process's CPU time and minor page faults over the timed part).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -172,10 +174,14 @@ async function child(dir: string, rowName: string): Promise<void> {
   const row = ALL_ROWS.find((r) => r.name === rowName);
   if (!row) throw new Error(`no row ${rowName}`);
   (globalThis as { gc?: () => void }).gc?.();
+  const faults0 = process.resourceUsage().minorPageFault;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const value = row.run(lib, batches);
   const ms = performance.now() - t0;
-  console.log(JSON.stringify({ ms, value }));
+  const cpu = process.cpuUsage(cpu0);
+  const pageFaults = process.resourceUsage().minorPageFault - faults0;
+  console.log(JSON.stringify({ ms, value, cpuMs: (cpu.user + cpu.system) / 1000, pageFaults }));
 }
 
 function python(...a: string[]): string {
@@ -214,7 +220,9 @@ async function main(): Promise<void> {
   const coldRuns = Number(flag('--cold-runs') ?? 5);
   const modes = (flag('--mode') ?? 'warm,cold').split(',');
   await setUp();
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'ecuas-ens-'));
+  // --data DIR: the data written there and kept, to run a child by hand
+  const keep = flag('--data');
+  const dir = keep ?? mkdtempSync(path.join(os.tmpdir(), 'ecuas-ens-'));
   try {
     const { z, labels } = makeData(n);
     writeFileSync(path.join(dir, 'z.f32'), new Uint8Array(z.buffer));
@@ -288,7 +296,7 @@ async function main(): Promise<void> {
     console.log(`\nload after: ${os.loadavg()[0].toFixed(2)}`);
     tf.dispose(batches.flatMap((b) => [b.x, b.y]));
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (keep === undefined) rmSync(dir, { recursive: true, force: true });
   }
 }
 
