@@ -5,7 +5,7 @@ MI = PE − EE, VR = 1 − max p̄, votes-based VR and D. Each job computes only
 from the logits to the mean over the samples (the value a metric's compute() gives).
 
     python3 bench/ensemble.py --warm DIR REPEATS JOB…   # best of REPEATS each, one JSON object
-    python3 bench/ensemble.py --cold DIR JOB            # once, in this fresh process
+    python3 bench/ensemble.py --cold DIR JOB            # once, in this fresh process (+ its CPU time)
     python3 bench/ensemble.py --version
 
 The timed part starts from the float32 array in memory (np.fromfile is not timed, as the node
@@ -113,9 +113,10 @@ def load(d):
 
 
 def timed(job, z, labels):
+    c = time.process_time()
     t = time.perf_counter()
     value = JOBS[job](z.astype(np.float64), labels)
-    return (time.perf_counter() - t) * 1000, float(value)
+    return (time.perf_counter() - t) * 1000, float(value), (time.process_time() - c) * 1000
 
 
 def main():
@@ -123,15 +124,15 @@ def main():
         return print(np.__version__)
     if sys.argv[1] == "--cold":
         z, labels = load(sys.argv[2])
-        ms, value = timed(sys.argv[3], z, labels)
-        return json.dump({"ms": ms, "value": value}, sys.stdout)
+        ms, value, cpu = timed(sys.argv[3], z, labels)
+        return json.dump({"ms": ms, "value": value, "cpuMs": cpu}, sys.stdout)
     z, labels = load(sys.argv[2])
     repeats = int(sys.argv[3])
     out = {}
     for job in sys.argv[4:]:
         best, value = float("inf"), None
         for _ in range(repeats):
-            ms, value = timed(job, z, labels)
+            ms, value, _ = timed(job, z, labels)
             best = min(best, ms)
         out[job] = {"ms": best, "value": value}
     json.dump(out, sys.stdout)

@@ -10,7 +10,9 @@
  *         construction through every `update` to the number `compute()` returns (the tensors
  *         already made, as the caller has them); NumPy in a fresh `python3` process, timed from
  *         the float32 array in memory to the value. Neither side times its process start, its
- *         library import or its reading of the data file. The median of --cold-runs pairs.
+ *         library import or its reading of the data file. The median of --cold-runs pairs; the
+ *         "cold CPU ratio" is that of the processes' median CPU times over the same part (less
+ *         disturbed than the wall time when other jobs share the machine).
  *
  *   npm run bench:ensemble                              # every row, warm and cold
  *   npm run bench:ensemble -- --mode warm --rows PE,MI  # some rows, one mode
@@ -232,7 +234,10 @@ async function main(): Promise<void> {
     console.log(
       `${M} members × ${n.toLocaleString('en-US')} samples × ${K} classes of logits, tensors [${M}, ${BATCH.toLocaleString('en-US')}, ${K}]; cpu backend; ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, Node ${process.version}, NumPy ${python('--version').trim()}; load ${os.loadavg()[0].toFixed(2)}\n`,
     );
-    const results = new Map<string, { warm?: [number, number, number]; cold?: [number, number, number] }>();
+    const results = new Map<
+      string,
+      { warm?: [number, number, number]; cold?: [number, number, number]; coldCpu?: number }
+    >();
     if (modes.includes('warm')) {
       const numpy = JSON.parse(python('--warm', dir, String(repeats), ...ROWS.map((r) => r.numpy))) as Record<
         string,
@@ -258,8 +263,8 @@ async function main(): Promise<void> {
     if (modes.includes('cold')) {
       spawnSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
       for (const row of ROWS) {
-        const ours: Array<{ ms: number; value: number }> = [];
-        const theirs: Array<{ ms: number; value: number }> = [];
+        const ours: Array<{ ms: number; value: number; cpuMs: number }> = [];
+        const theirs: Array<{ ms: number; value: number; cpuMs: number }> = [];
         for (let run = 0; run < coldRuns; run++) {
           // the two sides interleaved, so that a slow spell of the machine hits both
           const c = spawnSync(
@@ -268,29 +273,31 @@ async function main(): Promise<void> {
             { encoding: 'utf8', cwd: root, maxBuffer: 1 << 24 },
           );
           if (c.status !== 0) throw new Error(`child ${row.name} failed: ${c.stderr}`);
-          ours.push(JSON.parse(c.stdout.trim().split('\n').pop() as string) as { ms: number; value: number });
-          theirs.push(JSON.parse(python('--cold', dir, row.numpy)) as { ms: number; value: number });
+          ours.push(JSON.parse(c.stdout.trim().split('\n').pop() as string) as (typeof ours)[number]);
+          theirs.push(JSON.parse(python('--cold', dir, row.numpy)) as (typeof theirs)[number]);
         }
         const a = median(ours.map((o) => o.ms));
         const b = median(theirs.map((o) => o.ms));
         const entry = results.get(row.name) ?? {};
         entry.cold = [a, b, rel(ours[0].value, theirs[0].value)];
+        // CPU time: less disturbed than the wall time when other jobs share the machine
+        entry.coldCpu = median(ours.map((o) => o.cpuMs)) / median(theirs.map((o) => o.cpuMs));
         results.set(row.name, entry);
         process.stderr.write(`  cold ${row.name}: ${fmt(a)} ms (numpy ${fmt(b)} ms)\n`);
       }
     }
     const dash = '–';
     console.log(
-      '| row | warm ecuas ms | warm numpy ms | warm ratio | cold ecuas ms | cold numpy ms | cold ratio | rel. diff |',
+      '| row | warm ecuas ms | warm numpy ms | warm ratio | cold ecuas ms | cold numpy ms | cold ratio | cold CPU ratio | rel. diff |',
     );
-    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of ROWS) {
       const r = results.get(row.name) ?? {};
       const cell = (t?: [number, number, number]): string =>
         t ? `${fmt(t[0])} | ${fmt(t[1])} | ${(t[0] / t[1]).toFixed(2)}` : `${dash} | ${dash} | ${dash}`;
       const diff = r.warm?.[2] ?? r.cold?.[2];
       console.log(
-        `| ${row.name} | ${cell(r.warm)} | ${cell(r.cold)} | ${diff === undefined ? dash : diff.toExponential(1)} |`,
+        `| ${row.name} | ${cell(r.warm)} | ${cell(r.cold)} | ${r.coldCpu === undefined ? dash : r.coldCpu.toFixed(2)} | ${diff === undefined ? dash : diff.toExponential(1)} |`,
       );
     }
     console.log(`\nload after: ${os.loadavg()[0].toFixed(2)}`);
