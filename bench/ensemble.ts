@@ -239,12 +239,14 @@ async function main(): Promise<void> {
       { warm?: [number, number, number]; cold?: [number, number, number]; coldCpu?: number }
     >();
     if (modes.includes('warm')) {
-      const numpy = JSON.parse(python('--warm', dir, String(repeats), ...ROWS.map((r) => r.numpy))) as Record<
-        string,
-        { ms: number; value: number }
-      >;
       const lib: Lib = await import('../src/index');
       for (const row of ROWS) {
+        // NumPy's row right before ours (one process a row, its start not timed), so that a
+        // change in the machine's load between rows hits both sides of a ratio alike
+        const numpy = JSON.parse(python('--warm', dir, String(repeats), row.numpy)) as Record<
+          string,
+          { ms: number; value: number }
+        >;
         let best = Infinity;
         let value = NaN;
         for (let rep = 0; rep < repeats; rep++) {
