@@ -1,6 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { ARG, clip, fail } from './errors';
-import { MEMBER_INPUTS } from './inputs/members';
 import { readRaw } from './inputs/read';
 import { Shared, type WeightedForm } from './math/weightedForms';
 import type { Metric } from './metric';
@@ -135,6 +134,7 @@ function readColumn(x: unknown, position: number): Column {
       },
     };
   }
+  if (raw.shape.length === 3) return membersColumn(raw.shape, raw.values);
   // Higher rank: the picked rows go into one flat float32 array and a tensor of the right shape
   // (the resample's own; freed after its evaluation).
   const sub = raw.shape.slice(1);
@@ -147,6 +147,30 @@ function readColumn(x: unknown, position: number): Column {
       for (let j = 0; j < idx.length; j++)
         out.set(flat.subarray(idx[j] * rowSize, (idx[j] + 1) * rowSize), j * rowSize);
       const t = tf.tensor(out, [idx.length, ...sub], 'float32');
+      made.push(t);
+      return t;
+    },
+  };
+}
+
+/**
+ * Member logits [M, N, K], the one 3-D input (SPEC §12), whose samples lie on axis 1: a resample
+ * picks samples of every member, [M, |idx|, K], never members.
+ */
+function membersColumn(shape: readonly number[], values: ArrayLike<number>): Column {
+  const [m, n, k] = shape;
+  const flat = values instanceof Float32Array ? values.slice() : Float32Array.from(values);
+  return {
+    n,
+    pick(idx, made) {
+      const out = new Float32Array(m * idx.length * k);
+      for (let a = 0; a < m; a++) {
+        const from = a * n * k;
+        const to = a * idx.length * k;
+        for (let j = 0; j < idx.length; j++)
+          out.set(flat.subarray(from + idx[j] * k, from + (idx[j] + 1) * k), to + j * k);
+      }
+      const t = tf.tensor(out, [m, idx.length, k], 'float32');
       made.push(t);
       return t;
     },
@@ -190,7 +214,6 @@ function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluat
   if (typeof metric === 'string') {
     const entry = getMetricFromId(metric);
     entry.obj.dispose();
-    refuseMembers(entry.obj);
     if (probabilities === undefined) return (inputs) => entry.function(...inputs);
     if (!metric.startsWith('cls_')) {
       fail(
@@ -216,7 +239,6 @@ function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluat
         fail(NAME, 'metric', `expected the ${ARG} factory to return a metric instance (with update/compute/dispose)`);
       }
       try {
-        refuseMembers(m);
         m.update(...inputs);
         const value = m.compute();
         if (typeof value !== 'number') {
@@ -237,20 +259,6 @@ function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluat
     'metric',
     `expected ${ARG} to be a metric id or a function returning a fresh metric, but got ${metric === null ? 'null' : typeof metric}`,
   );
-}
-
-/**
- * The ensemble-uncertainty metrics take member logits [M, N, K], whose samples lie on axis 1,
- * where bootstrap resamples axis 0: refused rather than resampling members.
- */
-function refuseMembers(m: object): void {
-  if ((m.constructor as { inputs?: unknown }).inputs === MEMBER_INPUTS) {
-    fail(
-      NAME,
-      'metric',
-      `${(m as { metricName?: string }).metricName ?? 'this metric'} takes member logits [M, N, K], whose samples lie on axis 1; bootstrap resamples axis 0 and does not take them yet`,
-    );
-  }
 }
 
 /** Linear-interpolation quantile (NumPy's default) of sorted values. */

@@ -2,9 +2,9 @@ import { engine } from '@tensorflow/tfjs-core';
 import { frameBinary } from './binary';
 import { ARG, clip, fail } from './errors';
 import type { TensorLike } from './inputs/read';
-import { readArgumentsAsync, type RowNeeds } from './inputs/readAsync';
+import { hostArguments } from './inputs/readAsync';
 import { isRecord, ownOptions, resolveOptions, type OptionSchema } from './options';
-import { FixedValueState, RawSnapshot, type MetricState } from './reducers/state';
+import { RawSnapshot, type MetricState } from './reducers/state';
 
 /** Version of the format written by {@link Metric.toJSON}. */
 export const STATE_FORMAT_VERSION = 1;
@@ -88,9 +88,9 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * @internal The number of classes K of the classifier rows accumulated (0 before any, and for
    * other inputs): what a CLI state file's `k` must say of the metrics it holds.
    */
+  // eslint-disable-next-line @typescript-eslint/class-literal-property-style -- the metrics that keep K override it with a getter
   get classCount(): number {
-    const k = this.states.get('numClasses');
-    return k instanceof FixedValueState ? k.value : 0;
+    return 0;
   }
 
   /**
@@ -167,19 +167,17 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * step that checks and adds the batch (`update` on the values read), run in call order.
    */
   protected readAsync(args: A): Promise<() => void> {
-    const probabilities = (this.options as { probabilities?: boolean }).probabilities;
-    return readArgumentsAsync(args, this.rowNeeds(), probabilities).then((host) => () => {
+    return this.readArguments(args).then((host) => () => {
       this.update(...(host as A));
     });
   }
 
   /**
-   * What `update` needs of classifier rows when it needs only their top-1 statistics (s, the
-   * argmax, and with `labelLogit` log p_label), so that `updateAsync` may reduce the rows on the
-   * device; null (the default) when it needs the rows themselves or takes no classifier rows.
+   * `updateAsync`'s arguments read to the host without blocking: every tensor's `await data()`,
+   * unless the metric's input reads them its own way (see `InputAdapter.readAsync`).
    */
-  protected rowNeeds(): RowNeeds | null {
-    return null;
+  protected readArguments(args: A): Promise<unknown[]> {
+    return hostArguments(args);
   }
 
   /** Validates and accumulates one batch: must validate everything before changing any state. */
@@ -261,7 +259,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    */
   toJSON(): MetricJSON {
     const state: Record<string, unknown> = {};
-    for (const [key, s] of this.states) state[key] = s.toJSON();
+    for (const [key, s] of this.states) if (!s.omitted?.()) state[key] = s.toJSON();
     return {
       format: 'ecuas-metric',
       version: STATE_FORMAT_VERSION,
@@ -298,6 +296,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     const binary: string[] = [];
     const bulk: Uint8Array[] = [];
     for (const [key, s] of this.states) {
+      if (s.omitted?.()) continue;
       if (!s.toRaw) {
         state[key] = s.toJSON();
         continue;
@@ -323,10 +322,12 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     const name = this.metricName;
     if (!isRecord(state))
       fail(name, 'state', `expected ${ARG} to be an object of named states, but got ${describe(state)}`);
-    const keys = [...this.states.keys()];
+    // the entries a snapshot always has (one that may be left out loads as load(undefined))
+    const keys = [...this.states].filter(([, s]) => !s.omitted).map(([k]) => k);
     const extra = Object.keys(state).filter((k) => !this.states.has(k));
     // own entries only: an entry lent by Object.prototype is no part of the snapshot
-    if (extra.length || keys.some((k) => !Object.prototype.hasOwnProperty.call(state, k))) {
+    const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(state, k);
+    if (extra.length || keys.some((k) => !has(k))) {
       fail(
         name,
         'state',
@@ -337,7 +338,7 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     this.states.forEach((s, key) => (backup[key] = snapshotOf(s)));
     const restore = (): void => this.states.forEach((t, k) => t.load(backup[k])); // all or nothing
     for (const [key, s] of this.states) {
-      const problem = s.load(state[key]);
+      const problem = s.load(has(key) ? state[key] : undefined);
       if (problem) {
         restore();
         fail(name, 'state', `invalid ${ARG} entry \`${key}\`: ${problem}`);

@@ -5,8 +5,8 @@ import {
   bootstrap,
   ecuasCallback,
   ensembleUncertainty,
+  ExpectedEntropy,
   fitTemperature,
-  MutualInformation,
   TemperatureFitter,
   topOneConfidences,
 } from '../src/index';
@@ -196,11 +196,37 @@ describe('ensembleUncertainty', () => {
   });
 });
 
-describe('where member logits are not taken yet', () => {
-  it('bootstrap, the callback and the CLI refuse ens_* ids instead of misreading the members axis', () => {
-    const z = members(3, 10, 3, 4);
-    expectInputError(() => bootstrap('ens_mi', [z]), 'bootstrap', 'MutualInformation', 'axis 1');
-    expectInputError(() => bootstrap(() => new MutualInformation(), [z]), 'bootstrap', 'axis 1');
+describe('bootstrap resamples the samples of member logits (axis 1), never the members', () => {
+  const z = members(1, 40, 3, 4)[0];
+  const labels = z.map((_, i) => i % 3);
+  const copies = [z, z, z];
+
+  it('identical members give the intervals of the one model', () => {
+    // resampling members would give the degenerate interval [value, value]
+    for (const id of ['ens_ee', 'ens_pe']) {
+      const one = bootstrap(id, [z], { seed: 3, resamples: 200 });
+      const three = bootstrap(id, [copies], { seed: 3, resamples: 200 });
+      expect(three.high - three.low).toBeGreaterThan(0.01);
+      for (const key of ['value', 'low', 'high'] as const) expect(three[key]).toBeCloseTo(one[key], 12);
+    }
+    const [err, ece] = bootstrap(['cls_error_rate', 'cls_aurc'], [[z], labels], { seed: 5, resamples: 200 });
+    const [err2, ece2] = bootstrap(['cls_error_rate', 'cls_aurc'], [z, labels], { seed: 5, resamples: 200 });
+    for (const key of ['value', 'low', 'high'] as const) {
+      expect(err[key]).toBeCloseTo(err2[key], 12);
+      expect(ece[key]).toBeCloseTo(ece2[key], 12);
+    }
+  });
+
+  it('a factory metric gets the resampled members too', () => {
+    const one = bootstrap(() => new ExpectedEntropy(), [z], { seed: 1, resamples: 50 });
+    const three = bootstrap(() => new ExpectedEntropy(), [copies], { seed: 1, resamples: 50 });
+    expect(three.high - three.low).toBeGreaterThan(0.01);
+    for (const key of ['value', 'low', 'high'] as const) expect(three[key]).toBeCloseTo(one[key], 12);
+  });
+});
+
+describe('where member logits are not taken', () => {
+  it("the callback refuses ens_* ids: a model's output is one member", () => {
     const model = tf.sequential({ layers: [tf.layers.dense({ inputShape: [2], units: 3 })] });
     const x = tf.zeros([4, 2]);
     expectInputError(

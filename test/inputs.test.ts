@@ -316,9 +316,10 @@ const BAD_CASES: Record<Kind, BadCase[]> = {
     },
     { label: 'logits with K = 0 ([N, 0])', args: ['logits'], make: setArg(0, (z: number[][]) => z.map(() => [])) },
     {
-      label: '3-D logits [N, K, 1]',
+      // [M, N, K] is an ensemble (SPEC §12); one more axis is no input
+      label: '4-D logits [N, K, 1, 1]',
       args: ['logits'],
-      make: setArg(0, (z: number[][]) => z.map((r) => r.map((v) => [v]))),
+      make: setArg(0, (z: number[][]) => z.map((r) => r.map((v) => [[v]]))),
     },
     { label: 'logits with a row that is a number', args: ['logits'], make: setAt(0, 4, 0.5) },
     ...[NaN, 1.5, -1, K, K + 7, Infinity].map((v): BadCase => ({

@@ -1,5 +1,6 @@
 import type { OptionSchema } from '../options';
 import type { ConfidenceBatch } from './confidences';
+import { hostArguments, type RowNeeds } from './readAsync';
 
 /**
  * An input adapter: everything about what a metric's `update` takes, apart from the math —
@@ -28,6 +29,26 @@ export interface InputAdapter<B, O extends object = object> {
   readonly fixed?: readonly FixedSize[];
   /** A batch's values of {@link InputAdapter.fixed}, in that order. */
   sizes?(batch: B): readonly number[];
+  /**
+   * Reads `updateAsync`'s arguments to the host without blocking, for `read` to check and read
+   * as usual (without it: every tensor's `await data()`). `needs`: what the metric's update reads
+   * of classifier rows when it reads only their top-1 statistics, so that they may be reduced on
+   * the device first; null when it reads the rows themselves.
+   */
+  readAsync?(args: readonly unknown[], options: Readonly<Required<O>>, needs: RowNeeds | null): Promise<unknown[]>;
+}
+
+/**
+ * `updateAsync`'s arguments as `input` reads them without blocking (see
+ * {@link InputAdapter.readAsync}): the one place a metric base asks its input for them.
+ */
+export function readArgumentsOf(
+  input: InputAdapter<unknown>,
+  args: readonly unknown[],
+  options: object,
+  needs: RowNeeds | null,
+): Promise<unknown[]> {
+  return input.readAsync ? input.readAsync(args, options, needs) : hostArguments(args);
 }
 
 /** A size the samples of a metric share (see {@link InputAdapter.fixed}). */
@@ -37,6 +58,11 @@ export interface FixedSize {
   /** How messages name it: "M members" reads "M = 3 members". */
   readonly symbol: string;
   readonly noun: string;
+  /**
+   * The size of every sample of a state without this entry — one saved before the entry existed
+   * (e.g. M = 1: classifier rows before ensembles) — and left out of snapshots that hold it.
+   */
+  readonly implied?: number;
 }
 
 /**

@@ -1,5 +1,8 @@
-import { ARG, fail, MetricInputError } from '../errors';
-import { nonFiniteBinaryLogit, nonFiniteLogit, readLabels, readLogitsShape, requireSameN } from './read';
+import { ARG, fail } from '../errors';
+import { logitsShape, nonFiniteBinaryLogit, nonFiniteLogit, readLabels, readRaw, requireSameN } from './read';
+import { membersOf, type Members } from './members';
+import { ensembleLogMean } from '../math/ensemble';
+import { float64LogitProbabilities, float64LogitStats } from '../math/float64Logits';
 import {
   firstNonFinite,
   firstNonFiniteRow,
@@ -8,48 +11,37 @@ import {
   type SoftmaxStats,
   type SoftmaxWants,
 } from '../math/softmax';
-import { probabilityLikeRows, probabilityRowProblem, probabilitySumTolerance, topOneStats } from '../math/topOne';
-import {
-  BINARY_SCREEN_MIN,
-  binaryProbabilities,
-  binaryStats,
-  firstNonProbability,
-  scanBinaryLogits,
-} from '../math/sigmoid';
+import { topOneStats } from '../math/topOne';
+import { binaryProbabilities, binaryStats } from '../math/sigmoid';
 import { classProbabilities } from '../math/classProbabilities';
 import { probabilitiesOption, resolveOptions } from '../options';
 import type { DecisionInput } from './adapter';
 import type { ConfidenceBatch } from './confidences';
 import type { DeviceRowStats } from './deviceRows';
+import { readArgumentsAsync, ReducedLogits, type RowNeeds } from './readAsync';
+import {
+  checkBinaryLogits,
+  checkBinaryProbabilities,
+  checkProbabilities,
+  MAX_CLASSES,
+  type ProbabilitiesMode,
+  type ProbabilitiesOptions,
+} from './probabilities';
 
-/**
- * The most classes K a classifier row may have: 2^24 (16 777 216), far beyond any label set
- * in use, so that a state claiming more (a corrupted or forged file) is rejected on loading.
- */
-export const MAX_CLASSES = 2 ** 24;
+// the classifier input's face: its checks live beside it, shared with an ensemble's members
+export {
+  checkBinaryLogits,
+  checkBinaryProbabilities,
+  checkProbabilities,
+  DisguisedProbabilitiesError,
+  disguisedRowsText,
+  MAX_CLASSES,
+  type ProbabilitiesMode,
+  type ProbabilitiesOptions,
+} from './probabilities';
 
 /** Argument names of classification metrics. */
 export const LOGIT_INPUTS = Object.freeze(['logits', 'labels'] as const);
-
-/** The option every classification metric has (SPEC §4, "Probabilities"). */
-export interface ProbabilitiesOptions {
-  /**
-   * `true`: the [N, K] input holds probabilities (rows ≥ 0 summing to 1 within δ_K = min(0.1, K/200),
-   * which admits rows rounded to 2 decimals for K ≤ 20), used as p_k = x_k/Σx; a binary
-   * classifier's [N] or [N, 1] holds P(class 1) in [0, 1]. Unset (default): logits, and a batch in
-   * which at least half the rows look like probabilities (entries in [0, 1], summing to 1 within
-   * δ_K) is rejected — probabilities read as logits give plausible but wrong numbers; so is a
-   * binary batch of at least 16 values all in [0, 1]. `false`: logits, unchecked.
-   */
-  probabilities?: boolean;
-}
-
-/**
- * How classifier rows are read (SPEC §4, "Probabilities"): `true`, probabilities; `false`,
- * logits, unchecked; `undefined` (the default), logits, rejecting a batch that looks like
- * probabilities — a softmax applied twice gives plausible but wrong numbers.
- */
-export type ProbabilitiesMode = boolean | undefined;
 
 /** One validated batch of classifier rows [n, k] (logits, or probabilities) with their labels. */
 export interface ClassifierRows {
@@ -71,86 +63,19 @@ export interface ClassifierRows {
    * holds the rows [0, z] (made on first read), and has no float32 form for probabilities.
    */
   readonly binary?: Float32Array;
+  /**
+   * An ensemble's log p̄ rows (SPEC §12), float64 [n, k]: the logits its classification metrics
+   * score, read through {@link rowStats} and {@link rowProbabilities} (`values` has no float32 form).
+   */
+  readonly logMean?: Float64Array;
+  /** The number of members M of an ensemble's rows (1, or absent, for one model's). */
+  readonly members?: number;
 }
 
 /** Per-row statistics of classifier rows reduced on the device, and z_label when log p_label is needed. */
 export interface ReducedRowStats extends Pick<DeviceRowStats, 's' | 'top' | 'm'> {
   /** z[i, label_i] (float32 values), when log p_label is needed. */
   readonly labelLogit?: Float64Array;
-}
-
-/**
- * Classifier rows already reduced on the device by `updateAsync`: it stands in for the logits
- * argument, so the usual reader checks the labels, N and K against it (the device checked that
- * the values are finite and, unless `probabilities: false`, that fewer than half of the rows lie
- * in [0, 1], so the batch cannot look like probabilities).
- */
-export class ReducedLogits {
-  constructor(
-    readonly stats: DeviceRowStats,
-    readonly labelLogit: Float64Array | undefined,
-  ) {}
-}
-
-/**
- * Checks [n, k] rows against the `probabilities` mode (SPEC §4): with `true`, every row must be a
- * probability row (≥ 0, summing to 1 within δ_K = min(0.1, K/200)); by default, fewer than half
- * of the rows may look like probabilities. Throws a MetricInputError.
- */
-export function checkProbabilities(
-  metric: string,
-  arg: string,
-  values: Float32Array,
-  n: number,
-  k: number,
-  probabilities: ProbabilitiesMode,
-): void {
-  if (probabilities === true) {
-    const bad = probabilityRowProblem(values, n, k);
-    if (bad) {
-      fail(
-        metric,
-        arg,
-        `with \`probabilities: true\` expected every row of ${ARG} to hold probabilities (≥ 0, summing to 1 within ${probabilitySumTolerance(k)}), but row ${bad.row} ${bad.problem}`,
-      );
-    }
-  } else if (probabilities === undefined) {
-    const looking = probabilityLikeRows(values, n, k);
-    if (looking > 0) throw new DisguisedProbabilitiesError(metric, arg, looking, n, k);
-  }
-}
-
-/**
- * The MetricInputError of a batch of logits that looks like probabilities (SPEC §4), with the
- * count, so that a caller with other ways out (the CLI's --probabilities) can say them instead.
- */
-export class DisguisedProbabilitiesError extends MetricInputError {
-  constructor(
-    metric: string,
-    argument: string,
-    /** How many of the batch's rows look like probabilities (a binary batch: all its values). */
-    readonly looking: number,
-    readonly n: number,
-    /** The rows' K, or 1 for a binary classifier's values (SPEC §11). */
-    readonly k: number,
-  ) {
-    super(
-      metric,
-      argument,
-      `expected ${ARG} to hold logits, but ${disguisedRowsText(looking, n, k)}: these look like probabilities (${k === 1 ? 'a sigmoid output' : 'a softmax output, maybe rounded'}). ` +
-        'Pass the option `probabilities: true` to use them as probabilities, or `probabilities: false` if they really are logits',
-    );
-  }
-}
-
-/**
- * "3 of 4 rows lie in [0, 1] and sum to 1 within 0.015" — how a refused batch looks (SPEC §4);
- * "all 20 values lie in [0, 1]" for a binary classifier's (k = 1: one value per sample, §11).
- */
-export function disguisedRowsText(looking: number, n: number, k: number): string {
-  if (k === 1) return `all ${n} values lie in [0, 1]`;
-  const rows = looking === n ? (n === 1 ? 'its one row lies' : `all ${n} rows lie`) : `${looking} of ${n} rows lie`;
-  return `${rows} in [0, 1] and sum${looking === n && n === 1 ? 's' : ''} to 1 within ${probabilitySumTolerance(k)}`;
 }
 
 /**
@@ -236,23 +161,20 @@ export function readClassifierRows(
   probabilities: ProbabilitiesMode,
 ): ClassifierRows {
   if (args[0] instanceof ReducedLogits) return readReducedRows(metric, args[0], args[1], expectedK);
-  const logits = readLogitsShape(metric, LOGIT_INPUTS[0], args[0]);
+  const raw = readRaw(metric, LOGIT_INPUTS[0], args[0]);
+  if (raw.shape.length === 3) {
+    const members = membersOf(metric, LOGIT_INPUTS[0], raw, probabilities);
+    return ensembleRows(members, checkedLabels(metric, args[1], members.n, members.k, expectedK));
+  }
+  const logits = logitsShape(metric, LOGIT_INPUTS[0], raw);
   if (probabilities === true && !logits.binary) {
     // probability rows are checked here: their own checks below assume finite values
     const i = firstNonFinite(logits.values);
     if (i >= 0) nonFiniteLogit(metric, LOGIT_INPUTS[0], logits.values, logits.k, Math.floor(i / logits.k));
   }
-  const labels = readLabels(metric, LOGIT_INPUTS[1], args[1], logits.k);
-  requireSameN(metric, LOGIT_INPUTS, [logits.n, labels.length]);
   if (logits.k > MAX_CLASSES)
     fail(metric, LOGIT_INPUTS[0], `expected argument ${ARG} to have at most 2^24 classes, but got K = ${logits.k}`);
-  if (logits.n > 0 && expectedK > 0 && logits.k !== expectedK) {
-    fail(
-      metric,
-      LOGIT_INPUTS[0],
-      `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${logits.k}`,
-    );
-  }
+  const labels = checkedLabels(metric, args[1], logits.n, logits.k, expectedK);
   if (logits.binary) return binaryRows(metric, logits.values, labels, probabilities);
   if (probabilities === true) {
     checkProbabilities(metric, LOGIT_INPUTS[0], logits.values, logits.n, logits.k, true);
@@ -260,6 +182,40 @@ export function readClassifierRows(
   }
   // the default mode's screen runs with the finiteness check, in the kernel pass that reads the rows
   return logitRows(metric, logits.values, logits.n, logits.k, labels, probabilities === undefined);
+}
+
+/** The labels of n rows of k classes, with N and K (against `expectedK` of earlier updates, 0: none) checked. */
+function checkedLabels(metric: string, y: unknown, n: number, k: number, expectedK: number): Int32Array {
+  const labels = readLabels(metric, LOGIT_INPUTS[1], y, k);
+  requireSameN(metric, LOGIT_INPUTS, [n, labels.length]);
+  if (n > 0 && expectedK > 0 && k !== expectedK) {
+    fail(
+      metric,
+      LOGIT_INPUTS[0],
+      `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${k}`,
+    );
+  }
+  return labels;
+}
+
+/** An ensemble's checked rows: its log p̄ (SPEC §12), the logits its classification metrics score. */
+function ensembleRows(members: Members, labels: Int32Array): ClassifierRows {
+  return logMeanRows(ensembleLogMean(members.values, members), members.n, members.k, labels, members.m);
+}
+
+function logMeanRows(logMean: Float64Array, n: number, k: number, labels: Int32Array, members: number): ClassifierRows {
+  return {
+    n,
+    k,
+    get values(): Float32Array {
+      // a caller's bug: log p̄ rounded to float32 would not be SPEC §12's float64 log p̄
+      throw new Error('ensemble rows have no float32 rows [n, k]: read them through rowStats or rowProbabilities');
+    },
+    labels,
+    probabilities: false,
+    logMean,
+    members,
+  };
 }
 
 /**
@@ -283,38 +239,6 @@ function binaryRows(
     if (bad >= 0) nonFiniteBinaryLogit(metric, arg, values, bad);
   }
   return binaryBatch(values, labels, probabilities === true);
-}
-
-/**
- * Checks a binary classifier's P(class 1) (`probabilities: true`, SPEC §11): each in [0, 1]; the
- * first bad value is named by `at(index)` ("index 3" by default). Throws a MetricInputError.
- */
-export function checkBinaryProbabilities(
-  metric: string,
-  arg: string,
-  values: Float32Array,
-  at: (i: number) => string = (i) => `index ${i}`,
-): void {
-  const bad = firstNonProbability(values);
-  if (bad >= 0) {
-    fail(
-      metric,
-      arg,
-      `with \`probabilities: true\` expected ${ARG} to hold P(class 1) in [0, 1], but got ${values[bad]} at ${at(bad)}`,
-    );
-  }
-}
-
-/**
- * Checks a binary classifier's logits by default (SPEC §11): finite, and not a batch of at least
- * 16 values that all lie in [0, 1] — sigmoid outputs, which every binary row [1 − p, p] hides
- * from §4's row-sum test. Throws a MetricInputError.
- */
-export function checkBinaryLogits(metric: string, arg: string, values: Float32Array): void {
-  const { bad, allUnit } = scanBinaryLogits(values);
-  if (bad >= 0) nonFiniteBinaryLogit(metric, arg, values, bad);
-  if (allUnit && values.length >= BINARY_SCREEN_MIN)
-    throw new DisguisedProbabilitiesError(metric, arg, values.length, values.length, 1);
 }
 
 /** Binary rows over checked values; `values` gives the rows [0, z] of logits on first read. */
@@ -347,12 +271,14 @@ export function sampleRows(rows: ClassifierRows, i: number): ClassifierRows {
   const labels = rows.labels.subarray(i, i + 1);
   if (rows.binary) return binaryBatch(rows.binary.subarray(i, i + 1), labels, rows.probabilities);
   const { k } = rows;
+  if (rows.logMean) return logMeanRows(rows.logMean.subarray(i * k, (i + 1) * k), 1, k, labels, rows.members ?? 1);
   return { n: 1, k, values: rows.values.subarray(i * k, (i + 1) * k), labels, probabilities: rows.probabilities };
 }
 
 /** Every class probability p_k of checked classifier rows, float64 [n, k] (SPEC §4, §11). O(N·K). */
 export function rowProbabilities(rows: ClassifierRows): Float64Array {
   if (rows.binary) return binaryProbabilities(rows.binary, rows.n, rows.probabilities);
+  if (rows.logMean) return float64LogitProbabilities(rows.logMean, rows.n, rows.k);
   return classProbabilities(rows.values, rows.n, rows.k, rows.probabilities);
 }
 
@@ -410,6 +336,7 @@ export function rowStats(
 ): SoftmaxStats & DecisionExtras {
   if (rows.reduced) return reducedStats(rows, rows.reduced, wants);
   if (rows.binary) return binaryStats(rows.binary, rows.n, rows.labels, wants, rows.probabilities);
+  if (rows.logMean) return float64LogitStats(rows.logMean, rows.n, rows.k, rows.labels, wants);
   const check = pending.get(rows);
   if (check && !check.done) {
     // the finiteness check in the same kernel pass: it throws before any statistic is returned
@@ -450,4 +377,10 @@ export const LOGITS: DecisionInput<ClassifierRows, ProbabilitiesOptions> = Objec
   count: (b: ClassifierRows) => b.n,
   classes: (b: ClassifierRows) => b.k,
   decisions: decisionsOf,
+  // SPEC §12: the first update fixes M too (one model's rows are M = 1, which states of earlier
+  // versions, kept before ensembles, imply)
+  fixed: [{ key: 'numMembers', symbol: 'M', noun: 'members', implied: 1 }],
+  sizes: (b: ClassifierRows) => [b.members ?? 1],
+  readAsync: (args: readonly unknown[], options: Readonly<Required<ProbabilitiesOptions>>, needs: RowNeeds | null) =>
+    readArgumentsAsync(args, needs, options.probabilities),
 });

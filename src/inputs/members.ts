@@ -10,9 +10,9 @@ import {
   MAX_CLASSES,
   type ProbabilitiesMode,
   type ProbabilitiesOptions,
-} from './logits';
+} from './probabilities';
 import type { InputAdapter } from './adapter';
-import { readRaw, shapeText } from './read';
+import { readRaw, shapeText, type RawArray } from './read';
 import { probabilitiesOption } from '../options';
 
 /** Validated member outputs (SPEC §12): row (m, i) at (m·n + i)·width, width = 1 for binary members, else k. */
@@ -28,7 +28,11 @@ export interface Members extends MemberShape {
  * default a batch that looks like probabilities refused.
  */
 export function readMembers(metric: string, arg: string, x: unknown, probabilities: ProbabilitiesMode): Members {
-  const raw = readRaw(metric, arg, x);
+  return membersOf(metric, arg, readRaw(metric, arg, x), probabilities);
+}
+
+/** {@link readMembers} of values already read. */
+export function membersOf(metric: string, arg: string, raw: RawArray, probabilities: ProbabilitiesMode): Members {
   const shape = raw.shape;
   const values = raw.values instanceof Float32Array ? raw.values : Float32Array.from(raw.values);
   const done = (m: number, n: number, k: number, binary: boolean): Members => ({

@@ -381,7 +381,11 @@ export interface Logits {
  * readClassifierRows).
  */
 export function readLogitsShape(metric: string, arg: string, x: unknown): Logits {
-  const raw = readRaw(metric, arg, x);
+  return logitsShape(metric, arg, readRaw(metric, arg, x));
+}
+
+/** {@link readLogitsShape} of values already read. */
+export function logitsShape(metric: string, arg: string, raw: RawArray): Logits {
   const shape = raw.shape;
   if (shape.length === 1 && shape[0] === 0) return { values: new Float32Array(0), n: 0, k: 0, binary: false };
   const binary = shape.length === 1 || (shape.length === 2 && shape[1] === 1);
@@ -389,7 +393,7 @@ export function readLogitsShape(metric: string, arg: string, x: unknown): Logits
     fail(
       metric,
       arg,
-      `expected argument ${ARG} to be logits [N, K], or [N] / [N, 1] of a binary classifier, but got shape ${shapeText(shape)}`,
+      `expected argument ${ARG} to be logits [N, K], [N] / [N, 1] of a binary classifier, or an ensemble's member logits [M, N, K], but got shape ${shapeText(shape)}`,
     );
   }
   const n = shape[0];

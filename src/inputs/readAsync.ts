@@ -1,6 +1,6 @@
 import type { DataType, Tensor } from '@tensorflow/tfjs-core';
 import { labelLogitsOnDevice, reduceRowsOnDevice, shouldReduce, type DeviceRowStats } from './deviceRows';
-import { LOGIT_INPUTS, ReducedLogits, type ProbabilitiesMode } from './logits';
+import type { ProbabilitiesMode } from './probabilities';
 import { isTensor, readLabels } from './read';
 
 /**
@@ -28,6 +28,19 @@ function hostTensor(t: Tensor, values: ArrayLike<number>): HostTensor {
   };
 }
 
+/**
+ * Classifier rows already reduced on the device by `updateAsync`: it stands in for the logits
+ * argument, so the usual reader checks the labels, N and K against it (the device checked that
+ * the values are finite and, unless `probabilities: false`, that fewer than half of the rows lie
+ * in [0, 1], so the batch cannot look like probabilities).
+ */
+export class ReducedLogits {
+  constructor(
+    readonly stats: DeviceRowStats,
+    readonly labelLogit: Float64Array | undefined,
+  ) {}
+}
+
 /** Whether the readers would read `x` as tensor data (a live tensor of an accepted dtype). */
 export function isReadableTensor(x: unknown): x is Tensor {
   return isTensor(x) && !x.isDisposed && (x.dtype === 'float32' || x.dtype === 'int32' || x.dtype === 'bool');
@@ -53,7 +66,7 @@ export interface RowNeeds {
 /** The labels if the reader would accept them for n rows of k classes, else null (the reader then rejects them). */
 function acceptedLabels(y: unknown, n: number, k: number): Int32Array | null {
   try {
-    const labels = readLabels('', LOGIT_INPUTS[1], y, k);
+    const labels = readLabels('', 'labels', y, k); // its error is never shown
     return labels.length === n ? labels : null;
   } catch {
     return null;

@@ -9,14 +9,14 @@ import { eceOptionsProblem } from '../functional/confidence';
 import { ARG, fail } from '../errors';
 import type { DecisionInput } from '../inputs/adapter';
 import { CONFIDENCE_INPUTS, CONFIDENCES } from '../inputs/confidences';
+import { readArgumentsOf } from '../inputs/adapter';
 import { LOGIT_INPUTS, LOGITS, type ClassifierRows, type ProbabilitiesOptions } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
-import type { RowNeeds } from '../inputs/readAsync';
 import { MIN_SIGMA } from '../math/smoothEce';
 import { Metric } from '../metric';
 import { calibrationNormOption, debiasOption, nBinsOption, type OptionSchema, type OptionSpec } from '../options';
-import { decisionColumnProblem, decisionRowNeeds, pushDecisions, SumMetric } from '../reducers/metricBases';
-import { FixedValueState, FlaggedKeyColumn } from '../reducers/state';
+import { decisionColumnProblem, InputSizes, pushDecisions, SumMetric, TOP_ONE } from '../reducers/metricBases';
+import { FlaggedKeyColumn } from '../reducers/state';
 import { decisionsForm, sumsForm, type WeightedForm } from '../math/weightedForms';
 
 // The calibration family of SPEC §8.2–§8.3. Each class declares its input, options and the pure
@@ -134,7 +134,7 @@ interface SmoothDeclaration {
  * ranking metrics do, and reports the bandwidth its last `compute()` used.
  */
 abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metric<[TensorLike, TensorLike], number, O> {
-  private readonly numClasses = this.track('numClasses', new FixedValueState('K'));
+  private readonly sizes: InputSizes;
   private readonly samples: FlaggedKeyColumn;
   private readonly decl: SmoothDeclaration;
   private used = NaN;
@@ -142,6 +142,7 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
   protected constructor(decl: SmoothDeclaration, options: O | undefined) {
     super({ sigma: sigmaOption, ...decl.input.options } as OptionSchema<O>, options);
     this.decl = decl;
+    this.sizes = new InputSizes(decl.input, (key, state) => this.track(key, state));
     this.samples = this.track('samples', new FlaggedKeyColumn(decl.input.keyPrecision));
   }
 
@@ -158,11 +159,15 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
   }
 
   protected ingest(args: [TensorLike, TensorLike]): void {
-    pushDecisions(this.metricName, this.decl.input, args, this.options, this.numClasses, this.samples);
+    pushDecisions(this.metricName, this.decl.input, args, this.options, this.sizes, this.samples);
   }
 
-  protected override rowNeeds(): RowNeeds | null {
-    return decisionRowNeeds(this.decl.input);
+  override get classCount(): number {
+    return this.sizes.classes;
+  }
+
+  protected override readArguments(args: [TensorLike, TensorLike]): Promise<unknown[]> {
+    return readArgumentsOf(this.decl.input, args, this.options, TOP_ONE);
   }
 
   protected computeValue(): number {
@@ -178,7 +183,7 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
   }
 
   protected stateProblem(): string | null {
-    return decisionColumnProblem(this.decl.input, this.samples.read().keys, this.numClasses.value);
+    return decisionColumnProblem(this.samples.read().keys, this.sizes);
   }
 }
 

@@ -1,7 +1,7 @@
-import type { DecisionInput, FixedSize, InputAdapter } from '../inputs/adapter';
+import { readArgumentsOf, type DecisionInput, type FixedSize, type InputAdapter } from '../inputs/adapter';
 import { ARG, fail } from '../errors';
 import type { ConfidenceBatch } from '../inputs/confidences';
-import { LOGITS, MAX_CLASSES } from '../inputs/logits';
+import { MAX_CLASSES } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import type { RowNeeds } from '../inputs/readAsync';
 import { compactBinSums } from '../math/binning';
@@ -46,10 +46,8 @@ export interface SumDeclaration<B, O extends object> {
   readonly rowNeeds?: RowNeeds;
 }
 
-/** The decisions of classifier rows need only their top-1 statistics; other inputs are not rows. */
-export function decisionRowNeeds(input: InputAdapter<unknown>): RowNeeds | null {
-  return input === LOGITS ? { labelLogit: false } : null;
-}
+/** What a metric over decisions reads of classifier rows: their top-1 statistics alone. */
+export const TOP_ONE: RowNeeds = Object.freeze({ labelLogit: false });
 
 /** Whether an input's samples are decisions (confidences, classifier rows): those carry K. */
 function isDecisionInput(input: InputAdapter<unknown>): input is DecisionInput<unknown> {
@@ -70,10 +68,7 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
   number,
   O
 > {
-  /** K of earlier classifier rows (format 1 keeps it as `numClasses`; 0 for confidences). */
-  private readonly numClasses?: FixedValueState;
-  /** The sizes the input fixes (its `fixed`), e.g. an ensemble's M and K. */
-  private readonly sizes: readonly FixedValueState[];
+  private readonly sizes: InputSizes;
   private readonly sums: SumState;
   private readonly decl: SumDeclaration<unknown, O>;
 
@@ -81,10 +76,8 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
   protected constructor(decl: SumDeclaration<any, O>, options: O | undefined) {
     super(schemaOf(decl.input, decl.options) as OptionSchema<O>, options);
     this.decl = decl;
-    if (isDecisionInput(decl.input) && !decl.classesInSums)
-      this.numClasses = this.track('numClasses', new FixedValueState('K'));
+    this.sizes = new InputSizes(decl.input, (key, state) => this.track(key, state), !decl.classesInSums);
     this.sums = this.track('sums', new SumState());
-    this.sizes = (decl.input.fixed ?? []).map((f) => this.track(f.key, new FixedValueState(f.symbol)));
   }
 
   get sampleCount(): number {
@@ -93,7 +86,7 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
 
   override get classCount(): number {
     const { classesInSums } = this.decl;
-    return classesInSums ? (this.sums.length > 0 ? classesInSums(this.sums.length) : 0) : super.classCount;
+    return classesInSums ? (this.sums.length > 0 ? classesInSums(this.sums.length) : 0) : this.sizes.classes;
   }
 
   protected ingest(args: A): void {
@@ -101,20 +94,9 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
     // K from the sums' length (known without decoding them) or the state that keeps it
     const batch = input.read(this.metricName, args, this.options, this.classCount, true); // dropped below
     if (input.count(batch) === 0) return;
-    const sizes = this.sizes.length > 0 && input.sizes ? input.sizes(batch) : [];
-    this.sizes.forEach((kept, i) => {
-      const f = (input.fixed as readonly FixedSize[])[i];
-      if (kept.value && kept.value !== sizes[i]) {
-        fail(
-          this.metricName,
-          input.names[0],
-          `expected argument ${ARG} to keep ${f.symbol} = ${kept.value} ${f.noun} of earlier updates, but got ${f.symbol} = ${sizes[i]}`,
-        );
-      }
-    });
+    this.sizes.check(this.metricName, batch);
     this.sums.add(update(batch, this.options));
-    if (this.numClasses) this.numClasses.value = (input as DecisionInput<unknown>).classes(batch);
-    this.sizes.forEach((kept, i) => (kept.value = sizes[i]));
+    this.sizes.keep(batch);
   }
 
   protected computeValue(): number {
@@ -123,18 +105,14 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
     return this.decl.compute(this.sums.read() as Float64Array, this.options);
   }
 
-  protected override rowNeeds(): RowNeeds | null {
-    return this.decl.rowNeeds ?? null;
+  protected override readArguments(args: A): Promise<unknown[]> {
+    return readArgumentsOf(this.decl.input, args, this.options, this.decl.rowNeeds ?? null);
   }
 
   protected stateProblem(): string | null {
     const sums = this.sums.read();
     const n = sums ? sums[0] : 0;
-    return (
-      (this.numClasses && classesProblem(this.decl.input as DecisionInput<unknown>, this.numClasses.value, n)) ??
-      sizesProblem(this.decl.input.fixed ?? [], this.sizes, n) ??
-      (sums ? this.decl.check(sums, this.options) : null)
-    );
+    return this.sizes.problem(n) ?? (sums ? this.decl.check(sums, this.options) : null);
   }
 }
 
@@ -151,13 +129,73 @@ function onOccupiedBins<O extends { readonly nBins: number }>(
   return compute(sums, { ...options, nBins: bin.length });
 }
 
-/** Loaded fixed sizes: each ≥ 1 once there are samples, none before. */
-function sizesProblem(fixed: readonly FixedSize[], sizes: readonly FixedValueState[], n: number): string | null {
-  for (let i = 0; i < sizes.length; i++) {
-    const v = sizes[i].value;
-    if (n === 0 ? v !== 0 : v < 1) return `${fixed[i].symbol} = ${v} ${fixed[i].noun} with ${n} samples`;
+/**
+ * The sizes a metric's samples share, each a state entry: for a decision input, the number of
+ * classes K (`numClasses`; 0 for confidences), which the reader checks; and the sizes the input
+ * fixes (its `fixed`, e.g. an ensemble's M), checked here. Set by the first batch with samples,
+ * required of every later batch and of a merged state (the entries' own `incompatibility`).
+ */
+export class InputSizes {
+  private readonly numClasses?: FixedValueState;
+  private readonly fixed: readonly FixedSize[];
+  private readonly kept: readonly FixedValueState[];
+
+  /** `keepsClasses`: false where K lives elsewhere (in the layout of a sum metric's sums). */
+  constructor(
+    private readonly input: InputAdapter<unknown>,
+    track: (key: string, state: FixedValueState) => FixedValueState,
+    keepsClasses = true,
+  ) {
+    if (isDecisionInput(input) && keepsClasses) this.numClasses = track('numClasses', new FixedValueState('K'));
+    this.fixed = input.fixed ?? [];
+    this.kept = this.fixed.map((f) => track(f.key, new FixedValueState(f.symbol, f.implied)));
   }
-  return null;
+
+  /** K of earlier classifier rows (0: none yet, or confidences): what the reader checks a batch against. */
+  get classes(): number {
+    return this.numClasses?.value ?? 0;
+  }
+
+  /** Throws the MetricInputError of a batch with samples whose fixed sizes differ from the kept ones. */
+  check(metric: string, batch: unknown): void {
+    if (this.kept.length === 0) return;
+    const sizes = (this.input.sizes as (b: unknown) => readonly number[])(batch);
+    this.kept.forEach((kept, i) => {
+      const f = this.fixed[i];
+      if (kept.value && kept.value !== sizes[i]) {
+        fail(
+          metric,
+          this.input.names[0],
+          `expected argument ${ARG} to keep ${f.symbol} = ${kept.value} ${f.noun} of earlier updates, but got ${f.symbol} = ${sizes[i]}`,
+        );
+      }
+    });
+  }
+
+  /** Keeps the sizes of a batch with samples, once it is added. */
+  keep(batch: unknown): void {
+    if (this.numClasses) this.numClasses.value = (this.input as DecisionInput<unknown>).classes(batch);
+    if (this.kept.length === 0) return;
+    const sizes = (this.input.sizes as (b: unknown) => readonly number[])(batch);
+    this.kept.forEach((kept, i) => (kept.value = sizes[i]));
+  }
+
+  /**
+   * What makes loaded sizes impossible with n samples: K as {@link classesProblem} says; each
+   * fixed size ≥ 1 once there are samples, none before. An entry the snapshot left out (0 with
+   * samples) is read as its implied size here.
+   */
+  problem(n: number): string | null {
+    const classes = this.numClasses && classesProblem(this.input as DecisionInput<unknown>, this.numClasses.value, n);
+    if (classes) return classes;
+    for (let i = 0; i < this.kept.length; i++) {
+      const { implied, symbol, noun } = this.fixed[i];
+      const kept = this.kept[i];
+      if (n > 0 && kept.value === 0 && implied !== undefined) kept.value = implied;
+      if (n === 0 ? kept.value !== 0 : kept.value < 1) return `${symbol} = ${kept.value} ${noun} with ${n} samples`;
+    }
+    return null;
+  }
 }
 
 /** The number of classes a loaded state claims: K ≥ 2 for classifier rows, none for confidences. */
@@ -169,7 +207,7 @@ function classesProblem(input: DecisionInput<unknown>, k: number, n: number): st
 
 /**
  * Reads one batch through a decision input and appends its decisions (key with the correct
- * flag in its sign bit) to `samples`, keeping the batch's K in `numClasses`: the update of every
+ * flag in its sign bit) to `samples`, keeping the batch's K and fixed sizes in `sizes`: the update of every
  * metric that keeps its decisions. Validates everything before it changes anything.
  */
 export function pushDecisions(
@@ -177,14 +215,15 @@ export function pushDecisions(
   input: DecisionInput<unknown>,
   args: readonly unknown[],
   options: object,
-  numClasses: FixedValueState,
+  sizes: InputSizes,
   samples: FlaggedKeyColumn,
 ): void {
-  const batch = input.read(metric, args, options, numClasses.value, true); // push packs a copy
+  const batch = input.read(metric, args, options, sizes.classes, true); // push packs a copy
   if (input.count(batch) === 0) return;
+  sizes.check(metric, batch);
   const d = input.decisions(batch);
   samples.push(d.rankKey, d.correct);
-  numClasses.value = input.classes(batch);
+  sizes.keep(batch);
 }
 
 /**
@@ -200,13 +239,10 @@ const TOP_ONE_SLACK = 2 ** -20;
  * confidence outside [0, 1], or for classifier rows a top-1 probability outside [1/K, 1] (up to
  * {@link TOP_ONE_SLACK}) — or null. Every metric that keeps its decisions checks its state with it.
  */
-export function decisionColumnProblem(
-  input: DecisionInput<unknown>,
-  keys: Float32Array | Float64Array,
-  k: number,
-): string | null {
-  const classes = classesProblem(input, k, keys.length);
+export function decisionColumnProblem(keys: Float32Array | Float64Array, sizes: InputSizes): string | null {
+  const classes = sizes.problem(keys.length);
   if (classes) return classes;
+  const k = sizes.classes;
   // the top one of K probabilities is at least their mean
   const lowest = k > 0 ? (1 / k) * (1 - TOP_ONE_SLACK) : 0;
   for (let i = 0; i < keys.length; i++) {
@@ -245,13 +281,14 @@ export interface RankingDeclaration {
  * classifier rows (the input's key precision) — and computes on tie blocks.
  */
 export abstract class RankingMetric<O extends object = NoOptions> extends Metric<[TensorLike, TensorLike], number, O> {
-  private readonly numClasses = this.track('numClasses', new FixedValueState('K'));
+  private readonly sizes: InputSizes;
   private readonly samples: FlaggedKeyColumn;
   private readonly decl: RankingDeclaration;
 
   protected constructor(decl: RankingDeclaration, options: O | undefined) {
     super(schemaOf(decl.input, {}) as OptionSchema<O>, options);
     this.decl = decl;
+    this.sizes = new InputSizes(decl.input, (key, state) => this.track(key, state));
     this.samples = this.track('samples', new FlaggedKeyColumn(decl.input.keyPrecision));
   }
 
@@ -260,11 +297,15 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
   }
 
   protected ingest(args: [TensorLike, TensorLike]): void {
-    pushDecisions(this.metricName, this.decl.input, args, this.options, this.numClasses, this.samples);
+    pushDecisions(this.metricName, this.decl.input, args, this.options, this.sizes, this.samples);
   }
 
-  protected override rowNeeds(): RowNeeds | null {
-    return decisionRowNeeds(this.decl.input);
+  override get classCount(): number {
+    return this.sizes.classes;
+  }
+
+  protected override readArguments(args: [TensorLike, TensorLike]): Promise<unknown[]> {
+    return readArgumentsOf(this.decl.input, args, this.options, TOP_ONE);
   }
 
   protected computeValue(): number {
@@ -282,8 +323,7 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
   }
 
   protected stateProblem(): string | null {
-    const { keys } = this.samples.read();
-    return decisionColumnProblem(this.decl.input, keys, this.numClasses.value);
+    return decisionColumnProblem(this.samples.read().keys, this.sizes);
   }
 }
 
@@ -325,7 +365,7 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
   number,
   O
 > {
-  private readonly numClasses = this.track('numClasses', new FixedValueState('K'));
+  private readonly sizes: InputSizes;
   private readonly sums?: SumState;
   private readonly samples?: FlaggedKeyColumn;
   private readonly decl: BinnedDeclaration<Required<O> & BinningOptions>;
@@ -333,6 +373,7 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
   protected constructor(decl: BinnedDeclaration<Required<O> & BinningOptions>, options: O | undefined) {
     super(schemaOf(decl.input, decl.options) as OptionSchema<O>, options);
     this.decl = decl;
+    this.sizes = new InputSizes(decl.input, (key, state) => this.track(key, state));
     const o = this.options as Readonly<Required<O> & BinningOptions>;
     const bad = decl.optionsProblem(o);
     if (bad) rejectOption(this.metricName, bad.option, bad.expected, (o as Record<string, unknown>)[bad.option]);
@@ -351,16 +392,21 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
   protected ingest(args: [TensorLike, TensorLike]): void {
     const { input } = this.decl;
     // transient: the sums and the packed column keep nothing of the batch
-    const batch = input.read(this.metricName, args, this.options, this.numClasses.value, true);
+    const batch = input.read(this.metricName, args, this.options, this.sizes.classes, true);
     if (input.count(batch) === 0) return;
+    this.sizes.check(this.metricName, batch);
     const d = input.decisions(batch);
     if (this.sums) this.sums.add(this.decl.update(d, this.resolved));
     else (this.samples as FlaggedKeyColumn).push(d.rankKey, d.correct);
-    this.numClasses.value = input.classes(batch);
+    this.sizes.keep(batch);
   }
 
-  protected override rowNeeds(): RowNeeds | null {
-    return decisionRowNeeds(this.decl.input);
+  override get classCount(): number {
+    return this.sizes.classes;
+  }
+
+  protected override readArguments(args: [TensorLike, TensorLike]): Promise<unknown[]> {
+    return readArgumentsOf(this.decl.input, args, this.options, TOP_ONE);
   }
 
   protected computeValue(): number {
@@ -374,17 +420,13 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
   protected stateProblem(): string | null {
     if (this.sums) {
       const sums = this.sums.read();
-      const k = this.numClasses.value;
+      const k = this.sizes.classes;
       return (
-        classesProblem(this.decl.input, k, sums ? sums[0] : 0) ??
+        this.sizes.problem(sums ? sums[0] : 0) ??
         (sums ? this.decl.check(sums, this.resolved) : null) ??
         (sums && k > 0 ? binnedTopOneProblem(sums, k) : null)
       );
     }
-    return decisionColumnProblem(
-      this.decl.input,
-      (this.samples as FlaggedKeyColumn).read().keys,
-      this.numClasses.value,
-    );
+    return decisionColumnProblem((this.samples as FlaggedKeyColumn).read().keys, this.sizes);
   }
 }

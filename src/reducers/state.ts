@@ -35,6 +35,11 @@ export interface MetricState {
   load(snapshot: unknown): string | null;
   /** The contents as raw bytes (states whose bulk is numbers): what `Metric.toBinary` writes instead of `toJSON`. */
   toRaw?(): RawParts;
+  /**
+   * Present on an entry that snapshots may leave out: it is left out while this says so, and a
+   * snapshot without it (also one saved before the entry existed) loads as `load(undefined)`.
+   */
+  omitted?(): boolean;
 }
 
 /** A state's contents as raw little-endian bytes: n values of `dtype`, in `parts` to be joined in order. */
@@ -684,8 +689,18 @@ export class FlaggedKeyColumn implements MetricState {
  */
 export class FixedValueState implements MetricState {
   value = 0;
+  readonly omitted?: () => boolean;
 
-  constructor(private readonly what: string) {}
+  /**
+   * `implied`: the value that snapshots leave out (the only one states saved before this entry
+   * existed can hold); it loads as 0, which the metric reads as `implied` once it has samples.
+   */
+  constructor(
+    private readonly what: string,
+    implied?: number,
+  ) {
+    if (implied !== undefined) this.omitted = () => this.value <= implied;
+  }
 
   clear(): void {
     this.value = 0;
@@ -706,6 +721,7 @@ export class FixedValueState implements MetricState {
   }
 
   load(snapshot: unknown): string | null {
+    if (snapshot === undefined && this.omitted) snapshot = 0;
     if (!(Number.isInteger(snapshot) && (snapshot as number) >= 0)) return `${this.what} must be an integer ≥ 0`;
     this.value = snapshot as number;
     return null;
