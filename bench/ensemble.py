@@ -93,6 +93,17 @@ def cross_entropy(z, labels):
     return -logp.mean() / -(pi * np.log(pi)).sum()
 
 
+def ece(z, labels, bins=10):
+    """ClassificationECE on p̄: equal-width bins of q = max p̄, |Σ q − Σ correct| over N."""
+    pbar = softmax(z).mean(axis=0)
+    q = pbar.max(axis=-1)
+    correct = (pbar.argmax(axis=-1) == labels).astype(np.float64)
+    b = np.minimum(bins - 1, (q * bins).astype(np.int64))
+    sq = np.bincount(b, weights=q, minlength=bins)
+    sy = np.bincount(b, weights=correct, minlength=bins)
+    return np.abs(sq - sy).sum() / len(q)
+
+
 JOBS = {
     "pe": pe,
     "ee": ee,
@@ -102,6 +113,7 @@ JOBS = {
     "disagreement": disagreement,
     "all": all_measures,
     "cross_entropy": cross_entropy,
+    "ece": ece,
 }
 
 

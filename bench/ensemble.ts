@@ -87,6 +87,9 @@ const ALL_ROWS: Row[] = [
   metricRow('VariationRatio', 'VariationRatio', 'vr'),
   metricRow('VariationRatio (votes)', 'VariationRatio', 'vr_vote', { probabilistic: false }),
   metricRow('Disagreement', 'Disagreement', 'disagreement'),
+  // classification metrics on the members score p̄ (SPEC §12 a): labels too
+  metricRow('ClassificationCrossEntropy', 'ClassificationCrossEntropy', 'cross_entropy', undefined, true),
+  metricRow('ClassificationECE', 'ClassificationECE', 'ece', undefined, true),
   {
     name: 'ensembleUncertainty',
     numpy: 'all',
