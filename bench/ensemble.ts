@@ -4,7 +4,8 @@
  * tensors [M, 10,000, K] (batches along N, the samples axis).
  *
  *   warm: best of --repeats in this process (after V8 has optimized everything); NumPy best of
- *         --repeats too (bench/ensemble.py), from the float32 array in memory to the value.
+ *         --repeats too (bench/ensemble.py), from the float32 array in memory to the value; the
+ *         "warm CPU ratio" is that of the best CPU times (process CPU time over the same part).
  *   cold: a fresh `node` process per row (this script with --child), importing the built package
  *         (dist/index.js, `npx tsup` first, as users import it), timed from the metric's
  *         construction through every `update` to the number `compute()` returns (the tensors
@@ -239,7 +240,7 @@ async function main(): Promise<void> {
     );
     const results = new Map<
       string,
-      { warm?: [number, number, number]; cold?: [number, number, number]; coldCpu?: number }
+      { warm?: [number, number, number]; warmCpu?: number; cold?: [number, number, number]; coldCpu?: number }
     >();
     if (modes.includes('warm')) {
       const lib: Lib = await import('../src/index');
@@ -248,17 +249,21 @@ async function main(): Promise<void> {
         // change in the machine's load between rows hits both sides of a ratio alike
         const numpy = JSON.parse(python('--warm', dir, String(repeats), row.numpy)) as Record<
           string,
-          { ms: number; value: number }
+          { ms: number; value: number; cpuMs: number }
         >;
         let best = Infinity;
+        let bestCpu = Infinity;
         let value = NaN;
         for (let rep = 0; rep < repeats; rep++) {
+          const cpu0 = process.cpuUsage();
           const t0 = performance.now();
           value = row.run(lib, batches);
           best = Math.min(best, performance.now() - t0);
+          const cpu = process.cpuUsage(cpu0);
+          bestCpu = Math.min(bestCpu, (cpu.user + cpu.system) / 1000);
         }
         const ref = numpy[row.numpy];
-        results.set(row.name, { warm: [best, ref.ms, rel(value, ref.value)] });
+        results.set(row.name, { warm: [best, ref.ms, rel(value, ref.value)], warmCpu: bestCpu / ref.cpuMs });
         process.stderr.write(`  warm ${row.name}: ${fmt(best)} ms (numpy ${fmt(ref.ms)} ms)\n`);
       }
       if (!modes.includes('nomemory')) {
@@ -292,17 +297,18 @@ async function main(): Promise<void> {
       }
     }
     const dash = '–';
+    const ratio = (v?: number): string => (v === undefined ? dash : v.toFixed(2));
     console.log(
-      '| row | warm ecuas ms | warm numpy ms | warm ratio | cold ecuas ms | cold numpy ms | cold ratio | cold CPU ratio | rel. diff |',
+      '| row | warm ecuas ms | warm numpy ms | warm ratio | warm CPU ratio | cold ecuas ms | cold numpy ms | cold ratio | cold CPU ratio | rel. diff |',
     );
-    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of ROWS) {
       const r = results.get(row.name) ?? {};
       const cell = (t?: [number, number, number]): string =>
         t ? `${fmt(t[0])} | ${fmt(t[1])} | ${(t[0] / t[1]).toFixed(2)}` : `${dash} | ${dash} | ${dash}`;
       const diff = r.warm?.[2] ?? r.cold?.[2];
       console.log(
-        `| ${row.name} | ${cell(r.warm)} | ${cell(r.cold)} | ${r.coldCpu === undefined ? dash : r.coldCpu.toFixed(2)} | ${diff === undefined ? dash : diff.toExponential(1)} |`,
+        `| ${row.name} | ${cell(r.warm)} | ${ratio(r.warmCpu)} | ${cell(r.cold)} | ${ratio(r.coldCpu)} | ${diff === undefined ? dash : diff.toExponential(1)} |`,
       );
     }
     console.log(`\nload after: ${os.loadavg()[0].toFixed(2)}`);
