@@ -1,4 +1,6 @@
-import { orderFreeSum } from './orderFreeSum';
+import { expNonPositive } from './exp';
+import { orderFreeSum, orderFreeSumOf } from './orderFreeSum';
+import { rowArgmax } from './wasm/softmaxKernel';
 
 /**
  * The per-sample uncertainty of an ensemble (SPEC §12): M members' outputs for N samples, as
@@ -119,8 +121,17 @@ function logMeanRow(
  */
 export function ensembleLogMean(x: Float32Array, shape: MemberShape): Float64Array {
   const { m, n, k } = shape;
-  const width = shape.binary ? 1 : k;
   const out = new Float64Array(n * k);
+  if (!shape.binary && !shape.probabilities) {
+    const w = new LogitsWork(m, k);
+    const tops = memberVotes(x, m * n, k);
+    for (let i = 0; i < n; i++) {
+      w.members(x, n, i, true, false, tops);
+      w.logMean(x, n, i, out, i * k);
+    }
+    return out;
+  }
+  const width = shape.binary ? 1 : k;
   const lp = new Float64Array(m * k);
   const work = new Float64Array(k);
   const byMember = new Float64Array(m);
@@ -133,9 +144,144 @@ export function ensembleLogMean(x: Float32Array, shape: MemberShape): Float64Arr
 }
 
 /**
+ * Below this, a class's Σ_m p_mk may have lost digits to subnormal member probabilities (a
+ * logit gap above ~700): the sample's p̄ is then taken by the log-sum-exp of logMeanRow. At or
+ * above it (every class), log p̄_k = log(Σ_m p_mk) − log M: the same value to rounding, without
+ * the M exponentials a class of the log-sum-exp costs. Either way it depends only on the members'
+ * multiset and permutes with the columns.
+ */
+const LINEAR_MIN = 2 ** -960;
+
+/**
+ * The first argmax of each of the `rows` member rows [rows, k] (row (m, i) at m·n + i): the
+ * WebAssembly kernel's, bit for bit the JS loop's and without its mispredicted branches; null
+ * where the kernel is not available (LogitsWork's loop finds them).
+ */
+function memberVotes(x: Float32Array, rows: number, k: number): Int32Array | null {
+  return rowArgmax(x, rows, k, false)?.top ?? null;
+}
+
+/**
+ * One sample's member softmax for logits [M, N, K] (not binary, not probabilities), each
+ * exponential taken once: e_mj = exp(z_mj − max_m) (0 at the member's top, which s excludes),
+ * s_m by orderFreeSum, p_mj = e_mj / (1 + s_m) kept by class (p̄ sums over members), the vote, and
+ * H(p_m) = log1p(s_m) + Σ_j e_mj (max_m − z_mj) / (1 + s_m) (two non-negative terms; −Σ p log p
+ * in exact arithmetic). Work arrays reused from sample to sample, each with its own Int32Array
+ * view for orderFreeSumOf (a view made per call costs more than a sum of ten).
+ */
+class LogitsWork {
+  readonly e: Float64Array;
+  readonly eW: Int32Array;
+  /** p_mk at k·M + m: each class's members side by side. */
+  readonly pT: Float64Array;
+  readonly pTW: Int32Array;
+  readonly h: Float64Array;
+  readonly hW: Int32Array;
+  readonly byMember: Float64Array;
+  readonly byMemberW: Int32Array;
+  readonly terms: Float64Array;
+  readonly termsW: Int32Array;
+  readonly s: Float64Array;
+  readonly max: Float64Array;
+  readonly votes: Int32Array;
+  readonly lp: Float64Array;
+  readonly zBar: Float64Array;
+  readonly lpBar: Float64Array;
+  readonly pBar: Float64Array;
+  readonly pBarW: Int32Array;
+  readonly logM: number;
+  constructor(
+    readonly m: number,
+    readonly k: number,
+  ) {
+    const view = (a: Float64Array): Int32Array => new Int32Array(a.buffer, a.byteOffset, 2 * a.length);
+    this.e = new Float64Array(m * k);
+    this.eW = view(this.e);
+    this.pT = new Float64Array(m * k);
+    this.pTW = view(this.pT);
+    this.h = new Float64Array(m * (k + 1));
+    this.hW = view(this.h);
+    this.byMember = new Float64Array(m);
+    this.byMemberW = view(this.byMember);
+    this.terms = new Float64Array(m * k);
+    this.termsW = view(this.terms);
+    this.s = new Float64Array(m);
+    this.max = new Float64Array(m);
+    this.votes = new Int32Array(m);
+    this.lp = new Float64Array(m * k);
+    this.zBar = new Float64Array(k);
+    this.lpBar = new Float64Array(k);
+    this.pBar = new Float64Array(k);
+    this.pBarW = view(this.pBar);
+    this.logM = Math.log(m);
+  }
+
+  /**
+   * Sample i's members: votes always; with `probs` e, s, max and pT; with `entropy` also
+   * (1/M) Σ_m H(p_m), returned (else 0), as one order-free sum of the M·(K + 1) non-negative
+   * terms log1p(s_m) and p_mj (max_m − z_mj): H(p_m) = log1p(s_m) + Σ_j p_mj (max_m − z_mj)
+   * (−Σ_j p_mj log p_mj in exact arithmetic, with no cancellation).
+   */
+  members(x: Float32Array, n: number, i: number, probs: boolean, entropy: boolean, tops: Int32Array | null): number {
+    const { m, k, e, eW, pT, h, s, max, votes } = this;
+    for (let a = 0; a < m; a++) {
+      const from = (a * n + i) * k;
+      let top = 0;
+      if (tops !== null) top = tops[a * n + i];
+      else {
+        for (let j = 1; j < k; j++) if (x[from + j] > x[from + top]) top = j;
+      }
+      const mx = x[from + top];
+      votes[a] = top;
+      if (!probs) continue;
+      const base = a * k;
+      for (let j = 0; j < k; j++) e[base + j] = j === top ? 0 : expNonPositive(x[from + j] - mx);
+      const sa = orderFreeSumOf(e, eW, base, base + k);
+      s[a] = sa;
+      max[a] = mx;
+      const inv = 1 / (1 + sa);
+      for (let j = 0; j < k; j++) pT[j * m + a] = j === top ? inv : e[base + j] * inv;
+      if (!entropy) continue;
+      h[a] = Math.log1p(sa);
+      const at = m + base;
+      for (let j = 0; j < k; j++) h[at + j] = j === top ? 0 : e[base + j] * inv * (mx - x[from + j]);
+    }
+    return entropy ? orderFreeSumOf(h, this.hW, 0, m * (k + 1)) / m : 0;
+  }
+
+  /** z̄ = log p̄ of the sample whose members() ran last, into out[at … at + k − 1]. */
+  logMean(x: Float32Array, n: number, i: number, out: Float64Array, at: number): void {
+    const { m, k, pT, pTW } = this;
+    let least = Infinity;
+    for (let j = 0; j < k; j++) {
+      const p = orderFreeSumOf(pT, pTW, j * m, j * m + m);
+      out[at + j] = p;
+      least = Math.min(least, p);
+    }
+    if (least >= LINEAR_MIN) {
+      for (let j = 0; j < k; j++) out[at + j] = Math.log(out[at + j]) - this.logM;
+      return;
+    }
+    this.logProbabilities(x, n, i);
+    logMeanRow(this.lp, m, k, this.logM, out, at, this.byMember);
+  }
+
+  /** log p_mj = z_mj − max_m − log1p(s_m) of the sample whose members() ran last, into lp. */
+  logProbabilities(x: Float32Array, n: number, i: number): void {
+    const { m, k, s, max, lp } = this;
+    for (let a = 0; a < m; a++) {
+      const from = (a * n + i) * k;
+      const l = Math.log1p(s[a]);
+      const mx = max[a];
+      for (let j = 0; j < k; j++) lp[a * k + j] = x[from + j] - mx - l;
+    }
+  }
+}
+
+/**
  * Every per-sample measure of SPEC §12 (b) and (d) from validated member outputs `x`
  * (row (m, i) at (m·n + i)·width, width = 1 for binary members, else k) — or, with `only`, that
- * measure alone (a metric's update: the others are left 0). O(M·N·K).
+ * measure alone (a metric's update: the other arrays are then empty, not allocated). O(M·N·K).
  */
 export function ensembleMeasures(
   x: Float32Array,
@@ -145,15 +291,22 @@ export function ensembleMeasures(
 ): EnsembleMeasures {
   const { m, n, k } = shape;
   const width = shape.binary ? 1 : k;
+  // only what is asked for: a fresh process pays for each new page of memory
+  const all = only === undefined;
+  const size = (measure: EnsembleMeasure): number => (all || only === measure ? n : 0);
   const out = {
-    confidence: new Float64Array(n),
-    prediction: new Int32Array(n),
-    predictiveEntropy: new Float64Array(n),
-    expectedEntropy: new Float64Array(n),
-    mutualInformation: new Float64Array(n),
-    variationRatio: new Float64Array(n),
-    disagreement: new Float64Array(n),
+    confidence: new Float64Array(all ? n : 0),
+    prediction: new Int32Array(all ? n : 0),
+    predictiveEntropy: new Float64Array(size('predictiveEntropy')),
+    expectedEntropy: new Float64Array(size('expectedEntropy')),
+    mutualInformation: new Float64Array(size('mutualInformation')),
+    variationRatio: new Float64Array(size('variationRatio')),
+    disagreement: new Float64Array(size('disagreement')),
   };
+  if (!shape.binary && !shape.probabilities) {
+    logitsMeasures(x, shape, probabilistic, only, out);
+    return out;
+  }
   const lp = new Float64Array(m * k); // log p_mk of one sample
   const zBar = new Float64Array(k);
   const lpBar = new Float64Array(k);
@@ -173,7 +326,7 @@ export function ensembleMeasures(
       for (let a = 0; a < m; a++) byMember[a] = entropyOf(lp, a * k, k, work);
       out.expectedEntropy[i] = orderFreeSum(byMember, 0, m) / m;
     }
-    if (wantsVotes) votesOf(votes, m, counts, probabilistic, out, i);
+    if (wantsVotes) votesOf(votes, m, counts, !probabilistic && wants('variationRatio'), wants('disagreement'), out, i);
     if (!wantsMean) continue;
     logMeanRow(lp, m, k, logM, zBar, 0, byMember);
     // SPEC §4 on the float64 logits z̄
@@ -184,9 +337,11 @@ export function ensembleMeasures(
     const s = orderFreeSum(work, 0, k);
     const l = Math.log1p(s);
     for (let j = 0; j < k; j++) lpBar[j] = zBar[j] - top - l;
-    out.confidence[i] = 1 / (1 + s);
-    out.prediction[i] = c;
-    if (probabilistic) out.variationRatio[i] = s / (1 + s);
+    if (all) {
+      out.confidence[i] = 1 / (1 + s);
+      out.prediction[i] = c;
+    }
+    if (probabilistic && wants('variationRatio')) out.variationRatio[i] = s / (1 + s);
     if (wants('predictiveEntropy')) out.predictiveEntropy[i] = entropyOf(lpBar, 0, k, work);
     if (!wants('mutualInformation')) continue;
     // the mean KL divergence of the members from p̄: terms with p_mk = 0 are 0
@@ -202,19 +357,95 @@ export function ensembleMeasures(
   return out;
 }
 
-/** Sample i's vote measures from its members' votes: VR (votes) and D (NaN for one member). */
+type MeasureArrays = { -readonly [K in keyof EnsembleMeasures]: EnsembleMeasures[K] };
+
+/**
+ * ensembleMeasures for member logits (not binary, not probabilities): each member exponential
+ * once (LogitsWork), p̄ in logs from the members' Σ_m p_mk, then §4's forms on z̄ as the other
+ * path; only the work the asked measures need (the votes alone take no exponential, the
+ * expected entropy no p̄). Every sum order-free, as there.
+ */
+function logitsMeasures(
+  x: Float32Array,
+  shape: MemberShape,
+  probabilistic: boolean,
+  only: EnsembleMeasure | undefined,
+  out: MeasureArrays,
+): void {
+  const { m, n, k } = shape;
+  const w = new LogitsWork(m, k);
+  const { zBar, lpBar, pBar, pBarW, terms, termsW, pT } = w;
+  const counts = new Int32Array(k);
+  const wants = (measure: keyof EnsembleMeasures): boolean => only === undefined || only === measure;
+  const wantsEntropy = wants('expectedEntropy');
+  const wantsPE = wants('predictiveEntropy');
+  const wantsMI = wants('mutualInformation');
+  const wantsMean = wantsPE || wantsMI || (probabilistic && wants('variationRatio'));
+  const wantsVotes = wants('disagreement') || (!probabilistic && wants('variationRatio'));
+  const probs = wantsMean || wantsEntropy;
+  const tops = memberVotes(x, m * n, k);
+  for (let i = 0; i < n; i++) {
+    const ee = w.members(x, n, i, probs, wantsEntropy, tops);
+    if (wantsEntropy) out.expectedEntropy[i] = ee;
+    if (wantsVotes)
+      votesOf(w.votes, m, counts, !probabilistic && wants('variationRatio'), wants('disagreement'), out, i);
+    if (!wantsMean) continue;
+    w.logMean(x, n, i, zBar, 0);
+    // SPEC §4 on the float64 logits z̄; p̄_j = e_j / (1 + s), its exponential taken once
+    let c = 0;
+    for (let j = 1; j < k; j++) if (zBar[j] > zBar[c]) c = j;
+    const top = zBar[c];
+    for (let j = 0; j < k; j++) pBar[j] = j === c ? 0 : expNonPositive(zBar[j] - top);
+    const s = orderFreeSumOf(pBar, pBarW, 0, k);
+    const l = Math.log1p(s);
+    const z = 1 + s;
+    for (let j = 0; j < k; j++) {
+      lpBar[j] = zBar[j] - top - l;
+      pBar[j] = j === c ? 1 / z : pBar[j] / z;
+    }
+    if (only === undefined) {
+      out.confidence[i] = 1 / z;
+      out.prediction[i] = c;
+    }
+    if (probabilistic && wants('variationRatio')) out.variationRatio[i] = s / z;
+    if (wantsPE) {
+      // −p̄_j log p̄_j ≥ 0; 0 where p̄_j underflows
+      for (let j = 0; j < k; j++) terms[j] = pBar[j] > 0 ? -pBar[j] * lpBar[j] : 0;
+      out.predictiveEntropy[i] = orderFreeSumOf(terms, termsW, 0, k);
+    }
+    if (!wantsMI) continue;
+    // one member is p̄ itself: 0 by definition (SPEC §12), not the rounding of a sum of zeros
+    if (m === 1) continue;
+    // the mean KL divergence of the members from p̄: terms with p_mk = 0 are 0
+    for (let a = 0; a < m; a++) {
+      const from = (a * n + i) * k;
+      const mx = w.max[a];
+      // log1p(s_m) as the expected entropy took it, if it did
+      const l = wantsEntropy ? w.h[a] : Math.log1p(w.s[a]);
+      for (let j = 0; j < k; j++) {
+        const p = pT[j * m + a];
+        terms[a * k + j] = p > 0 ? p * (x[from + j] - mx - l - lpBar[j]) : 0;
+      }
+    }
+    out.mutualInformation[i] = Math.max(0, orderFreeSumOf(terms, termsW, 0, m * k) / m);
+  }
+}
+
+/** Sample i's vote measures from its members' votes: VR (votes) and D (NaN for one member), those asked for. */
 function votesOf(
   votes: Int32Array,
   m: number,
   counts: Int32Array,
-  probabilistic: boolean,
+  wantsRatio: boolean,
+  wantsDisagreement: boolean,
   out: { readonly variationRatio: Float64Array; readonly disagreement: Float64Array },
   i: number,
 ): void {
   counts.fill(0);
   let modal = 0;
   for (let a = 0; a < m; a++) modal = Math.max(modal, ++counts[votes[a]]);
-  if (!probabilistic) out.variationRatio[i] = 1 - modal / m;
+  if (wantsRatio) out.variationRatio[i] = 1 - modal / m;
+  if (!wantsDisagreement) return;
   if (m === 1) out.disagreement[i] = NaN;
   else {
     let pairs = 0;
