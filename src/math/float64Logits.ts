@@ -16,12 +16,14 @@ export function float64LogitStats(
 ): SoftmaxStats {
   const out = statsArrays(n, wants);
   const { s, correct, logPLabel, entropy, brier } = out;
-  const e = new Float64Array(k);
-  const t = new Float64Array(k);
+  // e = w[0, k) and t = w[k, 2k): one array for orderFreeSum, whose view of it is then built once
+  const w = new Float64Array(2 * k);
+  const e = w.subarray(0, k);
+  const t = w.subarray(k);
   for (let i = 0; i < n; i++) {
     const row = i * k;
     const c = rowExps(z, row, k, e);
-    const si = orderFreeSum(e, 0, k);
+    const si = orderFreeSum(w, 0, k);
     s[i] = si;
     const y = labels[i];
     correct[i] = y === c ? 1 : 0;
@@ -33,17 +35,17 @@ export function float64LogitStats(
         const pj = (j === c ? 1 : e[j]) / (1 + si);
         t[j] = pj > 0 ? -pj * (z[row + j] - m - l) : 0;
       }
-      entropy[i] = orderFreeSum(t, 0, k);
+      entropy[i] = orderFreeSum(w, k, k);
     }
     if (brier) {
       // Σ_{j≠y} p_j² + (1 − p_y)², with 1 − p_y = (1 + Σ_{j≠ĉ,y} e_j)/(1 + s) (s/(1 + s) for y = ĉ): no cancellation
       for (let j = 0; j < k; j++) t[j] = j === y ? 0 : j === c ? 1 : e[j] * e[j];
-      const squares = orderFreeSum(t, 0, k);
+      const squares = orderFreeSum(w, k, k);
       let rest: number;
       if (y === c) rest = si;
       else {
         for (let j = 0; j < k; j++) t[j] = j === y ? 0 : e[j];
-        rest = 1 + orderFreeSum(t, 0, k);
+        rest = 1 + orderFreeSum(w, k, k);
       }
       brier[i] = (squares + rest * rest) / ((1 + si) * (1 + si));
     }
