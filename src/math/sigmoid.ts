@@ -1,4 +1,5 @@
 import { expNonPositive } from './exp';
+import { binaryLogitKernel } from './wasm/softmaxKernel';
 import type { DecisionExtras, SoftmaxStats, SoftmaxWants } from './softmax';
 
 /**
@@ -66,17 +67,13 @@ export function binaryStats(
   const wantB = wants.brier === true;
   const rest = wantLog || wantH || wantB;
   if (wants.s === false && !rest) {
-    let nCorrect = 0;
     // â = label as 0/1 arithmetic (labels are 0 or 1 here)
-    if (probabilities) {
+    let nCorrect = probabilities ? -1 : binaryLogitKernel(values, n, labels, correct, null, null);
+    if (nCorrect < 0) {
+      nCorrect = 0;
+      const cut = probabilities ? 0.5 : 0;
       for (let i = 0; i < n; i++) {
-        const c = +(values[i] > 0.5) ^ labels[i] ^ 1;
-        correct[i] = c;
-        nCorrect += c;
-      }
-    } else {
-      for (let i = 0; i < n; i++) {
-        const c = +(values[i] > 0) ^ labels[i] ^ 1;
+        const c = +(values[i] > cut) ^ labels[i] ^ 1;
         correct[i] = c;
         nCorrect += c;
       }
@@ -114,7 +111,29 @@ function logitStats(
   entropy: Float64Array | undefined,
   brier: Float64Array | undefined,
 ): number {
-  let nCorrect = 0;
+  // the kernel's s, q and correctness where it is usable (SIMD exp; compiled code from the first
+  // batch on, where a JS loop runs unoptimized for a while); then only the rest is left for JS
+  let nCorrect = binaryLogitKernel(values, n, labels, correct, s, q ?? null);
+  if (nCorrect >= 0) {
+    if (!logPLabel && !entropy && !brier) return nCorrect;
+    for (let i = 0; i < n; i++) {
+      const a = Math.abs(values[i]);
+      const e = s[i];
+      const d = 1 + e;
+      const w = 1 - correct[i];
+      if (logPLabel || entropy) {
+        const l = Math.log1p(e);
+        if (logPLabel) logPLabel[i] = -(a * w + l);
+        if (entropy) entropy[i] = l + (e * a) / d;
+      }
+      if (brier) {
+        const other = (correct[i] * e + w) / d;
+        brier[i] = 2 * other * other;
+      }
+    }
+    return nCorrect;
+  }
+  nCorrect = 0;
   if (!logPLabel && !entropy && !brier) {
     // the decisions' loop (s, q, correct): the one most metrics take
     for (let i = 0; i < n; i++) {
