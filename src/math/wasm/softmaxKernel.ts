@@ -4,6 +4,8 @@
  *    s = Σ_{j≠top} exp(z_j − m) by orderFreeSum (the same bits for any column order), and
  *    optionally the second-pass sums of the entropy and the Brier score, as rowSoftmaxStatsJS in
  *    ../softmax.ts (rowSoftmaxSums, rowSoftmaxStats: null when the kernel can't be used);
+ *  - for binaryStats (../sigmoid.ts): per binary logit z, s = exp(−|z|), q = 1/(1+s) and the
+ *    correctness (binaryLogitKernel: −1 when the kernel can't be used);
  *  - Math.log over a Float64Array, in place (logInPlace: false when the kernel can't be used).
  * The exp is ../exp.ts's expNonPositive (its table is written into the module's memory here);
  * softmaxKernel.wat shows how the log is made to equal V8's Math.log (fdlibm). The module is
@@ -67,7 +69,13 @@ interface KernelExports {
     labelsPtr: number,
     correctPtr: number,
   ) => number;
-  /** The count of ones the last `rows` or `tops` call wrote to correctPtr. */
+  /**
+   * A binary classifier's n ≥ 1 logits at inPtr: [label = (z > 0)] -> u8 at cPtr (labels i32 0 or
+   * 1 at labelsPtr) and −|z| -> f32 at tmpPtr; with sPtr != 0 then s = exp(−|z|) -> f64 at sPtr.
+   * Reads 4 bytes past tmp, writes 8 past s.
+   */
+  readonly binary: (inPtr: number, n: number, labelsPtr: number, cPtr: number, tmpPtr: number, sPtr: number) => void;
+  /** The count of ones the last `rows`, `tops` or `binary` call wrote to correctPtr. */
   readonly nCorrect: WebAssembly.Global;
   /** How many rows the last `rows` or `tops` call read lie wholly in [0, 1] (no NaN). */
   readonly unitRows: WebAssembly.Global;
@@ -121,6 +129,7 @@ function instantiate(): Loaded | null {
       !(exports.memory instanceof WebAssembly.Memory) ||
       typeof exports.rows !== 'function' ||
       typeof exports.tops !== 'function' ||
+      typeof exports.binary !== 'function' ||
       !(exports.nCorrect instanceof WebAssembly.Global) ||
       !(exports.unitRows instanceof WebAssembly.Global) ||
       typeof exports.log !== 'function' ||
@@ -229,6 +238,35 @@ function selfCheck(kern: KernelExports, exp: (x: number) => number = expNonPosit
   // the argmax-only export on the same rows, checked (they are finite)
   if (kern.tops(b, 3, 8, b + 576, 1, 0, 0) !== 3) return false;
   for (let r = 0; r < 3; r++) if (top[r] !== tops[r]) return false;
+  return binarySelfCheck(kern, exp);
+}
+
+/**
+ * The binary export against binaryStats' JS forms: ±0 and ties of z and −z (class 0 at z = 0),
+ * tiny and large |z|, an odd count (the tails of its vector loops), once with every |z| ≤ 704
+ * (the fast form of every pair) and once with one beyond (the slow form).
+ */
+function binarySelfCheck(kern: KernelExports, exp: (x: number) => number): boolean {
+  const z = Float32Array.of(0, -0, 1e-30, -1e-30, 3.25, -3.25, 0.5, -17.75, 103.5, -703.5, 704, 2.5e-8, -88);
+  const y = Int32Array.of(0, 1, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1, 1);
+  const n = z.length;
+  const b = BASE;
+  // z at +0, labels at +128, correct at +256, tmp at +384, s at +512
+  for (const last of [-88, 745.25]) {
+    z[n - 1] = last;
+    new Float32Array(kern.memory.buffer, b, n).set(z);
+    new Int32Array(kern.memory.buffer, b + 128, n).set(y);
+    kern.binary(b, n, b + 128, b + 256, b + 384, b + 512);
+    const c = new Uint8Array(kern.memory.buffer, b + 256, n);
+    const s = new Float64Array(kern.memory.buffer, b + 512, n);
+    let nc = 0;
+    for (let i = 0; i < n; i++) {
+      const want = +(z[i] > 0) === y[i] ? 1 : 0;
+      if (c[i] !== want || !Object.is(s[i], exp(-Math.abs(z[i])))) return false;
+      nc += want;
+    }
+    if (kern.nCorrect.value !== nc) return false;
+  }
   return true;
 }
 
@@ -404,6 +442,55 @@ export const accumulateBins64Kernel: BinsKernel = (c, y, nBins, out, offset) => 
   out.set(stats, offset);
   return true;
 };
+
+/** Samples per call of the binary kernel (~400 KiB of its memory). */
+const BINARY_CHUNK = 16384;
+
+/**
+ * binaryStats' loop over a binary classifier's logits (../sigmoid.ts), bit for bit:
+ * correct[i] = [labels[i] = (z_i > 0)] (labels 0 or 1) and, with `s`, s_i = expNonPositive(−|z_i|),
+ * with `q` (and `s`) q_i = 1/(1 + s_i), for i < n. Returns the number correct, or −1 when the kernel
+ * is not usable here (the caller's JS loop does the work).
+ */
+export function binaryLogitKernel(
+  z: Float32Array,
+  n: number,
+  labels: Int32Array,
+  correct: Uint8Array,
+  s: Float64Array | null,
+  q: Float64Array | null,
+): number {
+  if (!(z.length >= n && labels.length >= n && correct.length >= n)) return -1;
+  const kern = getKernel();
+  if (kern === null) return -1;
+  const chunk = Math.min(n, BINARY_CHUNK);
+  // Layout: [z][labels][correct][−|z|][s], each with the bytes the kernel reads or writes past it
+  const zPtr = BASE;
+  const yPtr = zPtr + align16(4 * chunk);
+  const cPtr = yPtr + align16(4 * chunk);
+  const tPtr = cPtr + align16(chunk);
+  const sPtr = tPtr + align16(4 * chunk + 16);
+  if (!grown(kern.memory, sPtr + align16(8 * chunk + 16))) return -1;
+  const buf = kern.memory.buffer;
+  const zView = new Float32Array(buf, zPtr, chunk);
+  const yView = new Int32Array(buf, yPtr, chunk);
+  const cView = new Uint8Array(buf, cPtr, chunk);
+  const sView = new Float64Array(buf, sPtr, chunk);
+  let nCorrect = 0;
+  for (let i0 = 0; i0 < n; i0 += chunk) {
+    const m = Math.min(chunk, n - i0);
+    const whole = m === chunk;
+    zView.set(z.subarray(i0, i0 + m));
+    yView.set(labels.subarray(i0, i0 + m));
+    kern.binary(zPtr, m, yPtr, cPtr, tPtr, s ? sPtr : 0);
+    nCorrect += kern.nCorrect.value as number;
+    correct.set(whole ? cView : cView.subarray(0, m), i0);
+    if (s) s.set(whole ? sView : sView.subarray(0, m), i0);
+  }
+  // q as the rows kernel computes it (one division; the module has no room for its loop)
+  if (s && q) for (let i = 0; i < n; i++) q[i] = 1 / (1 + s[i]);
+  return nCorrect;
+}
 
 /** The result of a checked kernel pass: the first row holding NaN or ±∞, or −1. */
 export interface CheckedRows {

@@ -1,7 +1,9 @@
-;; Three kernels, each bit-identical to the JS it replaces:
+;; Four kernels, each bit-identical to the JS it replaces:
 ;;  - "log": Math.log over float64, in place (see $log near the end of this file);
 ;;  - "bins": equal-width bin statistics of float64 confidences (the top-1 probabilities q of
 ;;    the rows), as accumulateBins in src/math/binning.ts (see "bins" at the end of this file);
+;;  - "binary": s, q and the correctness of a binary classifier's logits [n] (the rows [0, z] of
+;;    SPEC §11), as binaryStats in src/math/sigmoid.ts (see "binary" below);
 ;;  - "rows": row-wise softmax sums over float32 logits [n, k] (row-major), in float64, as the
 ;; JS loop of src/math/softmax.ts:
 ;;   top = first argmax (JS: m = z_0; `if (z > m) { m = z; top = j }`),  m = z_top,
@@ -491,6 +493,29 @@
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $row)))
     (local.get $n))
+
+  ;; "binary": a binary classifier's $n >= 1 float32 logits z at $in (SPEC §11: the rows [0, z]),
+  ;; as binaryStats in src/math/sigmoid.ts: c = [label = (z > 0)] -> u8 at $outC, counted in
+  ;; $nCorrect (labels: i32 0 or 1 at $labels), and -|z| -> f32 at $tmp (exact); with $outS != 0
+  ;; then s = expNonPositive(-|z|) -> f64 at $outS by $expSlow with m = 0, whose pairs take the fast
+  ;; form inline where both allow it: the bits of the rows path's s for [0, z]. (q = 1/(1+s) is
+  ;; left to the caller: this module is kept small.) $tmp must be readable 4 bytes past its n
+  ;; float32; writes one f64 past s.
+  (func (export "binary") (param $in i32) (param $n i32) (param $labels i32) (param $outC i32)
+                          (param $tmp i32) (param $outS i32)
+    (local $i i32) (local $c i32) (local $nc i32) (local $z f32)
+    (loop $l
+      (local.set $z (f32.load (i32.add (local.get $in) (i32.shl (local.get $i) (i32.const 2)))))
+      (local.set $c (i32.eq (f32.gt (local.get $z) (f32.const 0))
+        (i32.load (i32.add (local.get $labels) (i32.shl (local.get $i) (i32.const 2))))))
+      (i32.store8 (i32.add (local.get $outC) (local.get $i)) (local.get $c))
+      (local.set $nc (i32.add (local.get $nc) (local.get $c)))
+      (f32.store (i32.add (local.get $tmp) (i32.shl (local.get $i) (i32.const 2)))
+        (f32.neg (f32.abs (local.get $z))))
+      (br_if $l (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $n))))
+    (global.set $nCorrect (local.get $nc))
+    (if (local.get $outS)
+      (then (call $expSlow (local.get $tmp) (local.get $n) (local.get $outS) (f64.const 0)))))
 
   ;; ---------------------------------------------------------------------------------------------
   ;; $log: natural log of float64, in place, bit-identical to V8's Math.log, which is fdlibm's
