@@ -363,7 +363,7 @@ function confidenceAndCorrectness(
   probabilities: boolean,
 ): [Float64Array, Uint8Array] {
   if (k === 1) {
-    const { q, correct } = binaryStats(z, b, labels, {}, probabilities);
+    const { q, correct } = binaryStats(z, b, labels, { q: true }, probabilities);
     return [q as Float64Array, correct];
   }
   const { s, correct } = topOneStats(z, b, k, labels, {}, probabilities);
