@@ -43,6 +43,22 @@ import {
 } from './metrics/regression';
 import { SCODAUGRC, SCODAURC } from './metrics/selective';
 import {
+  AveragePrecision,
+  ClassificationAUPRError,
+  ClassificationAUPRSuccess,
+  ConfidenceAUPRError,
+  ConfidenceAUPRSuccess,
+  DetectionAUROC,
+  DetectionError,
+  EqualErrorRate,
+  FPRAtTPR,
+  OODAUPRIn,
+  OODAUPROut,
+  OODAUROC,
+  OODFPR95,
+  TPRAtFPR,
+} from './metrics/detection';
+import {
   Disagreement,
   ExpectedEntropy,
   MutualInformation,
@@ -97,6 +113,8 @@ const normParam: Param = { name: 'norm', option: 'norm', pattern: /^(l1|l2|max)$
 const binningParam: Param = { name: 'binning', option: 'binning', pattern: /^(uniform|quantile)$/, value: (t) => t };
 const debiasParam: Param = { name: 'debias', option: 'debias', pattern: /^(true|false)$/, value: (t) => t === 'true' };
 const levelParam: Param = { name: 'level', option: 'level', pattern: DECIMAL };
+const tprParam: Param = { name: 'tpr', option: 'tpr', pattern: DECIMAL };
+const fprParam: Param = { name: 'fpr', option: 'fpr', pattern: DECIMAL };
 const probabilisticParam: Param = {
   name: 'probabilistic',
   option: 'probabilistic',
@@ -191,6 +209,26 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
   ['conf_eaurc', { cls: ConfidenceEAURC, options: {}, fullName: 'Confidence E-AURC', display: 'E-AURC' }],
   ['conf_eaugrc', { cls: ConfidenceEAUGRC, options: {}, fullName: 'Confidence E-AUGRC', display: 'E-AUGRC' }],
   ['conf_fpr95', { cls: FPR95, options: {}, fullName: 'Confidence FPR at 95% recall', display: 'FPR95' }],
+  [
+    'conf_aupr_success',
+    {
+      cls: ConfidenceAUPRSuccess,
+      options: {},
+      fullName: 'Confidence AUPR-Success',
+      display: 'AUPR-S',
+      higherIsBetter: true,
+    },
+  ],
+  [
+    'conf_aupr_error',
+    {
+      cls: ConfidenceAUPRError,
+      options: {},
+      fullName: 'Confidence AUPR-Error',
+      display: 'AUPR-E',
+      higherIsBetter: true,
+    },
+  ],
 
   [
     'cls_error_rate',
@@ -309,6 +347,26 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
     'cls_fpr95',
     { cls: ClassificationFPR95, options: {}, fullName: 'Classification FPR at 95% recall', display: 'FPR95' },
   ],
+  [
+    'cls_aupr_success',
+    {
+      cls: ClassificationAUPRSuccess,
+      options: {},
+      fullName: 'Classification AUPR-Success',
+      display: 'AUPR-S',
+      higherIsBetter: true,
+    },
+  ],
+  [
+    'cls_aupr_error',
+    {
+      cls: ClassificationAUPRError,
+      options: {},
+      fullName: 'Classification AUPR-Error',
+      display: 'AUPR-E',
+      higherIsBetter: true,
+    },
+  ],
 
   ['reg_nll', { cls: GaussianNLL, options: {}, fullName: 'Gaussian Negative Log-Likelihood', display: 'NLL' }],
   ['reg_crps', { cls: GaussianCRPS, options: {}, fullName: 'Gaussian CRPS', display: 'CRPS' }],
@@ -403,6 +461,39 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
 
   ['scod_aurc', { cls: SCODAURC, options: {}, fullName: 'SCOD AURC', display: 'SCOD-AURC', params: [costParam] }],
   ['scod_augrc', { cls: SCODAUGRC, options: {}, fullName: 'SCOD AUGRC', display: 'SCOD-AUGRC', params: [costParam] }],
+
+  // SPEC §13.1: (scores, positives)
+  [
+    'det_auroc',
+    { cls: DetectionAUROC, options: {}, fullName: 'Detection AUROC', display: 'AUROC', higherIsBetter: true },
+  ],
+  [
+    'det_ap',
+    { cls: AveragePrecision, options: {}, fullName: 'Average Precision', display: 'AP', higherIsBetter: true },
+  ],
+  ['det_fpr_at_tpr', { cls: FPRAtTPR, options: {}, fullName: 'FPR at TPR', display: 'FPR@TPR', params: [tprParam] }],
+  [
+    'det_tpr_at_fpr',
+    {
+      cls: TPRAtFPR,
+      options: {},
+      fullName: 'TPR at FPR',
+      display: 'TPR@FPR',
+      higherIsBetter: true,
+      params: [fprParam],
+    },
+  ],
+  ['det_eer', { cls: EqualErrorRate, options: {}, fullName: 'Equal Error Rate', display: 'EER' }],
+  ['det_error', { cls: DetectionError, options: {}, fullName: 'Detection Error', display: 'DetErr' }],
+
+  // SPEC §13.3: (oodScores, isOod)
+  ['ood_auroc', { cls: OODAUROC, options: {}, fullName: 'OOD AUROC', display: 'AUROC', higherIsBetter: true }],
+  ['ood_aupr_in', { cls: OODAUPRIn, options: {}, fullName: 'OOD AUPR-In', display: 'AUPR-In', higherIsBetter: true }],
+  [
+    'ood_aupr_out',
+    { cls: OODAUPROut, options: {}, fullName: 'OOD AUPR-Out', display: 'AUPR-Out', higherIsBetter: true },
+  ],
+  ['ood_fpr95', { cls: OODFPR95, options: {}, fullName: 'OOD FPR at 95% ID recall', display: 'FPR95' }],
 ]);
 
 /** Every id accepted without a parameter, in registry order (parameterized forms: see README). */
@@ -488,7 +579,8 @@ function formatValue(v: unknown): string {
  * decimal ≥ 0), `gamma` (γ-ECUAS, a decimal in [0, 1]), `nbins` (binned calibration errors, an
  * integer ≥ 1), `norm` (`l1`, `l2`, `max`), `binning` (`uniform`, `quantile`), `debias`
  * (`true`, `false`), `sigma` (smooth ECE, `auto` or a decimal in [0.001, 1]), `level` (interval coverage and width, a
- * decimal in (0, 1)), `nlevels` (regression calibration error, an integer ≥ 2) or `cost` (SCOD, a
+ * decimal in (0, 1)), `nlevels` (regression calibration error, an integer ≥ 2), `cost` (SCOD, a
+ * decimal in [0, 1]), `tpr` (`det_fpr_at_tpr`, a decimal in (0, 1]) or `fpr` (`det_tpr_at_fpr`, a
  * decimal in [0, 1]); e.g. `cls_ece_nbins=15_norm=l2`. Anything else throws a
  * {@link MetricInputError} naming the id and the nearest valid one. `extra` options (e.g.
  * `{ probabilities: true }` for a `cls_*` id) are added to the id's own and checked by the class.

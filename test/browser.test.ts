@@ -77,7 +77,7 @@ async function compute(tf, ecuas, backend) {
   // three ensemble members around the logits (SPEC §12: [M, N, K])
   const members = [z, z.map((row) => row.map((v) => Math.fround(v + 0.75))), z.map((row) => row.map((v, j) => Math.fround(j === 0 ? v + 1 : v)))];
   const inputsOf = (id) =>
-    id.startsWith('conf_') ? [c, y] : id.startsWith('cls_') ? [z, labels] : id.startsWith('reg_') ? [yPred, yTrue, sd] : id.startsWith('ens_') ? [members] : [c, errors, ood];
+    id.startsWith('conf_') ? [c, y] : id.startsWith('cls_') ? [z, labels] : id.startsWith('reg_') ? [yPred, yTrue, sd] : id.startsWith('ens_') ? [members] : id.startsWith('det_') ? [c, y] : id.startsWith('ood_') ? [c, ood] : [c, errors, ood];
   const enc = (v) => (Number.isFinite(v) ? v : String(v));
   const plain = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v, enc) : enc(v)]));
   const before = tf.memory().numTensors;

@@ -285,9 +285,12 @@ describe('N = 1: every metric is a number, NaN exactly where the value is undefi
   //   NaN — AUC and FPR95 (one class only), AURC/AUGRC/E-AURC/E-AUGRC (N < 2), and every
   //   normalized metric (SPEC §3: with a ∈ {0, 1} the constant system is perfect but for the ε
   //   clamp, so the ratio is undefined).
-  //   Finite — everything else.
+  //   AUPR-Success is NaN without a correct decision and AUPR-Error without a wrong one (each
+  //   is 1 otherwise: SPEC §13.2). Finite — everything else.
   const c = Math.fround(0.7);
-  const confNaN = (name: string, options: Record<string, unknown>): boolean =>
+  const confNaN = (name: string, options: Record<string, unknown>, y: number): boolean =>
+    (name === 'ConfidenceAUPRSuccess' && y === 0) ||
+    (name === 'ConfidenceAUPRError' && y === 1) ||
     [
       'ConfidenceAUCScore',
       'FPR95',
@@ -295,14 +298,15 @@ describe('N = 1: every metric is a number, NaN exactly where the value is undefi
       'ConfidenceAUGRC',
       'ConfidenceEAURC',
       'ConfidenceEAUGRC',
-    ].includes(name) || options.normalize === true;
+    ].includes(name) ||
+    options.normalize === true;
 
   it.each([0, 1])('confidence metrics, y = %i', (y) => {
     const v = sweep(CONF_VARIANTS, [[c], [y]]);
     for (const [name, options] of CONF_VARIANTS) {
       const x = v.get(`${name} ${JSON.stringify(options)}`) as number;
       expect(Number.isNaN(x), `${name} ${JSON.stringify(options)} = ${x}`).toBe(
-        confNaN(name, options as Record<string, unknown>),
+        confNaN(name, options as Record<string, unknown>, y),
       );
     }
     expect(v.get('ConfidenceErrorRate {}')).toBe(1 - y);
@@ -311,8 +315,11 @@ describe('N = 1: every metric is a number, NaN exactly where the value is undefi
 
   // Classification metrics, one row: π_max = 1, so the prior-only system is always right with
   // q = 1, u = 0. NaN — every normalized metric (SPEC §4: a single class present), AUC, FPR95
-  // (one class), AURC family (N < 2). Finite — ECE and every raw value.
-  const clsNaN = (name: string, options: Record<string, unknown>): boolean =>
+  // (one class), AURC family (N < 2), AUPR-Success of a wrong and AUPR-Error of a right
+  // prediction. Finite — ECE and every raw value.
+  const clsNaN = (name: string, options: Record<string, unknown>, correct: boolean): boolean =>
+    (name === 'ClassificationAUPRSuccess' && !correct) ||
+    (name === 'ClassificationAUPRError' && correct) ||
     [
       'ClassificationAUC',
       'ClassificationFPR95',
@@ -337,7 +344,7 @@ describe('N = 1: every metric is a number, NaN exactly where the value is undefi
     for (const [name, options] of CLS_VARIANTS) {
       const x = v.get(`${name} ${JSON.stringify(options)}`) as number;
       expect(Number.isNaN(x), `${name} ${JSON.stringify(options)} = ${x}`).toBe(
-        clsNaN(name, options as Record<string, unknown>),
+        clsNaN(name, options as Record<string, unknown>, label === 1),
       );
     }
     expect(Number.isFinite(v.get('ClassificationLogLog {"normalize":false}') as number)).toBe(true);

@@ -46,11 +46,15 @@ interface IdParam {
   readonly integer: boolean;
   readonly unit: boolean;
   readonly dflt: string;
+  /** 0 is out of range (a level in (0, 1]). */
+  readonly positive?: boolean;
 }
 const NBINS: IdParam = { name: 'nbins', option: 'nBins', integer: true, unit: false, dflt: '10' };
 const N_PARAM: IdParam = { name: 'n', option: 'n', integer: false, unit: false, dflt: '0' };
 const GAMMA: IdParam = { name: 'gamma', option: 'gamma', integer: false, unit: true, dflt: '0.5' };
 const COST: IdParam = { name: 'cost', option: 'oodCost', integer: false, unit: true, dflt: '0.5' };
+const TPR: IdParam = { name: 'tpr', option: 'tpr', integer: false, unit: true, dflt: '0.95', positive: true };
+const FPR: IdParam = { name: 'fpr', option: 'fpr', integer: false, unit: true, dflt: '0.05' };
 const ID_PARAMS: Record<string, IdParam> = {
   conf_ece: NBINS,
   cls_ece: NBINS,
@@ -62,6 +66,8 @@ const ID_PARAMS: Record<string, IdParam> = {
   'cls_norm_gamma-ecuas': GAMMA,
   scod_aurc: COST,
   scod_augrc: COST,
+  det_fpr_at_tpr: TPR,
+  det_tpr_at_fpr: FPR,
 };
 
 /**
@@ -80,7 +86,7 @@ function referenceLookup(id: string): [string, Record<string, unknown>] | null {
     if (!(p.integer ? /^[1-9][0-9]*$/ : /^(0|[1-9][0-9]*)(\.[0-9]+)?$/).test(text)) return null;
     const v = Number(text);
     if (p.integer && v > 1e7) return null;
-    if (!Number.isFinite(v) || (p.unit && v > 1)) return null;
+    if (!Number.isFinite(v) || (p.unit && v > 1) || (p.positive && v === 0)) return null;
     const [cls, options] = ID_TABLE[base];
     return [cls, { ...options, [p.option]: v }];
   }
@@ -115,6 +121,8 @@ const TOKENS = [
   'gamma',
   'nbins',
   'cost',
+  'tpr',
+  'fpr',
   'norm_',
   'conf_',
   'cls_',
@@ -190,7 +198,7 @@ const decimalish = fc
 const paramId = fc
   .tuple(
     fc.constantFrom(...Object.keys(ID_PARAMS), ...METRIC_IDS),
-    fc.constantFrom('n', 'gamma', 'nbins', 'cost', 'nBins', 'oodCost', 'N', ''),
+    fc.constantFrom('n', 'gamma', 'nbins', 'cost', 'tpr', 'fpr', 'nBins', 'oodCost', 'N', ''),
     fc.oneof(fc.constantFrom(...PARAM_VALUES), decimalish, fc.string({ unit: 'binary-ascii', maxLength: 6 })),
   )
   .map(([b, p, v]) => `${b}_${p}=${v}`);
@@ -213,6 +221,20 @@ const anyId = fc.oneof(
   { weight: 3, arbitrary: randomId },
   { weight: 1, arbitrary: longId },
 );
+
+/** The classes besides the AUCs whose larger values are better (SPEC §13.6). */
+const HIGHER_IS_BETTER: ReadonlySet<string> = new Set([
+  'DetectionAUROC',
+  'AveragePrecision',
+  'TPRAtFPR',
+  'ConfidenceAUPRSuccess',
+  'ConfidenceAUPRError',
+  'ClassificationAUPRSuccess',
+  'ClassificationAUPRError',
+  'OODAUROC',
+  'OODAUPRIn',
+  'OODAUPROut',
+]);
 
 describe('getMetricFromId fuzz', () => {
   it('returns the entry the grammar names, or throws a MetricInputError — never another error', () => {
@@ -238,7 +260,7 @@ describe('getMetricFromId fuzz', () => {
           expect(typeof e.fullName === 'string' && e.fullName.length > 0 && typeof e.display === 'string').toBe(true);
           // PICP: best at its level; the ensembles' mean uncertainties: no direction (SPEC §12)
           const nominal = cls === 'IntervalCoverage' || ENSEMBLE_CLASSES.has(cls);
-          expect(e.higherIsBetter).toBe(nominal ? null : cls.includes('AUC'));
+          expect(e.higherIsBetter).toBe(nominal ? null : cls.includes('AUC') || HIGHER_IS_BETTER.has(cls));
         } finally {
           e.obj.dispose();
         }

@@ -21,7 +21,7 @@ const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 const argmax = (row: number[]): number => row.reduce((best, v, i) => (v > row[best] ? i : best), 0);
 
 /** Input families: which `update` arguments a metric takes. */
-type Kind = 'conf' | 'cls' | 'scod' | 'risk' | 'gauss' | 'ens';
+type Kind = 'conf' | 'cls' | 'scod' | 'risk' | 'gauss' | 'ens' | 'det' | 'ood';
 /** What an argument holds: 1-D reals, 1-D 0/1 flags, 1-D labels, 2-D logits, any-rank reals, or member logits [M, N, K]. */
 type ArgType = 'real' | 'flag' | 'label' | 'logits' | 'array' | 'members';
 type Args = unknown[];
@@ -36,6 +36,8 @@ const KINDS: Record<Kind, { names: readonly string[]; types: readonly ArgType[] 
   risk: { names: ['yPred', 'yTrue', 'uncertainty'], types: ['array', 'array', 'real'] },
   gauss: { names: ['yPred', 'yTrue', 'yStd'], types: ['real', 'real', 'real'] },
   ens: { names: ['logits'], types: ['members'] },
+  det: { names: ['scores', 'positives'], types: ['real', 'flag'] },
+  ood: { names: ['oodScores', 'isOod'], types: ['real', 'flag'] },
 };
 /** Members of an ensemble batch (SPEC §12: samples on axis 1). */
 const M = 3;
@@ -72,6 +74,15 @@ function goodBatch(kind: Kind, seed: number, n = N): Args {
       e[2] = 0;
       o[2] = 0;
       return [s, e, o];
+    }
+    case 'det':
+    case 'ood': {
+      const s = vec(() => round3(20 * r() - 10)); // any finite reals
+      const f = s.map((v) => (r() < 0.5 + v / 30 ? 1 : 0));
+      f[0] = 1; // both classes present
+      f[1] = 0;
+      s[2] = s[n - 1]; // a tie
+      return [s, f];
     }
     case 'risk': {
       const p = vec(() => round3(2 * r()));
@@ -139,6 +150,16 @@ const METRICS: Row[] = [
   { name: 'MutualInformation', kind: 'ens' },
   { name: 'VariationRatio', kind: 'ens' },
   { name: 'Disagreement', kind: 'ens' },
+  { name: 'DetectionAUROC', kind: 'det' },
+  { name: 'AveragePrecision', kind: 'det' },
+  { name: 'FPRAtTPR', kind: 'det', options: { tpr: 0.9 } },
+  { name: 'TPRAtFPR', kind: 'det', options: { fpr: 0.1 } },
+  { name: 'EqualErrorRate', kind: 'det' },
+  { name: 'DetectionError', kind: 'det' },
+  { name: 'OODAUROC', kind: 'ood' },
+  { name: 'OODAUPRIn', kind: 'ood' },
+  { name: 'OODAUPROut', kind: 'ood' },
+  { name: 'OODFPR95', kind: 'ood' },
 ];
 const CLS_ROWS = METRICS.filter((r) => r.kind === 'cls');
 const CONF_ROWS = METRICS.filter((r) => r.kind === 'conf');
@@ -275,6 +296,26 @@ function sharedBadCases(kind: Kind): BadCase[] {
   ];
 }
 
+/** Bad (scores, flags) of the detection families, named as `kind` names its arguments. */
+function scoreBadCases(kind: 'det' | 'ood'): BadCase[] {
+  const [scores, flags] = KINDS[kind].names;
+  return [
+    ...[NaN, Infinity, -Infinity, 1e39].map((v): BadCase => ({
+      label: `${scores} containing ${v}`,
+      args: [scores],
+      make: setAt(0, 5, v),
+    })),
+    ...[2, -1, 0.5, NaN].map((v): BadCase => ({
+      label: `${flags} containing ${v}`,
+      args: [flags],
+      make: setAt(1, 5, v),
+    })),
+    { label: `${flags} one sample short`, args: [scores, flags], make: setArg(1, shorter) },
+    { label: `${scores} of shape [N, 1]`, args: [scores], make: setArg(0, (x: number[]) => x.map((v) => [v])) },
+    ...sharedBadCases(kind),
+  ];
+}
+
 const BAD_CASES: Record<Kind, BadCase[]> = {
   conf: [
     ...[Infinity, -Infinity, -0.1, -1e-6, 1.5, 1.001].map((v): BadCase => ({
@@ -373,6 +414,8 @@ const BAD_CASES: Record<Kind, BadCase[]> = {
     { label: 'oodScores of shape [N, 1]', args: ['oodScores'], make: setArg(0, (x: number[]) => x.map((v) => [v])) },
     ...sharedBadCases('scod'),
   ],
+  det: scoreBadCases('det'),
+  ood: scoreBadCases('ood'),
   risk: [
     ...[NaN, Infinity, -Infinity].map((v): BadCase => ({
       label: `uncertainty containing ${v}`,
@@ -807,6 +850,8 @@ const BAD_OPTIONS: BadOption[] = [
   ...cross(WITH_EPSILON, 'epsilon', [0, 0.5, -1e-7, NaN]),
   ...cross(WITH_NORMALIZE, 'normalize', ['yes', 1]),
   ...cross(SCOD, 'oodCost', [1.5, -0.1, NaN]),
+  ...cross(['FPRAtTPR'], 'tpr', [0, -0.5, 1.01, NaN, Infinity, '0.9', null]),
+  ...cross(['TPRAtFPR'], 'fpr', [-0.01, 1.01, NaN, -Infinity, '0.1', true]),
   ...cross(['RiskCoverageCurve'], 'nPoints', [1, 0, 2.5, 'some', Infinity]),
   ...cross(['RiskCoverageCurve', 'RejectionPolicy'], 'riskFn', ['mse']),
   ...cross(['RejectionPolicy'], 'fraction', [1.5, -0.1, NaN]),
@@ -896,6 +941,10 @@ describe('valid edge options are accepted', () => {
     ['ClassificationECE', { nBins: 37 }],
     ['SCODAURC', { oodCost: 0 }],
     ['SCODAUGRC', { oodCost: 1 }],
+    ['FPRAtTPR', { tpr: 1 }],
+    ['FPRAtTPR', { tpr: 1e-9 }],
+    ['TPRAtFPR', { fpr: 0 }],
+    ['TPRAtFPR', { fpr: 1 }],
     ['RiskCoverageCurve', { nPoints: 2 }],
     ['RiskCoverageCurve', { nPoints: 'all' }],
     ['RejectionPolicy', { fraction: 0 }],

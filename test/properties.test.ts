@@ -20,7 +20,7 @@ fc.configureGlobal({ seed: 42, numRuns: 150 });
 
 type AnyMetric = ecuas.Metric<unknown[], unknown>;
 type Args = unknown[][]; // args[a][i]: sample i of argument a
-type Kind = 'conf' | 'cls' | 'scod' | 'reg' | 'ens' | 'clsEns';
+type Kind = 'conf' | 'cls' | 'scod' | 'reg' | 'ens' | 'clsEns' | 'det';
 
 const E = ecuas as unknown as Record<string, new (o?: object) => AnyMetric>;
 const make = (name: string, options?: object) => (): AnyMetric => new E[name](options);
@@ -72,6 +72,17 @@ const scodArgs: fc.Arbitrary<Args> = fc
     { minLength: 1, maxLength: 48 },
   )
   .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])]);
+
+/** (scores, flags) of a detection problem: finite float32 reals of both signs (−0 too), small integers for ties. */
+const detArgs: fc.Arbitrary<Args> = fc
+  .array(
+    fc.tuple(
+      fc.oneof(fc.float({ min: -1e6, max: 1e6, noNaN: true }), fc.integer({ min: -3, max: 3 })),
+      fc.integer({ min: 0, max: 1 }),
+    ),
+    { minLength: 1, maxLength: 48 },
+  )
+  .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[1])]);
 
 const regValue = fc.float({ min: -4, max: 4, noNaN: true });
 const regArgs: fc.Arbitrary<Args> = fc.integer({ min: 1, max: 3 }).chain((d) =>
@@ -155,6 +166,7 @@ const ARGS: Record<Kind | 'gauss', fc.Arbitrary<Args>> = {
   gauss: gaussArgs,
   ens: ensArgs,
   clsEns: clsEnsArgs,
+  det: detArgs,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -162,6 +174,19 @@ const ARGS: Record<Kind | 'gauss', fc.Arbitrary<Args>> = {
 
 const CONF = CONFIDENCE_METRICS;
 const CLS = CLASSIFICATION_METRICS;
+/** The metrics over (scores, flags): binary detection and OOD detection. */
+const DETECTION = [
+  'DetectionAUROC',
+  'AveragePrecision',
+  'FPRAtTPR',
+  'TPRAtFPR',
+  'EqualErrorRate',
+  'DetectionError',
+  'OODAUROC',
+  'OODAUPRIn',
+  'OODAUPROut',
+  'OODFPR95',
+];
 
 const CASES: Array<[string, () => AnyMetric, Kind]> = [
   ...CONF.map((n): [string, () => AnyMetric, Kind] => [n, make(n), 'conf']),
@@ -180,6 +205,9 @@ const CASES: Array<[string, () => AnyMetric, Kind]> = [
     (n): [string, () => AnyMetric, Kind] => [n, membersFirst(n), 'ens'],
   ),
   ['VariationRatio votes', membersFirst('VariationRatio', { probabilistic: false }), 'ens'],
+  ...DETECTION.map((n): [string, () => AnyMetric, Kind] => [n, make(n), 'det']),
+  ['FPRAtTPR tpr=0.5', make('FPRAtTPR', { tpr: 0.5 }), 'det'],
+  ['TPRAtFPR fpr=0.25', make('TPRAtFPR', { fpr: 0.25 }), 'det'],
   ...CLS.map((n): [string, () => AnyMetric, Kind] => [`${n} of an ensemble`, membersFirst(n), 'clsEns']),
 ];
 
@@ -338,6 +366,12 @@ function correctness(kind: Kind, args: Args): number[] {
 }
 const oneClassConf = (args: Args): boolean => new Set(correctness('conf', args)).size < 2;
 const oneClassCls = (args: Args): boolean => new Set(correctness('cls', args)).size < 2;
+const oneClassDet = (args: Args): boolean => new Set(args[1]).size < 2;
+/** No sample with flag `v` (AP is NaN without positives, 1 without negatives). */
+const noneFlagged =
+  (v: number) =>
+  (args: Args): boolean =>
+    !args[1].includes(v);
 
 const BOUNDS: Bound[] = [
   ['ConfidenceErrorRate', make('ConfidenceErrorRate'), 'conf', inRange(0, 1), never],
@@ -381,6 +415,18 @@ const BOUNDS: Bound[] = [
   ],
   ['SCODAURC c=0.3', make('SCODAURC', { oodCost: 0.3 }), 'scod', inRange(0, 0.7), nLessThan2],
   ['SCODAUGRC c=0.8', make('SCODAUGRC', { oodCost: 0.8 }), 'scod', inRange(0, 0.8), nLessThan2],
+  ['ConfidenceAUPRSuccess', make('ConfidenceAUPRSuccess'), 'conf', inRange(0, 1), noneFlagged(1)],
+  ['ConfidenceAUPRError', make('ConfidenceAUPRError'), 'conf', inRange(0, 1), noneFlagged(0)],
+  ['DetectionAUROC', make('DetectionAUROC'), 'det', inRange(0, 1), oneClassDet],
+  ['AveragePrecision', make('AveragePrecision'), 'det', inRange(0, 1), noneFlagged(1)],
+  ['FPRAtTPR', make('FPRAtTPR'), 'det', inRange(0, 1), oneClassDet],
+  ['TPRAtFPR', make('TPRAtFPR', { fpr: 0.3 }), 'det', inRange(0, 1), oneClassDet],
+  ['EqualErrorRate', make('EqualErrorRate'), 'det', inRange(0, 1), oneClassDet],
+  ['DetectionError', make('DetectionError'), 'det', inRange(0, 0.5), oneClassDet],
+  ['OODAUROC', make('OODAUROC'), 'det', inRange(0, 1), oneClassDet],
+  ['OODAUPRIn', make('OODAUPRIn'), 'det', inRange(0, 1), noneFlagged(0)],
+  ['OODAUPROut', make('OODAUPROut'), 'det', inRange(0, 1), noneFlagged(1)],
+  ['OODFPR95', make('OODFPR95'), 'det', inRange(0, 1), oneClassDet],
 ];
 
 describe('bounds', () => {
@@ -779,6 +825,8 @@ const PARAMS: Partial<Record<string, [string, string, fc.Arbitrary<string>]>> = 
   reg_ence: ['nbins', 'nBins', fc.integer({ min: 1, max: 20 }).map(String)],
   scod_aurc: ['cost', 'oodCost', unitText],
   scod_augrc: ['cost', 'oodCost', unitText],
+  det_fpr_at_tpr: ['tpr', 'tpr', unitText.filter((t) => Number(t) > 0)],
+  det_tpr_at_fpr: ['fpr', 'fpr', unitText],
 };
 
 describe('getMetricFromId(id).function equals the class it names, on random data', () => {
@@ -791,11 +839,13 @@ describe('getMetricFromId(id).function equals the class it names, on random data
       ? 'conf'
       : id.startsWith('cls_')
         ? 'cls'
-        : id.startsWith('reg_')
-          ? 'gauss'
-          : id.startsWith('ens_')
-            ? 'ens'
-            : 'scod';
+        : id.startsWith('det_') || id.startsWith('ood_')
+          ? 'det'
+          : id.startsWith('reg_')
+            ? 'gauss'
+            : id.startsWith('ens_')
+              ? 'ens'
+              : 'scod';
   const idArb = fc.constantFrom(...Object.keys(ID_TABLE)).chain((base) => {
     const p = PARAMS[base];
     const plain = fc.constant({ base, id: base, option: undefined as undefined | [string, number] });

@@ -13,6 +13,7 @@ import { CONFIDENCE_INPUTS } from '../src/inputs/confidences';
 import { LOGIT_INPUTS } from '../src/inputs/logits';
 import { MEMBER_INPUTS } from '../src/inputs/members';
 import { SCOD_INPUTS } from '../src/inputs/scod';
+import { OOD_INPUTS, SCORE_INPUTS } from '../src/inputs/scores';
 import { close } from './helpers/golden';
 import { confidenceData, logitData, normal, permutation, rng } from './helpers/data';
 import { TOP1_METRICS as REDUCED } from './helpers/metricNames';
@@ -41,6 +42,12 @@ function inputsFor(inputs: readonly string[], n = 60, seed = 5): number[][] | nu
     return [
       Array.from({ length: 3 }, () => z.map((row) => row.map((v) => Math.fround(v + normal(r))))),
     ] as unknown as number[][][];
+  }
+  if (inputs === SCORE_INPUTS || inputs === OOD_INPUTS) {
+    // real scores of both signs, both classes present
+    const scores = Array.from({ length: n }, () => Math.fround(3 * normal(r)));
+    const flags = scores.map((v, i) => (i < 2 ? i : r() < 0.5 + v / 10 ? 1 : 0));
+    return [scores, flags];
   }
   if (inputs === SCOD_INPUTS) {
     return [
@@ -224,7 +231,7 @@ function spreadLogits(n: number, k: number, seed: number): { z: number[][]; labe
 
 describe("device reduction (setDeviceReduction('always') on the cpu backend)", () => {
   it('lists the metrics it applies to', () => {
-    expect(CLS.length).toBe(15);
+    expect(CLS.length).toBe(17);
     for (const name of REDUCED) expect(METRIC_CLASSES.has(name), name).toBe(true);
   });
 

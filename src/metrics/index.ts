@@ -2,6 +2,7 @@ import type { Metric } from '../metric';
 import * as calibration from './calibration';
 import * as classification from './classification';
 import * as confidence from './confidence';
+import * as detection from './detection';
 import * as ensemble from './ensemble';
 import * as regression from './regression';
 import * as selective from './selective';
@@ -12,6 +13,7 @@ export * from './selective';
 export * from './calibration';
 export * from './regression';
 export * from './ensemble';
+export * from './detection';
 
 /** A concrete metric class: constructible with options, with its name and `update` argument names. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any class: each has its own options, inputs and value
@@ -40,6 +42,7 @@ export const METRIC_CLASSES: ReadonlyMap<string, MetricClass> = new Map(
       ...Object.values(calibration),
       ...Object.values(regression),
       ...Object.values(ensemble),
+      ...Object.values(detection),
     ] as unknown[]
   )
     .filter(

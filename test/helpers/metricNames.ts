@@ -25,5 +25,7 @@ export const TOP1_METRICS: ReadonlySet<string> = new Set([
   'ClassificationEAURC',
   'ClassificationEAUGRC',
   'ClassificationFPR95',
+  'ClassificationAUPRSuccess',
+  'ClassificationAUPRError',
   'ClassificationSmoothECE',
 ]);

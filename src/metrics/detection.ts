@@ -1,0 +1,419 @@
+import {
+  averagePrecision,
+  detectionAUROC,
+  detectionError,
+  equalErrorRate,
+  flippedAveragePrecision,
+  flippedFPRAtTPR,
+  fprAtTPR,
+  tprAtFPR,
+} from '../functional/detection';
+import type { DecisionInput } from '../inputs/adapter';
+import { CONFIDENCES, CONFIDENCE_INPUTS } from '../inputs/confidences';
+import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
+import type { TensorLike } from '../inputs/read';
+import { OOD_INPUTS, OOD_SCORES, SCORE_INPUTS, SCORES, type ScoreBatch } from '../inputs/scores';
+import { tieBlocks, type TieBlocks } from '../math/ranking';
+import { rankingForm, type WeightedForm } from '../math/weightedForms';
+import { Metric } from '../metric';
+import type { OptionSchema, OptionSpec } from '../options';
+import { RankingMetric, type NoOptions } from '../reducers/metricBases';
+import { float32Column, flagColumn } from '../reducers/state';
+
+// Binary detection (SPEC §13): every value is a function of the tie blocks of the samples in
+// descending score, whose losses are the unflagged samples (the negatives), through the threshold
+// sweep of ../functional/detection.ts. The flagged class is the positive one: `positives` of
+// (scores, positives), `correctness` of the failure detectors, `isOod` of the OOD metrics (whose
+// ID-positive values read the blocks flipped).
+
+/**
+ * Base of the metrics over (scores, flags): keeps each float32 score (any finite real, so no
+ * sign bit is free for the flag) and its flag, 5 bytes a sample, and computes on the tie blocks.
+ */
+abstract class ScoreRankingMetric<O extends object = NoOptions> extends Metric<[TensorLike, TensorLike], number, O> {
+  private readonly scores = this.track('scores', float32Column());
+  private readonly flags = this.track('flags', flagColumn());
+  private readonly input: DecisionInput<ScoreBatch>;
+
+  protected constructor(input: DecisionInput<ScoreBatch>, schema: OptionSchema<O>, options: O | undefined) {
+    super(schema, options);
+    this.input = input;
+  }
+
+  get sampleCount(): number {
+    return this.scores.size;
+  }
+
+  protected ingest(args: [TensorLike, TensorLike]): void {
+    const batch = this.input.read(this.metricName, args, {}, 0);
+    if (batch.scores.length === 0) return;
+    this.scores.push(batch.scores); // fresh arrays of the reader
+    this.flags.push(batch.flags);
+  }
+
+  protected computeValue(): number {
+    const flags = this.flags.read();
+    const losses = new Uint8Array(flags.length);
+    for (let i = 0; i < flags.length; i++) losses[i] = 1 - flags[i];
+    return this.value(tieBlocks(this.scores.read(), losses, true));
+  }
+
+  /** The value from the tie blocks in descending score, losses = unflagged samples. */
+  protected abstract value(blocks: TieBlocks): number;
+
+  protected stateProblem(): string | null {
+    if (this.scores.size !== this.flags.size) return `columns of ${this.scores.size} and ${this.flags.size} samples`;
+    const s = this.scores.read();
+    for (let i = 0; i < s.length; i++) if (!Number.isFinite(s[i])) return `a score of ${s[i]}`;
+    return null;
+  }
+}
+
+/** A weighted form whose value depends on one numeric option: the ranking form of `compute(option)`. */
+function rankingFormWith(
+  input: DecisionInput<unknown>,
+  option: string,
+  compute: (x: number) => (blocks: TieBlocks) => number,
+): WeightedForm {
+  return {
+    prepare(metric, inputs, options, shared) {
+      const x = (options as Record<string, number>)[option];
+      return rankingForm(input, compute(x)).prepare(metric, inputs, options, shared);
+    },
+  };
+}
+
+const isFinite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** `tpr` of {@link FPRAtTPR}: a number in (0, 1]. */
+const tprOption: OptionSpec<number> = {
+  default: 0.95,
+  check: (v) => (isFinite(v) && v > 0 && v <= 1 ? null : 'a number in (0, 1]'),
+};
+
+/** `fpr` of {@link TPRAtFPR}: a number in [0, 1]. */
+const fprOption: OptionSpec<number> = {
+  default: 0.05,
+  check: (v) => (isFinite(v) && v >= 0 && v <= 1 ? null : 'a number in [0, 1]'),
+};
+
+/**
+ * AUROC of scores for telling positives from negatives: the trapezoid of the exact ROC, equal
+ * to the Mann–Whitney statistic with ties counting ½. NaN with one class. Higher is better.
+ * Keeps 5 bytes a sample.
+ *
+ * @example
+ * ```ts
+ * new DetectionAUROC().update([2.5, -1, 0.3, 0.3], [1, 0, 0, 1]).compute(); // 0.875
+ * ```
+ */
+export class DetectionAUROC extends ScoreRankingMetric {
+  static override readonly metricName: string = 'DetectionAUROC';
+  static override readonly inputs: readonly string[] = SCORE_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(SCORES, detectionAUROC);
+  constructor(options?: NoOptions) {
+    super(SCORES, {}, options);
+  }
+  protected value(blocks: TieBlocks): number {
+    return detectionAUROC(blocks);
+  }
+}
+
+/**
+ * Average precision: Σ_j (R_j − R_{j−1})·Prec_j over the distinct score thresholds, without
+ * interpolation (scikit-learn's `average_precision_score`). NaN with no positives, 1 with no
+ * negatives. Higher is better.
+ *
+ * @example
+ * ```ts
+ * new AveragePrecision().update([0.9, 0.8, 0.7, 0.6], [1, 0, 0, 1]).compute(); // 0.75
+ * ```
+ */
+export class AveragePrecision extends ScoreRankingMetric {
+  static override readonly metricName: string = 'AveragePrecision';
+  static override readonly inputs: readonly string[] = SCORE_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(SCORES, averagePrecision);
+  constructor(options?: NoOptions) {
+    super(SCORES, {}, options);
+  }
+  protected value(blocks: TieBlocks): number {
+    return averagePrecision(blocks);
+  }
+}
+
+/** Options of {@link FPRAtTPR}. */
+export interface FPRAtTPROptions {
+  /** The recall level r ∈ (0, 1]. Default 0.95. */
+  tpr?: number;
+}
+
+/**
+ * False-positive rate at the threshold whose true positives are nearest r·P (ties to the lower
+ * threshold), among the thresholds up to the first that finds every positive: with r = 0.95,
+ * the rule of {@link FPR95}. NaN with one class.
+ *
+ * @example
+ * ```ts
+ * new FPRAtTPR({ tpr: 0.5 }).update([0.9, 0.8, 0.7, 0.6], [1, 0, 0, 1]).compute(); // 1 (the last of equal TP)
+ * ```
+ */
+export class FPRAtTPR extends ScoreRankingMetric<FPRAtTPROptions> {
+  static override readonly metricName: string = 'FPRAtTPR';
+  static override readonly inputs: readonly string[] = SCORE_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingFormWith(SCORES, 'tpr', fprAtTPR);
+  private readonly atLevel: (blocks: TieBlocks) => number;
+  constructor(options?: FPRAtTPROptions) {
+    super(SCORES, { tpr: tprOption }, options);
+    this.atLevel = fprAtTPR(this.options.tpr);
+  }
+  protected value(blocks: TieBlocks): number {
+    return this.atLevel(blocks);
+  }
+}
+
+/** Options of {@link TPRAtFPR}. */
+export interface TPRAtFPROptions {
+  /** The false-positive budget ∈ [0, 1]. Default 0.05. */
+  fpr?: number;
+}
+
+/**
+ * True-positive rate at a false-positive budget: the largest TPR over the thresholds whose FPR
+ * is at most `fpr` (the Neyman–Pearson operating point; accepting nothing always qualifies).
+ * NaN with one class. Higher is better.
+ *
+ * @example
+ * ```ts
+ * new TPRAtFPR({ fpr: 0.5 }).update([0.9, 0.8, 0.7, 0.6], [1, 0, 0, 1]).compute(); // 0.5
+ * ```
+ */
+export class TPRAtFPR extends ScoreRankingMetric<TPRAtFPROptions> {
+  static override readonly metricName: string = 'TPRAtFPR';
+  static override readonly inputs: readonly string[] = SCORE_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingFormWith(SCORES, 'fpr', tprAtFPR);
+  private readonly atLevel: (blocks: TieBlocks) => number;
+  constructor(options?: TPRAtFPROptions) {
+    super(SCORES, { fpr: fprOption }, options);
+    this.atLevel = tprAtFPR(this.options.fpr);
+  }
+  protected value(blocks: TieBlocks): number {
+    return this.atLevel(blocks);
+  }
+}
+
+/**
+ * Equal error rate: at the ROC point (accepting nothing included) where FPR and the miss rate
+ * 1 − TPR are nearest (compared exactly, first point on ties), their mean. NaN with one class.
+ *
+ * @example
+ * ```ts
+ * new EqualErrorRate().update([0.9, 0.8, 0.7, 0.6], [1, 0, 0, 1]).compute(); // 0.5
+ * ```
+ */
+export class EqualErrorRate extends ScoreRankingMetric {
+  static override readonly metricName: string = 'EqualErrorRate';
+  static override readonly inputs: readonly string[] = SCORE_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(SCORES, equalErrorRate);
+  constructor(options?: NoOptions) {
+    super(SCORES, {}, options);
+  }
+  protected value(blocks: TieBlocks): number {
+    return equalErrorRate(blocks);
+  }
+}
+
+/**
+ * Detection error (Liang et al. 2018): the smallest ½(1 − TPR) + ½·FPR over the ROC points
+ * (accepting nothing included), = ½(1 − Youden's J); at most 0.5. NaN with one class.
+ *
+ * @example
+ * ```ts
+ * new DetectionError().update([0.9, 0.8, 0.7, 0.6], [1, 0, 0, 1]).compute(); // 0.25
+ * ```
+ */
+export class DetectionError extends ScoreRankingMetric {
+  static override readonly metricName: string = 'DetectionError';
+  static override readonly inputs: readonly string[] = SCORE_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(SCORES, detectionError);
+  constructor(options?: NoOptions) {
+    super(SCORES, {}, options);
+  }
+  protected value(blocks: TieBlocks): number {
+    return detectionError(blocks);
+  }
+}
+
+/**
+ * AUPR-Success: the {@link AveragePrecision} of the confidences for the correct decisions
+ * (fd-shifts' `failap_suc`). 1 when all are correct, NaN when none is. Higher is better.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceAUPRSuccess().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.5833…
+ * ```
+ */
+export class ConfidenceAUPRSuccess extends RankingMetric {
+  static override readonly metricName: string = 'ConfidenceAUPRSuccess';
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, averagePrecision);
+  constructor(options?: NoOptions) {
+    super({ input: CONFIDENCES, compute: averagePrecision }, options);
+  }
+}
+
+/**
+ * AUPR-Error: the {@link AveragePrecision} of the negated confidences for the incorrect
+ * decisions (fd-shifts' `failap_err`). 1 when all are incorrect, NaN when none is. Higher is better.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceAUPRError().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.75
+ * ```
+ */
+export class ConfidenceAUPRError extends RankingMetric {
+  static override readonly metricName: string = 'ConfidenceAUPRError';
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, flippedAveragePrecision);
+  constructor(options?: NoOptions) {
+    super({ input: CONFIDENCES, compute: flippedAveragePrecision }, options);
+  }
+}
+
+/**
+ * AUPR-Success of classifier rows: {@link ConfidenceAUPRSuccess} of the top-1 softmax
+ * confidence for the correct predictions.
+ *
+ * @example
+ * ```ts
+ * new ClassificationAUPRSuccess().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 1
+ * ```
+ */
+export class ClassificationAUPRSuccess extends RankingMetric<ProbabilitiesOptions> {
+  static override readonly metricName: string = 'ClassificationAUPRSuccess';
+  static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, averagePrecision);
+  constructor(options?: ProbabilitiesOptions) {
+    super({ input: LOGITS, compute: averagePrecision }, options);
+  }
+}
+
+/**
+ * AUPR-Error of classifier rows: {@link ConfidenceAUPRError} of the top-1 softmax confidence
+ * for the wrong predictions.
+ *
+ * @example
+ * ```ts
+ * new ClassificationAUPRError().update([[2, 0.5, 0.1], [0.2, 1.5, 0.3], [0.1, 0.2, 0.3]], [0, 1, 0]).compute(); // 1
+ * ```
+ */
+export class ClassificationAUPRError extends RankingMetric<ProbabilitiesOptions> {
+  static override readonly metricName: string = 'ClassificationAUPRError';
+  static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, flippedAveragePrecision);
+  constructor(options?: ProbabilitiesOptions) {
+    super({ input: LOGITS, compute: flippedAveragePrecision }, options);
+  }
+}
+
+/**
+ * AUROC of OOD scores (higher = more OOD-like) for telling OOD from in-distribution samples;
+ * the same with ID positive and the scores negated. NaN with only ID or only OOD samples.
+ * Higher is better.
+ *
+ * @example
+ * ```ts
+ * new OODAUROC().update([3.1, 0.2, 1.7, -0.5], [1, 0, 0, 0]).compute(); // 1
+ * ```
+ */
+export class OODAUROC extends ScoreRankingMetric {
+  static override readonly metricName: string = 'OODAUROC';
+  static override readonly inputs: readonly string[] = OOD_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, detectionAUROC);
+  constructor(options?: NoOptions) {
+    super(OOD_SCORES, {}, options);
+  }
+  protected value(blocks: TieBlocks): number {
+    return detectionAUROC(blocks);
+  }
+}
+
+/**
+ * AUPR-In: the {@link AveragePrecision} of the negated OOD scores for the in-distribution
+ * samples (ID positive). 1 with no OOD sample, NaN with no ID sample. Higher is better.
+ *
+ * @example
+ * ```ts
+ * new OODAUPRIn().update([3.1, 0.2, 1.7, -0.5], [1, 0, 0, 0]).compute(); // 1
+ * ```
+ */
+export class OODAUPRIn extends ScoreRankingMetric {
+  static override readonly metricName: string = 'OODAUPRIn';
+  static override readonly inputs: readonly string[] = OOD_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, flippedAveragePrecision);
+  constructor(options?: NoOptions) {
+    super(OOD_SCORES, {}, options);
+  }
+  protected value(blocks: TieBlocks): number {
+    return flippedAveragePrecision(blocks);
+  }
+}
+
+/**
+ * AUPR-Out: the {@link AveragePrecision} of the OOD scores for the OOD samples (OOD positive).
+ * 1 with no ID sample, NaN with no OOD sample. Higher is better.
+ *
+ * @example
+ * ```ts
+ * new OODAUPROut().update([3.1, 0.2, 1.7, -0.5], [1, 0, 0, 0]).compute(); // 1
+ * ```
+ */
+export class OODAUPROut extends ScoreRankingMetric {
+  static override readonly metricName: string = 'OODAUPROut';
+  static override readonly inputs: readonly string[] = OOD_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, averagePrecision);
+  constructor(options?: NoOptions) {
+    super(OOD_SCORES, {}, options);
+  }
+  protected value(blocks: TieBlocks): number {
+    return averagePrecision(blocks);
+  }
+}
+
+/** FPR95 with ID positive: {@link FPRAtTPR} (tpr 0.95) of the negated OOD scores for the ID samples. */
+const oodFPR95 = flippedFPRAtTPR(0.95);
+
+/**
+ * FPR95 of OOD detection with ID positive (Hendrycks & Gimpel; Outlier Exposure): the share of
+ * OOD samples accepted as in-distribution at the threshold that accepts (nearest to) 95 % of the
+ * ID samples. NaN with only ID or only OOD samples.
+ *
+ * @example
+ * ```ts
+ * new OODFPR95().update([3.1, 0.2, 1.7, -0.5], [1, 0, 0, 0]).compute(); // 0
+ * ```
+ */
+export class OODFPR95 extends ScoreRankingMetric {
+  static override readonly metricName: string = 'OODFPR95';
+  static override readonly inputs: readonly string[] = OOD_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, oodFPR95);
+  constructor(options?: NoOptions) {
+    super(OOD_SCORES, {}, options);
+  }
+  protected value(blocks: TieBlocks): number {
+    return oodFPR95(blocks);
+  }
+}
