@@ -96,6 +96,8 @@ function inputsFor(id: string): unknown[] {
   if (id.startsWith('scod_')) return [oodScores, classificationErrors, isOod];
   if (id.startsWith('reg_')) return [yPred, yTrue, yStd];
   if (id.startsWith('ens_')) return [members];
+  // the SCOD data as a detection problem: is the sample OOD, by its OOD score
+  if (id.startsWith('det_') || id.startsWith('ood_')) return [oodScores, isOod];
   throw new Error(`no inputs for ${id}`);
 }
 
