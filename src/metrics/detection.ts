@@ -34,10 +34,21 @@ abstract class ScoreRankingMetric<O extends object = NoOptions> extends Metric<[
   private readonly scores = this.track('scores', float32Column());
   private readonly flags = this.track('flags', flagColumn());
   private readonly input: DecisionInput<ScoreBatch>;
+  private readonly value: (blocks: TieBlocks) => number;
 
-  protected constructor(input: DecisionInput<ScoreBatch>, schema: OptionSchema<O>, options: O | undefined) {
+  /**
+   * `value(options)`: the metric's value from the tie blocks in descending score, losses = the
+   * unflagged samples, for the resolved options.
+   */
+  protected constructor(
+    input: DecisionInput<ScoreBatch>,
+    schema: OptionSchema<O>,
+    options: O | undefined,
+    value: (options: Readonly<Required<O>>) => (blocks: TieBlocks) => number,
+  ) {
     super(schema, options);
     this.input = input;
+    this.value = value(this.options);
   }
 
   get sampleCount(): number {
@@ -57,9 +68,6 @@ abstract class ScoreRankingMetric<O extends object = NoOptions> extends Metric<[
     for (let i = 0; i < flags.length; i++) losses[i] = 1 - flags[i];
     return this.value(tieBlocks(this.scores.read(), losses, true));
   }
-
-  /** The value from the tie blocks in descending score, losses = unflagged samples. */
-  protected abstract value(blocks: TieBlocks): number;
 
   protected stateProblem(): string | null {
     if (this.scores.size !== this.flags.size) return `columns of ${this.scores.size} and ${this.flags.size} samples`;
@@ -113,10 +121,7 @@ export class DetectionAUROC extends ScoreRankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, detectionAUROC);
   constructor(options?: NoOptions) {
-    super(SCORES, {}, options);
-  }
-  protected value(blocks: TieBlocks): number {
-    return detectionAUROC(blocks);
+    super(SCORES, {}, options, () => detectionAUROC);
   }
 }
 
@@ -136,10 +141,7 @@ export class AveragePrecision extends ScoreRankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, averagePrecision);
   constructor(options?: NoOptions) {
-    super(SCORES, {}, options);
-  }
-  protected value(blocks: TieBlocks): number {
-    return averagePrecision(blocks);
+    super(SCORES, {}, options, () => averagePrecision);
   }
 }
 
@@ -164,13 +166,8 @@ export class FPRAtTPR extends ScoreRankingMetric<FPRAtTPROptions> {
   static override readonly inputs: readonly string[] = SCORE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingFormWith(SCORES, 'tpr', fprAtTPR);
-  private readonly atLevel: (blocks: TieBlocks) => number;
   constructor(options?: FPRAtTPROptions) {
-    super(SCORES, { tpr: tprOption }, options);
-    this.atLevel = fprAtTPR(this.options.tpr);
-  }
-  protected value(blocks: TieBlocks): number {
-    return this.atLevel(blocks);
+    super(SCORES, { tpr: tprOption }, options, (o) => fprAtTPR(o.tpr));
   }
 }
 
@@ -195,13 +192,8 @@ export class TPRAtFPR extends ScoreRankingMetric<TPRAtFPROptions> {
   static override readonly inputs: readonly string[] = SCORE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingFormWith(SCORES, 'fpr', tprAtFPR);
-  private readonly atLevel: (blocks: TieBlocks) => number;
   constructor(options?: TPRAtFPROptions) {
-    super(SCORES, { fpr: fprOption }, options);
-    this.atLevel = tprAtFPR(this.options.fpr);
-  }
-  protected value(blocks: TieBlocks): number {
-    return this.atLevel(blocks);
+    super(SCORES, { fpr: fprOption }, options, (o) => tprAtFPR(o.fpr));
   }
 }
 
@@ -220,10 +212,7 @@ export class EqualErrorRate extends ScoreRankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, equalErrorRate);
   constructor(options?: NoOptions) {
-    super(SCORES, {}, options);
-  }
-  protected value(blocks: TieBlocks): number {
-    return equalErrorRate(blocks);
+    super(SCORES, {}, options, () => equalErrorRate);
   }
 }
 
@@ -242,10 +231,7 @@ export class DetectionError extends ScoreRankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, detectionError);
   constructor(options?: NoOptions) {
-    super(SCORES, {}, options);
-  }
-  protected value(blocks: TieBlocks): number {
-    return detectionError(blocks);
+    super(SCORES, {}, options, () => detectionError);
   }
 }
 
@@ -341,10 +327,7 @@ export class OODAUROC extends ScoreRankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, detectionAUROC);
   constructor(options?: NoOptions) {
-    super(OOD_SCORES, {}, options);
-  }
-  protected value(blocks: TieBlocks): number {
-    return detectionAUROC(blocks);
+    super(OOD_SCORES, {}, options, () => detectionAUROC);
   }
 }
 
@@ -363,10 +346,7 @@ export class OODAUPRIn extends ScoreRankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, flippedAveragePrecision);
   constructor(options?: NoOptions) {
-    super(OOD_SCORES, {}, options);
-  }
-  protected value(blocks: TieBlocks): number {
-    return flippedAveragePrecision(blocks);
+    super(OOD_SCORES, {}, options, () => flippedAveragePrecision);
   }
 }
 
@@ -385,10 +365,7 @@ export class OODAUPROut extends ScoreRankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, averagePrecision);
   constructor(options?: NoOptions) {
-    super(OOD_SCORES, {}, options);
-  }
-  protected value(blocks: TieBlocks): number {
-    return averagePrecision(blocks);
+    super(OOD_SCORES, {}, options, () => averagePrecision);
   }
 }
 
@@ -411,9 +388,6 @@ export class OODFPR95 extends ScoreRankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, oodFPR95);
   constructor(options?: NoOptions) {
-    super(OOD_SCORES, {}, options);
-  }
-  protected value(blocks: TieBlocks): number {
-    return oodFPR95(blocks);
+    super(OOD_SCORES, {}, options, () => oodFPR95);
   }
 }
