@@ -94,9 +94,9 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
     // K from the sums' length (known without decoding them) or the state that keeps it
     const batch = input.read(this.metricName, args, this.options, this.classCount, true); // dropped below
     if (input.count(batch) === 0) return;
-    this.sizes.check(this.metricName, batch);
+    const sizes = this.sizes.check(this.metricName, batch);
     this.sums.add(update(batch, this.options));
-    this.sizes.keep(batch);
+    this.sizes.keep(batch, sizes);
   }
 
   protected computeValue(): number {
@@ -161,9 +161,12 @@ export class InputSizes {
     return i >= 0 ? this.kept[i].value : 0;
   }
 
-  /** Throws the MetricInputError of a batch with samples whose fixed sizes differ from the kept ones. */
-  check(metric: string, batch: unknown): void {
-    if (this.kept.length === 0) return;
+  /**
+   * The fixed sizes of a batch with samples, checked against the kept ones (a MetricInputError
+   * names the first that differs): what {@link InputSizes.keep} keeps once the batch is added.
+   */
+  check(metric: string, batch: unknown): readonly number[] {
+    if (this.kept.length === 0) return [];
     const sizes = (this.input.sizes as (b: unknown) => readonly number[])(batch);
     this.kept.forEach((kept, i) => {
       const f = this.fixed[i];
@@ -175,13 +178,12 @@ export class InputSizes {
         );
       }
     });
+    return sizes;
   }
 
-  /** Keeps the sizes of a batch with samples, once it is added. */
-  keep(batch: unknown): void {
+  /** Keeps a batch's K and its sizes from {@link InputSizes.check}, once the batch is added. */
+  keep(batch: unknown, sizes: readonly number[]): void {
     if (this.numClasses) this.numClasses.value = (this.input as DecisionInput<unknown>).classes(batch);
-    if (this.kept.length === 0) return;
-    const sizes = (this.input.sizes as (b: unknown) => readonly number[])(batch);
     this.kept.forEach((kept, i) => (kept.value = sizes[i]));
   }
 
@@ -225,10 +227,10 @@ export function pushDecisions(
 ): void {
   const batch = input.read(metric, args, options, sizes.classes, true); // push packs a copy
   if (input.count(batch) === 0) return;
-  sizes.check(metric, batch);
+  const fixed = sizes.check(metric, batch);
   const d = input.decisions(batch);
   samples.push(d.rankKey, d.correct);
-  sizes.keep(batch);
+  sizes.keep(batch, fixed);
 }
 
 /**
@@ -399,11 +401,11 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
     // transient: the sums and the packed column keep nothing of the batch
     const batch = input.read(this.metricName, args, this.options, this.sizes.classes, true);
     if (input.count(batch) === 0) return;
-    this.sizes.check(this.metricName, batch);
+    const sizes = this.sizes.check(this.metricName, batch);
     const d = input.decisions(batch);
     if (this.sums) this.sums.add(this.decl.update(d, this.resolved));
     else (this.samples as FlaggedKeyColumn).push(d.rankKey, d.correct);
-    this.sizes.keep(batch);
+    this.sizes.keep(batch, sizes);
   }
 
   override get classCount(): number {
