@@ -1,5 +1,6 @@
 import { residentBatch } from '../math/wasm/checkKernel';
-import { isTensor, readConfidences, readFlagsCounted, requireSameN } from './read';
+import type { OptionSpec } from '../options';
+import { isTensor, readConfidences, readFiniteVector, readFlagsCounted, requireSameN } from './read';
 import type { DecisionInput } from './adapter';
 
 /** Argument names of confidence metrics. */
@@ -60,8 +61,91 @@ export const CONFIDENCES: DecisionInput<ConfidenceBatch, Record<string, never>> 
   names: CONFIDENCE_INPUTS,
   options: {},
   keyPrecision: 'float32',
+  hasClasses: false,
   read: (metric: string, args: readonly unknown[], _options: object, _k: number, transient?: boolean) =>
     readConfidenceBatch(metric, args, transient),
+  count: (b: ConfidenceBatch) => b.n,
+  classes: () => 0,
+  decisions: (b: ConfidenceBatch) => b,
+});
+
+/** Options of the confidence metrics that depend only on the ranking (SPEC §13.4). */
+export interface ScoresOptions {
+  /**
+   * What `confidences` holds: `'confidence'` (the default), values in [0, 1] (NaN → 0.5), or
+   * `'real'`, any finite score, higher = more confident (−mutual information, −energy, a logit
+   * margin). These metrics depend only on the order, the ties and the correctness, so a real
+   * score gives the value of any order-preserving map of it into [0, 1].
+   */
+  scores?: 'confidence' | 'real';
+}
+
+const scoresOption: OptionSpec<'confidence' | 'real'> = {
+  default: 'confidence',
+  check: (v) => (v === 'confidence' || v === 'real' ? null : "'confidence' or 'real'"),
+};
+
+/** 2^−32: a float32's ordered bit pattern u (an integer < 2^32) as the key u·2^−32 ∈ [0, 1), exactly. */
+const KEY_SCALE = 2 ** -32;
+/** The ordered patterns of the finite float32 values: −max … −0 merged into +0 … +max. */
+const LOWEST_FINITE = 0x00800000;
+const HIGHEST_FINITE = 0xff7fffff;
+const NEGATIVE_ZERO = 0x7fffffff;
+
+/**
+ * Finite float32 scores as float64 keys in [0, 1) of the same order and ties: the float32 bit
+ * pattern made unsigned-ordered (negatives inverted, the sign bit set on the rest; −0 as +0),
+ * scaled by 2^−32. Exact both ways, so a key column is the score column, and the flag keeps the
+ * key's sign bit as for any confidence.
+ */
+export function realScoreKeys(scores: Float32Array): Float64Array {
+  const bits = new Uint32Array(scores.buffer, scores.byteOffset, scores.length);
+  const keys = new Float64Array(scores.length);
+  for (let i = 0; i < bits.length; i++) {
+    const b = bits[i] === 0x80000000 ? 0 : bits[i];
+    keys[i] = (b >= 0x80000000 ? ~b >>> 0 : (b | 0x80000000) >>> 0) * KEY_SCALE;
+  }
+  return keys;
+}
+
+/** A key that no finite float32 score maps to under {@link realScoreKeys}, or null. */
+function realKeyProblem(keys: Float32Array | Float64Array): string | null {
+  for (let i = 0; i < keys.length; i++) {
+    const u = keys[i] / KEY_SCALE;
+    if (!(Number.isInteger(u) && u >= LOWEST_FINITE && u <= HIGHEST_FINITE && u !== NEGATIVE_ZERO))
+      return `a key of ${keys[i]}, which no finite score has`;
+  }
+  return null;
+}
+
+/** Reads (confidences, correctness) with `scores: 'real'`: finite float32 scores (NaN, ±Inf → error), 0/1 correctness. */
+function readRealScoreBatch(metric: string, args: readonly unknown[]): ConfidenceBatch {
+  const scores = readFiniteVector(metric, CONFIDENCE_INPUTS[0], args[0]);
+  const { flags: correct, ones } = readFlagsCounted(metric, CONFIDENCE_INPUTS[1], args[1]);
+  requireSameN(metric, CONFIDENCE_INPUTS, [scores.length, correct.length]);
+  return { n: scores.length, confidence: scores, rankKey: realScoreKeys(scores), correct, nCorrect: ones };
+}
+
+/**
+ * The input of the confidence metrics of the ranking alone: (confidences, correctness) with the
+ * `scores` option — float32 keys for confidences, as {@link CONFIDENCES}, and for real scores
+ * the float64 keys of {@link realScoreKeys}.
+ */
+export const RANKED_CONFIDENCES: DecisionInput<ConfidenceBatch, ScoresOptions> = Object.freeze({
+  names: CONFIDENCE_INPUTS,
+  options: { scores: scoresOption },
+  keyPrecision: 'float32',
+  keyPrecisionFor: (o: Readonly<Required<ScoresOptions>>) => (o.scores === 'real' ? 'float64' : 'float32'),
+  hasClasses: false,
+  keyProblem: (keys: Float32Array | Float64Array, o: Readonly<Required<ScoresOptions>>) =>
+    o.scores === 'real' ? realKeyProblem(keys) : null,
+  read: (
+    metric: string,
+    args: readonly unknown[],
+    o: Readonly<Required<ScoresOptions>>,
+    _k: number,
+    transient?: boolean,
+  ) => (o.scores === 'real' ? readRealScoreBatch(metric, args) : readConfidenceBatch(metric, args, transient)),
   count: (b: ConfidenceBatch) => b.n,
   classes: () => 0,
   decisions: (b: ConfidenceBatch) => b,

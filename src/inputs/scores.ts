@@ -29,6 +29,7 @@ function scoreInput(names: readonly [string, string]): DecisionInput<ScoreBatch,
     names,
     options: {},
     keyPrecision: 'float32' as const,
+    hasClasses: false,
     read(metric: string, args: readonly unknown[]): ScoreBatch {
       const scores = readFiniteVector(metric, names[0], args[0]);
       const { flags, ones } = readFlagsCounted(metric, names[1], args[1]);

@@ -244,6 +244,39 @@ export function expectedLossAt(blocks: TieBlocks, ks: ArrayLike<number>): Float6
   return out;
 }
 
+/**
+ * Selective risk at a coverage (SPEC §13.5): with x = coverage·N, r_1 for x ≤ 1, else the
+ * linear interpolation of r_k = E_k/k between k = ⌈x⌉ − 1 and ⌈x⌉ — exact r_k at x = k.
+ */
+export function riskAtCoverageOf(blocks: TieBlocks, coverage: number): number {
+  const x = coverage * blocks.n;
+  if (x <= 1) return expectedLossAt(blocks, [1])[0];
+  const k = Math.ceil(x);
+  const [before, at] = expectedLossAt(blocks, [k - 1, k]);
+  const r0 = before / (k - 1);
+  return r0 + (x - (k - 1)) * (at / k - r0);
+}
+
+/**
+ * The largest coverage k/N whose selective risk r_k = E_k/k is at most `risk` (SPEC §13.5), NaN
+ * when none is: the curve need not be monotone, so every k is tried. O(N).
+ */
+export function coverageAtRiskOf(blocks: TieBlocks, risk: number): number {
+  const { size, loss, n } = blocks;
+  let best = 0;
+  let start = 0;
+  let cum = 0;
+  for (let b = 0; b < size.length; b++) {
+    // within a block E_k = cum + (k − start)·loss/size, as expectedLossAt computes it
+    for (let k = start + 1; k <= start + size[b]; k++) {
+      if ((cum + ((k - start) * loss[b]) / size[b]) / k <= risk) best = k;
+    }
+    start += size[b];
+    cum += loss[b];
+  }
+  return best > 0 ? best / n : NaN;
+}
+
 /** Excess AURC: AURC minus the AURC of the oracle that ranks every zero-loss sample first (binary losses). */
 export function excessAURC(blocks: TieBlocks): number {
   return aurc(blocks) - aurc(binaryOracleBlocks(blocks.n, totalLoss(blocks)));

@@ -9,7 +9,7 @@ import {
   tprAtFPR,
 } from '../functional/detection';
 import type { DecisionInput } from '../inputs/adapter';
-import { CONFIDENCES, CONFIDENCE_INPUTS } from '../inputs/confidences';
+import { CONFIDENCE_INPUTS, RANKED_CONFIDENCES, type ScoresOptions } from '../inputs/confidences';
 import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import { OOD_INPUTS, OOD_SCORES, SCORE_INPUTS, SCORES, type ScoreBatch } from '../inputs/scores';
@@ -75,20 +75,6 @@ abstract class ScoreRankingMetric<O extends object = NoOptions> extends Metric<[
     for (let i = 0; i < s.length; i++) if (!Number.isFinite(s[i])) return `a score of ${s[i]}`;
     return null;
   }
-}
-
-/** A weighted form whose value depends on one numeric option: the ranking form of `compute(option)`. */
-function rankingFormWith(
-  input: DecisionInput<unknown>,
-  option: string,
-  compute: (x: number) => (blocks: TieBlocks) => number,
-): WeightedForm {
-  return {
-    prepare(metric, inputs, options, shared) {
-      const x = (options as Record<string, number>)[option];
-      return rankingForm(input, compute(x)).prepare(metric, inputs, options, shared);
-    },
-  };
 }
 
 const isFinite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -165,7 +151,7 @@ export class FPRAtTPR extends ScoreRankingMetric<FPRAtTPROptions> {
   static override readonly metricName: string = 'FPRAtTPR';
   static override readonly inputs: readonly string[] = SCORE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingFormWith(SCORES, 'tpr', fprAtTPR);
+  static readonly weighted: WeightedForm = rankingForm(SCORES, (b, o) => fprAtTPR(o.tpr as number)(b));
   constructor(options?: FPRAtTPROptions) {
     super(SCORES, { tpr: tprOption }, options, (o) => fprAtTPR(o.tpr));
   }
@@ -191,7 +177,7 @@ export class TPRAtFPR extends ScoreRankingMetric<TPRAtFPROptions> {
   static override readonly metricName: string = 'TPRAtFPR';
   static override readonly inputs: readonly string[] = SCORE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingFormWith(SCORES, 'fpr', tprAtFPR);
+  static readonly weighted: WeightedForm = rankingForm(SCORES, (b, o) => tprAtFPR(o.fpr as number)(b));
   constructor(options?: TPRAtFPROptions) {
     super(SCORES, { fpr: fprOption }, options, (o) => tprAtFPR(o.fpr));
   }
@@ -244,13 +230,13 @@ export class DetectionError extends ScoreRankingMetric {
  * new ConfidenceAUPRSuccess().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.5833…
  * ```
  */
-export class ConfidenceAUPRSuccess extends RankingMetric {
+export class ConfidenceAUPRSuccess extends RankingMetric<ScoresOptions> {
   static override readonly metricName: string = 'ConfidenceAUPRSuccess';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, averagePrecision);
-  constructor(options?: NoOptions) {
-    super({ input: CONFIDENCES, compute: averagePrecision }, options);
+  static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, averagePrecision);
+  constructor(options?: ScoresOptions) {
+    super({ input: RANKED_CONFIDENCES, compute: averagePrecision }, options);
   }
 }
 
@@ -263,13 +249,13 @@ export class ConfidenceAUPRSuccess extends RankingMetric {
  * new ConfidenceAUPRError().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.75
  * ```
  */
-export class ConfidenceAUPRError extends RankingMetric {
+export class ConfidenceAUPRError extends RankingMetric<ScoresOptions> {
   static override readonly metricName: string = 'ConfidenceAUPRError';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, flippedAveragePrecision);
-  constructor(options?: NoOptions) {
-    super({ input: CONFIDENCES, compute: flippedAveragePrecision }, options);
+  static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, flippedAveragePrecision);
+  constructor(options?: ScoresOptions) {
+    super({ input: RANKED_CONFIDENCES, compute: flippedAveragePrecision }, options);
   }
 }
 

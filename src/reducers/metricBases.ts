@@ -1,4 +1,10 @@
-import { readArgumentsOf, type DecisionInput, type FixedSize, type InputAdapter } from '../inputs/adapter';
+import {
+  keyPrecisionOf,
+  readArgumentsOf,
+  type DecisionInput,
+  type FixedSize,
+  type InputAdapter,
+} from '../inputs/adapter';
 import { ARG, fail } from '../errors';
 import type { ConfidenceBatch } from '../inputs/confidences';
 import { MAX_CLASSES } from '../inputs/logits';
@@ -208,7 +214,7 @@ export class InputSizes {
 /** The number of classes a loaded state claims: K ≥ 2 for classifier rows, none for confidences. */
 function classesProblem(input: DecisionInput<unknown>, k: number, n: number): string | null {
   if (n === 0) return k === 0 ? null : `K = ${k} classes but no samples`;
-  if (input.keyPrecision === 'float64') return k >= 2 && k <= MAX_CLASSES ? null : `K = ${k} classes`;
+  if (input.hasClasses) return k >= 2 && k <= MAX_CLASSES ? null : `K = ${k} classes`;
   return k === 0 ? null : `K = ${k} classes for confidence inputs`;
 }
 
@@ -274,11 +280,18 @@ function binnedTopOneProblem(sums: Float64Array, k: number): string | null {
   return null;
 }
 
-/** What a ranking metric is: an input adapter and the value of tie blocks of its decisions. */
+/**
+ * What a ranking metric is: an input adapter, its own options (e.g. `coverage`; none if left
+ * out) and the value of tie blocks of its decisions.
+ */
 export interface RankingDeclaration {
   readonly input: DecisionInput<unknown>;
-  /** The value from tie blocks in descending confidence, losses = errors (1 − correct). */
-  readonly compute: (blocks: TieBlocks) => number;
+  readonly options?: OptionSchema<object>;
+  /**
+   * The value from tie blocks in descending confidence, losses = errors (1 − correct); `options`
+   * are the resolved options, read only by a declaration with own options.
+   */
+  readonly compute: (blocks: TieBlocks, options: Readonly<Record<string, unknown>>) => number;
 }
 
 /**
@@ -292,11 +305,18 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
   private readonly samples: FlaggedKeyColumn;
   private readonly decl: RankingDeclaration;
 
+  private readonly value: (blocks: TieBlocks) => number;
+
   protected constructor(decl: RankingDeclaration, options: O | undefined) {
-    super(schemaOf(decl.input, {}) as OptionSchema<O>, options);
+    super(schemaOf(decl.input, decl.options ?? {}) as OptionSchema<O>, options);
     this.decl = decl;
+    // without own options the value is the function itself, which the sort kernel recognizes and folds
+    const resolved = this.options as Readonly<Record<string, unknown>>;
+    this.value = decl.options
+      ? (blocks) => decl.compute(blocks, resolved)
+      : (decl.compute as (blocks: TieBlocks) => number);
     this.sizes = new InputSizes(decl.input, (key, state) => this.track(key, state));
-    this.samples = this.track('samples', new FlaggedKeyColumn(decl.input.keyPrecision));
+    this.samples = this.track('samples', new FlaggedKeyColumn(keyPrecisionOf(decl.input, this.options)));
   }
 
   get sampleCount(): number {
@@ -322,15 +342,14 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
     const s = this.samples;
     const kernel = s.kernelKeys;
     return (
-      (kernel && foldedValue(this.decl.compute, kernel)) ??
-      this.decl.compute(
-        flaggedKeyBlocksFrom(s.size, this.decl.input.keyPrecision === 'float64', (keys) => s.readPackedInto(keys)),
-      )
+      (kernel && foldedValue(this.value, kernel)) ??
+      this.value(flaggedKeyBlocksFrom(s.size, s.precision === 'float64', (keys) => s.readPackedInto(keys)))
     );
   }
 
   protected stateProblem(): string | null {
-    return decisionColumnProblem(this.samples.read().keys, this.sizes);
+    const keys = this.samples.read().keys;
+    return decisionColumnProblem(keys, this.sizes) ?? this.decl.input.keyProblem?.(keys, this.options) ?? null;
   }
 }
 
