@@ -308,7 +308,7 @@ describe('rocPlot', () => {
     const t = texts(svg);
     for (const label of ['False-positive rate', 'True-positive rate', 'Random ranking  (AUROC 0.5)'])
       expect(t).toContain(label);
-    expect(t).toContain(`Model  (AUROC ${formatNumber(c.auroc)}, FPR at 95% TPR ${formatNumber(fpr95)})`);
+    expect(t).toContain(`Model  (AUROC ${formatNumber(c.auroc)}, FPR₉₅ ${formatNumber(fpr95)})`);
     expect(docText(svg, 'desc')).toContain(`AUROC ${formatNumber(c.auroc)}`);
     expect(tagsWithClass(svg, 'model')).toHaveLength(1);
     const random = tagsWithClass(svg, 'random');
@@ -343,7 +343,7 @@ describe('rocPlot', () => {
     expect(docText(at50, 'title')).toBe('Detector');
     const fpr50 = value(FPRAtTPR, s, p, { tpr: 0.5 });
     expect(attr(tagsWithClass(at50, 'operating-point')[0], 'data-fpr')).toBe(String(fpr50));
-    expect(texts(at50).some((x) => x.endsWith(`FPR at 50% TPR ${formatNumber(fpr50)})`))).toBe(true);
+    expect(texts(at50).some((x) => x.endsWith(`FPR₅₀ ${formatNumber(fpr50)})`))).toBe(true);
     const hidden = rocPlot({ scores: s, positives: p }, { operatingPoint: false, label: 'MSP' });
     checkSvg(hidden);
     expect(tagsWithClass(hidden, 'operating-point')).toHaveLength(0);
@@ -375,7 +375,7 @@ describe('rocPlot', () => {
     ]);
     const t = texts(svg);
     expect(t).toContain(
-      `MSP  (AUROC ${formatNumber(rocCurve(s, p).auroc)}, FPR at 95% TPR ${formatNumber(value(FPRAtTPR, s, p))})`,
+      `MSP  (AUROC ${formatNumber(rocCurve(s, p).auroc)}, FPR₉₅ ${formatNumber(value(FPRAtTPR, s, p))})`,
     );
     expect(t.some((x) => x.startsWith('Energy &lt;x&gt; &amp; &quot;y&quot;  (AUROC'))).toBe(true);
     expect(t.filter((x) => x.includes('(AUROC')).length).toBe(4);

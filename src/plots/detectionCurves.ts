@@ -22,6 +22,7 @@ import {
   plotOptionSchema,
   requireSamples,
   strokeAttrs,
+  subscript,
   thinLine,
   tooltip,
   type Axis,
@@ -383,9 +384,9 @@ function unitSquarePlot(p: {
   });
 }
 
-/** Legend text of a recall level: 0.95 → "95%". */
+/** A recall level in percent: 0.95 → "95", 0.975 → "97.5". */
 function percent(r: number): string {
-  return `${Number((r * 100).toPrecision(6))}%`;
+  return String(Number((r * 100).toPrecision(6)));
 }
 
 /** The legend items as one sentence each, for the `<desc>`. */
@@ -398,8 +399,8 @@ function describeItems(items: readonly LegendItem[]): string {
  * to 7 systems overlaid (`[{ label, scores, positives }, …]`, each in its own colour), with the
  * dashed diagonal of a random ranking. The legend gives each system's AUROC
  * ({@link DetectionAUROC}) and, unless `operatingPoint: false`, its {@link FPRAtTPR} at the
- * recall level `tpr` (default 0.95), whose ROC point is marked on the curve — the exact point
- * that metric reads (its tooltip gives the threshold). Inputs are read as the detection metrics
+ * recall level `tpr` (default 0.95, shown as FPR₉₅), whose ROC point is marked on the curve —
+ * the exact point that metric reads (its tooltip gives the threshold). Inputs are read as the detection metrics
  * read them; a system with one class only throws {@link MetricInputError}.
  *
  * @returns a standalone `<svg>` document as a string.
@@ -440,7 +441,8 @@ export function rocPlot(
     const color = PALETTE[i];
     const op = c.operatingPoint;
     series.push({ kind: 'model', label: s.label, color, style: 'solid', width: 2, xs: c.fpr, ys: c.tpr });
-    const fprText = opts.operatingPoint ? `, FPR at ${at} TPR ${formatNumber(op.fpr)}` : '';
+    // FPR₉₅: short, so a long label leaves the values whole in the legend
+    const fprText = opts.operatingPoint ? `, FPR${subscript(at)} ${formatNumber(op.fpr)}` : '';
     items.push({ label: `${s.label}  (AUROC ${formatNumber(c.auroc)}${fprText})`, kind: 'line', color, lineWidth: 2 });
     if (opts.operatingPoint) {
       markers.push({
@@ -448,7 +450,7 @@ export function rocPlot(
         color,
         x: op.fpr,
         y: op.tpr,
-        tip: `${s.label}: FPR ${formatNumber(op.fpr)} at TPR ${formatNumber(op.tpr)} (nearest ${at}), threshold ${formatNumber(op.threshold, 6)}`,
+        tip: `${s.label}: FPR ${formatNumber(op.fpr)} at TPR ${formatNumber(op.tpr)} (nearest ${at}%), threshold ${formatNumber(op.threshold, 6)}`,
         data: {
           'data-fpr': String(op.fpr),
           'data-tpr': String(op.tpr),
