@@ -351,6 +351,10 @@ describe('rocPlot', () => {
     // a single system's own label wins over the option
     const own = rocPlot({ label: 'Own', scores: s, positives: p } as never, { label: 'Option' });
     expect(texts(own).some((x) => x.startsWith('Own  (AUROC'))).toBe(true);
+    // the counts under the title; the smallest size
+    expect(texts(at50)).toContain(`N = 300  ·  ${p.reduce((a, b) => a + b, 0)} positives`);
+    checkSvg(rocPlot({ scores: s, positives: p }, { width: 240, height: 240 }));
+    expectInputError(() => rocPlot({ scores: s, positives: p }, { height: 239 }), '`height`');
     // no title: the document still has one
     expect(docText(rocPlot({ scores: s, positives: p }, { title: '' }), 'title')).toBe('ROC curve');
   });
@@ -465,6 +469,9 @@ describe('precisionRecallPlot', () => {
     expect(new Set(random.map((r) => attr(r, 'stroke'))).size).toBe(2);
     const prevB = b.p.reduce((x, y) => x + y, 0) / b.p.length;
     expect(texts(differ)).toContain(`Random ranking of B  (precision ${formatNumber(prevB)})`);
+    // counts in the subtitle only when the systems share them
+    expect(texts(same).some((t) => t.startsWith('N = 300  ·  '))).toBe(true);
+    expect(texts(differ).some((t) => t.startsWith('N = '))).toBe(false);
   });
 
   it('no negatives draws (precision 1); no positives throws', () => {

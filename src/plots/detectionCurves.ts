@@ -286,12 +286,12 @@ interface Marker {
 
 const MARKER_RADIUS = 4.5;
 
-/** "N = 1,000 · 300 positives, 700 negatives" when every system has the same counts, else none. */
+/** "N = 1,000 · 300 positives" when every system has the same counts, else none. */
 function countsSubtitle(systems: readonly System[]): string | undefined {
-  const counts = (s: System) => [s.batch.scores.length, s.batch.ones] as const;
-  const [n, p] = counts(systems[0]);
-  if (!systems.every((s) => counts(s)[0] === n && counts(s)[1] === p)) return undefined;
-  return `N = ${formatCount(n)}  ·  ${formatCount(p)} positive${p === 1 ? '' : 's'}, ${formatCount(n - p)} negative${n - p === 1 ? '' : 's'}`;
+  const n = systems[0].batch.scores.length;
+  const p = systems[0].batch.ones;
+  if (!systems.every((s) => s.batch.scores.length === n && s.batch.ones === p)) return undefined;
+  return `N = ${formatCount(n)}  ·  ${formatCount(p)} positive${p === 1 ? '' : 's'}`;
 }
 
 /** The unit-square plot both curves are drawn on: lines (first on top), markers over them, a legend that covers neither. */
@@ -423,7 +423,7 @@ export function rocPlot(
   const opts = resolveOptions(
     PLOT,
     {
-      ...plotOptionSchema({ width: 560, height: 500, title: TITLE }, { width: 240, height: 200 }),
+      ...plotOptionSchema({ width: 560, height: 500, title: TITLE }, { width: 240, height: 240 }),
       label: stringOption('Model'),
       tpr: tprOption,
       operatingPoint: booleanOption(true),
@@ -514,7 +514,7 @@ export function precisionRecallPlot(
   const opts = resolveOptions(
     PLOT,
     {
-      ...plotOptionSchema({ width: 560, height: 500, title: TITLE }, { width: 240, height: 200 }),
+      ...plotOptionSchema({ width: 560, height: 500, title: TITLE }, { width: 240, height: 240 }),
       label: stringOption('Model'),
     },
     options,
