@@ -149,6 +149,18 @@ const S = [0.5, 0.9, 0.8, 0.1, 0.5, 0.8, 0.5];
 const Y = [1, 1, 0, 0, 0, 1, 0];
 
 describe('rocCurve', () => {
+  it('the TSDoc examples', () => {
+    const roc = rocCurve([2.5, -1, 0.3, 0.3], [1, 0, 0, 1]);
+    expect(Array.from(roc.fpr)).toEqual([0, 0, 0.5, 1]);
+    expect(Array.from(roc.tpr)).toEqual([0, 0.5, 1, 1]);
+    expect(Array.from(roc.thresholds)).toEqual([Infinity, 2.5, 0.30000001192092896, -1]);
+    expect(roc.auroc).toBe(0.875);
+    const pr = precisionRecallCurve([0.9, 0.8, 0.7, 0.6], [1, 0, 0, 1]);
+    expect(Array.from(pr.recall)).toEqual([0.5, 0.5, 0.5, 1]);
+    expect(Array.from(pr.precision)).toEqual([1, 0.5, 0.3333333333333333, 0.5]);
+    expect(pr.averagePrecision).toBe(0.75);
+  });
+
   it('hand-derived: one point per distinct score after (0, 0) at +Infinity, equal scores entering at once', () => {
     const c = rocCurve(S, Y);
     expect(Array.from(c.fpr)).toEqual([0, 0, 1 / 4, 3 / 4, 1]);
