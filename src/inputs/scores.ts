@@ -20,6 +20,23 @@ export interface ScoreBatch {
 }
 
 /**
+ * Reads one (scores, flags) pair as the detection metrics do — finite reals kept as float32,
+ * booleans or 0/1 of the same N — with the arguments named `names` in messages (a plot of
+ * several systems names each one's). Tensors are only read.
+ */
+export function readScorePair(
+  metric: string,
+  names: readonly [string, string],
+  scores: unknown,
+  flags: unknown,
+): ScoreBatch {
+  const s = readFiniteVector(metric, names[0], scores);
+  const { flags: f, ones } = readFlagsCounted(metric, names[1], flags);
+  requireSameN(metric, names, [s.length, f.length]);
+  return { scores: s, flags: f, ones };
+}
+
+/**
  * The input of (scores, flags): finite reals of any sign, kept as float32 — the ranking key as
  * given, which float32 holds exactly — and booleans or 0/1. As decisions, a flagged sample is
  * the "correct" one: the ranking core's losses are the unflagged samples.
@@ -30,12 +47,7 @@ function scoreInput(names: readonly [string, string]): DecisionInput<ScoreBatch,
     options: {},
     keyPrecision: 'float32' as const,
     hasClasses: false,
-    read(metric: string, args: readonly unknown[]): ScoreBatch {
-      const scores = readFiniteVector(metric, names[0], args[0]);
-      const { flags, ones } = readFlagsCounted(metric, names[1], args[1]);
-      requireSameN(metric, names, [scores.length, flags.length]);
-      return { scores, flags, ones };
-    },
+    read: (metric: string, args: readonly unknown[]): ScoreBatch => readScorePair(metric, names, args[0], args[1]),
     count: (b: ScoreBatch) => b.scores.length,
     classes: () => 0,
     decisions: (b: ScoreBatch): ConfidenceBatch => ({

@@ -58,10 +58,39 @@ export function tieBlocksBySort(
   losses: ArrayLike<number>,
   descending: boolean,
 ): TieBlocks {
+  return groupSorted(scores, losses, descending, false);
+}
+
+/** Tie blocks with the score each block shares. */
+export interface ScoredTieBlocks extends TieBlocks {
+  /** The blocks' scores, in the blocks' order (a −0 score as +0, which it ties with). */
+  readonly score: Float64Array;
+}
+
+/**
+ * {@link tieBlocksBySort} with each block's score: the thresholds of a curve over the blocks
+ * (the same blocks as {@link tieBlocks}, whichever way that sorts). O(N).
+ */
+export function scoredTieBlocks(
+  scores: Float32Array | Float64Array,
+  losses: ArrayLike<number>,
+  descending: boolean,
+): ScoredTieBlocks {
+  return groupSorted(scores, losses, descending, true) as ScoredTieBlocks;
+}
+
+/** The blocks of the sorted samples, with their scores if `scored`. */
+function groupSorted(
+  scores: Float32Array | Float64Array,
+  losses: ArrayLike<number>,
+  descending: boolean,
+  scored: boolean,
+): TieBlocks | ScoredTieBlocks {
   const n = scores.length;
   const sorted = sortWithPayload(scores, losses);
   const size = new Uint32Array(n);
   const loss = new Float64Array(n);
+  const score = scored ? new Float64Array(n) : null;
   let count = 0;
   let prev = NaN;
   for (let p = 0; p < n; p++) {
@@ -70,11 +99,13 @@ export function tieBlocksBySort(
     if (v !== prev) {
       count++;
       prev = v;
+      if (score) score[count - 1] = v + 0; // + 0: −0 and +0 are one block, named +0
     }
     size[count - 1]++;
     loss[count - 1] += sorted.payload[q];
   }
-  return { size: size.subarray(0, count), loss: loss.subarray(0, count), n };
+  const blocks = { size: size.subarray(0, count), loss: loss.subarray(0, count), n };
+  return score ? { ...blocks, score: score.subarray(0, count) } : blocks;
 }
 
 /**
