@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { MetricInputError, metricFromBinary, metricFromJSON } from '../src/index';
 import { toBase64 } from '../src/base64';
-import { realScoreKeys } from '../src/inputs/confidences';
+import { realScoreKeys } from '../src/inputs/scores';
 
 // SPEC §13.4 (`scores: 'real'`) and §13.5 (selective operating points).
 
@@ -71,7 +71,7 @@ describe("scores: 'real' (SPEC §13.4)", () => {
       if (i === 4) expect(k[i]).toBe(k[i - 1]);
       else expect(k[i]).toBeGreaterThan(k[i - 1]);
     }
-    for (const key of k) expect(key >= 0 && key < 1).toBe(true);
+    for (const key of k) expect(key >= 0.5 && key < 1).toBe(true);
   });
 
   it.each(SCORED)(
@@ -144,16 +144,16 @@ describe("scores: 'real' (SPEC §13.4)", () => {
     const m = new ecuas.ConfidenceAURC({ scores: 'real' }).update([0], [1]);
     const json = JSON.parse(JSON.stringify(m.toJSON())) as { state: { samples: { data: string } } };
     m.dispose();
-    expect(realScoreKeys(new Float32Array([0]))[0]).toBe(0.5);
+    expect(realScoreKeys(new Float32Array([0]))[0]).toBe(0.5 + 2 ** -22);
     const forge = (key: number): unknown => {
       json.state.samples.data = toBase64(new Uint8Array(new Float64Array([key]).buffer));
       return JSON.parse(JSON.stringify(json));
     };
-    const ok = metricFromJSON(forge(0.75));
+    const ok = metricFromJSON(forge(0.5 + 0x40000000 * 2 ** -53));
     expect(ok.sampleCount).toBe(1);
     ok.dispose();
-    // 0.3 is no u·2^−32; 2^−32 · 0x7fffffff would be −0, which reads as +0; 0.999… is past +max
-    for (const bad of [0.3, 0x7fffffff * 2 ** -32, 0xff800000 * 2 ** -32, 1e-300])
+    // below ½ or not ½ + u·2^−53; u = 0x7fffffff would be −0, which reads as +0; 0xff800000 is +Inf
+    for (const bad of [0.3, 0.75, 0.5 + 0x7fffffff * 2 ** -53, 0.5 + 0xff800000 * 2 ** -53, 0.5])
       expect(() => metricFromJSON(forge(bad))).toThrow(/no finite score/);
   });
 

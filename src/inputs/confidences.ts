@@ -1,6 +1,7 @@
 import { residentBatch } from '../math/wasm/checkKernel';
 import type { OptionSpec } from '../options';
 import { isTensor, readConfidences, readFiniteVector, readFlagsCounted, requireSameN } from './read';
+import { realKeyProblem, realScoreKeys } from './scores';
 import type { DecisionInput } from './adapter';
 
 /** Argument names of confidence metrics. */
@@ -84,39 +85,6 @@ const scoresOption: OptionSpec<'confidence' | 'real'> = {
   default: 'confidence',
   check: (v) => (v === 'confidence' || v === 'real' ? null : "'confidence' or 'real'"),
 };
-
-/** 2^−32: a float32's ordered bit pattern u (an integer < 2^32) as the key u·2^−32 ∈ [0, 1), exactly. */
-const KEY_SCALE = 2 ** -32;
-/** The ordered patterns of the finite float32 values: −max … −0 merged into +0 … +max. */
-const LOWEST_FINITE = 0x00800000;
-const HIGHEST_FINITE = 0xff7fffff;
-const NEGATIVE_ZERO = 0x7fffffff;
-
-/**
- * Finite float32 scores as float64 keys in [0, 1) of the same order and ties: the float32 bit
- * pattern made unsigned-ordered (negatives inverted, the sign bit set on the rest; −0 as +0),
- * scaled by 2^−32. Exact both ways, so a key column is the score column, and the flag keeps the
- * key's sign bit as for any confidence.
- */
-export function realScoreKeys(scores: Float32Array): Float64Array {
-  const bits = new Uint32Array(scores.buffer, scores.byteOffset, scores.length);
-  const keys = new Float64Array(scores.length);
-  for (let i = 0; i < bits.length; i++) {
-    const b = bits[i] === 0x80000000 ? 0 : bits[i];
-    keys[i] = (b >= 0x80000000 ? ~b >>> 0 : (b | 0x80000000) >>> 0) * KEY_SCALE;
-  }
-  return keys;
-}
-
-/** A key that no finite float32 score maps to under {@link realScoreKeys}, or null. */
-function realKeyProblem(keys: Float32Array | Float64Array): string | null {
-  for (let i = 0; i < keys.length; i++) {
-    const u = keys[i] / KEY_SCALE;
-    if (!(Number.isInteger(u) && u >= LOWEST_FINITE && u <= HIGHEST_FINITE && u !== NEGATIVE_ZERO))
-      return `a key of ${keys[i]}, which no finite score has`;
-  }
-  return null;
-}
 
 /** Reads (confidences, correctness) with `scores: 'real'`: finite float32 scores (NaN, ±Inf → error), 0/1 correctness. */
 function readRealScoreBatch(metric: string, args: readonly unknown[]): ConfidenceBatch {

@@ -128,6 +128,12 @@ export function flaggedKeyBlocksFrom(
   return { size, loss, n };
 }
 
+/** The tie blocks of a column in the sort kernel's memory, sorted there (no copy of the column); null if memory is refused. */
+export function kernelBlocks(keys: KernelKeys): TieBlocks | null {
+  const b = keys.blocks();
+  return b && { size: b.size, loss: b.loss, n: keys.size };
+}
+
 /** Blocks of the oracle ranking for 0/1 losses: all zeros first, then all ones. */
 export function binaryOracleBlocks(n: number, totalLoss: number): TieBlocks {
   const size: number[] = [];

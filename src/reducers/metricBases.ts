@@ -12,7 +12,7 @@ import type { TensorLike } from '../inputs/read';
 import type { RowNeeds } from '../inputs/readAsync';
 import { compactBinSums } from '../math/binning';
 import { sumInRange } from '../math/isCount';
-import { flaggedKeyBlocksFrom, foldedValue, type TieBlocks } from '../math/ranking';
+import { flaggedKeyBlocksFrom, foldedValue, kernelBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
 import { FixedValueState, FlaggedKeyColumn, SumState, type SparseSums } from './state';
@@ -339,12 +339,26 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
     // the sign bit, set for an incorrect decision, is the loss (error) of each block. A column in
     // the sort kernel's memory is sorted there, the value folded as the blocks are read; else the
     // column is read straight into the sort's memory
+    const kernel = this.samples.kernelKeys;
+    return (kernel && foldedValue(this.value, kernel)) ?? this.valueFromBlocks(this.rankingBlocks());
+  }
+
+  /**
+   * @internal The tie blocks of the decisions kept, in descending key, losses = errors: one sort,
+   * which every ranking metric of the same decisions can read ({@link valueFromBlocks}).
+   */
+  rankingBlocks(): TieBlocks {
     const s = this.samples;
     const kernel = s.kernelKeys;
     return (
-      (kernel && foldedValue(this.value, kernel)) ??
-      this.value(flaggedKeyBlocksFrom(s.size, s.precision === 'float64', (keys) => s.readPackedInto(keys)))
+      (kernel && kernelBlocks(kernel)) ??
+      flaggedKeyBlocksFrom(s.size, s.precision === 'float64', (keys) => s.readPackedInto(keys))
     );
+  }
+
+  /** @internal The value from the tie blocks of decisions such as these (from {@link rankingBlocks}). */
+  valueFromBlocks(blocks: TieBlocks): number {
+    return this.value(blocks);
   }
 
   protected stateProblem(): string | null {
