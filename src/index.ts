@@ -39,3 +39,4 @@ export {
   type ReliabilityRow,
   type ReliabilityTableOptions,
 } from './reliabilityTable';
+export { MetricCollection, type CollectionValues } from './collection';

@@ -158,8 +158,8 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
     return this.samples.size;
   }
 
-  protected ingest(args: [TensorLike, TensorLike]): void {
-    pushDecisions(this.metricName, this.decl.input, args, this.options, this.sizes, this.samples);
+  protected ingest(args: [TensorLike, TensorLike], isolated: boolean): () => void {
+    return pushDecisions(this.metricName, this.decl.input, args, this.options, this.sizes, this.samples, isolated);
   }
 
   override get classCount(): number {

@@ -16,7 +16,7 @@ import { aurc, augrc, coverageAtRiskOf, riskAtCoverageOf, tieBlocks, type TieBlo
 import { rankingForm, type WeightedForm } from '../math/weightedForms';
 import { CONFIDENCE_INPUTS, RANKED_CONFIDENCES, type ScoresOptions } from '../inputs/confidences';
 import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
-import { RankingMetric } from '../reducers/metricBases';
+import { NOTHING, RankingMetric } from '../reducers/metricBases';
 import { Metric } from '../metric';
 import { isRecord, ownProperty, unitOption, type OptionSpec } from '../options';
 import { float32Column, float64Column, flagColumn } from '../reducers/state';
@@ -48,11 +48,13 @@ abstract class SCODMetric extends Metric<[TensorLike, TensorLike, TensorLike], n
     return this.scores.size;
   }
 
-  protected ingest(args: [TensorLike, TensorLike, TensorLike]): void {
-    const { scores, errors, ood } = SCOD.read(this.metricName, args, {}, 0);
-    this.scores.push(scores);
-    this.errors.push(errors);
-    this.ood.push(ood);
+  protected ingest(args: [TensorLike, TensorLike, TensorLike]): () => void {
+    const { scores, errors, ood } = SCOD.read(this.metricName, args, {}, 0); // fresh arrays
+    return () => {
+      this.scores.push(scores);
+      this.errors.push(errors);
+      this.ood.push(ood);
+    };
   }
 
   protected computeValue(): number {
@@ -137,12 +139,14 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     return this.uncertainty.size;
   }
 
-  protected ingest(args: [TensorLike, TensorLike, TensorLike]): void {
+  protected ingest(args: [TensorLike, TensorLike, TensorLike]): () => void {
     const batch = RISK_TRIPLES.read(this.metricName, args, {}, 0);
-    if (batch.n === 0) return;
+    if (batch.n === 0) return NOTHING;
     const risk = this.perSampleRisk(batch.given[0], batch.given[1], batch.yPred, batch.yTrue, batch.shape);
-    this.uncertainty.push(batch.perSample);
-    this.risk.push(risk);
+    return () => {
+      this.uncertainty.push(batch.perSample);
+      this.risk.push(risk);
+    };
   }
 
   /** The outcome of a custom riskFn on the batch being added, found by `readAsync`. */
