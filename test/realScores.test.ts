@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { MetricInputError, metricFromBinary, metricFromJSON } from '../src/index';
 import { toBase64 } from '../src/base64';
+import { rng } from './helpers/data';
 import { realScoreKeys } from '../src/inputs/scores';
 
 // SPEC §13.4 (`scores: 'real'`) and §13.5 (selective operating points).
@@ -24,18 +25,6 @@ const SCORED: ReadonlyArray<[string, object]> = [
   ['ConfidenceRiskAtCoverage', { coverage: 0.7 }],
   ['ConfidenceCoverageAtRisk', { risk: 0.3 }],
 ];
-
-/** A seeded uniform generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Real scores of every sign and magnitude with ties (±0 among them), their correctness, and an

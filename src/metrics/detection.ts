@@ -13,7 +13,7 @@ import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logit
 import { OOD_INPUTS, OOD_SCORES, SCORE_INPUTS, SCORES } from '../inputs/scores';
 import type { TieBlocks } from '../math/ranking';
 import { rankingForm, type WeightedForm } from '../math/weightedForms';
-import type { OptionSpec } from '../options';
+import { positiveUnitOption, unitOption } from '../options';
 import { RankingMetric, type NoOptions } from '../reducers/metricBases';
 
 // Binary detection (SPEC §13): every value is a function of the tie blocks of the samples in
@@ -24,25 +24,11 @@ import { RankingMetric, type NoOptions } from '../reducers/metricBases';
 // it keeps each score as the float64 key of `realScoreKeys` with the flag in its sign bit,
 // 8 bytes a sample, sorted by the sort kernel.
 
-const isFinite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
 /** The option-dependent values, as ranking declarations take them. */
 const fprAtTPRValue = (blocks: TieBlocks, o: Readonly<Record<string, unknown>>): number =>
   fprAtTPR(o.tpr as number)(blocks);
 const tprAtFPRValue = (blocks: TieBlocks, o: Readonly<Record<string, unknown>>): number =>
   tprAtFPR(o.fpr as number)(blocks);
-
-/** `tpr` of {@link FPRAtTPR}: a number in (0, 1]. */
-const tprOption: OptionSpec<number> = {
-  default: 0.95,
-  check: (v) => (isFinite(v) && v > 0 && v <= 1 ? null : 'a number in (0, 1]'),
-};
-
-/** `fpr` of {@link TPRAtFPR}: a number in [0, 1]. */
-const fprOption: OptionSpec<number> = {
-  default: 0.05,
-  check: (v) => (isFinite(v) && v >= 0 && v <= 1 ? null : 'a number in [0, 1]'),
-};
 
 /**
  * AUROC of scores for telling positives from negatives: the trapezoid of the exact ROC, equal
@@ -106,7 +92,7 @@ export class FPRAtTPR extends RankingMetric<FPRAtTPROptions> {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, fprAtTPRValue);
   constructor(options?: FPRAtTPROptions) {
-    super({ input: SCORES, options: { tpr: tprOption }, compute: fprAtTPRValue }, options);
+    super({ input: SCORES, options: { tpr: positiveUnitOption(0.95) }, compute: fprAtTPRValue }, options);
   }
 }
 
@@ -132,7 +118,7 @@ export class TPRAtFPR extends RankingMetric<TPRAtFPROptions> {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, tprAtFPRValue);
   constructor(options?: TPRAtFPROptions) {
-    super({ input: SCORES, options: { fpr: fprOption }, compute: tprAtFPRValue }, options);
+    super({ input: SCORES, options: { fpr: unitOption(0.05) }, compute: tprAtFPRValue }, options);
   }
 }
 

@@ -18,7 +18,7 @@ import { CONFIDENCE_INPUTS, RANKED_CONFIDENCES, type ScoresOptions } from '../in
 import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
 import { NOTHING, RankingMetric } from '../reducers/metricBases';
 import { Metric } from '../metric';
-import { isRecord, ownProperty, unitOption, type OptionSpec } from '../options';
+import { isRecord, ownProperty, positiveUnitOption, unitOption, type OptionSpec } from '../options';
 import { float32Column, float64Column, flagColumn } from '../reducers/state';
 
 export type { RejectionResult, RiskCoverageResult };
@@ -480,20 +480,6 @@ export function coverageAtRisk(curve: Pick<RiskCoverageResult, 'coverage' | 'ris
 // Selective operating points (SPEC §13.5): accept by confidence descending, loss 1 − correct,
 // r_k = E_k/k the tie-expected selective risk of the first k; a ranking metric's column.
 
-const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
-/** `coverage` of the RiskAtCoverage classes: a number in (0, 1]. */
-const coverageOption: OptionSpec<number> = {
-  default: 0.8,
-  check: (v) => (isFiniteNumber(v) && v > 0 && v <= 1 ? null : 'a number in (0, 1]'),
-};
-
-/** `risk` of the CoverageAtRisk classes: a number in [0, 1]. */
-const riskOption: OptionSpec<number> = {
-  default: 0.05,
-  check: (v) => (isFiniteNumber(v) && v >= 0 && v <= 1 ? null : 'a number in [0, 1]'),
-};
-
 const riskAtCoverageValue = (blocks: TieBlocks, o: Readonly<Record<string, unknown>>): number =>
   riskAtCoverageOf(blocks, o.coverage as number);
 const coverageAtRiskValue = (blocks: TieBlocks, o: Readonly<Record<string, unknown>>): number =>
@@ -522,7 +508,10 @@ export class ConfidenceRiskAtCoverage extends RankingMetric<ConfidenceRiskAtCove
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, riskAtCoverageValue);
   constructor(options?: ConfidenceRiskAtCoverageOptions) {
-    super({ input: RANKED_CONFIDENCES, options: { coverage: coverageOption }, compute: riskAtCoverageValue }, options);
+    super(
+      { input: RANKED_CONFIDENCES, options: { coverage: positiveUnitOption(0.8) }, compute: riskAtCoverageValue },
+      options,
+    );
   }
 }
 
@@ -547,7 +536,7 @@ export class ClassificationRiskAtCoverage extends RankingMetric<ClassificationRi
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(LOGITS, riskAtCoverageValue);
   constructor(options?: ClassificationRiskAtCoverageOptions) {
-    super({ input: LOGITS, options: { coverage: coverageOption }, compute: riskAtCoverageValue }, options);
+    super({ input: LOGITS, options: { coverage: positiveUnitOption(0.8) }, compute: riskAtCoverageValue }, options);
   }
 }
 
@@ -573,7 +562,7 @@ export class ConfidenceCoverageAtRisk extends RankingMetric<ConfidenceCoverageAt
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, coverageAtRiskValue);
   constructor(options?: ConfidenceCoverageAtRiskOptions) {
-    super({ input: RANKED_CONFIDENCES, options: { risk: riskOption }, compute: coverageAtRiskValue }, options);
+    super({ input: RANKED_CONFIDENCES, options: { risk: unitOption(0.05) }, compute: coverageAtRiskValue }, options);
   }
 }
 
@@ -597,6 +586,6 @@ export class ClassificationCoverageAtRisk extends RankingMetric<ClassificationCo
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(LOGITS, coverageAtRiskValue);
   constructor(options?: ClassificationCoverageAtRiskOptions) {
-    super({ input: LOGITS, options: { risk: riskOption }, compute: coverageAtRiskValue }, options);
+    super({ input: LOGITS, options: { risk: unitOption(0.05) }, compute: coverageAtRiskValue }, options);
   }
 }

@@ -9,7 +9,7 @@ import {
 import type { TensorLike } from '../inputs/read';
 import { readScorePair, SCORE_INPUTS, SCORES, type ScoreBatch } from '../inputs/scores';
 import { scoredTieBlocks } from '../math/ranking';
-import { booleanOption, ownProperty, resolveOptions, stringOption, type OptionSpec } from '../options';
+import { booleanOption, ownProperty, positiveUnitOption, resolveOptions, stringOption } from '../options';
 import {
   chartDocument,
   el,
@@ -115,10 +115,7 @@ export interface PrecisionRecallPlotOptions extends PlotOptions {
 }
 
 /** `tpr`: a number in (0, 1], as FPRAtTPR's option. */
-const tprOption: OptionSpec<number> = {
-  default: 0.95,
-  check: (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= 1 ? null : 'a number in (0, 1]'),
-};
+const tprOption = positiveUnitOption(0.95);
 
 /** The sweep of a batch and its thresholds: the blocks in descending score, negatives = the losses. */
 function sweepOf(batch: ScoreBatch): { sweep: ThresholdSweep; score: Float64Array } {
