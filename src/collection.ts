@@ -1,6 +1,7 @@
 import { ARG, fail } from './errors';
 import { Metric } from './metric';
 import type { TieBlocks } from './math/ranking';
+import { hostArguments } from './inputs/readAsync';
 import { isRecord } from './options';
 import { RankingMetric } from './reducers/metricBases';
 import { getMetricFromId } from './registry';
@@ -49,6 +50,8 @@ export class MetricCollection<M extends Readonly<Record<string, AnyMetric>>> {
   private readonly targets: readonly AnyMetric[];
   /** Ranking metrics keeping one column, each group in order of the names; its first keeps it. */
   private readonly groups: ReadonlyMap<AnyRanking, readonly string[]>;
+  /** The last `updateAsync` call: the next one applies after it. */
+  private pending: Promise<unknown> = Promise.resolve();
 
   constructor(metrics: M) {
     if (!isRecord(metrics)) fail(NAME, 'metrics', `expected ${ARG} to be an object of metrics by name`);
@@ -131,6 +134,24 @@ export class MetricCollection<M extends Readonly<Record<string, AnyMetric>>> {
     const steps = this.targets.map((m) => m.prepareUpdate(args));
     for (const step of steps) step();
     return this;
+  }
+
+  /**
+   * {@link update} without blocking: tensor arguments are read once, with `await data()`, for
+   * every metric; the batch is then checked and added as `update` does. Calls apply in call
+   * order. Keep the tensors alive until the promise settles.
+   *
+   * @example
+   * ```ts
+   * await collection.updateAsync(scoresTensor, positivesTensor);
+   * ```
+   */
+  updateAsync(...args: UpdateArgs<M>): Promise<this> {
+    const read = hostArguments(args);
+    read.catch(() => undefined); // handled below, after the earlier calls
+    const applied = this.pending.then(() => read).then((host) => this.update(...(host as UpdateArgs<M>)));
+    this.pending = applied.catch(() => undefined);
+    return applied;
   }
 
   /**

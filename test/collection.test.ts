@@ -146,6 +146,24 @@ describe('MetricCollection', () => {
     c.dispose();
   });
 
+  it('updateAsync reads tensors once and applies calls in order, as update does', async () => {
+    const before = tf.memory().numTensors;
+    const { s, y } = detectionData(300, 8);
+    const want = new MetricCollection(six())
+      .update(s.subarray(0, 100), y.subarray(0, 100))
+      .update(s.subarray(100), y.subarray(100));
+    const c = new MetricCollection(six());
+    const a = tf.tensor1d(s.subarray(0, 100));
+    const b = tf.tensor1d(s.subarray(100));
+    await Promise.all([c.updateAsync(a, y.subarray(0, 100)), c.updateAsync(b, y.subarray(100))]);
+    await expect(c.updateAsync(a, y.subarray(0, 5))).rejects.toThrow(MetricInputError);
+    expect(c.compute()).toEqual(want.compute());
+    for (const t of [a, b]) t.dispose();
+    c.dispose();
+    want.dispose();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
   it('refuses what is no collection of metrics of one input', () => {
     expect(() => new MetricCollection({})).toThrow(/at least one/);
     expect(() => new MetricCollection({ a: 3 } as never)).toThrow(/a metric/);
