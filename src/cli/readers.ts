@@ -12,6 +12,7 @@ import {
   fileError,
   InputFileError,
   MAX_LINE,
+  SCORE_KINDS,
   type InputFormat,
   type ReadCallbacks,
   type ReadOptions,
@@ -36,7 +37,7 @@ export {
   type ReadSummary,
 } from './formats/common';
 
-export { InputFileError };
+export { InputFileError, SCORE_KINDS };
 
 /** How an input of each format holds no samples, for {@link noSamples}. */
 const EMPTY: Record<InputFormat, string> = {

@@ -28,7 +28,8 @@ export interface Layout {
   /**
    * The column of each role: confidence [confidence, correct]; classification [label,
    * score_0, …, score_{K-1}] (members one after another: member 0's, member 1's, …; one score
-   * each for binary); regression [prediction, target, std].
+   * each for binary); regression [prediction, target, std]; detection [score, positive]; ood
+   * [ood_score, is_ood]; scod [ood_score, is_ood, classification_error].
    */
   readonly columns: readonly number[];
   /** The role's column names as the file spells them, for messages. */
@@ -36,11 +37,15 @@ export interface Layout {
 }
 
 export const EXPECTED_COLUMNS =
-  '"confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2 (or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble), or "prediction,target,std" (any order)';
+  '"confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2 (or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble), "prediction,target,std", "score,positive" or "ood_score,is_ood" (plus "classification_error") (any order)';
 
 const REGRESSION_COLUMNS = ['prediction', 'target', 'std'] as const;
+const DETECTION_COLUMNS = ['score', 'positive'] as const;
+const OOD_COLUMNS = ['ood_score', 'is_ood'] as const;
+/** The OOD columns with the classification errors, as the SCOD metrics take them. */
+const SCOD_COLUMNS = [...OOD_COLUMNS, 'classification_error'] as const;
 /** The column names other than the class scores. */
-const PLAIN = ['confidence', 'correct', 'label', ...REGRESSION_COLUMNS];
+const PLAIN = ['confidence', 'correct', 'label', ...REGRESSION_COLUMNS, ...DETECTION_COLUMNS, ...SCOD_COLUMNS];
 
 /**
  * The layout of a header's column names, or the problem with them (phrased to follow
@@ -92,6 +97,9 @@ export function resolveColumns(
   };
   if (has('confidence')) return simple('confidence', ['confidence', 'correct']);
   if (REGRESSION_COLUMNS.some(has)) return simple('regression', REGRESSION_COLUMNS);
+  if (DETECTION_COLUMNS.some(has)) return simple('detection', DETECTION_COLUMNS);
+  if (SCOD_COLUMNS.some(has))
+    return has('classification_error') ? simple('scod', SCOD_COLUMNS) : simple('ood', OOD_COLUMNS);
   const scoreCols: number[] = [];
   const parsed: ScoreName[] = [];
   names.forEach((c, i) => {
@@ -274,6 +282,8 @@ export class RowBatcher {
   private a: Float32Array = new Float32Array(0);
   private c: Float32Array | Uint8Array | Int32Array = new Float32Array(0);
   private d: Float32Array = new Float32Array(0);
+  /** The scod kind: the classification errors. */
+  private e: Uint8Array = new Uint8Array(0);
 
   constructor(
     private readonly file: string,
@@ -303,6 +313,10 @@ export class RowBatcher {
     } else if (kind === 'classification') {
       this.a = new Float32Array(r * this.rowLength);
       this.c = new Int32Array(r);
+    } else if (kind !== 'regression') {
+      this.a = new Float32Array(r);
+      this.c = new Uint8Array(r);
+      if (kind === 'scod') this.e = new Uint8Array(r);
     } else {
       this.a = new Float32Array(r);
       this.c = new Float32Array(r);
@@ -360,11 +374,24 @@ export class RowBatcher {
             if (badRow) fileError(this.file, `${this.place(row, -1)}${member}: ${badRow}`);
           }
         }
+      } else if (kind !== 'regression') {
+        // a detector's (score, positive), or (ood_score, is_ood[, classification_error])
+        const v = this.value(get[0], i, row, 0);
+        const bad = check.finite(v, kind === 'detection' ? 'score' : 'OOD score');
+        if (bad) fail(row, 0, bad);
+        this.a[b] = v;
+        for (let role = 1; role < get.length; role++) {
+          const y = this.value(get[role], i, row, role);
+          const badY = check.flag(y);
+          if (badY) fail(row, role, badY);
+          if (role === 1) this.c[b] = y;
+          else this.e[b] = y;
+        }
       } else {
         const p = this.value(get[0], i, row, 0);
         const t = this.value(get[1], i, row, 1);
         const s = this.value(get[2], i, row, 2);
-        const problems = [check.regressionValue(p, 'prediction'), check.regressionValue(t, 'target'), check.std(s)];
+        const problems = [check.finite(p, 'prediction'), check.finite(t, 'target'), check.std(s)];
         problems.forEach((problem, role) => {
           if (problem) fail(row, role, problem);
         });
@@ -401,6 +428,16 @@ export class RowBatcher {
         ...shapeFields(width, members),
         logits: this.a.subarray(0, b * this.rowLength),
         labels: this.c.subarray(0, b) as Int32Array,
+        where,
+      };
+    else if (kind !== 'regression')
+      batch = {
+        kind,
+        n: b,
+        k: 0,
+        scores: this.a.subarray(0, b),
+        flags: this.c.subarray(0, b) as Uint8Array,
+        ...(kind === 'scod' ? { errors: this.e.subarray(0, b) } : {}),
         where,
       };
     else

@@ -8,10 +8,24 @@ import { probabilityRowProblem, probabilitySumTolerance } from '../../math/topOn
 import type { ColumnMap } from './mapping';
 
 /**
- * What a file holds: per-sample confidences and correctness, class scores and labels, or
- * regression predictions, targets and predictive standard deviations.
+ * What a file holds: per-sample confidences and correctness, class scores and labels,
+ * regression predictions, targets and predictive standard deviations, a binary detector's
+ * scores and positives (SPEC §13.1), or OOD scores and OOD flags (SPEC §13.3) — `scod` when
+ * the classification errors come with them, as the SCOD metrics take them.
  */
-export type InputKind = 'confidence' | 'classification' | 'regression';
+export type InputKind = 'confidence' | 'classification' | 'regression' | 'detection' | 'ood' | 'scod';
+
+/** The kinds of (score, flag) columns: a detector's, or OOD scores with or without classification errors. */
+export const SCORE_KINDS: readonly InputKind[] = ['detection', 'ood', 'scod'];
+
+/**
+ * Whether the value of `role` (a {@link Layout}'s column order) of a kind is a 0/1 flag, which
+ * the text formats also take as true/false and Parquet as a BOOLEAN column.
+ */
+export function isFlagRole(kind: InputKind, role: number): boolean {
+  if (kind === 'confidence' || kind === 'detection' || kind === 'ood') return role === 1;
+  return kind === 'scod' && role >= 1;
+}
 
 /**
  * What a classification file's rows hold, by its own naming: logits (CSV `logit_*` columns,
@@ -53,6 +67,12 @@ export interface Batch {
   readonly yTrue?: Float32Array;
   /** Regression kind: float32 predictive standard deviations, finite and > 0. */
   readonly yStd?: Float32Array;
+  /** Detection kind: finite float32 scores (higher = more likely positive); OOD kinds: OOD scores (higher = more OOD-like). */
+  readonly scores?: Float32Array;
+  /** Detection kind: the positives, 0/1; OOD kinds: isOod, 0/1. */
+  readonly flags?: Uint8Array;
+  /** The scod kind: the classification errors, 0/1. */
+  readonly errors?: Uint8Array;
   /** Where these rows are in the file, for messages, e.g. "lines 2–10001". */
   readonly where: string;
 }
@@ -277,8 +297,8 @@ export const check = {
   flag(v: number): string | undefined {
     return v === 0 || v === 1 ? undefined : `expected 0/1 or true/false, got ${fmt(v)}`;
   },
-  /** A regression prediction or target: finite in float32. */
-  regressionValue(v: number, what: string): string | undefined {
+  /** A regression prediction or target, a detection or OOD score: finite in float32. */
+  finite(v: number, what: string): string | undefined {
     const f = Math.fround(v);
     return f - f === 0
       ? undefined

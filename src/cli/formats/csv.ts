@@ -8,6 +8,7 @@ import {
   announceKind,
   clip,
   fileError,
+  isFlagRole,
   parseCell,
   quote,
   rethrowIo,
@@ -99,7 +100,7 @@ export async function readCsv(
   const getters = (layout: Layout): Array<(i: number) => number> =>
     layout.columns.map((j, role) => () => {
       const cell = cells[j].trim();
-      if (layout.kind === 'confidence' && role === 1) {
+      if (isFlagRole(layout.kind, role)) {
         const lower = cell.toLowerCase();
         if (lower === 'true') return 1;
         if (lower === 'false') return 0;
@@ -107,7 +108,7 @@ export async function readCsv(
         if (y === 0 || y === 1) return y;
         return fileError(
           file,
-          `line ${lineNo}, column "${layout.names[1]}": expected 0/1 or true/false, got ${quote(cell, 24)}`,
+          `line ${lineNo}, column "${layout.names[role]}": expected 0/1 or true/false, got ${quote(cell, 24)}`,
         );
       }
       const v = parseCell(cell);

@@ -38,18 +38,36 @@ const MAX_HELD_ENTRIES = MAX_HELD_VALUES / 4;
 
 const CONFIDENCE_KEYS: KindKeys = { big: 'confidences', small: 'correctness' };
 
-/** The keys of a regression JSON file, in the order of a batch's arrays. */
-const REGRESSION_KEYS = ['yPred', 'yTrue', 'yStd'] as const;
+/**
+ * The keys of the files whose arrays are held whole while they are read (a few bytes a sample),
+ * in the order of a {@link Layout}'s columns: regression, a detector's scores and positives, OOD
+ * scores and flags (SPEC §13.1, §13.3) and, optional, the classification errors (the scod kind).
+ */
+const HELD_KEYS = {
+  regression: ['yPred', 'yTrue', 'yStd'],
+  detection: ['scores', 'positives'],
+  ood: ['oodScores', 'isOod'],
+  scod: ['oodScores', 'isOod', 'classificationErrors'],
+} as const satisfies Partial<Record<InputKind, readonly string[]>>;
+
+type HeldKind = keyof typeof HELD_KEYS;
+
+const isHeldKind = (kind: InputKind | undefined): kind is HeldKind =>
+  kind === 'regression' || kind === 'detection' || kind === 'ood' || kind === 'scod';
+
+/** The held keys whose entries are 0/1 flags (true/false too). */
+const FLAG_KEYS: ReadonlySet<string> = new Set(['positives', 'isOod', 'classificationErrors']);
 
 function kindOfKey(key: string): InputKind | undefined {
   if (key === 'logits' || key === 'probabilities' || key === 'labels') return 'classification';
   if (key === 'confidences' || key === 'correctness') return 'confidence';
-  if ((REGRESSION_KEYS as readonly string[]).includes(key)) return 'regression';
+  for (const kind of ['regression', 'detection', 'scod'] as const)
+    if ((HELD_KEYS[kind] as readonly string[]).includes(key)) return kind === 'scod' ? 'ood' : kind;
   return undefined;
 }
 
 const EXPECTED_KEYS =
-  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", or "yPred", "yTrue" and "yStd"';
+  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", or "oodScores" and "isOod" (and "classificationErrors")';
 
 function describeScalar(type: JsonScalar, text: string): string {
   if (type === 'string') return `the string ${JSON.stringify(text.length > 24 ? text.slice(0, 24) + '…' : text)}`;
@@ -90,7 +108,7 @@ class JsonDocument {
   /** An ensemble: its members so far, and member 0's rows (every member's N). */
   members = 0;
   memberRows = 0;
-  /** Regression: each key's values, all held (12 bytes a sample) and batched once read. */
+  /** Regression, detection, OOD: each key's values, all held (a few bytes a sample) and batched once read. */
   readonly regression = new Map<string, Grow<Float32Array>>();
   /** A stream, read once: its big array, when it comes before the small one, is held here. */
   held: Grow<Float32Array> | undefined;
@@ -432,12 +450,12 @@ class JsonPass implements JsonHandler {
           doc.scores = key as ClassScores;
         }
         // classification waits for the rows: their key decides logits or probabilities, their
-        // layout an ensemble
-        if (kind !== 'classification') this.announce();
+        // layout an ensemble; OOD data for the end, where the classification errors are known
+        if (kind !== 'classification' && kind !== 'ood') this.announce();
       }
     }
-    if (doc.kind === 'regression') {
-      if (role !== undefined && kindOfKey(role) === 'regression') {
+    if (isHeldKind(doc.kind)) {
+      if (role !== undefined && kindOfKey(role) === doc.kind) {
         this.mode = 'regression';
         doc.regression.set(role, new Grow((n) => new Float32Array(n)));
       } else this.mode = 'skip';
@@ -470,11 +488,21 @@ class JsonPass implements JsonHandler {
     if (this.mode === 'regression') {
       const key = this.currentRole as string;
       if (d === 1) this.fail(key, `: expected an array, got ${describeScalar(type, text)}`);
-      if (type !== 'number') this.fail(key, `[${this.index}]: expected a number, got ${describeScalar(type, text)}`);
-      const v = Number(text);
-      const bad = key === 'yStd' ? check.std(v) : check.regressionValue(v, key === 'yPred' ? 'prediction' : 'target');
+      const flag = FLAG_KEYS.has(key);
+      const boolean = flag && (type === 'true' || type === 'false');
+      if (!boolean && type !== 'number')
+        this.fail(
+          key,
+          `[${this.index}]: expected ${flag ? 'true/false or 0/1' : 'a number'}, got ${describeScalar(type, text)}`,
+        );
+      const v = boolean ? Number(type === 'true') : Number(text);
+      const bad = flag ? check.flag(v) : heldValueProblem(key, v);
       if (bad) this.fail(key, `[${this.index}]: ${bad}`);
-      if (this.index >= MAX_HELD_ENTRIES) this.tooMany(key, 'a regression file is held in memory while it is read');
+      if (this.index >= MAX_HELD_ENTRIES)
+        this.tooMany(
+          key,
+          `a ${this.doc.kind === 'regression' ? 'regression' : 'score'} file is held in memory while it is read`,
+        );
       (this.doc.regression.get(key) as Grow<Float32Array>).push(v);
       this.index++;
       return;
@@ -717,7 +745,7 @@ export async function readJson(
     const found = doc.allKeys.length ? `found ${doc.allKeys.join(', ')}` : 'the object is empty';
     fileError(file, `missing keys: expected ${names.expected ?? EXPECTED_KEYS}; ${found}`);
   }
-  if (doc.kind === 'regression') return regressionBatches(doc, cb, batchSize, columns);
+  if (isHeldKind(doc.kind)) return heldColumnBatches(doc, doc.kind, cb, batchSize, columns);
   const keys = doc.keys();
   if (!doc.seen.has(keys.small))
     fileError(
@@ -851,48 +879,76 @@ function heldBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: number): v
   }
 }
 
-/** A regression JSON file, read whole in pass 1: checks its three arrays and hands them out in batches. */
-function regressionBatches(
+/** The problem with a value of a held key that is no flag: a regression value, or a score. */
+function heldValueProblem(key: string, v: number): string | undefined {
+  if (key === 'yStd') return check.std(v);
+  const what: Record<string, string> = {
+    yPred: 'prediction',
+    yTrue: 'target',
+    scores: 'score',
+    oodScores: 'OOD score',
+  };
+  return check.finite(v, what[key]);
+}
+
+/**
+ * A file of held arrays (regression, detection, OOD), read whole in pass 1: checks its arrays'
+ * lengths and hands them out in batches. OOD scores with "classificationErrors" are the scod
+ * kind, announced here, once the whole file has been read.
+ */
+function heldColumnBatches(
   doc: JsonDocument,
+  read: HeldKind,
   cb: ReadCallbacks,
   batchSize: number,
   columns: ColumnMap | undefined,
 ): ReadSummary {
   const file = doc.file;
-  const present = REGRESSION_KEYS.filter((k) => doc.regression.has(k));
-  const missing = REGRESSION_KEYS.filter((k) => !doc.regression.has(k));
+  const kind: HeldKind = read === 'ood' && doc.regression.has('classificationErrors') ? 'scod' : read;
+  const keys: readonly string[] = HELD_KEYS[kind];
+  const present = keys.filter((k) => doc.regression.has(k));
+  const missing = keys.filter((k) => !doc.regression.has(k));
+  const what = {
+    regression: 'a regression file',
+    detection: 'a detection file',
+    ood: 'an OOD file',
+    scod: 'an OOD file',
+  };
   if (missing.length > 0)
     fileError(
       file,
-      `missing key${missing.length > 1 ? 's' : ''} ${missing.map((k) => doc.s(k) + doc.names.why(k)).join(' and ')} (the file has ${present.map((k) => doc.s(k)).join(' and ')}): a regression file needs ${REGRESSION_KEYS.map(
-        (k) => doc.s(k),
-      )
+      `missing key${missing.length > 1 ? 's' : ''} ${missing.map((k) => doc.s(k) + doc.names.why(k)).join(' and ')} (the file has ${present.map((k) => doc.s(k)).join(' and ')}): ${what[kind]} needs ${keys
+        .map((k) => doc.s(k))
         .join(', ')
         .replace(/, (?=[^,]*$)/, ' and ')}${others(doc, columns)}`,
     );
-  const [p, t, sd] = REGRESSION_KEYS.map((k) => (doc.regression.get(k) as Grow<Float32Array>).view);
-  const n = p.length;
-  for (const [key, a] of [
-    ['yTrue', t],
-    ['yStd', sd],
-  ] as const) {
+  if (kind === 'ood' || kind === 'scod') cb.onKind(kind, false);
+  const arrays = keys.map((k) => (doc.regression.get(k) as Grow<Float32Array>).view);
+  const n = arrays[0].length;
+  for (const [i, a] of arrays.entries()) {
     if (a.length !== n)
       fileError(
         file,
-        `key ${doc.s(key)} has ${a.length} ${a.length === 1 ? 'entry' : 'entries'} but ${doc.s('yPred')} has ${n}: they must have the same length`,
+        `key ${doc.s(keys[i])} has ${a.length} ${a.length === 1 ? 'entry' : 'entries'} but ${doc.s(keys[0])} has ${n}: they must have the same length`,
       );
   }
   for (let start = 0; start < n; start += batchSize) {
     const end = Math.min(n, start + batchSize);
-    cb.onBatch({
-      kind: 'regression',
-      n: end - start,
-      k: 0,
-      yPred: p.slice(start, end),
-      yTrue: t.slice(start, end),
-      yStd: sd.slice(start, end),
-      where: `key ${doc.s('yPred')}${end - start === 1 ? `[${start}]` : ` entries ${start}–${end - 1}`}`,
-    });
+    const where = `key ${doc.s(keys[0])}${end - start === 1 ? `[${start}]` : ` entries ${start}–${end - 1}`}`;
+    const part = arrays.map((a) => a.slice(start, end));
+    cb.onBatch(
+      kind === 'regression'
+        ? { kind, n: end - start, k: 0, yPred: part[0], yTrue: part[1], yStd: part[2], where }
+        : {
+            kind,
+            n: end - start,
+            k: 0,
+            scores: part[0],
+            flags: Uint8Array.from(part[1]),
+            ...(kind === 'scod' ? { errors: Uint8Array.from(part[2]) } : {}),
+            where,
+          },
+    );
   }
-  return { format: 'json', kind: 'regression', n, k: 0, probabilities: false, passes: 1 };
+  return { format: 'json', kind, n, k: 0, probabilities: false, passes: 1 };
 }
