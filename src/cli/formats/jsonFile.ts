@@ -1,8 +1,10 @@
 /**
  * JSON samples, streamed: an object whose arrays ("logits" or "probabilities" and "labels",
- * "confidences" and "correctness", or "yPred", "yTrue" and "yStd") are read entry by entry.
+ * "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", or
+ * "oodScores", "isOod" and "classificationErrors") are read entry by entry.
  * The big array is handed out in batches as soon as the small one (labels or correctness) is
  * known: a file read again when the small one comes last, a stream held in memory (bounded).
+ * Regression and score arrays are held whole, a few bytes a sample, and batched once read.
  */
 import { Grow } from '../grow';
 import { JsonStreamParser, JsonSyntaxError, type JsonHandler, type JsonScalar } from '../json';
@@ -33,7 +35,7 @@ interface KindKeys {
   readonly small: string;
 }
 
-/** Most entries of an array held whole (labels as float64, regression arrays as float32). */
+/** Most entries of an array held whole (labels as float64, regression and score arrays as float32). */
 const MAX_HELD_ENTRIES = MAX_HELD_VALUES / 4;
 
 const CONFIDENCE_KEYS: KindKeys = { big: 'confidences', small: 'correctness' };
@@ -109,7 +111,7 @@ class JsonDocument {
   members = 0;
   memberRows = 0;
   /** Regression, detection, OOD: each key's values, all held (a few bytes a sample) and batched once read. */
-  readonly regression = new Map<string, Grow<Float32Array>>();
+  readonly columnValues = new Map<string, Grow<Float32Array>>();
   /** A stream, read once: its big array, when it comes before the small one, is held here. */
   held: Grow<Float32Array> | undefined;
   constructor(
@@ -148,7 +150,7 @@ class JsonDocument {
   }
 }
 
-type Mode = 'skip' | 'small' | 'big' | 'regression';
+type Mode = 'skip' | 'small' | 'big' | 'column';
 
 /** Event consumer of one pass. */
 class JsonPass implements JsonHandler {
@@ -214,7 +216,7 @@ class JsonPass implements JsonHandler {
       return;
     }
     if (this.mode === 'skip') return;
-    if (this.mode === 'regression') {
+    if (this.mode === 'column') {
       const key = this.currentRole as string;
       if (d === 1) {
         if (what !== 'an array') this.fail(key, `: expected an array, got ${what}`);
@@ -303,7 +305,7 @@ class JsonPass implements JsonHandler {
   endArray(): void {
     const d = --this.depth;
     if (this.mode === 'skip') return;
-    if (this.mode === 'regression') {
+    if (this.mode === 'column') {
       if (d === 1) this.mode = 'skip';
       return;
     }
@@ -456,8 +458,8 @@ class JsonPass implements JsonHandler {
     }
     if (isHeldKind(doc.kind)) {
       if (role !== undefined && kindOfKey(role) === doc.kind) {
-        this.mode = 'regression';
-        doc.regression.set(role, new Grow((n) => new Float32Array(n)));
+        this.mode = 'column';
+        doc.columnValues.set(role, new Grow((n) => new Float32Array(n)));
       } else this.mode = 'skip';
       return;
     }
@@ -485,7 +487,7 @@ class JsonPass implements JsonHandler {
         this.doc.file,
         `expected a JSON object with the keys ${EXPECTED_KEYS}, got ${describeScalar(type, text)} (${this.where()})`,
       );
-    if (this.mode === 'regression') {
+    if (this.mode === 'column') {
       const key = this.currentRole as string;
       if (d === 1) this.fail(key, `: expected an array, got ${describeScalar(type, text)}`);
       const flag = FLAG_KEYS.has(key);
@@ -503,7 +505,7 @@ class JsonPass implements JsonHandler {
           key,
           `a ${this.doc.kind === 'regression' ? 'regression' : 'score'} file is held in memory while it is read`,
         );
-      (this.doc.regression.get(key) as Grow<Float32Array>).push(v);
+      (this.doc.columnValues.get(key) as Grow<Float32Array>).push(v);
       this.index++;
       return;
     }
@@ -904,10 +906,10 @@ function heldColumnBatches(
   columns: ColumnMap | undefined,
 ): ReadSummary {
   const file = doc.file;
-  const kind: HeldKind = read === 'ood' && doc.regression.has('classificationErrors') ? 'scod' : read;
+  const kind: HeldKind = read === 'ood' && doc.columnValues.has('classificationErrors') ? 'scod' : read;
   const keys: readonly string[] = HELD_KEYS[kind];
-  const present = keys.filter((k) => doc.regression.has(k));
-  const missing = keys.filter((k) => !doc.regression.has(k));
+  const present = keys.filter((k) => doc.columnValues.has(k));
+  const missing = keys.filter((k) => !doc.columnValues.has(k));
   const what = {
     regression: 'a regression file',
     detection: 'a detection file',
@@ -923,7 +925,7 @@ function heldColumnBatches(
         .replace(/, (?=[^,]*$)/, ' and ')}${others(doc, columns)}`,
     );
   if (kind === 'ood' || kind === 'scod') cb.onKind(kind, false);
-  const arrays = keys.map((k) => (doc.regression.get(k) as Grow<Float32Array>).view);
+  const arrays = keys.map((k) => (doc.columnValues.get(k) as Grow<Float32Array>).view);
   const n = arrays[0].length;
   for (const [i, a] of arrays.entries()) {
     if (a.length !== n)
