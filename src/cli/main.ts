@@ -174,9 +174,11 @@ apart by the extension (.csv, .json), else by the first character:
          header "label,logit_0,…,logit_{K-1}" (K ≥ 2), then e.g. 2,0.1,-1.3,2.4
          header "label,prob_0,…,prob_{K-1}" (K ≥ 2), then e.g. 2,0.1,0.2,0.7
          header "prediction,target,std" (columns in any order), then e.g. 2.31,2.05,0.4
-         header "score,positive": a detector's score (higher = more likely positive), e.g. 0.7,1
-         header "ood_score,is_ood" (higher = more OOD-like), e.g. 3.2,1; with a column
-         "classification_error" (1 where the classifier is wrong) the scod_* ids too
+         header "score,positive": a detector's score (higher = more likely positive), the
+         true class, e.g. 0.7,1
+         header "ood_score,is_ood": an OOD score (higher = more OOD-like), the true OOD
+         flag, e.g. 3.2,1; with a column "classification_error" (1 where the classifier
+         is wrong) the scod_* ids too; scores are any finite reals
          correct, positive, is_ood and classification_error are 0/1 or true/false; a
          confidence may be NaN (read as 0.5)
          a binary classifier: header "label,logit" (or "label,prob"), the logit (or the
@@ -195,7 +197,7 @@ apart by the extension (.csv, .json), else by the first character:
          last key optional)
          other keys are ignored; NaN is accepted, as Python's json.dump writes it
   .npz   the JSON keys as arrays: logits [N, K], [N] or [N, 1] (binary), [M, N, K] or
-         [M, N, 1] (an ensemble, members first)
+         [M, N, 1] (an ensemble, members first); the others [N]
 Other names for these columns, keys and arrays: --columns. An input with no samples (a
 header but no rows, empty arrays) is an error, unless --save-state saves its state alone.
 Probabilities (prob_* columns, the "probabilities" key, or --probabilities) must be
