@@ -255,6 +255,12 @@ describe('ecuas report: OOD files (ood_score, is_ood, classification_error)', ()
       await runCli(['report', pq]),
       /^ecuas: \S*\/b\.parquet: row 1, column "is_ood": expected 0\/1 or true\/false, got 3\n$/,
     );
+    const dated = tmp.path('d.parquet');
+    await duck.run(`COPY (SELECT 0.5 AS ood_score, DATE '2020-01-01' AS is_ood) TO '${dated}' (FORMAT parquet)`);
+    expectOneLineError(
+      await runCli(['report', dated]),
+      /^ecuas: \S*\/d\.parquet: column "is_ood" has Parquet type DATE \(INT32\); flags need 0\/1 numbers or booleans\n$/,
+    );
   });
 
   it('a file with no samples is an error (exit status 1), in every format', async () => {
