@@ -11,7 +11,7 @@ export { setDeviceReduction, type DeviceReduction } from './inputs/deviceRows';
 export { metricFromBinary, metricFromJSON } from './serialization';
 export * from './metrics/index';
 export type { ProbabilitiesOptions } from './inputs/logits';
-export type { ConfidenceBatch } from './inputs/confidences';
+export type { ConfidenceBatch, ScoresOptions } from './inputs/confidences';
 export { topOneConfidences, type TopOneConfidences } from './topOneConfidences';
 export { ensembleUncertainty, type EnsembleUncertaintyOptions } from './ensembleUncertainty';
 /** What {@link ensembleUncertainty} returns: one entry per sample, each array of length N. */
@@ -39,3 +39,4 @@ export {
   type ReliabilityRow,
   type ReliabilityTableOptions,
 } from './reliabilityTable';
+export { MetricCollection, type CollectionValues } from './collection';

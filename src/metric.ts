@@ -98,6 +98,23 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * A batch of N = 0 changes nothing. Returns `this` so calls can be chained.
    */
   update(...args: A): this {
+    this.requireBackend();
+    this.ingest(args, false)();
+    return this;
+  }
+
+  /**
+   * @internal Checks a batch as {@link update} does and returns the step that adds it, which
+   * cannot fail: a {@link MetricCollection} checks one batch for each of its metrics before any
+   * of them takes it. The batch is read without reusing work space, since the other metrics read
+   * theirs before this one is added.
+   */
+  prepareUpdate(args: A): () => void {
+    this.requireBackend();
+    return this.ingest(args, true);
+  }
+
+  private requireBackend(): void {
     // State lives in tfjs tensors: without a backend, tfjs would fail deep inside with "No
     // backend found in registry". Say which import is missing instead.
     if (engine().backendNames().length === 0) {
@@ -108,8 +125,6 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
           '(or `@tensorflow/tfjs-backend-cpu`, `@tensorflow/tfjs-backend-wasm`, `@tensorflow/tfjs-node`)',
       );
     }
-    this.ingest(args);
-    return this;
   }
 
   /**
@@ -180,8 +195,13 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     return hostArguments(args);
   }
 
-  /** Validates and accumulates one batch: must validate everything before changing any state. */
-  protected abstract ingest(args: A): void;
+  /**
+   * Validates one batch and returns the step that adds it to the state: everything that can
+   * fail happens before that step, which changes the state and cannot fail. `isolated`: other
+   * batches are read before the step runs, so the reading may not use shared work space (see
+   * `InputAdapter.read`'s `transient`).
+   */
+  protected abstract ingest(args: A, isolated: boolean): () => void;
 
   /** The metric's value over everything accumulated since construction or the last `reset`. */
   compute(): R {
@@ -214,6 +234,25 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
    * ```
    */
   merge(other: this): this {
+    this.checkMerge(other);
+    // merging with itself (or a metric keeping the same state) reads a private copy, which is
+    // freed again whatever happens
+    const shared = [...other.states.values()].some((s) => [...this.states.values()].includes(s));
+    const copy = shared ? other.clone() : undefined;
+    try {
+      const source = (copy ?? other).states;
+      for (const [key, state] of this.states) state.merge(source.get(key) as typeof state);
+    } finally {
+      copy?.dispose();
+    }
+    return this;
+  }
+
+  /**
+   * @internal Throws the {@link MetricInputError} that {@link merge} would throw for `other`,
+   * without merging: a collection checks every pair before it merges any.
+   */
+  checkMerge(other: this): void {
     const name = this.metricName;
     if (!(other instanceof Metric) || other.constructor !== this.constructor) {
       fail(
@@ -224,19 +263,24 @@ export abstract class Metric<A extends unknown[] = [TensorLike, TensorLike], R =
     }
     const diff = optionDifference(this.options, other.options);
     if (diff) fail(name, 'other', `expected ${ARG} to have the same options, but ${diff}`);
-    // merging with itself reads a private copy, which is freed again whatever happens
-    const copy = other === this ? this.clone() : undefined;
-    try {
-      const source = (copy ?? other).states;
-      for (const [key, state] of this.states) {
-        const problem = state.incompatibility(source.get(key) as typeof state);
-        if (problem) fail(name, 'other', `cannot merge ${ARG}: it holds ${problem}`);
-      }
-      for (const [key, state] of this.states) state.merge(source.get(key) as typeof state);
-    } finally {
-      copy?.dispose();
+    for (const [key, state] of this.states) {
+      const problem = state.incompatibility(other.states.get(key) as typeof state);
+      if (problem) fail(name, 'other', `cannot merge ${ARG}: it holds ${problem}`);
     }
-    return this;
+  }
+
+  /**
+   * Keeps `source`'s states instead of its own, which are freed: an update of either then
+   * reaches both (metrics of one state layout, e.g. ranking metrics of the same decisions).
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any metric of the same layout
+  protected keepStatesOf(source: Metric<any, any, any>): void {
+    for (const [key, state] of this.states) {
+      const kept = source.states.get(key);
+      if (!kept) throw new Error(`${this.metricName}: no state ${key} in ${source.metricName}`);
+      state.clear();
+      this.states.set(key, kept);
+    }
   }
 
   /** A copy with the same options and state. */

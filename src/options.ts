@@ -197,6 +197,12 @@ export const unitOption = (dflt: number): OptionSpec<number> => ({
   check: (v) => (isNum(v) && v >= 0 && v <= 1 ? null : 'a number in [0, 1]'),
 });
 
+/** A number in (0, 1] (a share that must not be zero: a recall level, a coverage), `dflt` by default. */
+export const positiveUnitOption = (dflt: number): OptionSpec<number> => ({
+  default: dflt,
+  check: (v) => (isNum(v) && v > 0 && v <= 1 ? null : 'a number in (0, 1]'),
+});
+
 /** A boolean that may stay unset (undefined by default). */
 export const optionalBooleanOption: OptionSpec<boolean | undefined> = {
   default: undefined,

@@ -41,7 +41,14 @@ import {
   RegressionCalibrationError,
   Sharpness,
 } from './metrics/regression';
-import { SCODAUGRC, SCODAURC } from './metrics/selective';
+import {
+  ClassificationCoverageAtRisk,
+  ClassificationRiskAtCoverage,
+  ConfidenceCoverageAtRisk,
+  ConfidenceRiskAtCoverage,
+  SCODAUGRC,
+  SCODAURC,
+} from './metrics/selective';
 import {
   AveragePrecision,
   ClassificationAUPRError,
@@ -100,6 +107,8 @@ interface Param {
   readonly pattern: RegExp;
   /** The option's value from matching text (default: the number it spells). */
   readonly value?: (text: string) => unknown;
+  /** Shown in names only when given, even as an entry's first parameter (a default that goes without saying). */
+  readonly quiet?: boolean;
 }
 
 const INT = /^[1-9][0-9]*$/;
@@ -115,6 +124,15 @@ const debiasParam: Param = { name: 'debias', option: 'debias', pattern: /^(true|
 const levelParam: Param = { name: 'level', option: 'level', pattern: DECIMAL };
 const tprParam: Param = { name: 'tpr', option: 'tpr', pattern: DECIMAL };
 const fprParam: Param = { name: 'fpr', option: 'fpr', pattern: DECIMAL };
+const coverageParam: Param = { name: 'coverage', option: 'coverage', pattern: DECIMAL };
+const riskParam: Param = { name: 'risk', option: 'risk', pattern: DECIMAL };
+const scoresParam: Param = {
+  name: 'scores',
+  option: 'scores',
+  pattern: /^(confidence|real)$/,
+  value: (t) => t,
+  quiet: true,
+};
 const probabilisticParam: Param = {
   name: 'probabilistic',
   option: 'probabilistic',
@@ -153,7 +171,14 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
   ['conf_error_rate', { cls: ConfidenceErrorRate, options: {}, fullName: 'Confidence Error Rate', display: 'ER' }],
   [
     'conf_auc',
-    { cls: ConfidenceAUCScore, options: {}, fullName: 'Confidence AUC', display: 'AUC', higherIsBetter: true },
+    {
+      cls: ConfidenceAUCScore,
+      options: {},
+      fullName: 'Confidence AUC',
+      display: 'AUC',
+      higherIsBetter: true,
+      params: [scoresParam],
+    },
   ],
   ['conf_brier', { cls: ConfidenceBrierScore, options: RAW, fullName: 'Confidence Brier Score', display: 'BS' }],
   [
@@ -204,11 +229,26 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
     },
   ],
   ['conf_ccas', { cls: CCAS, options: RAW, fullName: 'CCAS', display: 'CCAS' }],
-  ['conf_aurc', { cls: ConfidenceAURC, options: {}, fullName: 'Confidence AURC', display: 'AURC' }],
-  ['conf_augrc', { cls: ConfidenceAUGRC, options: {}, fullName: 'Confidence AUGRC', display: 'AUGRC' }],
-  ['conf_eaurc', { cls: ConfidenceEAURC, options: {}, fullName: 'Confidence E-AURC', display: 'E-AURC' }],
-  ['conf_eaugrc', { cls: ConfidenceEAUGRC, options: {}, fullName: 'Confidence E-AUGRC', display: 'E-AUGRC' }],
-  ['conf_fpr95', { cls: FPR95, options: {}, fullName: 'Confidence FPR at 95% recall', display: 'FPR95' }],
+  [
+    'conf_aurc',
+    { cls: ConfidenceAURC, options: {}, fullName: 'Confidence AURC', display: 'AURC', params: [scoresParam] },
+  ],
+  [
+    'conf_augrc',
+    { cls: ConfidenceAUGRC, options: {}, fullName: 'Confidence AUGRC', display: 'AUGRC', params: [scoresParam] },
+  ],
+  [
+    'conf_eaurc',
+    { cls: ConfidenceEAURC, options: {}, fullName: 'Confidence E-AURC', display: 'E-AURC', params: [scoresParam] },
+  ],
+  [
+    'conf_eaugrc',
+    { cls: ConfidenceEAUGRC, options: {}, fullName: 'Confidence E-AUGRC', display: 'E-AUGRC', params: [scoresParam] },
+  ],
+  [
+    'conf_fpr95',
+    { cls: FPR95, options: {}, fullName: 'Confidence FPR at 95% recall', display: 'FPR95', params: [scoresParam] },
+  ],
   [
     'conf_aupr_success',
     {
@@ -217,6 +257,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       fullName: 'Confidence AUPR-Success',
       display: 'AUPR-S',
       higherIsBetter: true,
+      params: [scoresParam],
     },
   ],
   [
@@ -227,6 +268,29 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       fullName: 'Confidence AUPR-Error',
       display: 'AUPR-E',
       higherIsBetter: true,
+      params: [scoresParam],
+    },
+  ],
+  // SPEC §13.5: selective operating points
+  [
+    'conf_risk_at_cov',
+    {
+      cls: ConfidenceRiskAtCoverage,
+      options: {},
+      fullName: 'Confidence Risk at Coverage',
+      display: 'Risk@Cov',
+      params: [coverageParam, scoresParam],
+    },
+  ],
+  [
+    'conf_cov_at_risk',
+    {
+      cls: ConfidenceCoverageAtRisk,
+      options: {},
+      fullName: 'Confidence Coverage at Risk',
+      display: 'Cov@Risk',
+      higherIsBetter: true,
+      params: [riskParam, scoresParam],
     },
   ],
 
@@ -365,6 +429,27 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       fullName: 'Classification AUPR-Error',
       display: 'AUPR-E',
       higherIsBetter: true,
+    },
+  ],
+  [
+    'cls_risk_at_cov',
+    {
+      cls: ClassificationRiskAtCoverage,
+      options: {},
+      fullName: 'Classification Risk at Coverage',
+      display: 'Risk@Cov',
+      params: [coverageParam],
+    },
+  ],
+  [
+    'cls_cov_at_risk',
+    {
+      cls: ClassificationCoverageAtRisk,
+      options: {},
+      fullName: 'Classification Coverage at Risk',
+      display: 'Cov@Risk',
+      higherIsBetter: true,
+      params: [riskParam],
     },
   ],
 
@@ -580,8 +665,10 @@ function formatValue(v: unknown): string {
  * integer ≥ 1), `norm` (`l1`, `l2`, `max`), `binning` (`uniform`, `quantile`), `debias`
  * (`true`, `false`), `sigma` (smooth ECE, `auto` or a decimal in [0.001, 1]), `level` (interval coverage and width, a
  * decimal in (0, 1)), `nlevels` (regression calibration error, an integer ≥ 2), `cost` (SCOD, a
- * decimal in [0, 1]), `tpr` (`det_fpr_at_tpr`, a decimal in (0, 1]) or `fpr` (`det_tpr_at_fpr`, a
- * decimal in [0, 1]); e.g. `cls_ece_nbins=15_norm=l2`. Anything else throws a
+ * decimal in [0, 1]), `tpr` (`det_fpr_at_tpr`, a decimal in (0, 1]), `fpr` (`det_tpr_at_fpr`, a
+ * decimal in [0, 1]), `coverage` (`*_risk_at_cov`, a decimal in (0, 1]), `risk` (`*_cov_at_risk`,
+ * a decimal in [0, 1]) or `scores` (the `conf_*` ranking ids, `confidence` or `real`: any finite
+ * score, higher = more confident); e.g. `cls_ece_nbins=15_norm=l2`, `conf_aurc_scores=real`. Anything else throws a
  * {@link MetricInputError} naming the id and the nearest valid one. `extra` options (e.g.
  * `{ probabilities: true }` for a `cls_*` id) are added to the id's own and checked by the class.
  * They may not override the id: an option the id sets — a parameter it carries, or what its
@@ -664,7 +751,8 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
     if (p && !fromId && value !== undefined) shown.set(p, formatValue(value));
   }
   const first = params[0] as Param | undefined;
-  if (first && !shown.has(first)) shown.set(first, formatValue(paramDefault(entry, first)));
+  if (first && !ownProperty(first, 'quiet') && !shown.has(first))
+    shown.set(first, formatValue(paramDefault(entry, first)));
   const suffix = params
     .filter((p) => shown.has(p))
     .map((p) => `${p.name}=${shown.get(p) as string}`)

@@ -59,7 +59,7 @@ describe.runIf(linux)('states from pipes', () => {
     writeFileSync(cut, bytes.subarray(0, bytes.length - 3));
     expectOneLineError(
       await run(['merge', pipe(dir, 'p1', `cat "${cut}"`)]),
-      /p1: truncated: the state of conf_aupr_error has \d+ bytes, but only \d+ follow/,
+      /p1: truncated: the state of conf_cov_at_risk has \d+ bytes, but only \d+ follow/,
     );
     // a state that never ends
     expectOneLineError(

@@ -534,16 +534,18 @@ describe('bad input and options', () => {
     expect(new TPRAtFPR().options.fpr).toBe(0.05);
   });
 
-  it('a forged state with a non-finite score is rejected', () => {
+  it('a forged state with a key no finite score has is rejected', () => {
     const m = new DetectionAUROC().update([0.5, 0.1], [1, 0]);
     const json = m.toJSON() as unknown as { state: Record<string, { data: string }> };
-    const forged = structuredClone(json);
-    // the first float32 becomes NaN (0x7fc00000, little-endian)
-    const bytes = Buffer.from(forged.state.scores.data, 'base64');
-    bytes.set([0, 0, 0xc0, 0x7f], 0);
-    forged.state.scores.data = bytes.toString('base64');
-    expectInputError(() => metricFromJSON(forged), 'score');
     m.dispose();
+    for (const bad of [0.3, 0.5 + 0xff800000 * 2 ** -53, NaN]) {
+      const forged = structuredClone(json);
+      // the first key, a float64 (little-endian)
+      const bytes = Buffer.from(forged.state.samples.data, 'base64');
+      bytes.set(new Uint8Array(new Float64Array([bad]).buffer), 0);
+      forged.state.samples.data = bytes.toString('base64');
+      expectInputError(() => metricFromJSON(forged), 'state');
+    }
   });
 });
 

@@ -9,8 +9,11 @@ import { CLASSIFICATION_METRICS } from './helpers/metricNames';
 // on the float64 logits log p̄; the first update fixes M as it fixes K.
 
 type AnyMetric = ecuas.Metric<unknown[]>;
+/** Options that give a class a finite value on these data (the default risk 0.05 is reached by no k). */
+const OWN_OPTIONS: Record<string, object> = { ClassificationCoverageAtRisk: { risk: 0.6 } };
+
 const make = (name: string, options?: object): AnyMetric =>
-  new (ecuas as unknown as Record<string, new (o?: object) => AnyMetric>)[name](options);
+  new (ecuas as unknown as Record<string, new (o?: object) => AnyMetric>)[name]({ ...OWN_OPTIONS[name], ...options });
 
 /** Member logits [M][N][K], float32: members scattered around a centre per sample. */
 function members(m: number, n: number, k: number, seed: number): number[][][] {

@@ -37,9 +37,17 @@ const close = (got: number, want: number, rel = 1e-12): void => {
 
 const CONF_CLASSES = CONFIDENCE_METRICS;
 const CLS_CLASSES = CLASSIFICATION_METRICS;
+/**
+ * Options of the sweeps where the default would make a value NaN on purpose: coverage at risk
+ * is NaN when no coverage meets the risk, so the sweeps ask for risk ≤ 1, which every k meets.
+ */
+const SWEPT: Record<string, object> = {
+  ConfidenceCoverageAtRisk: { risk: 1 },
+  ClassificationCoverageAtRisk: { risk: 1 },
+};
 /** Classes with a `normalize` option, and option variants worth sweeping. */
 const CONF_VARIANTS: Array<[string, object]> = [
-  ...CONF_CLASSES.map((n): [string, object] => [n, {}]),
+  ...CONF_CLASSES.map((n): [string, object] => [n, SWEPT[n] ?? {}]),
   ['ConfidenceBrierScore', { normalize: true }],
   ['ConfidenceCrossEntropy', { normalize: true }],
   ['ConfidenceECUAS', { normalize: true }],
@@ -52,7 +60,7 @@ const CONF_VARIANTS: Array<[string, object]> = [
   ['ExpectedCalibrationError', { nBins: 1 }],
 ];
 const CLS_VARIANTS: Array<[string, object]> = [
-  ...CLS_CLASSES.map((n): [string, object] => [n, {}]),
+  ...CLS_CLASSES.map((n): [string, object] => [n, SWEPT[n] ?? {}]),
   ...[
     'ClassificationErrorRate',
     'ClassificationCrossEntropy',

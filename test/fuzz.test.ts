@@ -55,6 +55,15 @@ const GAMMA: IdParam = { name: 'gamma', option: 'gamma', integer: false, unit: t
 const COST: IdParam = { name: 'cost', option: 'oodCost', integer: false, unit: true, dflt: '0.5' };
 const TPR: IdParam = { name: 'tpr', option: 'tpr', integer: false, unit: true, dflt: '0.95', positive: true };
 const FPR: IdParam = { name: 'fpr', option: 'fpr', integer: false, unit: true, dflt: '0.05' };
+const COVERAGE: IdParam = {
+  name: 'coverage',
+  option: 'coverage',
+  integer: false,
+  unit: true,
+  dflt: '0.8',
+  positive: true,
+};
+const RISK: IdParam = { name: 'risk', option: 'risk', integer: false, unit: true, dflt: '0.05' };
 const ID_PARAMS: Record<string, IdParam> = {
   conf_ece: NBINS,
   cls_ece: NBINS,
@@ -68,7 +77,25 @@ const ID_PARAMS: Record<string, IdParam> = {
   scod_augrc: COST,
   det_fpr_at_tpr: TPR,
   det_tpr_at_fpr: FPR,
+  conf_risk_at_cov: COVERAGE,
+  cls_risk_at_cov: COVERAGE,
+  conf_cov_at_risk: RISK,
+  cls_cov_at_risk: RISK,
 };
+
+/** SPEC §13.6: the confidence ranking bases that take `scores` (`confidence` or `real`) too. */
+const SCORES_BASES = new Set([
+  'conf_auc',
+  'conf_aurc',
+  'conf_augrc',
+  'conf_eaurc',
+  'conf_eaugrc',
+  'conf_fpr95',
+  'conf_aupr_success',
+  'conf_aupr_error',
+  'conf_risk_at_cov',
+  'conf_cov_at_risk',
+]);
 
 /**
  * An independent reading of the id grammar (docs/guide/metrics.md, "Metric ids"): `<base>` or
@@ -77,6 +104,15 @@ const ID_PARAMS: Record<string, IdParam> = {
  * Returns the class and options the id must produce, or null if it must be rejected.
  */
 function referenceLookup(id: string): [string, Record<string, unknown>] | null {
+  // `_scores=<confidence|real>` anywhere among the parameters of a base that takes it
+  const scores = /_scores=(confidence|real)(?=_|$)/.exec(id);
+  if (scores) {
+    const rest = id.slice(0, scores.index) + id.slice(scores.index + scores[0].length);
+    const base = Object.keys(ID_TABLE).find((b) => rest === b || rest.startsWith(`${b}_`));
+    if (base === undefined || !SCORES_BASES.has(base) || rest.includes('_scores=')) return null;
+    const found = referenceLookup(rest);
+    return found && [found[0], { ...found[1], scores: scores[1] }];
+  }
   const fixed = ID_TABLE[id];
   if (Object.prototype.hasOwnProperty.call(ID_TABLE, id)) return fixed;
   for (const [base, p] of Object.entries(ID_PARAMS)) {
@@ -93,7 +129,12 @@ function referenceLookup(id: string): [string, Record<string, unknown>] | null {
   return null;
 }
 
-const VALID_IDS = [...METRIC_IDS, ...Object.entries(ID_PARAMS).map(([b, p]) => `${b}_${p.name}=${p.dflt}`)];
+const VALID_IDS = [
+  ...METRIC_IDS,
+  ...Object.entries(ID_PARAMS).map(([b, p]) => `${b}_${p.name}=${p.dflt}`),
+  ...[...SCORES_BASES].map((b) => `${b}_scores=real`),
+  'conf_risk_at_cov_scores=real_coverage=0.5',
+];
 const TOKENS = [
   '_',
   '=',
@@ -123,6 +164,11 @@ const TOKENS = [
   'cost',
   'tpr',
   'fpr',
+  'coverage',
+  'risk',
+  'scores',
+  'real',
+  'confidence',
   'norm_',
   'conf_',
   'cls_',
@@ -234,6 +280,8 @@ const HIGHER_IS_BETTER: ReadonlySet<string> = new Set([
   'OODAUROC',
   'OODAUPRIn',
   'OODAUPROut',
+  'ConfidenceCoverageAtRisk',
+  'ClassificationCoverageAtRisk',
 ]);
 
 describe('getMetricFromId fuzz', () => {

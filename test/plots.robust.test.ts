@@ -8,10 +8,12 @@ import { riskCoverageCurve } from '../src/index';
 import {
   classificationRiskCoverage,
   costCurvePlot,
+  precisionRecallPlot,
   regressionCalibrationPlot,
   reliabilityDiagram,
   reliabilityDiagramFromLogits,
   riskCoveragePlot,
+  rocPlot,
 } from '../src/plots/index';
 import { escapeXml, linearScale, niceDomain, placeLegend, thinLine, type Rect } from '../src/plots/svg';
 import { ellipsizeMiddle, fitLines, textWidth } from '../src/plots/text';
@@ -93,12 +95,16 @@ describe('characters XML forbids', () => {
       reliabilityDiagram(c, y, { title }),
       costCurvePlot(c, y, { title }),
       riskCoveragePlot(curveOf(y.map((v) => 1 - v)), { title, label: 'm\u0000odel' }),
+      rocPlot({ scores: c, positives: y }, { title, label: 'm\u0000odel' }),
+      precisionRecallPlot([{ label: 'm\u0000odel', scores: c, positives: y }], { title }),
     ];
     for (const svg of docs) {
       expect(xmlChars(svg)).toBe(true);
       expect(svg).toContain('Run 7: \uFFFD &lt;b&gt;');
     }
     expect(docs[2]).toContain('model  (AURC');
+    expect(docs[3]).toContain('model  (AUROC');
+    expect(docs[4]).toContain('model  (AP');
   });
 });
 
@@ -433,6 +439,8 @@ describe('long text fits the document: wrapped to two lines, then shortened in t
     ['riskCoveragePlot', (o) => riskCoveragePlot(classificationRiskCoverage(z, labels), o)],
     ['costCurvePlot', (o) => costCurvePlot(c, y, o)],
     ['regressionCalibrationPlot', (o) => regressionCalibrationPlot(reg.p, reg.t, reg.s, o)],
+    ['rocPlot', (o) => rocPlot({ scores: c, positives: y }, o)],
+    ['precisionRecallPlot', (o) => precisionRecallPlot({ scores: c, positives: y }, o)],
   ];
 
   it('the test title is 300 characters, far wider than two lines', () => {
@@ -459,7 +467,8 @@ describe('long text fits the document: wrapped to two lines, then shortened in t
     },
   );
 
-  it.each(plots.filter(([name]) => name === 'riskCoveragePlot' || name === 'regressionCalibrationPlot'))(
+  const labelled = ['riskCoveragePlot', 'regressionCalibrationPlot', 'rocPlot', 'precisionRecallPlot'];
+  it.each(plots.filter(([name]) => labelled.includes(name)))(
     '%s: a 300-character legend label is shortened in the middle and stays inside the document',
     (_, draw) => {
       const label = 'Ensemble of eight members, '.repeat(11).slice(0, 290) + 'run seed 7';
@@ -470,7 +479,7 @@ describe('long text fits the document: wrapped to two lines, then shortened in t
         const [head, tail] = (entry as Drawn).text.split('…');
         expect(label.startsWith(head)).toBe(true);
         // the end of the label, then the curve's values whole
-        const values = / {2}\(AURC [^)]+\)$/.exec(tail)?.[0] ?? '';
+        const values = / {2}\((?:AURC|AUROC|AP) [^)]+\)$/.exec(tail)?.[0] ?? '';
         expect(tail.length).toBeGreaterThan(values.length);
         expect(`${label}${values}`.endsWith(tail)).toBe(true);
         expectInside(svg, width);

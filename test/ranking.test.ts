@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { sortWithPayload } from '../src/math/radixSort';
-import { aurc, augrc, expectedLossAt, fprAtRecall, mannWhitneyAUC, tieBlocks } from '../src/math/ranking';
+import {
+  aurc,
+  augrc,
+  expectedLossAt,
+  fprAtRecall,
+  mannWhitneyAUC,
+  scoredTieBlocks,
+  tieBlocks,
+} from '../src/math/ranking';
 import { orderFreeSum } from '../src/math/orderFreeSum';
 import { permutation, rng } from './helpers/data';
 
@@ -310,5 +318,33 @@ describe('orderFreeSum', () => {
     expect(orderFreeSum(sub, 0, 3)).toBe(exactSum([0.5, 2 ** -60, 0.125]));
     sub[0] = 1e-300; // now the largest exponent is another one
     expect(orderFreeSum(sub, 0, 3)).toBe(exactSum([1e-300, 2 ** -60, 0.125]));
+  });
+});
+
+describe('scoredTieBlocks', () => {
+  it("the blocks of tieBlocks (either sort) with each block's score, −0 named +0", () => {
+    const r = rng(41);
+    for (const [n, grid, shift] of [
+      [300, 10, 0], // non-negative 0/1 decisions: tieBlocks sorts in the kernel
+      [300, 10, -0.5], // negative scores: the general sort
+      [200, 0, 0],
+    ]) {
+      const scores = Float32Array.from({ length: n }, () => {
+        const v = r() + shift;
+        return grid ? Math.round(v * grid) / grid : v;
+      });
+      const losses = Uint8Array.from({ length: n }, () => (r() < 0.4 ? 1 : 0));
+      for (const descending of [true, false]) {
+        const plain = tieBlocks(scores, losses, descending);
+        const scored = scoredTieBlocks(scores, losses, descending);
+        expect(Array.from(scored.size)).toEqual(Array.from(plain.size));
+        expect(Array.from(scored.loss)).toEqual(Array.from(plain.loss));
+        const distinct = [...new Set(Array.from(scores, (v) => v + 0))].sort((a, b) => (descending ? b - a : a - b));
+        expect(Array.from(scored.score)).toEqual(distinct);
+      }
+    }
+    const z = scoredTieBlocks(Float32Array.of(-0, 0, -0), [1, 0, 1], true);
+    expect(Array.from(z.size)).toEqual([3]);
+    expect(Object.is(z.score[0], 0)).toBe(true);
   });
 });

@@ -64,24 +64,34 @@ export function sweepAveragePrecision(s: ThresholdSweep): number {
 }
 
 /**
- * FPR at the threshold whose TP is nearest r·P (float64) among j = 1..L, L the first with
- * TP = P; ties go to the larger j. NaN with one class.
+ * The threshold j that {@link sweepFPRAtTPR} reads: among j = 1..L, L the first with TP = P, the
+ * one whose TP is nearest r·P (float64 product and difference), ties to the larger j. 0 when
+ * the sweep has no threshold (N = 0). O(L).
  */
-export function sweepFPRAtTPR(s: ThresholdSweep, tpr: number): number {
-  const { tp, fp, m, p, q } = s;
-  if (p === 0 || q === 0) return NaN;
+export function fprAtTPRIndex(s: ThresholdSweep, tpr: number): number {
+  const { tp, m, p } = s;
   const target = tpr * p;
   let best = Infinity;
-  let bestFp = 0;
+  let at = 0;
   for (let j = 1; j <= m; j++) {
     const d = Math.abs(tp[j] - target);
     if (d <= best) {
       best = d;
-      bestFp = fp[j];
+      at = j;
     }
     if (tp[j] === p) break;
   }
-  return bestFp / q;
+  return at;
+}
+
+/**
+ * FPR at the threshold whose TP is nearest r·P (float64) among j = 1..L, L the first with
+ * TP = P; ties go to the larger j (see {@link fprAtTPRIndex}). NaN with one class.
+ */
+export function sweepFPRAtTPR(s: ThresholdSweep, tpr: number): number {
+  const { fp, p, q } = s;
+  if (p === 0 || q === 0) return NaN;
+  return fp[fprAtTPRIndex(s, tpr)] / q;
 }
 
 /**

@@ -72,9 +72,29 @@ export interface FixedSize {
  */
 export interface DecisionInput<B, O extends object = object> extends InputAdapter<B, O> {
   /** Precision of the ranking key of each sample: what a ranking metric keeps. */
-  readonly keyPrecision: 'float32' | 'float64';
+  readonly keyPrecision: KeyPrecision;
+  /**
+   * The key precision where an option decides it (real-valued confidence scores need float64
+   * keys); without it, {@link DecisionInput.keyPrecision}. Read through {@link keyPrecisionOf}.
+   */
+  keyPrecisionFor?(options: Readonly<Required<O>>): KeyPrecision;
+  /** Whether the samples carry a number of classes K (classifier rows) that a state must keep. */
+  readonly hasClasses: boolean;
+  /**
+   * What makes loaded ranking keys impossible beyond the [0, 1] every key lies in (e.g. a key
+   * that no score maps to), or null; without it, none.
+   */
+  keyProblem?(keys: Float32Array | Float64Array, options: Readonly<Required<O>>): string | null;
   /** Number of classes of a batch (0 for inputs without classes). */
   classes(batch: B): number;
   /** The batch as decisions (confidence, ranking key, correctness): what the confidence math reads. */
   decisions(batch: B): ConfidenceBatch;
+}
+
+/** Precision of a ranking key. */
+export type KeyPrecision = 'float32' | 'float64';
+
+/** The key precision of `input` under the metric's resolved `options`. */
+export function keyPrecisionOf(input: DecisionInput<unknown>, options: object): KeyPrecision {
+  return input.keyPrecisionFor ? input.keyPrecisionFor(options) : input.keyPrecision;
 }

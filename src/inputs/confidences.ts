@@ -1,5 +1,7 @@
 import { residentBatch } from '../math/wasm/checkKernel';
-import { isTensor, readConfidences, readFlagsCounted, requireSameN } from './read';
+import type { OptionSpec } from '../options';
+import { isTensor, readConfidences, readFiniteVector, readFlagsCounted, requireSameN } from './read';
+import { realKeyProblem, realScoreKeys } from './scores';
 import type { DecisionInput } from './adapter';
 
 /** Argument names of confidence metrics. */
@@ -60,8 +62,58 @@ export const CONFIDENCES: DecisionInput<ConfidenceBatch, Record<string, never>> 
   names: CONFIDENCE_INPUTS,
   options: {},
   keyPrecision: 'float32',
+  hasClasses: false,
   read: (metric: string, args: readonly unknown[], _options: object, _k: number, transient?: boolean) =>
     readConfidenceBatch(metric, args, transient),
+  count: (b: ConfidenceBatch) => b.n,
+  classes: () => 0,
+  decisions: (b: ConfidenceBatch) => b,
+});
+
+/** Options of the confidence metrics that depend only on the ranking (SPEC §13.4). */
+export interface ScoresOptions {
+  /**
+   * What `confidences` holds: `'confidence'` (the default), values in [0, 1] (NaN → 0.5), or
+   * `'real'`, any finite score, higher = more confident (−mutual information, −energy, a logit
+   * margin). These metrics depend only on the order, the ties and the correctness, so a real
+   * score gives the value of any order-preserving map of it into [0, 1].
+   */
+  scores?: 'confidence' | 'real';
+}
+
+const scoresOption: OptionSpec<'confidence' | 'real'> = {
+  default: 'confidence',
+  check: (v) => (v === 'confidence' || v === 'real' ? null : "'confidence' or 'real'"),
+};
+
+/** Reads (confidences, correctness) with `scores: 'real'`: finite float32 scores (NaN, ±Inf → error), 0/1 correctness. */
+function readRealScoreBatch(metric: string, args: readonly unknown[]): ConfidenceBatch {
+  const scores = readFiniteVector(metric, CONFIDENCE_INPUTS[0], args[0]);
+  const { flags: correct, ones } = readFlagsCounted(metric, CONFIDENCE_INPUTS[1], args[1]);
+  requireSameN(metric, CONFIDENCE_INPUTS, [scores.length, correct.length]);
+  return { n: scores.length, confidence: scores, rankKey: realScoreKeys(scores), correct, nCorrect: ones };
+}
+
+/**
+ * The input of the confidence metrics of the ranking alone: (confidences, correctness) with the
+ * `scores` option — float32 keys for confidences, as {@link CONFIDENCES}, and for real scores
+ * the float64 keys of {@link realScoreKeys}.
+ */
+export const RANKED_CONFIDENCES: DecisionInput<ConfidenceBatch, ScoresOptions> = Object.freeze({
+  names: CONFIDENCE_INPUTS,
+  options: { scores: scoresOption },
+  keyPrecision: 'float32',
+  keyPrecisionFor: (o: Readonly<Required<ScoresOptions>>) => (o.scores === 'real' ? 'float64' : 'float32'),
+  hasClasses: false,
+  keyProblem: (keys: Float32Array | Float64Array, o: Readonly<Required<ScoresOptions>>) =>
+    o.scores === 'real' ? realKeyProblem(keys) : null,
+  read: (
+    metric: string,
+    args: readonly unknown[],
+    o: Readonly<Required<ScoresOptions>>,
+    _k: number,
+    transient?: boolean,
+  ) => (o.scores === 'real' ? readRealScoreBatch(metric, args) : readConfidenceBatch(metric, args, transient)),
   count: (b: ConfidenceBatch) => b.n,
   classes: () => 0,
   decisions: (b: ConfidenceBatch) => b,

@@ -372,6 +372,7 @@ export const LOGITS: DecisionInput<ClassifierRows, ProbabilitiesOptions> = Objec
   names: LOGIT_INPUTS,
   options: { probabilities: probabilitiesOption },
   keyPrecision: 'float64',
+  hasClasses: true,
   read: (metric: string, args: readonly unknown[], options: Readonly<Required<ProbabilitiesOptions>>, k: number) =>
     readClassifierRows(metric, args, k, options.probabilities),
   count: (b: ClassifierRows) => b.n,

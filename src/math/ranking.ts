@@ -58,10 +58,39 @@ export function tieBlocksBySort(
   losses: ArrayLike<number>,
   descending: boolean,
 ): TieBlocks {
+  return groupSorted(scores, losses, descending, false);
+}
+
+/** Tie blocks with the score each block shares. */
+export interface ScoredTieBlocks extends TieBlocks {
+  /** The blocks' scores, in the blocks' order (a −0 score as +0, which it ties with). */
+  readonly score: Float64Array;
+}
+
+/**
+ * {@link tieBlocksBySort} with each block's score: the thresholds of a curve over the blocks
+ * (the same blocks as {@link tieBlocks}, whichever way that sorts). O(N).
+ */
+export function scoredTieBlocks(
+  scores: Float32Array | Float64Array,
+  losses: ArrayLike<number>,
+  descending: boolean,
+): ScoredTieBlocks {
+  return groupSorted(scores, losses, descending, true) as ScoredTieBlocks;
+}
+
+/** The blocks of the sorted samples, with their scores if `scored`. */
+function groupSorted(
+  scores: Float32Array | Float64Array,
+  losses: ArrayLike<number>,
+  descending: boolean,
+  scored: boolean,
+): TieBlocks | ScoredTieBlocks {
   const n = scores.length;
   const sorted = sortWithPayload(scores, losses);
   const size = new Uint32Array(n);
   const loss = new Float64Array(n);
+  const score = scored ? new Float64Array(n) : null;
   let count = 0;
   let prev = NaN;
   for (let p = 0; p < n; p++) {
@@ -70,11 +99,13 @@ export function tieBlocksBySort(
     if (v !== prev) {
       count++;
       prev = v;
+      if (score) score[count - 1] = v + 0; // + 0: −0 and +0 are one block, named +0
     }
     size[count - 1]++;
     loss[count - 1] += sorted.payload[q];
   }
-  return { size: size.subarray(0, count), loss: loss.subarray(0, count), n };
+  const blocks = { size: size.subarray(0, count), loss: loss.subarray(0, count), n };
+  return score ? { ...blocks, score: score.subarray(0, count) } : blocks;
 }
 
 /**
@@ -95,6 +126,12 @@ export function flaggedKeyBlocksFrom(
 ): TieBlocks {
   const { size, loss } = flaggedTieBlocksFrom(n, wide, fill);
   return { size, loss, n };
+}
+
+/** The tie blocks of a column in the sort kernel's memory, sorted there (no copy of the column); null if memory is refused. */
+export function kernelBlocks(keys: KernelKeys): TieBlocks | null {
+  const b = keys.blocks();
+  return b && { size: b.size, loss: b.loss, n: keys.size };
 }
 
 /** Blocks of the oracle ranking for 0/1 losses: all zeros first, then all ones. */
@@ -242,6 +279,39 @@ export function expectedLossAt(blocks: TieBlocks, ks: ArrayLike<number>): Float6
     out[t] = b < size.length ? cum + ((k - start) * loss[b]) / size[b] : cum;
   }
   return out;
+}
+
+/**
+ * Selective risk at a coverage (SPEC §13.5): with x = coverage·N, r_1 for x ≤ 1, else the
+ * linear interpolation of r_k = E_k/k between k = ⌈x⌉ − 1 and ⌈x⌉ — exact r_k at x = k.
+ */
+export function riskAtCoverageOf(blocks: TieBlocks, coverage: number): number {
+  const x = coverage * blocks.n;
+  if (x <= 1) return expectedLossAt(blocks, [1])[0];
+  const k = Math.ceil(x);
+  const [before, at] = expectedLossAt(blocks, [k - 1, k]);
+  const r0 = before / (k - 1);
+  return r0 + (x - (k - 1)) * (at / k - r0);
+}
+
+/**
+ * The largest coverage k/N whose selective risk r_k = E_k/k is at most `risk` (SPEC §13.5), NaN
+ * when none is: the curve need not be monotone, so every k is tried. O(N).
+ */
+export function coverageAtRiskOf(blocks: TieBlocks, risk: number): number {
+  const { size, loss, n } = blocks;
+  let best = 0;
+  let start = 0;
+  let cum = 0;
+  for (let b = 0; b < size.length; b++) {
+    // within a block E_k = cum + (k − start)·loss/size, as expectedLossAt computes it
+    for (let k = start + 1; k <= start + size[b]; k++) {
+      if ((cum + ((k - start) * loss[b]) / size[b]) / k <= risk) best = k;
+    }
+    start += size[b];
+    cum += loss[b];
+  }
+  return best > 0 ? best / n : NaN;
 }
 
 /** Excess AURC: AURC minus the AURC of the oracle that ranks every zero-loss sample first (binary losses). */

@@ -190,7 +190,10 @@ export function sumsForm<B, O>(
  * losses 1 − correct): one sort of the ranking keys, then per resample one weighted pass over
  * that order (a sample drawn c times is c tied copies).
  */
-export function rankingForm(input: DecisionInput<unknown>, compute: (blocks: TieBlocks) => number): WeightedForm {
+export function rankingForm(
+  input: DecisionInput<unknown>,
+  compute: (blocks: TieBlocks, options: Readonly<Record<string, unknown>>) => number,
+): WeightedForm {
   return {
     prepare(metric, inputs, options, shared = new Shared()) {
       // every ranking metric of the same decisions shares the sort and each resample's blocks
@@ -201,7 +204,12 @@ export function rankingForm(input: DecisionInput<unknown>, compute: (blocks: Tie
         for (let i = 0; i < d.n; i++) errors[i] = 1 - d.correct[i];
         return ranking(d.rankKey, errors, true);
       });
-      return (counts) => compute(shared.perResample(key, () => weightedTieBlocks(order, counts)));
+      const o = options as Readonly<Record<string, unknown>>;
+      return (counts) =>
+        compute(
+          shared.perResample(key, () => weightedTieBlocks(order, counts)),
+          o,
+        );
     },
   };
 }

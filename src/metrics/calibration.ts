@@ -9,7 +9,7 @@ import { eceOptionsProblem } from '../functional/confidence';
 import { ARG, fail } from '../errors';
 import type { DecisionInput } from '../inputs/adapter';
 import { CONFIDENCE_INPUTS, CONFIDENCES } from '../inputs/confidences';
-import { readArgumentsOf } from '../inputs/adapter';
+import { keyPrecisionOf, readArgumentsOf } from '../inputs/adapter';
 import { LOGIT_INPUTS, LOGITS, type ClassifierRows, type ProbabilitiesOptions } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import { MIN_SIGMA } from '../math/smoothEce';
@@ -143,7 +143,7 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
     super({ sigma: sigmaOption, ...decl.input.options } as OptionSchema<O>, options);
     this.decl = decl;
     this.sizes = new InputSizes(decl.input, (key, state) => this.track(key, state));
-    this.samples = this.track('samples', new FlaggedKeyColumn(decl.input.keyPrecision));
+    this.samples = this.track('samples', new FlaggedKeyColumn(keyPrecisionOf(decl.input, this.options)));
   }
 
   /**
@@ -158,8 +158,8 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
     return this.samples.size;
   }
 
-  protected ingest(args: [TensorLike, TensorLike]): void {
-    pushDecisions(this.metricName, this.decl.input, args, this.options, this.sizes, this.samples);
+  protected ingest(args: [TensorLike, TensorLike], isolated: boolean): () => void {
+    return pushDecisions(this.metricName, this.decl.input, args, this.options, this.sizes, this.samples, isolated);
   }
 
   override get classCount(): number {

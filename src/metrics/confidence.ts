@@ -1,4 +1,10 @@
-import { CONFIDENCES, CONFIDENCE_INPUTS, type ConfidenceBatch } from '../inputs/confidences';
+import {
+  CONFIDENCES,
+  CONFIDENCE_INPUTS,
+  RANKED_CONFIDENCES,
+  type ConfidenceBatch,
+  type ScoresOptions,
+} from '../inputs/confidences';
 import {
   brierCostRange,
   brierCompute,
@@ -302,13 +308,13 @@ export class ConfidenceGammaECUAS extends SumMetric<ConfidenceGammaECUASOptions>
  * new ConfidenceAUCScore().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.625
  * ```
  */
-export class ConfidenceAUCScore extends RankingMetric {
+export class ConfidenceAUCScore extends RankingMetric<ScoresOptions> {
   static override readonly metricName: string = 'ConfidenceAUCScore';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, mannWhitneyAUC);
-  constructor(options?: NoOptions) {
-    super({ input: CONFIDENCES, compute: mannWhitneyAUC }, options);
+  static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, mannWhitneyAUC);
+  constructor(options?: ScoresOptions) {
+    super({ input: RANKED_CONFIDENCES, compute: mannWhitneyAUC }, options);
   }
 }
 
@@ -321,13 +327,13 @@ export class ConfidenceAUCScore extends RankingMetric {
  * new ConfidenceAURC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
  * ```
  */
-export class ConfidenceAURC extends RankingMetric {
+export class ConfidenceAURC extends RankingMetric<ScoresOptions> {
   static override readonly metricName: string = 'ConfidenceAURC';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, aurc);
-  constructor(options?: NoOptions) {
-    super({ input: CONFIDENCES, compute: aurc }, options);
+  static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, aurc);
+  constructor(options?: ScoresOptions) {
+    super({ input: RANKED_CONFIDENCES, compute: aurc }, options);
   }
 }
 
@@ -340,13 +346,13 @@ export class ConfidenceAURC extends RankingMetric {
  * new ConfidenceAUGRC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
  * ```
  */
-export class ConfidenceAUGRC extends RankingMetric {
+export class ConfidenceAUGRC extends RankingMetric<ScoresOptions> {
   static override readonly metricName: string = 'ConfidenceAUGRC';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, augrc);
-  constructor(options?: NoOptions) {
-    super({ input: CONFIDENCES, compute: augrc }, options);
+  static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, augrc);
+  constructor(options?: ScoresOptions) {
+    super({ input: RANKED_CONFIDENCES, compute: augrc }, options);
   }
 }
 
@@ -359,13 +365,13 @@ export class ConfidenceAUGRC extends RankingMetric {
  * new ConfidenceEAURC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
  * ```
  */
-export class ConfidenceEAURC extends RankingMetric {
+export class ConfidenceEAURC extends RankingMetric<ScoresOptions> {
   static override readonly metricName: string = 'ConfidenceEAURC';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, excessAURC);
-  constructor(options?: NoOptions) {
-    super({ input: CONFIDENCES, compute: excessAURC }, options);
+  static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, excessAURC);
+  constructor(options?: ScoresOptions) {
+    super({ input: RANKED_CONFIDENCES, compute: excessAURC }, options);
   }
 }
 
@@ -377,13 +383,13 @@ export class ConfidenceEAURC extends RankingMetric {
  * new ConfidenceEAUGRC().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute();
  * ```
  */
-export class ConfidenceEAUGRC extends RankingMetric {
+export class ConfidenceEAUGRC extends RankingMetric<ScoresOptions> {
   static override readonly metricName: string = 'ConfidenceEAUGRC';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, excessAUGRC);
-  constructor(options?: NoOptions) {
-    super({ input: CONFIDENCES, compute: excessAUGRC }, options);
+  static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, excessAUGRC);
+  constructor(options?: ScoresOptions) {
+    super({ input: RANKED_CONFIDENCES, compute: excessAUGRC }, options);
   }
 }
 
@@ -397,12 +403,12 @@ export class ConfidenceEAUGRC extends RankingMetric {
  * new FPR95().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.5
  * ```
  */
-export class FPR95 extends RankingMetric {
+export class FPR95 extends RankingMetric<ScoresOptions> {
   static override readonly metricName: string = 'FPR95';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, fpr95);
-  constructor(options?: NoOptions) {
-    super({ input: CONFIDENCES, compute: fpr95 }, options);
+  static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, fpr95);
+  constructor(options?: ScoresOptions) {
+    super({ input: RANKED_CONFIDENCES, compute: fpr95 }, options);
   }
 }

@@ -8,120 +8,45 @@ import {
   fprAtTPR,
   tprAtFPR,
 } from '../functional/detection';
-import type { DecisionInput } from '../inputs/adapter';
-import { CONFIDENCES, CONFIDENCE_INPUTS } from '../inputs/confidences';
+import { CONFIDENCE_INPUTS, RANKED_CONFIDENCES, type ScoresOptions } from '../inputs/confidences';
 import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
-import type { TensorLike } from '../inputs/read';
-import { OOD_INPUTS, OOD_SCORES, SCORE_INPUTS, SCORES, type ScoreBatch } from '../inputs/scores';
-import { tieBlocks, type TieBlocks } from '../math/ranking';
+import { OOD_INPUTS, OOD_SCORES, SCORE_INPUTS, SCORES } from '../inputs/scores';
+import type { TieBlocks } from '../math/ranking';
 import { rankingForm, type WeightedForm } from '../math/weightedForms';
-import { Metric } from '../metric';
-import type { OptionSchema, OptionSpec } from '../options';
+import { positiveUnitOption, unitOption } from '../options';
 import { RankingMetric, type NoOptions } from '../reducers/metricBases';
-import { float32Column, flagColumn } from '../reducers/state';
 
 // Binary detection (SPEC §13): every value is a function of the tie blocks of the samples in
 // descending score, whose losses are the unflagged samples (the negatives), through the threshold
 // sweep of ../functional/detection.ts. The flagged class is the positive one: `positives` of
 // (scores, positives), `correctness` of the failure detectors, `isOod` of the OOD metrics (whose
-// ID-positive values read the blocks flipped).
+// ID-positive values read the blocks flipped). Every class is a ranking metric over its input:
+// it keeps each score as the float64 key of `realScoreKeys` with the flag in its sign bit,
+// 8 bytes a sample, sorted by the sort kernel.
 
-/**
- * Base of the metrics over (scores, flags): keeps each float32 score (any finite real, so no
- * sign bit is free for the flag) and its flag, 5 bytes a sample, and computes on the tie blocks.
- */
-abstract class ScoreRankingMetric<O extends object = NoOptions> extends Metric<[TensorLike, TensorLike], number, O> {
-  private readonly scores = this.track('scores', float32Column());
-  private readonly flags = this.track('flags', flagColumn());
-  private readonly input: DecisionInput<ScoreBatch>;
-  private readonly value: (blocks: TieBlocks) => number;
-
-  /**
-   * `value(options)`: the metric's value from the tie blocks in descending score, losses = the
-   * unflagged samples, for the resolved options.
-   */
-  protected constructor(
-    input: DecisionInput<ScoreBatch>,
-    schema: OptionSchema<O>,
-    options: O | undefined,
-    value: (options: Readonly<Required<O>>) => (blocks: TieBlocks) => number,
-  ) {
-    super(schema, options);
-    this.input = input;
-    this.value = value(this.options);
-  }
-
-  get sampleCount(): number {
-    return this.scores.size;
-  }
-
-  protected ingest(args: [TensorLike, TensorLike]): void {
-    const batch = this.input.read(this.metricName, args, {}, 0);
-    if (batch.scores.length === 0) return;
-    this.scores.push(batch.scores); // fresh arrays of the reader
-    this.flags.push(batch.flags);
-  }
-
-  protected computeValue(): number {
-    const flags = this.flags.read();
-    const losses = new Uint8Array(flags.length);
-    for (let i = 0; i < flags.length; i++) losses[i] = 1 - flags[i];
-    return this.value(tieBlocks(this.scores.read(), losses, true));
-  }
-
-  protected stateProblem(): string | null {
-    if (this.scores.size !== this.flags.size) return `columns of ${this.scores.size} and ${this.flags.size} samples`;
-    const s = this.scores.read();
-    for (let i = 0; i < s.length; i++) if (!Number.isFinite(s[i])) return `a score of ${s[i]}`;
-    return null;
-  }
-}
-
-/** A weighted form whose value depends on one numeric option: the ranking form of `compute(option)`. */
-function rankingFormWith(
-  input: DecisionInput<unknown>,
-  option: string,
-  compute: (x: number) => (blocks: TieBlocks) => number,
-): WeightedForm {
-  return {
-    prepare(metric, inputs, options, shared) {
-      const x = (options as Record<string, number>)[option];
-      return rankingForm(input, compute(x)).prepare(metric, inputs, options, shared);
-    },
-  };
-}
-
-const isFinite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
-/** `tpr` of {@link FPRAtTPR}: a number in (0, 1]. */
-const tprOption: OptionSpec<number> = {
-  default: 0.95,
-  check: (v) => (isFinite(v) && v > 0 && v <= 1 ? null : 'a number in (0, 1]'),
-};
-
-/** `fpr` of {@link TPRAtFPR}: a number in [0, 1]. */
-const fprOption: OptionSpec<number> = {
-  default: 0.05,
-  check: (v) => (isFinite(v) && v >= 0 && v <= 1 ? null : 'a number in [0, 1]'),
-};
+/** The option-dependent values, as ranking declarations take them. */
+const fprAtTPRValue = (blocks: TieBlocks, o: Readonly<Record<string, unknown>>): number =>
+  fprAtTPR(o.tpr as number)(blocks);
+const tprAtFPRValue = (blocks: TieBlocks, o: Readonly<Record<string, unknown>>): number =>
+  tprAtFPR(o.fpr as number)(blocks);
 
 /**
  * AUROC of scores for telling positives from negatives: the trapezoid of the exact ROC, equal
  * to the Mann–Whitney statistic with ties counting ½. NaN with one class. Higher is better.
- * Keeps 5 bytes a sample.
+ * Keeps 8 bytes a sample.
  *
  * @example
  * ```ts
  * new DetectionAUROC().update([2.5, -1, 0.3, 0.3], [1, 0, 0, 1]).compute(); // 0.875
  * ```
  */
-export class DetectionAUROC extends ScoreRankingMetric {
+export class DetectionAUROC extends RankingMetric {
   static override readonly metricName: string = 'DetectionAUROC';
   static override readonly inputs: readonly string[] = SCORE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, detectionAUROC);
   constructor(options?: NoOptions) {
-    super(SCORES, {}, options, () => detectionAUROC);
+    super({ input: SCORES, compute: detectionAUROC }, options);
   }
 }
 
@@ -135,13 +60,13 @@ export class DetectionAUROC extends ScoreRankingMetric {
  * new AveragePrecision().update([0.9, 0.8, 0.7, 0.6], [1, 0, 0, 1]).compute(); // 0.75
  * ```
  */
-export class AveragePrecision extends ScoreRankingMetric {
+export class AveragePrecision extends RankingMetric {
   static override readonly metricName: string = 'AveragePrecision';
   static override readonly inputs: readonly string[] = SCORE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, averagePrecision);
   constructor(options?: NoOptions) {
-    super(SCORES, {}, options, () => averagePrecision);
+    super({ input: SCORES, compute: averagePrecision }, options);
   }
 }
 
@@ -161,13 +86,13 @@ export interface FPRAtTPROptions {
  * new FPRAtTPR({ tpr: 0.5 }).update([0.9, 0.8, 0.7, 0.6], [1, 0, 0, 1]).compute(); // 1 (the last of equal TP)
  * ```
  */
-export class FPRAtTPR extends ScoreRankingMetric<FPRAtTPROptions> {
+export class FPRAtTPR extends RankingMetric<FPRAtTPROptions> {
   static override readonly metricName: string = 'FPRAtTPR';
   static override readonly inputs: readonly string[] = SCORE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingFormWith(SCORES, 'tpr', fprAtTPR);
+  static readonly weighted: WeightedForm = rankingForm(SCORES, fprAtTPRValue);
   constructor(options?: FPRAtTPROptions) {
-    super(SCORES, { tpr: tprOption }, options, (o) => fprAtTPR(o.tpr));
+    super({ input: SCORES, options: { tpr: positiveUnitOption(0.95) }, compute: fprAtTPRValue }, options);
   }
 }
 
@@ -187,13 +112,13 @@ export interface TPRAtFPROptions {
  * new TPRAtFPR({ fpr: 0.5 }).update([0.9, 0.8, 0.7, 0.6], [1, 0, 0, 1]).compute(); // 0.5
  * ```
  */
-export class TPRAtFPR extends ScoreRankingMetric<TPRAtFPROptions> {
+export class TPRAtFPR extends RankingMetric<TPRAtFPROptions> {
   static override readonly metricName: string = 'TPRAtFPR';
   static override readonly inputs: readonly string[] = SCORE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingFormWith(SCORES, 'fpr', tprAtFPR);
+  static readonly weighted: WeightedForm = rankingForm(SCORES, tprAtFPRValue);
   constructor(options?: TPRAtFPROptions) {
-    super(SCORES, { fpr: fprOption }, options, (o) => tprAtFPR(o.fpr));
+    super({ input: SCORES, options: { fpr: unitOption(0.05) }, compute: tprAtFPRValue }, options);
   }
 }
 
@@ -206,13 +131,13 @@ export class TPRAtFPR extends ScoreRankingMetric<TPRAtFPROptions> {
  * new EqualErrorRate().update([0.9, 0.8, 0.7, 0.6], [1, 0, 0, 1]).compute(); // 0.5
  * ```
  */
-export class EqualErrorRate extends ScoreRankingMetric {
+export class EqualErrorRate extends RankingMetric {
   static override readonly metricName: string = 'EqualErrorRate';
   static override readonly inputs: readonly string[] = SCORE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, equalErrorRate);
   constructor(options?: NoOptions) {
-    super(SCORES, {}, options, () => equalErrorRate);
+    super({ input: SCORES, compute: equalErrorRate }, options);
   }
 }
 
@@ -225,13 +150,13 @@ export class EqualErrorRate extends ScoreRankingMetric {
  * new DetectionError().update([0.9, 0.8, 0.7, 0.6], [1, 0, 0, 1]).compute(); // 0.25
  * ```
  */
-export class DetectionError extends ScoreRankingMetric {
+export class DetectionError extends RankingMetric {
   static override readonly metricName: string = 'DetectionError';
   static override readonly inputs: readonly string[] = SCORE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, detectionError);
   constructor(options?: NoOptions) {
-    super(SCORES, {}, options, () => detectionError);
+    super({ input: SCORES, compute: detectionError }, options);
   }
 }
 
@@ -244,13 +169,13 @@ export class DetectionError extends ScoreRankingMetric {
  * new ConfidenceAUPRSuccess().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.5833…
  * ```
  */
-export class ConfidenceAUPRSuccess extends RankingMetric {
+export class ConfidenceAUPRSuccess extends RankingMetric<ScoresOptions> {
   static override readonly metricName: string = 'ConfidenceAUPRSuccess';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, averagePrecision);
-  constructor(options?: NoOptions) {
-    super({ input: CONFIDENCES, compute: averagePrecision }, options);
+  static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, averagePrecision);
+  constructor(options?: ScoresOptions) {
+    super({ input: RANKED_CONFIDENCES, compute: averagePrecision }, options);
   }
 }
 
@@ -263,13 +188,13 @@ export class ConfidenceAUPRSuccess extends RankingMetric {
  * new ConfidenceAUPRError().update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.75
  * ```
  */
-export class ConfidenceAUPRError extends RankingMetric {
+export class ConfidenceAUPRError extends RankingMetric<ScoresOptions> {
   static override readonly metricName: string = 'ConfidenceAUPRError';
   static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
-  static readonly weighted: WeightedForm = rankingForm(CONFIDENCES, flippedAveragePrecision);
-  constructor(options?: NoOptions) {
-    super({ input: CONFIDENCES, compute: flippedAveragePrecision }, options);
+  static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, flippedAveragePrecision);
+  constructor(options?: ScoresOptions) {
+    super({ input: RANKED_CONFIDENCES, compute: flippedAveragePrecision }, options);
   }
 }
 
@@ -321,13 +246,13 @@ export class ClassificationAUPRError extends RankingMetric<ProbabilitiesOptions>
  * new OODAUROC().update([3.1, 0.2, 1.7, -0.5], [1, 0, 0, 0]).compute(); // 1
  * ```
  */
-export class OODAUROC extends ScoreRankingMetric {
+export class OODAUROC extends RankingMetric {
   static override readonly metricName: string = 'OODAUROC';
   static override readonly inputs: readonly string[] = OOD_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, detectionAUROC);
   constructor(options?: NoOptions) {
-    super(OOD_SCORES, {}, options, () => detectionAUROC);
+    super({ input: OOD_SCORES, compute: detectionAUROC }, options);
   }
 }
 
@@ -340,13 +265,13 @@ export class OODAUROC extends ScoreRankingMetric {
  * new OODAUPRIn().update([3.1, 0.2, 1.7, -0.5], [1, 0, 0, 0]).compute(); // 1
  * ```
  */
-export class OODAUPRIn extends ScoreRankingMetric {
+export class OODAUPRIn extends RankingMetric {
   static override readonly metricName: string = 'OODAUPRIn';
   static override readonly inputs: readonly string[] = OOD_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, flippedAveragePrecision);
   constructor(options?: NoOptions) {
-    super(OOD_SCORES, {}, options, () => flippedAveragePrecision);
+    super({ input: OOD_SCORES, compute: flippedAveragePrecision }, options);
   }
 }
 
@@ -359,13 +284,13 @@ export class OODAUPRIn extends ScoreRankingMetric {
  * new OODAUPROut().update([3.1, 0.2, 1.7, -0.5], [1, 0, 0, 0]).compute(); // 1
  * ```
  */
-export class OODAUPROut extends ScoreRankingMetric {
+export class OODAUPROut extends RankingMetric {
   static override readonly metricName: string = 'OODAUPROut';
   static override readonly inputs: readonly string[] = OOD_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, averagePrecision);
   constructor(options?: NoOptions) {
-    super(OOD_SCORES, {}, options, () => averagePrecision);
+    super({ input: OOD_SCORES, compute: averagePrecision }, options);
   }
 }
 
@@ -382,12 +307,12 @@ const oodFPR95 = flippedFPRAtTPR(0.95);
  * new OODFPR95().update([3.1, 0.2, 1.7, -0.5], [1, 0, 0, 0]).compute(); // 0
  * ```
  */
-export class OODFPR95 extends ScoreRankingMetric {
+export class OODFPR95 extends RankingMetric {
   static override readonly metricName: string = 'OODFPR95';
   static override readonly inputs: readonly string[] = OOD_INPUTS;
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, oodFPR95);
   constructor(options?: NoOptions) {
-    super(OOD_SCORES, {}, options, () => oodFPR95);
+    super({ input: OOD_SCORES, compute: oodFPR95 }, options);
   }
 }

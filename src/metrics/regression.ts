@@ -20,7 +20,7 @@ import {
 import type { TensorLike } from '../inputs/read';
 import { GAUSSIAN } from '../inputs/regression';
 import { Metric } from '../metric';
-import { SumMetric, type NoOptions } from '../reducers/metricBases';
+import { NOTHING, SumMetric, type NoOptions } from '../reducers/metricBases';
 import { choiceOption, integerOption, levelOption, nBinsOption } from '../options';
 import { float32Column, float64Column } from '../reducers/state';
 import { FLOAT32_MAX, sumInRange } from '../math/isCount';
@@ -281,11 +281,14 @@ export class ENCE extends Metric<GaussianArgs, number, ENCEOptions> {
     return this.std.size;
   }
 
-  protected ingest(args: GaussianArgs): void {
+  protected ingest(args: GaussianArgs): () => void {
     const batch = GAUSSIAN.read(this.metricName, args, {}, 0);
-    if (batch.n === 0) return;
-    this.std.push(batch.yStd);
-    this.squaredError.push(squaredErrors(batch));
+    if (batch.n === 0) return NOTHING;
+    const squared = squaredErrors(batch);
+    return () => {
+      this.std.push(batch.yStd);
+      this.squaredError.push(squared);
+    };
   }
 
   protected computeValue(): number {

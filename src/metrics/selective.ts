@@ -12,9 +12,13 @@ import {
   type RejectionResult,
   type RiskCoverageResult,
 } from '../functional/selective';
-import { aurc, augrc, tieBlocks, type TieBlocks } from '../math/ranking';
+import { aurc, augrc, coverageAtRiskOf, riskAtCoverageOf, tieBlocks, type TieBlocks } from '../math/ranking';
+import { rankingForm, type WeightedForm } from '../math/weightedForms';
+import { CONFIDENCE_INPUTS, RANKED_CONFIDENCES, type ScoresOptions } from '../inputs/confidences';
+import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
+import { NOTHING, RankingMetric } from '../reducers/metricBases';
 import { Metric } from '../metric';
-import { isRecord, ownProperty, unitOption, type OptionSpec } from '../options';
+import { isRecord, ownProperty, positiveUnitOption, unitOption, type OptionSpec } from '../options';
 import { float32Column, float64Column, flagColumn } from '../reducers/state';
 
 export type { RejectionResult, RiskCoverageResult };
@@ -44,11 +48,13 @@ abstract class SCODMetric extends Metric<[TensorLike, TensorLike, TensorLike], n
     return this.scores.size;
   }
 
-  protected ingest(args: [TensorLike, TensorLike, TensorLike]): void {
-    const { scores, errors, ood } = SCOD.read(this.metricName, args, {}, 0);
-    this.scores.push(scores);
-    this.errors.push(errors);
-    this.ood.push(ood);
+  protected ingest(args: [TensorLike, TensorLike, TensorLike]): () => void {
+    const { scores, errors, ood } = SCOD.read(this.metricName, args, {}, 0); // fresh arrays
+    return () => {
+      this.scores.push(scores);
+      this.errors.push(errors);
+      this.ood.push(ood);
+    };
   }
 
   protected computeValue(): number {
@@ -133,12 +139,14 @@ abstract class RiskMetric<R, O extends { riskFn?: RiskFn | null }> extends Metri
     return this.uncertainty.size;
   }
 
-  protected ingest(args: [TensorLike, TensorLike, TensorLike]): void {
+  protected ingest(args: [TensorLike, TensorLike, TensorLike]): () => void {
     const batch = RISK_TRIPLES.read(this.metricName, args, {}, 0);
-    if (batch.n === 0) return;
+    if (batch.n === 0) return NOTHING;
     const risk = this.perSampleRisk(batch.given[0], batch.given[1], batch.yPred, batch.yTrue, batch.shape);
-    this.uncertainty.push(batch.perSample);
-    this.risk.push(risk);
+    return () => {
+      this.uncertainty.push(batch.perSample);
+      this.risk.push(risk);
+    };
   }
 
   /** The outcome of a custom riskFn on the batch being added, found by `readAsync`. */
@@ -467,4 +475,117 @@ export function coverageAtRisk(curve: Pick<RiskCoverageResult, 'coverage' | 'ris
   const [c, r] = curveArrays('coverageAtRisk', curve);
   for (let j = c.length - 1; j >= 0; j--) if (r[j] <= maxRisk) return c[j];
   return NaN;
+}
+
+// Selective operating points (SPEC §13.5): accept by confidence descending, loss 1 − correct,
+// r_k = E_k/k the tie-expected selective risk of the first k; a ranking metric's column.
+
+const riskAtCoverageValue = (blocks: TieBlocks, o: Readonly<Record<string, unknown>>): number =>
+  riskAtCoverageOf(blocks, o.coverage as number);
+const coverageAtRiskValue = (blocks: TieBlocks, o: Readonly<Record<string, unknown>>): number =>
+  coverageAtRiskOf(blocks, o.risk as number);
+
+/** Options of {@link ConfidenceRiskAtCoverage}. */
+export interface ConfidenceRiskAtCoverageOptions extends ScoresOptions {
+  /** The share of decisions accepted, in (0, 1]. Default 0.8. */
+  coverage?: number;
+}
+
+/**
+ * Selective risk at a coverage: the error rate among the most confident `coverage`·N
+ * decisions, ties in confidence averaged over their orders, linearly interpolated between
+ * k/N points (exact at x = k). Agrees with `riskAtCoverage` on the curve of all points. Lower is
+ * better; stateful and mergeable (5 % deferred: `coverage: 0.95`).
+ *
+ * @example
+ * ```ts
+ * new ConfidenceRiskAtCoverage({ coverage: 0.5 }).update([0.9, 0.8, 0.4, 0.9], [1, 1, 0, 0]).compute(); // 0.5
+ * ```
+ */
+export class ConfidenceRiskAtCoverage extends RankingMetric<ConfidenceRiskAtCoverageOptions> {
+  static override readonly metricName: string = 'ConfidenceRiskAtCoverage';
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, riskAtCoverageValue);
+  constructor(options?: ConfidenceRiskAtCoverageOptions) {
+    super(
+      { input: RANKED_CONFIDENCES, options: { coverage: positiveUnitOption(0.8) }, compute: riskAtCoverageValue },
+      options,
+    );
+  }
+}
+
+/** Options of {@link ClassificationRiskAtCoverage}. */
+export interface ClassificationRiskAtCoverageOptions extends ProbabilitiesOptions {
+  /** The share of predictions accepted, in (0, 1]. Default 0.8. */
+  coverage?: number;
+}
+
+/**
+ * {@link ConfidenceRiskAtCoverage} of classifier rows: the top-1 error rate among the
+ * `coverage`·N predictions of highest softmax confidence.
+ *
+ * @example
+ * ```ts
+ * new ClassificationRiskAtCoverage({ coverage: 0.5 }).update([[2, 0.5], [0.2, 1.5], [0.1, 0.2], [3, 0]], [0, 1, 0, 1]).compute(); // 0.5
+ * ```
+ */
+export class ClassificationRiskAtCoverage extends RankingMetric<ClassificationRiskAtCoverageOptions> {
+  static override readonly metricName: string = 'ClassificationRiskAtCoverage';
+  static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, riskAtCoverageValue);
+  constructor(options?: ClassificationRiskAtCoverageOptions) {
+    super({ input: LOGITS, options: { coverage: positiveUnitOption(0.8) }, compute: riskAtCoverageValue }, options);
+  }
+}
+
+/** Options of {@link ConfidenceCoverageAtRisk}. */
+export interface ConfidenceCoverageAtRiskOptions extends ScoresOptions {
+  /** The largest acceptable selective risk, in [0, 1]. Default 0.05. */
+  risk?: number;
+}
+
+/**
+ * Coverage at a risk: the largest share k/N of the most confident decisions whose error rate
+ * (ties averaged over their orders) is at most `risk` — the largest such k, not the first
+ * crossing, as the curve need not be monotone. NaN when no k qualifies. Higher is better.
+ *
+ * @example
+ * ```ts
+ * new ConfidenceCoverageAtRisk({ risk: 0.25 }).update([0.9, 0.8, 0.4, 0.7], [1, 1, 0, 0]).compute(); // 0.5
+ * ```
+ */
+export class ConfidenceCoverageAtRisk extends RankingMetric<ConfidenceCoverageAtRiskOptions> {
+  static override readonly metricName: string = 'ConfidenceCoverageAtRisk';
+  static override readonly inputs: readonly string[] = CONFIDENCE_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, coverageAtRiskValue);
+  constructor(options?: ConfidenceCoverageAtRiskOptions) {
+    super({ input: RANKED_CONFIDENCES, options: { risk: unitOption(0.05) }, compute: coverageAtRiskValue }, options);
+  }
+}
+
+/** Options of {@link ClassificationCoverageAtRisk}. */
+export interface ClassificationCoverageAtRiskOptions extends ProbabilitiesOptions {
+  /** The largest acceptable selective risk, in [0, 1]. Default 0.05. */
+  risk?: number;
+}
+
+/**
+ * {@link ConfidenceCoverageAtRisk} of classifier rows, ranked by top-1 softmax confidence.
+ *
+ * @example
+ * ```ts
+ * new ClassificationCoverageAtRisk({ risk: 0.4 }).update([[2, 0.5], [0.2, 1.5], [0.1, 0.2], [3, 0]], [0, 1, 0, 1]).compute(); // 0.75
+ * ```
+ */
+export class ClassificationCoverageAtRisk extends RankingMetric<ClassificationCoverageAtRiskOptions> {
+  static override readonly metricName: string = 'ClassificationCoverageAtRisk';
+  static override readonly inputs: readonly string[] = LOGIT_INPUTS;
+  /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
+  static readonly weighted: WeightedForm = rankingForm(LOGITS, coverageAtRiskValue);
+  constructor(options?: ClassificationCoverageAtRiskOptions) {
+    super({ input: LOGITS, options: { risk: unitOption(0.05) }, compute: coverageAtRiskValue }, options);
+  }
 }

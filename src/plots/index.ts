@@ -3,6 +3,20 @@
  * (no DOM, no runtime dependency) — write it to a file, inline it in HTML, or convert it.
  */
 export { costCurvePlot, type CostCurvePlotOptions } from './costCurvePlot';
+export {
+  precisionRecallCurve,
+  precisionRecallPlot,
+  rocCurve,
+  rocPlot,
+  type DetectionScores,
+  type LabelledDetectionScores,
+  type PrecisionRecallCurve,
+  type PrecisionRecallPlotOptions,
+  type RocCurve,
+  type RocCurveOptions,
+  type RocOperatingPoint,
+  type RocPlotOptions,
+} from './detectionCurves';
 export { classificationRiskCoverage, confidenceRiskCoverage } from './decisionRiskCoverage';
 export {
   reliabilityDiagram,

@@ -1,4 +1,10 @@
-import { readArgumentsOf, type DecisionInput, type FixedSize, type InputAdapter } from '../inputs/adapter';
+import {
+  keyPrecisionOf,
+  readArgumentsOf,
+  type DecisionInput,
+  type FixedSize,
+  type InputAdapter,
+} from '../inputs/adapter';
 import { ARG, fail } from '../errors';
 import type { ConfidenceBatch } from '../inputs/confidences';
 import { MAX_CLASSES } from '../inputs/logits';
@@ -6,7 +12,7 @@ import type { TensorLike } from '../inputs/read';
 import type { RowNeeds } from '../inputs/readAsync';
 import { compactBinSums } from '../math/binning';
 import { sumInRange } from '../math/isCount';
-import { flaggedKeyBlocksFrom, foldedValue, type TieBlocks } from '../math/ranking';
+import { flaggedKeyBlocksFrom, foldedValue, kernelBlocks, type TieBlocks } from '../math/ranking';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
 import { FixedValueState, FlaggedKeyColumn, SumState, type SparseSums } from './state';
@@ -89,14 +95,18 @@ export abstract class SumMetric<O extends object, A extends unknown[] = [TensorL
     return classesInSums ? (this.sums.length > 0 ? classesInSums(this.sums.length) : 0) : this.sizes.classes;
   }
 
-  protected ingest(args: A): void {
+  protected ingest(args: A, isolated: boolean): () => void {
     const { input, update } = this.decl;
-    // K from the sums' length (known without decoding them) or the state that keeps it
-    const batch = input.read(this.metricName, args, this.options, this.classCount, true); // dropped below
-    if (input.count(batch) === 0) return;
+    // K from the sums' length (known without decoding them) or the state that keeps it; the
+    // batch is reduced to its sums before the step, so it may be transient even when isolated
+    const batch = input.read(this.metricName, args, this.options, this.classCount, !isolated);
+    if (input.count(batch) === 0) return NOTHING;
     const sizes = this.sizes.check(this.metricName, batch);
-    this.sums.add(update(batch, this.options));
-    this.sizes.keep(batch, sizes);
+    const sums = update(batch, this.options);
+    return () => {
+      this.sums.add(sums);
+      this.sizes.keep(batch, sizes); // reads the batch's K alone
+    };
   }
 
   protected computeValue(): number {
@@ -208,14 +218,14 @@ export class InputSizes {
 /** The number of classes a loaded state claims: K ≥ 2 for classifier rows, none for confidences. */
 function classesProblem(input: DecisionInput<unknown>, k: number, n: number): string | null {
   if (n === 0) return k === 0 ? null : `K = ${k} classes but no samples`;
-  if (input.keyPrecision === 'float64') return k >= 2 && k <= MAX_CLASSES ? null : `K = ${k} classes`;
+  if (input.hasClasses) return k >= 2 && k <= MAX_CLASSES ? null : `K = ${k} classes`;
   return k === 0 ? null : `K = ${k} classes for confidence inputs`;
 }
 
 /**
  * Reads one batch through a decision input and appends its decisions (key with the correct
  * flag in its sign bit) to `samples`, keeping the batch's K and fixed sizes in `sizes`: the update of every
- * metric that keeps its decisions. Validates everything before it changes anything.
+ * metric that keeps its decisions. Validates everything, then returns the step that adds the batch.
  */
 export function pushDecisions(
   metric: string,
@@ -224,14 +234,20 @@ export function pushDecisions(
   options: object,
   sizes: InputSizes,
   samples: FlaggedKeyColumn,
-): void {
-  const batch = input.read(metric, args, options, sizes.classes, true); // push packs a copy
-  if (input.count(batch) === 0) return;
+  isolated: boolean,
+): () => void {
+  const batch = input.read(metric, args, options, sizes.classes, !isolated); // push packs a copy
+  if (input.count(batch) === 0) return NOTHING;
   const fixed = sizes.check(metric, batch);
   const d = input.decisions(batch);
-  samples.push(d.rankKey, d.correct);
-  sizes.keep(batch, fixed);
+  return () => {
+    samples.push(d.rankKey, d.correct);
+    sizes.keep(batch, fixed);
+  };
 }
+
+/** The step of a batch with no samples. */
+export const NOTHING = (): void => undefined;
 
 /**
  * How far below 1/K, relative, the top-1 probability of classifier rows may be stored. q = 1/(1 + s)
@@ -274,11 +290,18 @@ function binnedTopOneProblem(sums: Float64Array, k: number): string | null {
   return null;
 }
 
-/** What a ranking metric is: an input adapter and the value of tie blocks of its decisions. */
+/**
+ * What a ranking metric is: an input adapter, its own options (e.g. `coverage`; none if left
+ * out) and the value of tie blocks of its decisions.
+ */
 export interface RankingDeclaration {
   readonly input: DecisionInput<unknown>;
-  /** The value from tie blocks in descending confidence, losses = errors (1 − correct). */
-  readonly compute: (blocks: TieBlocks) => number;
+  readonly options?: OptionSchema<object>;
+  /**
+   * The value from tie blocks in descending confidence, losses = errors (1 − correct); `options`
+   * are the resolved options, read only by a declaration with own options.
+   */
+  readonly compute: (blocks: TieBlocks, options: Readonly<Record<string, unknown>>) => number;
 }
 
 /**
@@ -288,23 +311,30 @@ export interface RankingDeclaration {
  * classifier rows (the input's key precision) — and computes on tie blocks.
  */
 export abstract class RankingMetric<O extends object = NoOptions> extends Metric<[TensorLike, TensorLike], number, O> {
-  private readonly sizes: InputSizes;
-  private readonly samples: FlaggedKeyColumn;
+  private sizes: InputSizes;
+  private samples: FlaggedKeyColumn;
   private readonly decl: RankingDeclaration;
 
+  private readonly value: (blocks: TieBlocks) => number;
+
   protected constructor(decl: RankingDeclaration, options: O | undefined) {
-    super(schemaOf(decl.input, {}) as OptionSchema<O>, options);
+    super(schemaOf(decl.input, decl.options ?? {}) as OptionSchema<O>, options);
     this.decl = decl;
+    // without own options the value is the function itself, which the sort kernel recognizes and folds
+    const resolved = this.options as Readonly<Record<string, unknown>>;
+    this.value = decl.options
+      ? (blocks) => decl.compute(blocks, resolved)
+      : (decl.compute as (blocks: TieBlocks) => number);
     this.sizes = new InputSizes(decl.input, (key, state) => this.track(key, state));
-    this.samples = this.track('samples', new FlaggedKeyColumn(decl.input.keyPrecision));
+    this.samples = this.track('samples', new FlaggedKeyColumn(keyPrecisionOf(decl.input, this.options)));
   }
 
   get sampleCount(): number {
     return this.samples.size;
   }
 
-  protected ingest(args: [TensorLike, TensorLike]): void {
-    pushDecisions(this.metricName, this.decl.input, args, this.options, this.sizes, this.samples);
+  protected ingest(args: [TensorLike, TensorLike], isolated: boolean): () => void {
+    return pushDecisions(this.metricName, this.decl.input, args, this.options, this.sizes, this.samples, isolated);
   }
 
   override get classCount(): number {
@@ -319,18 +349,52 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
     // the sign bit, set for an incorrect decision, is the loss (error) of each block. A column in
     // the sort kernel's memory is sorted there, the value folded as the blocks are read; else the
     // column is read straight into the sort's memory
+    const kernel = this.samples.kernelKeys;
+    return (kernel && foldedValue(this.value, kernel)) ?? this.valueFromBlocks(this.rankingBlocks());
+  }
+
+  /**
+   * @internal The tie blocks of the decisions kept, in descending key, losses = errors: one sort,
+   * which every ranking metric of the same decisions can read ({@link valueFromBlocks}).
+   */
+  rankingBlocks(): TieBlocks {
     const s = this.samples;
     const kernel = s.kernelKeys;
     return (
-      (kernel && foldedValue(this.decl.compute, kernel)) ??
-      this.decl.compute(
-        flaggedKeyBlocksFrom(s.size, this.decl.input.keyPrecision === 'float64', (keys) => s.readPackedInto(keys)),
-      )
+      (kernel && kernelBlocks(kernel)) ??
+      flaggedKeyBlocksFrom(s.size, s.precision === 'float64', (keys) => s.readPackedInto(keys))
     );
   }
 
+  /**
+   * @internal Whether `other` keeps its decisions as this metric does — the same input, read
+   * with the same options — so that the two may keep one column ({@link keepColumnOf}).
+   */
+  readsAs(other: RankingMetric<object>): boolean {
+    if (other.decl.input !== this.decl.input) return false;
+    const mine = this.options as Readonly<Record<string, unknown>>;
+    const theirs = other.options as Readonly<Record<string, unknown>>;
+    return Object.keys(this.decl.input.options).every((key) => Object.is(mine[key], theirs[key]));
+  }
+
+  /**
+   * @internal Keeps the column and sizes of `source` (of {@link readsAs}) instead of its own: the
+   * two then hold the same decisions, and one sort serves both.
+   */
+  keepColumnOf(source: RankingMetric<object>): void {
+    this.keepStatesOf(source);
+    this.samples = source.samples;
+    this.sizes = source.sizes;
+  }
+
+  /** @internal The value from the tie blocks of decisions such as these (from {@link rankingBlocks}). */
+  valueFromBlocks(blocks: TieBlocks): number {
+    return this.value(blocks);
+  }
+
   protected stateProblem(): string | null {
-    return decisionColumnProblem(this.samples.read().keys, this.sizes);
+    const keys = this.samples.read().keys;
+    return decisionColumnProblem(keys, this.sizes) ?? this.decl.input.keyProblem?.(keys, this.options) ?? null;
   }
 }
 
@@ -396,16 +460,19 @@ export abstract class BinnedMetric<O extends Partial<BinningOptions>> extends Me
     return this.sums ? this.sums.first : (this.samples as FlaggedKeyColumn).size;
   }
 
-  protected ingest(args: [TensorLike, TensorLike]): void {
+  protected ingest(args: [TensorLike, TensorLike], isolated: boolean): () => void {
     const { input } = this.decl;
-    // transient: the sums and the packed column keep nothing of the batch
-    const batch = input.read(this.metricName, args, this.options, this.sizes.classes, true);
-    if (input.count(batch) === 0) return;
+    // transient unless isolated: the sums and the packed column keep nothing of the batch
+    const batch = input.read(this.metricName, args, this.options, this.sizes.classes, !isolated);
+    if (input.count(batch) === 0) return NOTHING;
     const sizes = this.sizes.check(this.metricName, batch);
     const d = input.decisions(batch);
-    if (this.sums) this.sums.add(this.decl.update(d, this.resolved));
-    else (this.samples as FlaggedKeyColumn).push(d.rankKey, d.correct);
-    this.sizes.keep(batch, sizes);
+    const sums = this.sums ? this.decl.update(d, this.resolved) : null;
+    return () => {
+      if (sums) (this.sums as SumState).add(sums);
+      else (this.samples as FlaggedKeyColumn).push(d.rankKey, d.correct);
+      this.sizes.keep(batch, sizes);
+    };
   }
 
   override get classCount(): number {

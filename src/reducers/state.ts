@@ -546,7 +546,7 @@ export class FlaggedKeyColumn implements MetricState {
   /** Whether the kernel was unavailable or refused memory: the column then stays a typed array. */
   private kernelRefused = false;
 
-  constructor(private readonly precision: 'float32' | 'float64') {
+  constructor(readonly precision: 'float32' | 'float64') {
     this.codec = precision === 'float32' ? FLOAT32 : FLOAT64;
     this.packed = this.codec.make(0);
   }

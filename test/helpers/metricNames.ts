@@ -27,5 +27,7 @@ export const TOP1_METRICS: ReadonlySet<string> = new Set([
   'ClassificationFPR95',
   'ClassificationAUPRSuccess',
   'ClassificationAUPRError',
+  'ClassificationRiskAtCoverage',
+  'ClassificationCoverageAtRisk',
   'ClassificationSmoothECE',
 ]);

@@ -304,6 +304,24 @@ export class KernelKeys {
     const r = new Float64Array(kern.memory.buffer, RESULTS, 4);
     return { sum: r[0], first: r[1], best: r[2], cum: r[3] };
   }
+
+  /**
+   * Sorts the keys as {@link fold} does and returns their tie blocks, from the largest key down
+   * (copies: the kernel's memory is the column's); null if the memory is refused.
+   */
+  blocks(): FlaggedBlocks | null {
+    const { kern, wide, length: n } = this;
+    const scratch = DATA + this.width * this.capacity;
+    const lossPtr = scratch + 2 * this.width * n;
+    if (!reserve(kern, lossPtr + 8 * n + 8)) return null;
+    kern.loadCounts(wide ? 6 : 3);
+    const sorted = radixSort(kern, DATA, n, wide, scratch, scratch + this.width * n);
+    // the sizes go where the sort's other half was
+    const sizePtr = sorted === scratch ? scratch + this.width * n : scratch;
+    const m = blocksPass(kern.blocks, sorted, n, wide, sizePtr, lossPtr);
+    const buf = kern.memory.buffer;
+    return { size: new Uint32Array(buf, sizePtr, m).slice(), loss: new Float64Array(buf, lossPtr, m).slice() };
+  }
 }
 
 /** Test hook: forget the compiled module (so a stubbed-out WebAssembly global takes effect). */
