@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bootstrap } from '../src/bootstrap';
 import {
+  getMetricFromId,
   AveragePrecision,
   DetectionAUROC,
   DetectionError,
@@ -378,5 +379,130 @@ describe('ecuas report: default ids and help', () => {
     expect(help).toContain('{"oodScores": [3.2, …], "isOod": [1, …], "classificationErrors": [0, …]}');
     for (const id of [...DET_IDS, ...OOD_IDS, ...SCOD_IDS]) expect(help).toMatch(new RegExp(`\\s${id}\\s`));
     expect(help).not.toContain('not available');
+  });
+});
+
+describe('ecuas report --scores real (SPEC §13.4)', () => {
+  // real-valued confidence scores (a logit margin, say): most outside [0, 1], one tie
+  const C = [3.2, -1.5, 0.7, 2.1, -0.2, 5, 0.7, -3.1, 1.4, -0.6];
+  const Y = [1, 0, 1, 1, 0, 1, 0, 0, 1, 1];
+  const file = tmp.file('real.csv', csv('confidence,correct', [C, Y]));
+  // the ten ranking metrics of §13.4
+  const RANKING = [
+    'conf_auc',
+    'conf_aurc',
+    'conf_augrc',
+    'conf_eaurc',
+    'conf_eaugrc',
+    'conf_fpr95',
+    'conf_aupr_success',
+    'conf_aupr_error',
+    'conf_risk_at_cov',
+    'conf_cov_at_risk',
+  ];
+
+  it('every ranking conf_* id gets scores=real by default, with the library values on the same scores', async () => {
+    const got = await values(['report', file, '--scores', 'real']);
+    expect(Object.keys(got).sort()).toEqual(RANKING.map((id) => `${id}_scores=real`).sort());
+    for (const id of Object.keys(got)) expect(got[id], id).toBe(getMetricFromId(id).function(C, Y));
+    const table = await runCliOk(['report', file, '--scores', 'real', '--metrics', 'conf_aurc']);
+    expect(table.split('\n')[0]).toBe(`real.csv: ${C.length} samples (real-valued confidence scores, correctness)`);
+  });
+
+  it('the values are those of an order-preserving map of the scores into [0, 1], read as confidences', async () => {
+    const sorted = [...new Set(C)].sort((a, b) => a - b);
+    const mapped = C.map((c) => (sorted.indexOf(c) + 1) / (sorted.length + 1));
+    const inRange = tmp.file('mapped.csv', csv('confidence,correct', [mapped, Y]));
+    const real = await values(['report', file, '--scores', 'real', '--metrics', RANKING.join(',')]);
+    const conf = await values(['report', inRange, '--metrics', RANKING.join(',')]);
+    for (const id of RANKING) expect(real[`${id}_scores=real`], id).toBeCloseTo(conf[id] as number, 12);
+  });
+
+  it('named ids get scores=real; ids that need confidences in [0, 1] are refused (exit status 2)', async () => {
+    expect(
+      Object.keys(
+        await values(['report', file, '--scores', 'real', '--metrics', 'conf_aurc,conf_risk_at_cov_coverage=0.5']),
+      ),
+    ).toEqual(['conf_aurc_scores=real', 'conf_risk_at_cov_coverage=0.5_scores=real']);
+    await runCliUsageError(
+      ['report', file, '--scores', 'real', '--metrics', 'conf_aurc,conf_ece'],
+      /^ecuas: --metrics: "conf_ece" needs confidences in \[0, 1\], but --scores real reads real-valued scores: leave it out, or leave out --scores real \(the ids that take real scores: conf_/,
+    );
+    await runCliUsageError(
+      ['report', file, '--scores', 'real', '--metrics', 'conf_brier'],
+      /"conf_brier" needs confidences in \[0, 1\]/,
+    );
+    await runCliUsageError(
+      ['report', file, '--scores', 'real', '--metrics', 'conf_aurc_scores=confidence'],
+      /"conf_aurc_scores=confidence" asks for scores=confidence, but --scores real says the scores are real-valued/,
+    );
+    await runCliUsageError(
+      ['report', fixture('logits.csv'), '--scores', 'real'],
+      /--scores real applies to files of confidences and correctness, but .*logits\.csv holds logits and labels: leave it out/,
+    );
+    await runCliUsageError(
+      ['report', file, '--scores', 'reals'],
+      /^ecuas: --scores must be confidence or real, got "reals"\n$/,
+    );
+    await runCliUsageError(
+      ['report', file, '--scores', 'real', '--plots', tmp.path('p')],
+      /^ecuas: --plots draws the reliability diagram/,
+    );
+    // without the flag the scores are confidences, and out of [0, 1]
+    expectOneLineError(
+      await runCli(['report', file]),
+      /real\.csv: line 2, column "confidence": expected a confidence in \[0, 1\], got 3\.2/,
+    );
+  });
+
+  it('a score must be finite (NaN too is refused), in every format', async () => {
+    expectOneLineError(
+      await runCli(['report', tmp.file('n.csv', 'confidence,correct\n2.5,1\nnan,0\n'), '--scores', 'real']),
+      /^ecuas: \S*\/n\.csv: line 3, column "confidence": expected a finite confidence score \(--scores real\), got NaN\n$/,
+    );
+    expectOneLineError(
+      await runCli([
+        'report',
+        tmp.file('n.json', '{"confidences": [2.5, Infinity], "correctness": [1, 0]}'),
+        '--scores',
+        'real',
+      ]),
+      /^ecuas: \S*\/n\.json: key "confidences"\[1\]: expected a finite confidence score \(--scores real\), got Infinity \(line 1\)\n$/,
+    );
+    const json = tmp.file('r.json', JSON.stringify({ confidences: C, correctness: Y }));
+    const npz = tmp.file(
+      'r.npz',
+      zip([
+        ['confidences.npy', npy('<f8', [C.length], f64(C))],
+        ['correctness.npy', npy('|b1', [C.length], bool(Y))],
+      ]),
+    );
+    const want = await values(['report', file, '--scores', 'real']);
+    for (const f of [json, npz]) expect(await values(['report', f, '--scores', 'real']), f).toEqual(want);
+  });
+
+  it('--ci and merge: the ids carry scores=real; merge takes no --scores', async () => {
+    const got = JSON.parse(
+      await runCliOk([
+        'report',
+        file,
+        '--scores',
+        'real',
+        '--metrics',
+        'conf_aurc',
+        '--ci',
+        '0.9',
+        '--resamples',
+        '50',
+        '--format',
+        'json',
+      ]),
+    ) as Record<string, { value: number; low: number; high: number }>;
+    const [boot] = bootstrap(['conf_aurc_scores=real'], [C, Y], { resamples: 50, level: 0.9, seed: 0 });
+    expect(got['conf_aurc_scores=real']).toEqual({ value: boot.value, low: boot.low, high: boot.high });
+    const state = tmp.path('s.json');
+    await runCliOk(['report', file, '--scores', 'real', '--save-state', state, '--format', 'csv']);
+    expect(await values(['merge', state])).toEqual(await values(['report', file, '--scores', 'real']));
+    await runCliUsageError(['merge', state, '--scores', 'real'], /^ecuas: merge does not take --scores/);
   });
 });

@@ -22,6 +22,8 @@ export interface ReportMeta {
   readonly kind: InputKind;
   /** Classification: the rows were probabilities, not logits. */
   readonly probabilities?: boolean;
+  /** Confidences: read as real-valued scores (`--scores real`, SPEC §13.4). */
+  readonly realScores?: boolean;
   readonly n: number;
   readonly k: number;
   /** Classification: one value per sample, of class 1 (a binary classifier, SPEC §11). */
@@ -84,7 +86,8 @@ function interval(row: ReportRow): string {
 }
 
 function describeData(meta: ReportMeta): string {
-  if (meta.kind === 'confidence') return `${meta.n} samples (confidences, correctness)`;
+  if (meta.kind === 'confidence')
+    return `${meta.n} samples (${meta.realScores ? 'real-valued confidence scores' : 'confidences'}, correctness)`;
   if (meta.kind === 'regression') return `${meta.n} samples (predictions, targets, standard deviations)`;
   if (meta.kind === 'detection') return `${meta.n} samples (scores, positives)`;
   if (meta.kind === 'ood') return `${meta.n} samples (OOD scores, OOD flags)`;

@@ -230,6 +230,13 @@ Options:
   --probabilities     the logit_* columns (or "logits" key) of FILE hold probabilities:
                       read them as prob_* columns (or a "probabilities" key). Only for
                       classification files; --ci and --plots use the probabilities too.
+  --scores real       the confidences of FILE are real-valued scores, higher = more
+                      confident (e.g. -energy, a logit margin): any finite number, read
+                      by the ranking metrics, which depend on their order only. Every
+                      conf_* id that takes it gets scores=real (conf_aurc_scores=real);
+                      ids that need confidences in [0, 1] (ECE, Brier, …) are left out
+                      by default and refused if named. Only for confidence files; not
+                      with --plots. Default: --scores confidence.
 ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
                       json: {"<id>": value}, with --ci {"<id>": {"value", "low", "high"}};
                       NaN (an undefined value, e.g. AUC with one class) is null in json,
@@ -383,6 +390,8 @@ interface ReportArgs {
   metrics?: string[];
   /** `--probabilities`: a classification file's logits hold probabilities. */
   probabilities: boolean;
+  /** `--scores real`: a confidence file holds real-valued scores (SPEC §13.4). */
+  realScores: boolean;
   /** `--columns`: the file's names for the input roles. */
   columns?: ColumnMap;
   format: Format;
@@ -448,6 +457,7 @@ const TOP_OPTIONS = {
 const REPORT_OPTIONS = {
   metrics: { type: 'string' },
   probabilities: { type: 'boolean' },
+  scores: { type: 'string' },
   columns: { type: 'string' },
   format: { type: 'string' },
   ci: { type: 'string' },
@@ -790,6 +800,11 @@ function parseReport(argv: readonly string[]): Command {
   }
   const plots = values.plots;
   if (plots?.trim() === '') usage('--plots needs a directory');
+  const realScores = parseScores(values.scores);
+  if (realScores && plots !== undefined)
+    usage(
+      '--plots draws the reliability diagram and the cost curve of confidences in [0, 1], which real-valued scores are not: leave out --plots or --scores real',
+    );
   const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
   const probabilities = values.probabilities === true;
   const columns = parseColumns(values.columns, SEE);
@@ -800,6 +815,7 @@ function parseReport(argv: readonly string[]): Command {
       file,
       metrics,
       probabilities,
+      realScores,
       columns,
       format,
       plots,
@@ -812,6 +828,13 @@ function parseReport(argv: readonly string[]): Command {
       backend,
     },
   };
+}
+
+/** `--scores confidence|real` (default confidence): whether a confidence file holds real-valued scores. */
+function parseScores(text: string | undefined): boolean {
+  const scores = (text ?? 'confidence').toLowerCase();
+  if (scores !== 'confidence' && scores !== 'real') usage(`--scores must be confidence or real, got ${quote(text)}`);
+  return scores === 'real';
 }
 
 /** `--columns ROLE=NAME,…`, checked before the file is read; undefined when not given. */
@@ -844,6 +867,8 @@ const MERGE_REFUSALS: Record<string, string> = {
   temperature: 'the temperature is that of the states: give it to `ecuas report` on every shard',
   probabilities: 'the states say whether they hold probabilities: give it to `ecuas report` on every shard',
   columns: 'states hold samples already read: give it to `ecuas report` on every shard',
+  scores:
+    'the states say how the confidences were read (their ids carry scores=real): give it to `ecuas report` on every shard',
 };
 MERGE_REFUSALS.resamples = MERGE_REFUSALS.seed = MERGE_REFUSALS.ci;
 
@@ -1037,6 +1062,45 @@ function resolveMetrics(
   // only cls_* ids get here with probabilities (other files are refused earlier)
   const extra = probabilities ? { probabilities: true } : scaled ? { probabilities: false } : undefined;
   return wanted.map((id) => ({ id, entry: metricEntry(id, extra) }));
+}
+
+/**
+ * The ids of `--scores real` (SPEC §13.4): each id with `scores=real`, by default every conf_*
+ * id whose metric takes the parameter (the ranking metrics, which depend on the order of the
+ * scores only). An id that needs confidences in [0, 1] (ECE, Brier, …), or that asks for
+ * `scores=confidence` itself, is refused: it would be given values out of its range.
+ */
+function realScoreIds(ids: readonly string[] | undefined): string[] {
+  if (ids === undefined) return defaultIds('confidence').flatMap((id) => withRealScores(id) ?? []);
+  return ids.map((id) => {
+    // an id of another kind is refused by resolveMetrics, in the words of a kind mismatch
+    if (kindOfId(id) !== 'confidence') return id;
+    if (/(?:^|_)scores=confidence(?:_|$)/.test(id))
+      usage(`--metrics: ${quote(id)} asks for scores=confidence, but --scores real says the scores are real-valued`);
+    return (
+      withRealScores(id) ??
+      usage(
+        `--metrics: ${quote(id)} needs confidences in [0, 1], but --scores real reads real-valued scores: leave it out, or leave out --scores real (the ids that take real scores: ${clip(
+          defaultIds('confidence')
+            .filter((c) => withRealScores(c) !== undefined)
+            .join(', '),
+        )})`,
+      )
+    );
+  });
+}
+
+/** `id` with the parameter scores=real, or undefined when its metric has no `scores` parameter. */
+function withRealScores(id: string): string | undefined {
+  if (/(?:^|_)scores=real(?:_|$)/.test(id)) return id;
+  const real = `${id}_scores=real`;
+  try {
+    getMetricFromId(real).obj.dispose();
+    return real;
+  } catch (e) {
+    if (e instanceof MetricInputError) return undefined;
+    throw e;
+  }
 }
 
 /** The library metric that holds an active metric's state (risk_aurc's is its curve). */
@@ -1487,9 +1551,13 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
             usage(
               `--plots draws confidences, class scores or regression predictions, but ${clip(args.file)} holds ${holdsText(kind, false)}: leave it out`,
             );
+          if (args.realScores && kind !== 'confidence')
+            usage(
+              `--scores real applies to files of confidences and correctness, but ${clip(args.file)} holds ${holdsText(kind, asProbabilities)}: leave it out`,
+            );
           probabilities = asProbabilities;
           metrics = resolveMetrics(
-            args.metrics,
+            args.realScores ? realScoreIds(args.metrics) : args.metrics,
             kind,
             probabilities,
             args.file,
@@ -1513,7 +1581,12 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         },
         onProgress: readProgress(progress, args.file, options),
       },
-      { batchSize: options.batchSize, probabilities: args.probabilities, columns: args.columns },
+      {
+        batchSize: options.batchSize,
+        probabilities: args.probabilities,
+        realScores: args.realScores,
+        columns: args.columns,
+      },
     );
     progress.clear();
 
@@ -1601,6 +1674,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         file: basename(args.file),
         kind: summary.kind,
         probabilities: summary.probabilities,
+        ...(args.realScores ? { realScores: true } : {}),
         n: summary.n,
         k: summary.k,
         binary: summary.binary,

@@ -9,6 +9,7 @@ import {
   quote,
   rowsPerBatch,
   shapeFields,
+  type Announced,
   type Batch,
   type ClassScores,
   type InputKind,
@@ -250,7 +251,7 @@ export type ColumnGetter = (row: number) => number | undefined;
 export function tableRows(
   file: string,
   layout: Layout,
-  scores: { asProbabilities: boolean; note: string },
+  read: Announced,
   batchSize: number,
   cb: ReadCallbacks,
   unit: 'line' | 'row',
@@ -258,8 +259,7 @@ export function tableRows(
   return new RowBatcher(
     file,
     layout,
-    scores.asProbabilities,
-    scores.note,
+    read,
     batchSize,
     cb,
     (row, role) => (role < 0 ? `${unit} ${row}` : `${unit} ${row}, column "${layout.names[role]}"`),
@@ -288,8 +288,7 @@ export class RowBatcher {
   constructor(
     private readonly file: string,
     private readonly layout: Pick<Layout, 'kind' | 'k' | 'width' | 'members' | 'scores'>,
-    private readonly asProbabilities: boolean,
-    private readonly note: string,
+    private readonly read: Announced,
     batchSize: number,
     private readonly cb: ReadCallbacks,
     private readonly place: (row: number, role: number) => string,
@@ -344,7 +343,7 @@ export class RowBatcher {
       if (kind === 'confidence') {
         const v = this.value(get[0], i, row, 0);
         const y = this.value(get[1], i, row, 1);
-        const bad = check.confidence(v);
+        const bad = this.read.realScores ? check.realScore(v) : check.confidence(v);
         if (bad) fail(row, 0, bad);
         const badY = check.flag(y);
         if (badY) fail(row, 1, badY);
@@ -358,18 +357,18 @@ export class RowBatcher {
         const off = b * length;
         for (let j = 0; j < length; j++) {
           const v = this.value(get[j + 1], i, row, j + 1);
-          const badZ = !this.asProbabilities
+          const badZ = !this.read.asProbabilities
             ? check.logit(v)
             : width === 1
-              ? check.binaryProbability(v, this.note)
-              : check.probability(v, this.note);
+              ? check.binaryProbability(v, this.read.note)
+              : check.probability(v, this.read.note);
           if (badZ) fail(row, j + 1, badZ);
           this.a[off + j] = v;
         }
-        if (this.asProbabilities && width > 1) {
+        if (this.read.asProbabilities && width > 1) {
           for (let m = 0; m < length / width; m++) {
             const at = off + m * width;
-            const badRow = check.probabilityRow(this.a.subarray(at, at + width), width, this.note);
+            const badRow = check.probabilityRow(this.a.subarray(at, at + width), width, this.read.note);
             const member = this.layout.members > 0 ? `, member ${m}` : '';
             if (badRow) fileError(this.file, `${this.place(row, -1)}${member}: ${badRow}`);
           }

@@ -105,6 +105,12 @@ export interface ReadOptions {
    * (`ecuas report --probabilities`). Confidence files ignore it. Default false.
    */
   probabilities?: boolean;
+  /**
+   * Read a confidence file's confidences as real-valued scores, any finite float32, instead
+   * of confidences in [0, 1] (`ecuas report --scores real`, SPEC §13.4). Other files ignore it.
+   * Default false.
+   */
+  realScores?: boolean;
   /** What `-` reads. Default `process.stdin`. */
   stdin?: NodeJS.ReadableStream;
   /** `--columns`: the file's own names for the input roles. Default: the default names. */
@@ -241,6 +247,24 @@ function fmt(v: number): string {
 /** What a value check adds when `--probabilities` makes a file's logits probabilities. */
 export const FORCED_NOTE = ' (with --probabilities)';
 
+/** How the command line asks the values to be read: {@link ReadOptions} `probabilities` and `realScores`. */
+export interface ValueRules {
+  /** `--probabilities`: a classification file's logits are probabilities. */
+  readonly forced: boolean;
+  /** `--scores real`: a confidence file's confidences are real-valued scores (SPEC §13.4). */
+  readonly realScores: boolean;
+}
+
+/** How a file's values are read, once its kind is known. */
+export interface Announced {
+  /** Classification: the class scores are probabilities. */
+  readonly asProbabilities: boolean;
+  /** What a refused class score's message adds (see {@link FORCED_NOTE}). */
+  readonly note: string;
+  /** Confidences: any finite real, not a confidence in [0, 1] (SPEC §13.4). */
+  readonly realScores: boolean;
+}
+
 /**
  * Tells `cb` a file's kind: whether its class scores are read as probabilities (given so, or
  * logits under `--probabilities`), and the note a refused score then carries.
@@ -249,13 +273,13 @@ export function announceKind(
   cb: ReadCallbacks,
   kind: InputKind,
   scores: ClassScores,
-  forced: boolean,
+  rules: ValueRules,
   ensemble = false,
-): { asProbabilities: boolean; note: string } {
-  const asProbabilities = kind === 'classification' && (scores === 'probabilities' || forced);
+): Announced {
+  const asProbabilities = kind === 'classification' && (scores === 'probabilities' || rules.forced);
   const note = asProbabilities && scores === 'logits' ? FORCED_NOTE : '';
   cb.onKind(kind, asProbabilities, ensemble);
-  return { asProbabilities, note };
+  return { asProbabilities, note, realScores: kind === 'confidence' && rules.realScores };
 }
 
 /** Problems with one value, phrased without a location; undefined when fine. */
@@ -263,6 +287,13 @@ export const check = {
   confidence(v: number): string | undefined {
     const f = Math.fround(v);
     return f !== f || (f >= 0 && f <= 1) ? undefined : `expected a confidence in [0, 1], got ${fmt(v)}`;
+  },
+  /** A confidence under `--scores real`: any finite float32 (NaN is no score here). */
+  realScore(v: number): string | undefined {
+    const f = Math.fround(v);
+    return f - f === 0
+      ? undefined
+      : `expected a finite confidence score (--scores real), got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
   },
   logit(v: number): string | undefined {
     const f = Math.fround(v);

@@ -15,6 +15,7 @@ import {
   summaryShape,
   type ReadCallbacks,
   type ReadSummary,
+  type ValueRules,
 } from './common';
 import { resolveMappedColumns, type ColumnMap } from './mapping';
 import type { Source } from './source';
@@ -85,7 +86,7 @@ export async function readCsv(
   chunks: AsyncIterable<string>,
   cb: ReadCallbacks,
   batchSize: number,
-  forced: boolean,
+  rules: ValueRules,
   map: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const file = source.name;
@@ -130,7 +131,7 @@ export async function readCsv(
       header = h;
       width = cells.length;
       shownNames = clip(cells.map((c) => c.trim()).join(','));
-      const announced = announceKind(cb, h.kind, h.scores, forced, h.members > 0);
+      const announced = announceKind(cb, h.kind, h.scores, rules, h.members > 0);
       asProbabilities = announced.asProbabilities;
       get = getters(h);
       // a CSV row is numbered by its line

@@ -23,6 +23,7 @@ import {
   type InputKind,
   type ReadCallbacks,
   type ReadSummary,
+  type ValueRules,
 } from './common';
 import { keyNames, listNames, type ColumnMap, type KeyNames } from './mapping';
 import type { Source } from './source';
@@ -116,8 +117,8 @@ class JsonDocument {
   held: Grow<Float32Array> | undefined;
   constructor(
     readonly file: string,
-    /** `--probabilities`: read "logits" as probabilities. */
-    private readonly forced: boolean,
+    /** `--probabilities` and `--scores real`. */
+    readonly rules: ValueRules,
     /** The input is a stream: it cannot be read a second time. */
     readonly once: boolean,
     /** The file's names for the default keys (`--columns`). */
@@ -136,7 +137,7 @@ class JsonDocument {
 
   /** Whether the rows are read as probabilities. */
   get asProbabilities(): boolean {
-    return this.kind === 'classification' && (this.scores === 'probabilities' || this.forced);
+    return this.kind === 'classification' && (this.scores === 'probabilities' || this.rules.forced);
   }
 
   /** Added to value checks when the flag, not the key, makes the rows probabilities. */
@@ -548,7 +549,7 @@ class JsonPass implements JsonHandler {
     }
     const v = Number(text);
     if (doc.kind === 'confidence') {
-      const bad = check.confidence(v);
+      const bad = doc.rules.realScores ? check.realScore(v) : check.confidence(v);
       if (bad) this.fail(keys.big, `[${this.index}]: ${bad}`);
       (this.conf as Float32Array)[this.b] = v;
       this.finishItem();
@@ -736,12 +737,12 @@ export async function readJson(
   chunks: AsyncIterable<string>,
   cb: ReadCallbacks,
   batchSize: number,
-  forced: boolean,
+  rules: ValueRules,
   columns: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const file = source.name;
   const names = keyNames(file, columns, 'a JSON file');
-  const doc = new JsonDocument(file, forced, !source.regular, names);
+  const doc = new JsonDocument(file, rules, !source.regular, names);
   await jsonPass(doc, 1, source, chunks, cb, batchSize);
   if (doc.kind === undefined) {
     const found = doc.allKeys.length ? `found ${doc.allKeys.join(', ')}` : 'the object is empty';

@@ -21,6 +21,7 @@ import {
   type InputKind,
   type ReadCallbacks,
   type ReadSummary,
+  type ValueRules,
 } from './common';
 import { keyNames, listNames, type ColumnMap } from './mapping';
 import { indexedPath, type Source } from './source';
@@ -419,7 +420,7 @@ export async function readNpz(
   source: Source,
   cb: ReadCallbacks,
   batchSize: number,
-  forced: boolean,
+  rules: ValueRules,
   map: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const file = source.name;
@@ -491,7 +492,7 @@ export async function readNpz(
     const arrays: NpyArray[] = [];
     for (const [i, { entry, start, header }] of parts.entries())
       arrays.push(npyArray(header, await readArrayBytes(file, shown[i], fh, entry, start, header)));
-    return batches(file, spec.kind, spec.arrays, shown, arrays, shape, cb, batchSize, forced);
+    return batches(file, spec.kind, spec.arrays, shown, arrays, shape, cb, batchSize, rules);
   } catch (e) {
     return rethrowIo(file, e);
   } finally {
@@ -568,12 +569,12 @@ function batches(
   shape: ArrayShape,
   cb: ReadCallbacks,
   batchSize: number,
-  forced: boolean,
+  rules: ValueRules,
 ): ReadSummary {
   const first = arrays[0];
   const { n, k, width, members } = shape;
   const scores = (kind === 'classification' ? names[0] : 'logits') as ClassScores;
-  const { asProbabilities, note } = announceKind(cb, kind, scores, forced, members > 0);
+  const read = announceKind(cb, kind, scores, rules, members > 0);
   // roles in the order of the batcher: the label comes first for classification
   let getters: ColumnGetter[];
   let place: (row: number, role: number) => string;
@@ -609,15 +610,8 @@ function batches(
     place = (row, role) => `array ${shown[Math.max(0, role)]}[${row}]`;
   }
   const big = shown[0];
-  const rows = new RowBatcher(
-    file,
-    { kind, k, width, members, scores },
-    asProbabilities,
-    note,
-    batchSize,
-    cb,
-    place,
-    (a, b) => (a === b ? `array ${big}[${a}]` : `array ${big} entries ${a}–${b}`),
+  const rows = new RowBatcher(file, { kind, k, width, members, scores }, read, batchSize, cb, place, (a, b) =>
+    a === b ? `array ${big}[${a}]` : `array ${big} entries ${a}–${b}`,
   );
   // getters take file row numbers: offset 0, one call
   rows.take(n, getters, 0);
@@ -627,7 +621,7 @@ function batches(
     kind,
     n,
     k,
-    probabilities: asProbabilities,
+    probabilities: read.asProbabilities,
     passes: 1,
     ...summaryShape(width, members),
   };

@@ -17,6 +17,7 @@ import {
   type InputKind,
   type ReadCallbacks,
   type ReadSummary,
+  type ValueRules,
 } from './common';
 import type { AsyncBuffer, PageHeader, RowGroup, SchemaElement } from 'hyparquet';
 import { resolveMappedColumns, type ColumnMap } from './mapping';
@@ -164,7 +165,7 @@ export async function readParquet(
   source: Source,
   cb: ReadCallbacks,
   batchSize: number,
-  forced: boolean,
+  rules: ValueRules,
   map: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const file = source.name;
@@ -243,7 +244,7 @@ export async function readParquet(
         decompress: (codec, data, size) => decompressPage(data, size, codec as never, compressors),
       });
     }
-    const announced = announceKind(cb, layout.kind, layout.scores, forced, layout.members > 0);
+    const announced = announceKind(cb, layout.kind, layout.scores, rules, layout.members > 0);
     const rows = tableRows(file, layout, announced, batchSize, cb, 'row');
     let groupStart = 0;
     let bytesDone = 0;
