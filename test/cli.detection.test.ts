@@ -5,11 +5,13 @@
  */
 import '@tensorflow/tfjs';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bootstrap } from '../src/bootstrap';
+import { inDistributionPositive } from '../src/cli/plots';
+import { formatNumber } from '../src/plots/svg';
 import {
   getMetricFromId,
   AveragePrecision,
@@ -22,6 +24,8 @@ import {
   OODAUPROut,
   OODAUROC,
   OODFPR95,
+  precisionRecallCurve,
+  rocCurve,
   SCODAUGRC,
   SCODAURC,
   TPRAtFPR,
@@ -504,5 +508,61 @@ describe('ecuas report --scores real (SPEC §13.4)', () => {
     await runCliOk(['report', file, '--scores', 'real', '--save-state', state, '--format', 'csv']);
     expect(await values(['merge', state])).toEqual(await values(['report', file, '--scores', 'real']));
     await runCliUsageError(['merge', state, '--scores', 'real'], /^ecuas: merge does not take --scores/);
+  });
+});
+
+/** Balanced tags and one root: the SVG is a standalone, well-formed document. */
+function expectWellFormedSvg(svg: string): void {
+  const s = svg.trim();
+  expect(s.startsWith('<svg ') && s.endsWith('</svg>')).toBe(true);
+  const stack: string[] = [];
+  for (const [, close, name, self] of s.matchAll(/<(\/?)([A-Za-z][\w:-]*)(?:\s+[\w:-]+="[^"<]*")*\s*(\/?)>/g)) {
+    if (close) expect(stack.pop(), `</${name}>`).toBe(name);
+    else if (!self) stack.push(name);
+  }
+  expect(stack).toEqual([]);
+  expect((s.match(/<svg[\s>]/g) ?? []).length).toBe(1);
+}
+
+describe('ecuas report --plots: detection and OOD files', () => {
+  it('a detection file: roc.svg marks the point of det_fpr_at_tpr, precision-recall.svg gives det_ap', async () => {
+    const dir = tmp.path('plots');
+    const r = await runCli(['report', fixture('detection.csv'), '--plots', dir, '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(`ecuas: wrote ${join(dir, 'roc.svg')}, ${join(dir, 'precision-recall.svg')}\n`);
+    expect(readdirSync(dir).sort()).toEqual(['precision-recall.svg', 'roc.svg']);
+    const roc = readFileSync(join(dir, 'roc.svg'), 'utf8');
+    const pr = readFileSync(join(dir, 'precision-recall.svg'), 'utf8');
+    for (const svg of [roc, pr]) expectWellFormedSvg(svg);
+    expect(roc).toContain(`data-fpr="${DET_WANT.det_fpr_at_tpr}"`);
+    expect(roc).toContain(`AUROC ${formatNumber(DET_WANT.det_auroc)}`);
+    expect(pr).toContain(`AP ${formatNumber(DET_WANT.det_ap)}`);
+    expect(roc).toContain('ROC curve — detection.csv');
+  });
+
+  it('an OOD file: in-distribution positive, so the marked FPR is ood_fpr95 and the AP ood_aupr_in', async () => {
+    const dir = tmp.path('plots');
+    const r = await runCli(['report', fixture('ood.csv'), '--plots', dir, '--format', 'json']);
+    expect(r.code).toBe(0);
+    const roc = readFileSync(join(dir, 'roc.svg'), 'utf8');
+    const pr = readFileSync(join(dir, 'precision-recall.svg'), 'utf8');
+    for (const svg of [roc, pr]) expectWellFormedSvg(svg);
+    expect(roc).toContain(`data-fpr="${OOD_WANT.ood_fpr95}"`);
+    expect(roc).toContain(`AUROC ${formatNumber(OOD_WANT.ood_auroc)}`);
+    expect(pr).toContain(`AP ${formatNumber(OOD_WANT.ood_aupr_in)}`);
+    for (const svg of [roc, pr]) expect(svg).toContain('in-distribution positive (score −ood_score)');
+    // the curves of the library on (−oodScores, 1 − isOod)
+    const id = inDistributionPositive(Float32Array.from(OOD_SCORES), Uint8Array.from(IS_OOD));
+    expect(rocCurve(id.scores, id.positives).operatingPoint.fpr).toBe(OOD_WANT.ood_fpr95);
+    expect(precisionRecallCurve(id.scores, id.positives).averagePrecision).toBe(OOD_WANT.ood_aupr_in);
+  });
+
+  it('one class only cannot be drawn: one line, exit status 1, no files', async () => {
+    const dir = tmp.path('plots');
+    const file = tmp.file('one.csv', 'score,positive\n0.5,1\n0.7,1\n');
+    const r = await runCli(['report', file, '--plots', dir, '--format', 'csv']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^ecuas: --plots: .*\n$/);
+    expect(existsSync(join(dir, 'roc.svg'))).toBe(false);
   });
 });

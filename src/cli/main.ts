@@ -253,7 +253,10 @@ ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
                       risk-coverage.svg, cost-curve.svg; for regression calibration.svg
                       (observed against expected share of targets in the centered Gaussian
                       intervals, the miscalibration area shaded) and risk-coverage.svg (by
-                      std). Holds all samples in memory.
+                      std); for detection and OOD files roc.svg (the point at TPR 0.95
+                      marked) and precision-recall.svg, OOD data with the in-distribution
+                      samples positive and -ood_score as their score, so the marked FPR is
+                      ood_fpr95 and the AP ood_aupr_in. Holds all samples in memory.
   --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
                       \`ecuas calibrate\`). Needs logits: a file of probabilities is refused
                       unless --probabilities is given, and then log p is scaled as logits.
@@ -282,7 +285,7 @@ ${wrapList(reg, '  ')}
 Metric ids for a detector's scores and positives (det_*; det_fpr_at_tpr_tpr=0.9,
 det_tpr_at_fpr_fpr=0.01):
 ${wrapList(defaultIds('detection'), '  ')}
-Metric ids for OOD scores and flags (ood_*; in-distribution positive for AUPR-In and FPR95):
+Metric ids for OOD scores and flags (ood_*; AUPR-In and FPR95: ID samples positive):
 ${wrapList(defaultIds('ood'), '  ')}
 Metric ids for OOD scores, flags and classification errors (scod_*; scod_aurc_cost=0.5):
 ${wrapList(METRIC_IDS.filter(isScodId), '  ')}
@@ -1165,7 +1168,14 @@ function refuseInput(option: string, output: string, inputs: readonly string[]):
 }
 
 /** The files `writePlots` may write into its folder. */
-const PLOT_FILES = ['reliability.svg', 'risk-coverage.svg', 'cost-curve.svg', 'calibration.svg'];
+const PLOT_FILES = [
+  'reliability.svg',
+  'risk-coverage.svg',
+  'cost-curve.svg',
+  'calibration.svg',
+  'roc.svg',
+  'precision-recall.svg',
+];
 
 /**
  * Makes sure, before any work, that the folder `given` of `--plots` can be created and written:
@@ -1547,10 +1557,6 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
           }
           if (args.temperature !== undefined)
             requireLogits(kind, asProbabilities, args.probabilities, args.file, '--temperature');
-          if (args.plots !== undefined && SCORE_KINDS.includes(kind))
-            usage(
-              `--plots draws confidences, class scores or regression predictions, but ${clip(args.file)} holds ${holdsText(kind, false)}: leave it out`,
-            );
           if (args.realScores && kind !== 'confidence')
             usage(
               `--scores real applies to files of confidences and correctness, but ${clip(args.file)} holds ${holdsText(kind, asProbabilities)}: leave it out`,
@@ -1690,16 +1696,23 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
           ? { kind: 'confidence', confidences: store.first, correctness: store.second as Uint8Array }
           : summary.kind === 'regression'
             ? { kind: 'regression', yPred: store.first, yTrue: store.second as Float32Array, yStd: store.third }
-            : {
-                kind: 'classification',
-                n: summary.n,
-                k: summary.k,
-                width: store.width,
-                members: store.members,
-                values: store.first,
-                labels: store.second as Int32Array,
-                probabilities: summary.probabilities,
-              };
+            : SCORE_KINDS.includes(summary.kind)
+              ? {
+                  // SCOD data are drawn as OOD data: the curves do not use the classification errors
+                  kind: summary.kind === 'detection' ? 'detection' : 'ood',
+                  scores: store.first,
+                  flags: store.second as Uint8Array,
+                }
+              : {
+                  kind: 'classification',
+                  n: summary.n,
+                  k: summary.k,
+                  width: store.width,
+                  members: store.members,
+                  values: store.first,
+                  labels: store.second as Int32Array,
+                  probabilities: summary.probabilities,
+                };
       let written: string[];
       try {
         const { writePlots } = await import('./plots');
