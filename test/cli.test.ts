@@ -842,7 +842,7 @@ describe('ecuas report: malformed input', () => {
     [
       'header.csv',
       'conf,correct\n0.5,1\n',
-      /header\.csv: line 1: expected the header "confidence,correct", "label,logit_0,…,logit_\{K-1\}", "label,prob_0,…,prob_\{K-1\}" with K ≥ 2 \(or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble\), or "prediction,target,std" \(any order\), got "conf,correct"$/,
+      /header\.csv: line 1: expected the header "confidence,correct", "label,logit_0,…,logit_\{K-1\}", "label,prob_0,…,prob_\{K-1\}" with K ≥ 2 \(or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble\), "prediction,target,std", "score,positive", or "ood_score,is_ood" with an optional "classification_error" \(any order\), got "conf,correct"$/,
     ],
     ['header-order.csv', 'label,logit_0,logit_2\n0,1,2\n', /line 1: .*column 3 is "logit_2" where "logit_1" belongs$/],
     [
@@ -889,7 +889,7 @@ describe('ecuas report: malformed input', () => {
     [
       'nokeys.json',
       '{"predictions": [1]}',
-      /missing keys: expected "logits" \(or "probabilities"\) and "labels", "confidences" and "correctness", or "yPred", "yTrue" and "yStd"; found "predictions"$/,
+      /missing keys: expected "logits" \(or "probabilities"\) and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", or "oodScores" and "isOod" \(and "classificationErrors"\); found "predictions"$/,
     ],
     ['array.json', '[[1, 2]]', /array\.json: expected a JSON object with the keys .*, got an array \(line 1\)$/],
     [
@@ -1400,7 +1400,6 @@ describe('ecuas: command line', () => {
       /^ecuas: --metrics: unknown metric id "cls_ece_nbins=0": nbins must be an integer ≥ 1/,
     ],
     [['report', 'a.csv', '--metrics', ','], /^ecuas: --metrics needs at least one metric id/],
-    [['report', 'a.csv', '--metrics', 'scod_aurc'], /^ecuas: --metrics: "scod_aurc" needs OOD scores/],
     [
       ['report', fixture('logits.csv'), '--metrics', 'cls_auc,conf_auc'],
       /^ecuas: --metrics: "conf_auc" needs confidences and correctness, but .*logits\.csv holds logits and labels: use cls_\* ids/,

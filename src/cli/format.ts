@@ -1,5 +1,6 @@
 /** Output formats of `ecuas report` and `ecuas calibrate`: table, json, csv, markdown. */
 import { clip } from '../errors';
+import type { InputKind } from './formats/common';
 
 export const FORMATS = ['table', 'json', 'csv', 'markdown'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -18,9 +19,11 @@ export interface ReportRow {
 /** What the report is about. */
 export interface ReportMeta {
   readonly file: string;
-  readonly kind: 'confidence' | 'classification' | 'regression';
+  readonly kind: InputKind;
   /** Classification: the rows were probabilities, not logits. */
   readonly probabilities?: boolean;
+  /** Confidences: read as real-valued scores (`--scores real`, SPEC §13.4). */
+  readonly realScores?: boolean;
   readonly n: number;
   readonly k: number;
   /** Classification: one value per sample, of class 1 (a binary classifier, SPEC §11). */
@@ -83,8 +86,12 @@ function interval(row: ReportRow): string {
 }
 
 function describeData(meta: ReportMeta): string {
-  if (meta.kind === 'confidence') return `${meta.n} samples (confidences, correctness)`;
+  if (meta.kind === 'confidence')
+    return `${meta.n} samples (${meta.realScores ? 'real-valued confidence scores' : 'confidences'}, correctness)`;
   if (meta.kind === 'regression') return `${meta.n} samples (predictions, targets, standard deviations)`;
+  if (meta.kind === 'detection') return `${meta.n} samples (scores, positives)`;
+  if (meta.kind === 'ood') return `${meta.n} samples (OOD scores, OOD flags)`;
+  if (meta.kind === 'scod') return `${meta.n} samples (OOD scores, OOD flags, classification errors)`;
   const rows = `${meta.probabilities ? 'probabilities' : 'logits'}${meta.binary ? ' of class 1' : ''}`;
   const scaled = meta.temperature === undefined ? '' : ` at temperature ${meta.temperature}`;
   const members =

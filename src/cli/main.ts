@@ -45,7 +45,7 @@ import { classifierTensor, rowLength } from './tensors';
 import type { PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
 import { parseColumnMap, type ColumnMap } from './formats/mapping';
-import { InputFileError, noSamples, readInputFile, type Batch, type InputKind } from './readers';
+import { InputFileError, noSamples, readInputFile, SCORE_KINDS, type Batch, type InputKind } from './readers';
 import {
   fileIdentity,
   openStateFile,
@@ -146,11 +146,13 @@ for temperature scaling, \`ecuas merge --help\` for sharded evaluations.
 /** `--columns` in `ecuas report --help`. */
 const COLUMNS_HELP = `  --columns MAP       FILE's own names for the input roles, ROLE=NAME,… e.g.
                       label=y,logits=score_* or confidence=p,correct=hit. Roles: label,
-                      logits, probabilities, confidence, correct, prediction, target, std
-                      (or as the JSON keys: labels, confidences, correctness, yPred, yTrue,
-                      yStd). CSV and Parquet: the class scores are a glob whose * is the
-                      class number (score_1, …, score_10 in numeric order, from 0 or 1;
-                      names that are not numbers keep the file's order), and names match
+                      logits, probabilities, confidence, correct, prediction, target, std,
+                      score, positive, ood_score, is_ood, classification_error (or as the
+                      JSON keys: labels, confidences, correctness, yPred, yTrue, yStd,
+                      scores, positives, oodScores, isOod, classificationErrors). CSV
+                      and Parquet: the class scores are a glob whose * is the class
+                      number (score_1, …, score_10 in numeric order, from 0 or 1; names
+                      that are not numbers keep the file's order), and names match
                       ignoring case. JSON and .npz: a key or array, matched exactly. Roles
                       left out keep their default names; other columns are ignored. A NAME
                       in double quotes is taken as written (commas, *, =).
@@ -172,7 +174,13 @@ apart by the extension (.csv, .json), else by the first character:
          header "label,logit_0,…,logit_{K-1}" (K ≥ 2), then e.g. 2,0.1,-1.3,2.4
          header "label,prob_0,…,prob_{K-1}" (K ≥ 2), then e.g. 2,0.1,0.2,0.7
          header "prediction,target,std" (columns in any order), then e.g. 2.31,2.05,0.4
-         correct is 0/1 or true/false; a confidence may be NaN (read as 0.5)
+         header "score,positive": a detector's score (higher = more likely positive), the
+         true class, e.g. 0.7,1
+         header "ood_score,is_ood": an OOD score (higher = more OOD-like), the true OOD
+         flag, e.g. 3.2,1; with a column "classification_error" (1 where the classifier
+         is wrong) the scod_* ids too; scores are any finite reals
+         correct, positive, is_ood and classification_error are 0/1 or true/false; a
+         confidence may be NaN (read as 0.5)
          a binary classifier: header "label,logit" (or "label,prob"), the logit (or the
          probability) of class 1, then e.g. 1,0.83
          an ensemble: header "label,member0_logit_0,…,member0_logit_{K-1},member1_logit_0,…"
@@ -184,9 +192,12 @@ apart by the extension (.csv, .json), else by the first character:
          {"logits": [[[0.1, -1.3, 2.4], …], …], "labels": [2, …]}  an ensemble: members
          first, [M][N][K] (a two-level array is one model's [N][K]; binary members [M][N][1])
          {"yPred": [2.31, …], "yTrue": [2.05, …], "yStd": [0.4, …]}
+         {"scores": [0.7, …], "positives": [1, …]}
+         {"oodScores": [3.2, …], "isOod": [1, …], "classificationErrors": [0, …]}  (the
+         last key optional)
          other keys are ignored; NaN is accepted, as Python's json.dump writes it
   .npz   the JSON keys as arrays: logits [N, K], [N] or [N, 1] (binary), [M, N, K] or
-         [M, N, 1] (an ensemble, members first)
+         [M, N, 1] (an ensemble, members first); the others [N]
 Other names for these columns, keys and arrays: --columns. An input with no samples (a
 header but no rows, empty arrays) is an error, unless --save-state saves its state alone.
 Probabilities (prob_* columns, the "probabilities" key, or --probabilities) must be
@@ -202,7 +213,8 @@ after its rows. Ranking metrics (AUC, AURC, AUGRC, FPR95, …) still keep a few 
 sample.
 Regression files hold Gaussian predictive distributions N(prediction, std²): predictions and
 targets finite, std finite and > 0. A regression JSON file is held in memory while it is read
-(12 bytes per sample).
+(12 bytes per sample), and so is a JSON file of scores (8 or 12). Scores and OOD scores are
+finite reals of any sign.
 
 Options:
   --metrics ID,ID,…   metrics to compute (ids below; parameterized forms such as
@@ -211,19 +223,29 @@ Options:
                       cls_cw_ece_norm=max, conf_smece_sigma=0.05).
                       Default: every cls_* id for logits or probabilities (and every ens_*
                       id for an ensemble), every conf_* id for confidences, every reg_* id
-                      and ${RISK_AURC_ID} for regression. The ens_* ids take one model's
-                      class scores too (M = 1).
+                      and ${RISK_AURC_ID} for regression, every det_* id for scores and
+                      positives, every ood_* id for OOD scores (and every scod_* id with
+                      classification errors). The ens_* ids take one model's class scores
+                      too (M = 1).
   --probabilities     the logit_* columns (or "logits" key) of FILE hold probabilities:
                       read them as prob_* columns (or a "probabilities" key). Only for
                       classification files; --ci and --plots use the probabilities too.
+  --scores real       the confidences of FILE are real-valued scores, higher = more
+                      confident (e.g. -energy, a logit margin): any finite number, read
+                      by the ranking metrics, which depend on their order only. Every
+                      conf_* id that takes it gets scores=real (conf_aurc_scores=real);
+                      ids that need confidences in [0, 1] (ECE, Brier, …) are left out
+                      by default and refused if named. Only for confidence files; not
+                      with --plots. Default: --scores confidence.
 ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
                       json: {"<id>": value}, with --ci {"<id>": {"value", "low", "high"}};
                       NaN (an undefined value, e.g. AUC with one class) is null in json,
                       NaN in csv and in the tables.
   --ci LEVEL          add percentile bootstrap confidence intervals at this level, e.g. 0.95.
-                      This holds all samples in memory (5 bytes per sample for confidences,
-                      4·K + 4 for logits or probabilities, 12 for regression, plus a working
-                      copy while resampling) and evaluates every metric --resamples times.
+                      This holds all samples in memory (5 bytes per sample for confidences
+                      or scores, 6 with classification errors, 4·K + 4 for logits or
+                      probabilities, 12 for regression, plus a working copy while
+                      resampling) and evaluates every metric --resamples times.
   --resamples N       bootstrap resamples, an integer from 1 to 1000000 (default 1000)
   --seed S            bootstrap seed, an integer (default 0): the same seed gives the same
                       intervals, and every metric sees the same resamples
@@ -231,7 +253,10 @@ ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
                       risk-coverage.svg, cost-curve.svg; for regression calibration.svg
                       (observed against expected share of targets in the centered Gaussian
                       intervals, the miscalibration area shaded) and risk-coverage.svg (by
-                      std). Holds all samples in memory.
+                      std); for detection and OOD files roc.svg (the point at TPR 0.95
+                      marked) and precision-recall.svg, OOD data with the in-distribution
+                      samples positive and -ood_score as their score, so the marked FPR is
+                      ood_fpr95 and the AP ood_aupr_in. Holds all samples in memory.
   --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
                       \`ecuas calibrate\`). Needs logits: a file of probabilities is refused
                       unless --probabilities is given, and then log p is scaled as logits.
@@ -257,7 +282,13 @@ ${wrapList(reg, '  ')}
   ${RISK_AURC_ID} is the area under the risk–coverage curve of the squared error, accepting
   the smallest std first, one point per sample (riskCoverageCurve(yPred, yTrue, yStd,
   { nPoints: 'all' }).aurc).
-(The scod_* ids need OOD scores and are not available here.)
+Metric ids for a detector's scores and positives (det_*; det_fpr_at_tpr_tpr=0.9,
+det_tpr_at_fpr_fpr=0.01):
+${wrapList(defaultIds('detection'), '  ')}
+Metric ids for OOD scores and flags (ood_*; AUPR-In and FPR95: ID samples positive):
+${wrapList(defaultIds('ood'), '  ')}
+Metric ids for OOD scores, flags and classification errors (scod_*; scod_aurc_cost=0.5):
+${wrapList(METRIC_IDS.filter(isScodId), '  ')}
 
 ${BACKEND_HELP}
 
@@ -362,6 +393,8 @@ interface ReportArgs {
   metrics?: string[];
   /** `--probabilities`: a classification file's logits hold probabilities. */
   probabilities: boolean;
+  /** `--scores real`: a confidence file holds real-valued scores (SPEC §13.4). */
+  realScores: boolean;
   /** `--columns`: the file's names for the input roles. */
   columns?: ColumnMap;
   format: Format;
@@ -427,6 +460,7 @@ const TOP_OPTIONS = {
 const REPORT_OPTIONS = {
   metrics: { type: 'string' },
   probabilities: { type: 'boolean' },
+  scores: { type: 'string' },
   columns: { type: 'string' },
   format: { type: 'string' },
   ci: { type: 'string' },
@@ -765,14 +799,15 @@ function parseReport(argv: readonly string[]): Command {
         if (e instanceof MetricInputError) usage(`--metrics: ${e.message.replace(/^getMetricFromId: /, '')}`);
         throw e;
       }
-      if (id.startsWith('scod_'))
-        usage(
-          `--metrics: ${quote(id)} needs OOD scores, which report files do not have; use conf_*, cls_*, ens_* or reg_* ids`,
-        );
     }
   }
   const plots = values.plots;
   if (plots?.trim() === '') usage('--plots needs a directory');
+  const realScores = parseScores(values.scores);
+  if (realScores && plots !== undefined)
+    usage(
+      '--plots draws the reliability diagram and the cost curve of confidences in [0, 1], which real-valued scores are not: leave out --plots or --scores real',
+    );
   const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
   const probabilities = values.probabilities === true;
   const columns = parseColumns(values.columns, SEE);
@@ -783,6 +818,7 @@ function parseReport(argv: readonly string[]): Command {
       file,
       metrics,
       probabilities,
+      realScores,
       columns,
       format,
       plots,
@@ -795,6 +831,13 @@ function parseReport(argv: readonly string[]): Command {
       backend,
     },
   };
+}
+
+/** `--scores confidence|real` (default confidence): whether a confidence file holds real-valued scores. */
+function parseScores(text: string | undefined): boolean {
+  const scores = (text ?? 'confidence').toLowerCase();
+  if (scores !== 'confidence' && scores !== 'real') usage(`--scores must be confidence or real, got ${quote(text)}`);
+  return scores === 'real';
 }
 
 /** `--columns ROLE=NAME,…`, checked before the file is read; undefined when not given. */
@@ -827,6 +870,8 @@ const MERGE_REFUSALS: Record<string, string> = {
   temperature: 'the temperature is that of the states: give it to `ecuas report` on every shard',
   probabilities: 'the states say whether they hold probabilities: give it to `ecuas report` on every shard',
   columns: 'states hold samples already read: give it to `ecuas report` on every shard',
+  scores:
+    'the states say how the confidences were read (their ids carry scores=real): give it to `ecuas report` on every shard',
 };
 MERGE_REFUSALS.resamples = MERGE_REFUSALS.seed = MERGE_REFUSALS.ci;
 
@@ -860,11 +905,22 @@ interface ActiveMetric {
   readonly entry: MetricEntry;
 }
 
-const PREFIX: Record<InputKind, string> = { confidence: 'conf_', classification: 'cls_', regression: 'reg_' };
+/** The prefix of each kind's ids (the scod kind takes the ood_* ids too). */
+const PREFIX: Record<InputKind, string> = {
+  confidence: 'conf_',
+  classification: 'cls_',
+  regression: 'reg_',
+  detection: 'det_',
+  ood: 'ood_',
+  scod: 'scod_',
+};
 const NEEDS_TEXT: Record<InputKind, string> = {
   confidence: 'confidences and correctness',
   classification: 'logits (or probabilities) and labels',
   regression: 'predictions, targets and standard deviations',
+  detection: 'scores and positives',
+  ood: 'OOD scores and OOD flags',
+  scod: 'OOD scores, OOD flags and classification errors',
 };
 
 /**
@@ -882,16 +938,31 @@ function kindOfId(id: string): InputKind | undefined {
   return (Object.keys(PREFIX) as InputKind[]).find((kind) => id.startsWith(PREFIX[kind]));
 }
 
+/** Whether a file of `kind` has what an id that needs `needs` reads: SCOD data hold the OOD data. */
+const holdsWhatIdNeeds = (kind: InputKind, needs: InputKind): boolean =>
+  needs === kind || (needs === 'ood' && kind === 'scod');
+
 /** The ensemble measures' ids (SPEC §12): `update(logits)`, no labels. */
 const isEnsembleId = (id: string): boolean => id.startsWith('ens_');
 
+/** The SCOD metrics' ids: `update(oodScores, classificationErrors, isOod)`. */
+const isScodId = (id: string): boolean => id.startsWith(PREFIX.scod);
+
 /**
  * The default metrics of a kind: every id of its prefix (and risk_aurc for regression); for an
- * ensemble's members, the ensemble measures (ens_*) too.
+ * ensemble's members, the ensemble measures (ens_*) too; for SCOD data the OOD ids first.
  */
 function defaultIds(kind: InputKind, ensemble = false): string[] {
   const ids = METRIC_IDS.filter((id) => id.startsWith(PREFIX[kind]) || (ensemble && isEnsembleId(id)));
+  if (kind === 'scod') return [...defaultIds('ood'), ...ids];
   return kind === 'regression' ? [...ids, RISK_AURC_ID] : ids;
+}
+
+/** The ids to use for a kind, for a message: `use … ids`. */
+function idsHint(kind: InputKind): string {
+  if (kind === 'regression') return `reg_* ids (or ${RISK_AURC_ID})`;
+  if (kind === 'scod') return 'ood_* or scod_* ids';
+  return `${PREFIX[kind]}* ids`;
 }
 
 /** {@link RISK_AURC_ID} as a metric: update(yPred, yTrue, yStd), compute() → the AURC. */
@@ -911,14 +982,19 @@ class RiskAURC {
 }
 
 /**
- * An ensemble measure (ens_*) under the bootstrap, which hands every metric the same inputs
- * (class scores and labels): it takes the class scores alone (SPEC §12 c). The file's values
- * were screened as they were read, so a resample is not screened again.
+ * A metric under the bootstrap, which hands every metric the same inputs, given only some of
+ * them: an ensemble measure (ens_*) the class scores alone (SPEC §12 c), an OOD id on SCOD data
+ * (oodScores, classificationErrors, isOod) the OOD scores and flags (SPEC §13.3). The file's
+ * values were screened as they were read, so a resample is not screened again.
  */
-class ScoresOnly {
-  constructor(private readonly metric: MetricEntry['obj']) {}
-  update(scores: unknown): this {
-    this.metric.update(scores);
+class SomeInputs {
+  constructor(
+    private readonly metric: MetricEntry['obj'],
+    /** The positions of the inputs the metric takes, in its order. */
+    private readonly picks: readonly number[],
+  ) {}
+  update(...inputs: unknown[]): this {
+    this.metric.update(...this.picks.map((i) => inputs[i]));
     return this;
   }
   compute(): number {
@@ -953,13 +1029,11 @@ function metricEntry(id: string, extra?: { probabilities: boolean }): MetricEntr
 }
 
 function holdsText(kind: InputKind, probabilities: boolean): string {
-  return kind === 'confidence'
-    ? 'confidences and correctness'
-    : kind === 'regression'
-      ? 'predictions, targets and standard deviations'
-      : probabilities
-        ? 'probabilities and labels'
-        : 'logits and labels';
+  return kind !== 'classification'
+    ? NEEDS_TEXT[kind]
+    : probabilities
+      ? 'probabilities and labels'
+      : 'logits and labels';
 }
 
 /**
@@ -978,16 +1052,58 @@ function resolveMetrics(
   const wanted = ids ?? defaultIds(kind, ensemble);
   for (const id of wanted) {
     const needs = kindOfId(id) ?? kind;
-    if (needs !== kind) {
-      const also = kind === 'regression' ? ` (or ${RISK_AURC_ID})` : '';
+    if (!holdsWhatIdNeeds(kind, needs)) {
+      const add =
+        kind === 'ood' && needs === 'scod'
+          ? 'add the classification errors (CSV column classification_error, JSON key "classificationErrors"), or '
+          : '';
       usage(
-        `--metrics: ${quote(id)} needs ${NEEDS_TEXT[needs]}, but ${clip(file)} holds ${holdsText(kind, probabilities)}: use ${PREFIX[kind]}* ids${also}`,
+        `--metrics: ${quote(id)} needs ${NEEDS_TEXT[needs]}, but ${clip(file)} holds ${holdsText(kind, probabilities)}: ${add}use ${idsHint(kind)}`,
       );
     }
   }
   // only cls_* ids get here with probabilities (other files are refused earlier)
   const extra = probabilities ? { probabilities: true } : scaled ? { probabilities: false } : undefined;
   return wanted.map((id) => ({ id, entry: metricEntry(id, extra) }));
+}
+
+/**
+ * The ids of `--scores real` (SPEC §13.4): each id with `scores=real`, by default every conf_*
+ * id whose metric takes the parameter (the ranking metrics, which depend on the order of the
+ * scores only). An id that needs confidences in [0, 1] (ECE, Brier, …), or that asks for
+ * `scores=confidence` itself, is refused: it would be given values out of its range.
+ */
+function realScoreIds(ids: readonly string[] | undefined): string[] {
+  if (ids === undefined) return defaultIds('confidence').flatMap((id) => withRealScores(id) ?? []);
+  return ids.map((id) => {
+    // an id of another kind is refused by resolveMetrics, in the words of a kind mismatch
+    if (kindOfId(id) !== 'confidence') return id;
+    if (/(?:^|_)scores=confidence(?:_|$)/.test(id))
+      usage(`--metrics: ${quote(id)} asks for scores=confidence, but --scores real says the scores are real-valued`);
+    return (
+      withRealScores(id) ??
+      usage(
+        `--metrics: ${quote(id)} needs confidences in [0, 1], but --scores real reads real-valued scores: leave it out, or leave out --scores real (the ids that take real scores: ${clip(
+          defaultIds('confidence')
+            .filter((c) => withRealScores(c) !== undefined)
+            .join(', '),
+        )})`,
+      )
+    );
+  });
+}
+
+/** `id` with the parameter scores=real, or undefined when its metric has no `scores` parameter. */
+function withRealScores(id: string): string | undefined {
+  if (/(?:^|_)scores=real(?:_|$)/.test(id)) return id;
+  const real = `${id}_scores=real`;
+  try {
+    getMetricFromId(real).obj.dispose();
+    return real;
+  } catch (e) {
+    if (e instanceof MetricInputError) return undefined;
+    throw e;
+  }
 }
 
 /** The library metric that holds an active metric's state (risk_aurc's is its curve). */
@@ -1052,7 +1168,14 @@ function refuseInput(option: string, output: string, inputs: readonly string[]):
 }
 
 /** The files `writePlots` may write into its folder. */
-const PLOT_FILES = ['reliability.svg', 'risk-coverage.svg', 'cost-curve.svg', 'calibration.svg'];
+const PLOT_FILES = [
+  'reliability.svg',
+  'risk-coverage.svg',
+  'cost-curve.svg',
+  'calibration.svg',
+  'roc.svg',
+  'precision-recall.svg',
+];
 
 /**
  * Makes sure, before any work, that the folder `given` of `--plots` can be created and written:
@@ -1109,6 +1232,8 @@ class SampleStore {
   private b: Grow<Uint8Array> | Grow<Int32Array> | Grow<Float32Array> | null = null;
   /** Regression: the standard deviations. */
   private readonly c = new Grow((n) => new Float32Array(n));
+  /** SCOD data: the classification errors. */
+  private readonly errors = new Grow((n) => new Uint8Array(n));
 
   add(batch: Batch): void {
     if (this.b === null) {
@@ -1116,13 +1241,17 @@ class SampleStore {
       this.width = batch.width ?? batch.k;
       this.members = batch.members ?? 0;
       this.b =
-        batch.kind === 'confidence'
-          ? new Grow((n) => new Uint8Array(n))
+        batch.kind === 'classification'
+          ? new Grow((n) => new Int32Array(n))
           : batch.kind === 'regression'
             ? new Grow((n) => new Float32Array(n))
-            : new Grow((n) => new Int32Array(n));
+            : new Grow((n) => new Uint8Array(n));
     }
-    if (batch.kind === 'regression') {
+    if (batch.scores) {
+      this.a.append(batch.scores.subarray(0, batch.n));
+      this.b.append((batch.flags as Uint8Array).subarray(0, batch.n));
+      if (batch.errors) this.errors.append(batch.errors.subarray(0, batch.n));
+    } else if (batch.kind === 'regression') {
       this.a.append((batch.yPred as Float32Array).subarray(0, batch.n));
       this.b.append((batch.yTrue as Float32Array).subarray(0, batch.n));
       this.c.append((batch.yStd as Float32Array).subarray(0, batch.n));
@@ -1135,12 +1264,15 @@ class SampleStore {
     }
   }
 
-  /** First array: confidences or row-major logits (sample-major [N, members, width] for an ensemble). */
+  /**
+   * First array: confidences, row-major logits (sample-major [N, members, width] for an
+   * ensemble), or scores (a detector's, or OOD scores).
+   */
   get first(): Float32Array {
     return this.a.view;
   }
 
-  /** Second array: correctness, labels or regression targets. */
+  /** Second array: correctness, labels, regression targets, positives or OOD flags. */
   get second(): Uint8Array | Int32Array | Float32Array {
     return this.b?.view ?? new Uint8Array(0);
   }
@@ -1148,6 +1280,11 @@ class SampleStore {
   /** Third array: regression standard deviations (empty otherwise). */
   get third(): Float32Array {
     return this.c.view;
+  }
+
+  /** SCOD data's classification errors (empty otherwise). */
+  get classificationErrors(): Uint8Array {
+    return this.errors.view;
   }
 }
 
@@ -1203,6 +1340,9 @@ function feed(metrics: readonly ActiveMetric[], batch: Batch, file: string): voi
       if (z && isEnsembleId(m.id)) m.entry.obj.update(z);
       else if (z) m.entry.obj.update(z, batch.labels);
       else if (batch.kind === 'regression') m.entry.obj.update(batch.yPred, batch.yTrue, batch.yStd);
+      // the SCOD metrics take (oodScores, classificationErrors, isOod), the others (scores, flags)
+      else if (batch.errors && isScodId(m.id)) m.entry.obj.update(batch.scores, batch.errors, batch.flags);
+      else if (batch.scores) m.entry.obj.update(batch.scores, batch.flags);
       else m.entry.obj.update(batch.confidences, batch.correctness);
     }
   } catch (e) {
@@ -1417,9 +1557,13 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
           }
           if (args.temperature !== undefined)
             requireLogits(kind, asProbabilities, args.probabilities, args.file, '--temperature');
+          if (args.realScores && kind !== 'confidence')
+            usage(
+              `--scores real applies to files of confidences and correctness, but ${clip(args.file)} holds ${holdsText(kind, asProbabilities)}: leave it out`,
+            );
           probabilities = asProbabilities;
           metrics = resolveMetrics(
-            args.metrics,
+            args.realScores ? realScoreIds(args.metrics) : args.metrics,
             kind,
             probabilities,
             args.file,
@@ -1443,7 +1587,12 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         },
         onProgress: readProgress(progress, args.file, options),
       },
-      { batchSize: options.batchSize, probabilities: args.probabilities, columns: args.columns },
+      {
+        batchSize: options.batchSize,
+        probabilities: args.probabilities,
+        realScores: args.realScores,
+        columns: args.columns,
+      },
     );
     progress.clear();
 
@@ -1488,17 +1637,22 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
           ? [z, store.second]
           : summary.kind === 'regression'
             ? [store.first, store.second, store.third]
-            : [store.first, store.second];
+            : summary.kind === 'scod'
+              ? [store.first, store.classificationErrors, store.second]
+              : [store.first, store.second];
         // every metric at once: one set of resamples, drawn once
         const metricsToBoot = rows.map((row) =>
           row.id === RISK_AURC_ID
             ? () => new RiskAURC() as unknown as MetricEntry['obj']
             : isEnsembleId(row.id)
               ? () =>
-                  new ScoresOnly(
+                  new SomeInputs(
                     getMetricFromId(row.id, { probabilities: summary.probabilities }).obj,
+                    [0],
                   ) as unknown as MetricEntry['obj']
-              : row.id,
+              : summary.kind === 'scod' && !isScodId(row.id)
+                ? () => new SomeInputs(getMetricFromId(row.id).obj, [0, 2]) as unknown as MetricEntry['obj']
+                : row.id,
         );
         const results = bootstrap(metricsToBoot, inputs, {
           resamples: args.resamples,
@@ -1526,6 +1680,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         file: basename(args.file),
         kind: summary.kind,
         probabilities: summary.probabilities,
+        ...(args.realScores ? { realScores: true } : {}),
         n: summary.n,
         k: summary.k,
         binary: summary.binary,
@@ -1541,16 +1696,23 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
           ? { kind: 'confidence', confidences: store.first, correctness: store.second as Uint8Array }
           : summary.kind === 'regression'
             ? { kind: 'regression', yPred: store.first, yTrue: store.second as Float32Array, yStd: store.third }
-            : {
-                kind: 'classification',
-                n: summary.n,
-                k: summary.k,
-                width: store.width,
-                members: store.members,
-                values: store.first,
-                labels: store.second as Int32Array,
-                probabilities: summary.probabilities,
-              };
+            : SCORE_KINDS.includes(summary.kind)
+              ? {
+                  // SCOD data are drawn as OOD data: the curves do not use the classification errors
+                  kind: summary.kind === 'detection' ? 'detection' : 'ood',
+                  scores: store.first,
+                  flags: store.second as Uint8Array,
+                }
+              : {
+                  kind: 'classification',
+                  n: summary.n,
+                  k: summary.k,
+                  width: store.width,
+                  members: store.members,
+                  values: store.first,
+                  labels: store.second as Int32Array,
+                  probabilities: summary.probabilities,
+                };
       let written: string[];
       try {
         const { writePlots } = await import('./plots');

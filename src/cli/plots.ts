@@ -9,13 +9,16 @@ import { ensembleUncertainty } from '../ensembleUncertainty';
 import { topOneStats } from '../math/topOne';
 import { topOneConfidences } from '../topOneConfidences';
 import { riskCoverageCurve, type RiskCoverageResult } from '../metrics/selective';
+import type { DetectionScores } from '../plots/detectionCurves';
 import { decisionCurve, MAX_CURVE_POINTS } from '../plots/decisionRiskCoverage';
 import {
   costCurvePlot,
+  precisionRecallPlot,
   regressionCalibrationPlot,
   reliabilityDiagram,
   reliabilityDiagramFromLogits,
   riskCoveragePlot,
+  rocPlot,
 } from '../plots/index';
 
 /** The samples of a report, held in memory for plotting. */
@@ -49,6 +52,14 @@ export type PlotData =
       readonly yPred: Float32Array;
       readonly yTrue: Float32Array;
       readonly yStd: Float32Array;
+    }
+  | {
+      /** A detector's scores and positives, or OOD scores and OOD flags (SPEC §13.1, §13.3). */
+      readonly kind: 'detection' | 'ood';
+      /** Finite float32 scores: higher = more likely positive, or more OOD-like. */
+      readonly scores: Float32Array;
+      /** The positives, or isOod: 0/1. */
+      readonly flags: Uint8Array;
     };
 
 /** Options of {@link writePlots}. */
@@ -75,7 +86,8 @@ export interface PlotSamples {
 
 /** Reads the plots' samples the way the report's metrics read them. */
 export function plotSamples(data: PlotData): PlotSamples {
-  if (data.kind === 'regression') throw new Error('plotSamples: regression data has no confidences');
+  if (data.kind !== 'confidence' && data.kind !== 'classification')
+    throw new Error(`plotSamples: ${data.kind} data has no confidences`);
   if (data.kind === 'confidence') {
     const confidence = Float32Array.from(data.confidences, (c) => (c === c ? c : 0.5));
     return { confidence, correct: data.correctness };
@@ -121,7 +133,10 @@ export function riskCoverage(samples: PlotSamples): RiskCoverageResult {
  * - `reliability.svg` — reliability diagram (from the rows for classification data);
  * - `risk-coverage.svg` — selective risk (error rate of the accepted samples) against coverage,
  *   accepting the most confident first, with the oracle and random baselines (see {@link riskCoverage});
- * - `cost-curve.svg` — the γ-ECUAS cost curve with ECUAS_n reference lines.
+ * - `cost-curve.svg` — the γ-ECUAS cost curve with ECUAS_n reference lines;
+ *
+ * for regression data see `regressionPlots`, for detection and OOD data `detectionPlots`
+ * (`roc.svg`, `precision-recall.svg`).
  *
  * For classification data the confidence is the top-1 probability — of the softmax of the
  * logits, or the largest of the given probabilities — and a sample is correct when the arg-max
@@ -132,6 +147,7 @@ export async function writePlots(dir: string, data: PlotData, options: WritePlot
   // the whole name: the plots wrap a long title and shorten it in the middle, keeping its end
   const suffix = options.source ? ` — ${options.source}` : '';
   if (data.kind === 'regression') return writeFiles(dir, regressionPlots(data, suffix));
+  if (data.kind === 'detection' || data.kind === 'ood') return writeFiles(dir, detectionPlots(data, suffix));
   const samples = plotSamples(data);
   const { confidence, correct } = samples;
   const title = `Reliability diagram${suffix}`;
@@ -202,6 +218,35 @@ function regressionPlots(data: Extract<PlotData, { kind: 'regression' }>, suffix
         title: `Risk–coverage by std (mean squared error)${suffix}`,
         label: 'Standard deviation',
       }),
+    ],
+  ];
+}
+
+/** The in-distribution-positive form of OOD data (SPEC §13.3): scores −oodScore, positives 1 − isOod. */
+export function inDistributionPositive(oodScores: Float32Array, isOod: Uint8Array): DetectionScores {
+  return { scores: Float32Array.from(oodScores, (s) => -s), positives: Uint8Array.from(isOod, (o) => 1 - o) };
+}
+
+/**
+ * The plots of a detection or OOD file: `roc.svg`, its point at TPR 0.95 marked (FPRAtTPR's), and
+ * `precision-recall.svg`. OOD data are drawn with the in-distribution samples as the positives
+ * and −oodScore as their score ({@link inDistributionPositive}), the convention of `ood_fpr95` and
+ * `ood_aupr_in`: the marked FPR is the report's ood_fpr95, the AP its ood_aupr_in, the AUROC its
+ * ood_auroc; the titles say so.
+ */
+function detectionPlots(
+  data: Extract<PlotData, { kind: 'detection' | 'ood' }>,
+  suffix: string,
+): Array<[string, string]> {
+  const ood = data.kind === 'ood';
+  const curve = ood ? inDistributionPositive(data.scores, data.flags) : { scores: data.scores, positives: data.flags };
+  const convention = ood ? ', in-distribution positive (score −ood_score)' : '';
+  const label = ood ? 'ID vs OOD' : 'Detector';
+  return [
+    ['roc.svg', rocPlot(curve, { title: `ROC curve${convention}${suffix}`, label, tpr: 0.95 })],
+    [
+      'precision-recall.svg',
+      precisionRecallPlot(curve, { title: `Precision–recall curve${convention}${suffix}`, label }),
     ],
   ];
 }

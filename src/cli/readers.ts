@@ -12,10 +12,12 @@ import {
   fileError,
   InputFileError,
   MAX_LINE,
+  SCORE_KINDS,
   type InputFormat,
   type ReadCallbacks,
   type ReadOptions,
   type ReadSummary,
+  type ValueRules,
 } from './formats/common';
 import { readCsv } from './formats/csv';
 import { readJson } from './formats/jsonFile';
@@ -36,7 +38,7 @@ export {
   type ReadSummary,
 } from './formats/common';
 
-export { InputFileError };
+export { InputFileError, SCORE_KINDS };
 
 /** How an input of each format holds no samples, for {@link noSamples}. */
 const EMPTY: Record<InputFormat, string> = {
@@ -75,7 +77,7 @@ export async function readInputFile(
   options: ReadOptions = {},
 ): Promise<ReadSummary> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH;
-  const forced = options.probabilities === true;
+  const rules: ValueRules = { forced: options.probabilities === true, realScores: options.realScores === true };
   const columns = options.columns;
   const source = await openSource(file, options.stdin);
   try {
@@ -86,9 +88,9 @@ export async function readInputFile(
         source.name,
         `not a ${named === 'npz' ? '.npz' : 'Parquet'} file: it does not start with ${named === 'npz' ? 'a zip signature ("PK")' : '"PAR1"'}`,
       );
-    if (binary === 'npz') return await readNpz(source, callbacks, batchSize, forced, columns);
-    if (binary === 'parquet') return await readParquet(source, callbacks, batchSize, forced, columns);
-    return await readText(source, named, callbacks, batchSize, forced, columns);
+    if (binary === 'npz') return await readNpz(source, callbacks, batchSize, rules, columns);
+    if (binary === 'parquet') return await readParquet(source, callbacks, batchSize, rules, columns);
+    return await readText(source, named, callbacks, batchSize, rules, columns);
   } finally {
     // a stream left unread would keep the process waiting for its end
     await source.close();
@@ -101,7 +103,7 @@ async function readText(
   named: InputFormat | undefined,
   cb: ReadCallbacks,
   batchSize: number,
-  forced: boolean,
+  rules: ValueRules,
   columns: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const chunks = textChunks(source);
@@ -132,6 +134,6 @@ async function readText(
   };
   const format = named === 'csv' || named === 'json' ? named : first === '{' || first === '[' ? 'json' : 'csv';
   return format === 'csv'
-    ? readCsv(source, replay(), cb, batchSize, forced, columns)
-    : readJson(source, replay(), cb, batchSize, forced, columns);
+    ? readCsv(source, replay(), cb, batchSize, rules, columns)
+    : readJson(source, replay(), cb, batchSize, rules, columns);
 }

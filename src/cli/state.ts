@@ -244,7 +244,7 @@ async function writeBinary(
   }
 }
 
-const KINDS: readonly InputKind[] = ['confidence', 'classification', 'regression'];
+const KINDS: readonly InputKind[] = ['confidence', 'classification', 'regression', 'detection', 'ood', 'scod'];
 /** A value from a file, as message text: JSON, clipped. */
 const quote = (v: unknown): string => (v === undefined ? 'nothing' : clip(JSON.stringify(v)));
 const NOT_STATE = 'not a state file of `ecuas report --save-state`';
@@ -530,6 +530,9 @@ const DATA: Record<InputKind, string> = {
   confidence: 'confidences and correctness',
   classification: 'logits and labels',
   regression: 'predictions, targets and standard deviations',
+  detection: 'scores and positives',
+  ood: 'OOD scores and OOD flags',
+  scod: 'OOD scores, OOD flags and classification errors',
 };
 
 function dataText(s: StateSetup): string {

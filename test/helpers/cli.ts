@@ -1,5 +1,39 @@
-import { expect } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect } from 'vitest';
 import { main, type MainOptions } from '../../src/cli/main';
+
+/** A test file's temporary folder, removed after its tests. */
+export interface TempFiles {
+  /** The folder itself. */
+  readonly dir: string;
+  /** Writes `content` as `name` in a fresh subfolder (so names may repeat) and returns its path. */
+  file(name: string, content: string | Uint8Array): string;
+  /** A path for `name` in a fresh subfolder, for a file or folder the CLI writes. */
+  path(name: string): string;
+}
+
+/** Makes a temporary folder named after `prefix`, removed by `afterAll`; call it at the top of a test file. */
+export function tempFiles(prefix: string): TempFiles {
+  const dir = mkdtempSync(join(tmpdir(), `ecuas-${prefix}-`));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let counter = 0;
+  const path = (name: string): string => {
+    const sub = join(dir, String(counter++));
+    mkdirSync(sub);
+    return join(sub, name);
+  };
+  return {
+    dir,
+    path,
+    file(name, content) {
+      const at = path(name);
+      writeFileSync(at, content);
+      return at;
+    },
+  };
+}
 
 /** What one CLI run gave: its exit code and everything it wrote. */
 export interface CliRun {

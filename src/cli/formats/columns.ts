@@ -9,6 +9,7 @@ import {
   quote,
   rowsPerBatch,
   shapeFields,
+  type Announced,
   type Batch,
   type ClassScores,
   type InputKind,
@@ -28,7 +29,8 @@ export interface Layout {
   /**
    * The column of each role: confidence [confidence, correct]; classification [label,
    * score_0, …, score_{K-1}] (members one after another: member 0's, member 1's, …; one score
-   * each for binary); regression [prediction, target, std].
+   * each for binary); regression [prediction, target, std]; detection [score, positive]; ood
+   * [ood_score, is_ood]; scod [ood_score, is_ood, classification_error].
    */
   readonly columns: readonly number[];
   /** The role's column names as the file spells them, for messages. */
@@ -36,11 +38,15 @@ export interface Layout {
 }
 
 export const EXPECTED_COLUMNS =
-  '"confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2 (or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble), or "prediction,target,std" (any order)';
+  '"confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2 (or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble), "prediction,target,std", "score,positive", or "ood_score,is_ood" with an optional "classification_error" (any order)';
 
 const REGRESSION_COLUMNS = ['prediction', 'target', 'std'] as const;
+const DETECTION_COLUMNS = ['score', 'positive'] as const;
+const OOD_COLUMNS = ['ood_score', 'is_ood'] as const;
+/** The OOD columns with the classification errors, as the SCOD metrics take them. */
+const SCOD_COLUMNS = [...OOD_COLUMNS, 'classification_error'] as const;
 /** The column names other than the class scores. */
-const PLAIN = ['confidence', 'correct', 'label', ...REGRESSION_COLUMNS];
+const PLAIN = ['confidence', 'correct', 'label', ...REGRESSION_COLUMNS, ...DETECTION_COLUMNS, ...SCOD_COLUMNS];
 
 /**
  * The layout of a header's column names, or the problem with them (phrased to follow
@@ -92,6 +98,9 @@ export function resolveColumns(
   };
   if (has('confidence')) return simple('confidence', ['confidence', 'correct']);
   if (REGRESSION_COLUMNS.some(has)) return simple('regression', REGRESSION_COLUMNS);
+  if (DETECTION_COLUMNS.some(has)) return simple('detection', DETECTION_COLUMNS);
+  if (SCOD_COLUMNS.some(has))
+    return has('classification_error') ? simple('scod', SCOD_COLUMNS) : simple('ood', OOD_COLUMNS);
   const scoreCols: number[] = [];
   const parsed: ScoreName[] = [];
   names.forEach((c, i) => {
@@ -242,7 +251,7 @@ export type ColumnGetter = (row: number) => number | undefined;
 export function tableRows(
   file: string,
   layout: Layout,
-  scores: { asProbabilities: boolean; note: string },
+  read: Announced,
   batchSize: number,
   cb: ReadCallbacks,
   unit: 'line' | 'row',
@@ -250,8 +259,7 @@ export function tableRows(
   return new RowBatcher(
     file,
     layout,
-    scores.asProbabilities,
-    scores.note,
+    read,
     batchSize,
     cb,
     (row, role) => (role < 0 ? `${unit} ${row}` : `${unit} ${row}, column "${layout.names[role]}"`),
@@ -274,12 +282,13 @@ export class RowBatcher {
   private a: Float32Array = new Float32Array(0);
   private c: Float32Array | Uint8Array | Int32Array = new Float32Array(0);
   private d: Float32Array = new Float32Array(0);
+  /** The scod kind: the classification errors. */
+  private e: Uint8Array = new Uint8Array(0);
 
   constructor(
     private readonly file: string,
     private readonly layout: Pick<Layout, 'kind' | 'k' | 'width' | 'members' | 'scores'>,
-    private readonly asProbabilities: boolean,
-    private readonly note: string,
+    private readonly read: Announced,
     batchSize: number,
     private readonly cb: ReadCallbacks,
     private readonly place: (row: number, role: number) => string,
@@ -303,6 +312,10 @@ export class RowBatcher {
     } else if (kind === 'classification') {
       this.a = new Float32Array(r * this.rowLength);
       this.c = new Int32Array(r);
+    } else if (kind !== 'regression') {
+      this.a = new Float32Array(r);
+      this.c = new Uint8Array(r);
+      if (kind === 'scod') this.e = new Uint8Array(r);
     } else {
       this.a = new Float32Array(r);
       this.c = new Float32Array(r);
@@ -330,7 +343,7 @@ export class RowBatcher {
       if (kind === 'confidence') {
         const v = this.value(get[0], i, row, 0);
         const y = this.value(get[1], i, row, 1);
-        const bad = check.confidence(v);
+        const bad = this.read.realScores ? check.realScore(v) : check.confidence(v);
         if (bad) fail(row, 0, bad);
         const badY = check.flag(y);
         if (badY) fail(row, 1, badY);
@@ -344,27 +357,40 @@ export class RowBatcher {
         const off = b * length;
         for (let j = 0; j < length; j++) {
           const v = this.value(get[j + 1], i, row, j + 1);
-          const badZ = !this.asProbabilities
+          const badZ = !this.read.asProbabilities
             ? check.logit(v)
             : width === 1
-              ? check.binaryProbability(v, this.note)
-              : check.probability(v, this.note);
+              ? check.binaryProbability(v, this.read.note)
+              : check.probability(v, this.read.note);
           if (badZ) fail(row, j + 1, badZ);
           this.a[off + j] = v;
         }
-        if (this.asProbabilities && width > 1) {
+        if (this.read.asProbabilities && width > 1) {
           for (let m = 0; m < length / width; m++) {
             const at = off + m * width;
-            const badRow = check.probabilityRow(this.a.subarray(at, at + width), width, this.note);
+            const badRow = check.probabilityRow(this.a.subarray(at, at + width), width, this.read.note);
             const member = this.layout.members > 0 ? `, member ${m}` : '';
             if (badRow) fileError(this.file, `${this.place(row, -1)}${member}: ${badRow}`);
           }
+        }
+      } else if (kind !== 'regression') {
+        // a detector's (score, positive), or (ood_score, is_ood[, classification_error])
+        const v = this.value(get[0], i, row, 0);
+        const bad = check.finite(v, kind === 'detection' ? 'score' : 'OOD score');
+        if (bad) fail(row, 0, bad);
+        this.a[b] = v;
+        for (let role = 1; role < get.length; role++) {
+          const y = this.value(get[role], i, row, role);
+          const badY = check.flag(y);
+          if (badY) fail(row, role, badY);
+          if (role === 1) this.c[b] = y;
+          else this.e[b] = y;
         }
       } else {
         const p = this.value(get[0], i, row, 0);
         const t = this.value(get[1], i, row, 1);
         const s = this.value(get[2], i, row, 2);
-        const problems = [check.regressionValue(p, 'prediction'), check.regressionValue(t, 'target'), check.std(s)];
+        const problems = [check.finite(p, 'prediction'), check.finite(t, 'target'), check.std(s)];
         problems.forEach((problem, role) => {
           if (problem) fail(row, role, problem);
         });
@@ -401,6 +427,16 @@ export class RowBatcher {
         ...shapeFields(width, members),
         logits: this.a.subarray(0, b * this.rowLength),
         labels: this.c.subarray(0, b) as Int32Array,
+        where,
+      };
+    else if (kind !== 'regression')
+      batch = {
+        kind,
+        n: b,
+        k: 0,
+        scores: this.a.subarray(0, b),
+        flags: this.c.subarray(0, b) as Uint8Array,
+        ...(kind === 'scod' ? { errors: this.e.subarray(0, b) } : {}),
         where,
       };
     else

@@ -8,10 +8,24 @@ import { probabilityRowProblem, probabilitySumTolerance } from '../../math/topOn
 import type { ColumnMap } from './mapping';
 
 /**
- * What a file holds: per-sample confidences and correctness, class scores and labels, or
- * regression predictions, targets and predictive standard deviations.
+ * What a file holds: per-sample confidences and correctness, class scores and labels,
+ * regression predictions, targets and predictive standard deviations, a binary detector's
+ * scores and positives (SPEC §13.1), or OOD scores and OOD flags (SPEC §13.3) — `scod` when
+ * the classification errors come with them, as the SCOD metrics take them.
  */
-export type InputKind = 'confidence' | 'classification' | 'regression';
+export type InputKind = 'confidence' | 'classification' | 'regression' | 'detection' | 'ood' | 'scod';
+
+/** The kinds of (score, flag) columns: a detector's, or OOD scores with or without classification errors. */
+export const SCORE_KINDS: readonly InputKind[] = ['detection', 'ood', 'scod'];
+
+/**
+ * Whether the value of `role` (a {@link Layout}'s column order) of a kind is a 0/1 flag, which
+ * the text formats also take as true/false and Parquet as a BOOLEAN column.
+ */
+export function isFlagRole(kind: InputKind, role: number): boolean {
+  if (kind === 'confidence' || kind === 'detection' || kind === 'ood') return role === 1;
+  return kind === 'scod' && role >= 1;
+}
 
 /**
  * What a classification file's rows hold, by its own naming: logits (CSV `logit_*` columns,
@@ -53,6 +67,12 @@ export interface Batch {
   readonly yTrue?: Float32Array;
   /** Regression kind: float32 predictive standard deviations, finite and > 0. */
   readonly yStd?: Float32Array;
+  /** Detection kind: finite float32 scores (higher = more likely positive); OOD kinds: OOD scores (higher = more OOD-like). */
+  readonly scores?: Float32Array;
+  /** Detection kind: the positives, 0/1; OOD kinds: isOod, 0/1. */
+  readonly flags?: Uint8Array;
+  /** The scod kind: the classification errors, 0/1. */
+  readonly errors?: Uint8Array;
   /** Where these rows are in the file, for messages, e.g. "lines 2–10001". */
   readonly where: string;
 }
@@ -85,6 +105,12 @@ export interface ReadOptions {
    * (`ecuas report --probabilities`). Confidence files ignore it. Default false.
    */
   probabilities?: boolean;
+  /**
+   * Read a confidence file's confidences as real-valued scores, any finite float32, instead
+   * of confidences in [0, 1] (`ecuas report --scores real`, SPEC §13.4). Other files ignore it.
+   * Default false.
+   */
+  realScores?: boolean;
   /** What `-` reads. Default `process.stdin`. */
   stdin?: NodeJS.ReadableStream;
   /** `--columns`: the file's own names for the input roles. Default: the default names. */
@@ -221,6 +247,24 @@ function fmt(v: number): string {
 /** What a value check adds when `--probabilities` makes a file's logits probabilities. */
 export const FORCED_NOTE = ' (with --probabilities)';
 
+/** How the command line asks the values to be read: {@link ReadOptions} `probabilities` and `realScores`. */
+export interface ValueRules {
+  /** `--probabilities`: a classification file's logits are probabilities. */
+  readonly forced: boolean;
+  /** `--scores real`: a confidence file's confidences are real-valued scores (SPEC §13.4). */
+  readonly realScores: boolean;
+}
+
+/** How a file's values are read, once its kind is known. */
+export interface Announced {
+  /** Classification: the class scores are probabilities. */
+  readonly asProbabilities: boolean;
+  /** What a refused class score's message adds (see {@link FORCED_NOTE}). */
+  readonly note: string;
+  /** Confidences: any finite real, not a confidence in [0, 1] (SPEC §13.4). */
+  readonly realScores: boolean;
+}
+
 /**
  * Tells `cb` a file's kind: whether its class scores are read as probabilities (given so, or
  * logits under `--probabilities`), and the note a refused score then carries.
@@ -229,13 +273,13 @@ export function announceKind(
   cb: ReadCallbacks,
   kind: InputKind,
   scores: ClassScores,
-  forced: boolean,
+  rules: ValueRules,
   ensemble = false,
-): { asProbabilities: boolean; note: string } {
-  const asProbabilities = kind === 'classification' && (scores === 'probabilities' || forced);
+): Announced {
+  const asProbabilities = kind === 'classification' && (scores === 'probabilities' || rules.forced);
   const note = asProbabilities && scores === 'logits' ? FORCED_NOTE : '';
   cb.onKind(kind, asProbabilities, ensemble);
-  return { asProbabilities, note };
+  return { asProbabilities, note, realScores: kind === 'confidence' && rules.realScores };
 }
 
 /** Problems with one value, phrased without a location; undefined when fine. */
@@ -243,6 +287,13 @@ export const check = {
   confidence(v: number): string | undefined {
     const f = Math.fround(v);
     return f !== f || (f >= 0 && f <= 1) ? undefined : `expected a confidence in [0, 1], got ${fmt(v)}`;
+  },
+  /** A confidence under `--scores real`: any finite float32 (NaN is no score here). */
+  realScore(v: number): string | undefined {
+    const f = Math.fround(v);
+    return f - f === 0
+      ? undefined
+      : `expected a finite confidence score (--scores real), got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
   },
   logit(v: number): string | undefined {
     const f = Math.fround(v);
@@ -277,8 +328,8 @@ export const check = {
   flag(v: number): string | undefined {
     return v === 0 || v === 1 ? undefined : `expected 0/1 or true/false, got ${fmt(v)}`;
   },
-  /** A regression prediction or target: finite in float32. */
-  regressionValue(v: number, what: string): string | undefined {
+  /** A regression prediction or target, a detection or OOD score: finite in float32. */
+  finite(v: number, what: string): string | undefined {
     const f = Math.fround(v);
     return f - f === 0
       ? undefined

@@ -8,12 +8,14 @@ import {
   announceKind,
   clip,
   fileError,
+  isFlagRole,
   parseCell,
   quote,
   rethrowIo,
   summaryShape,
   type ReadCallbacks,
   type ReadSummary,
+  type ValueRules,
 } from './common';
 import { resolveMappedColumns, type ColumnMap } from './mapping';
 import type { Source } from './source';
@@ -84,7 +86,7 @@ export async function readCsv(
   chunks: AsyncIterable<string>,
   cb: ReadCallbacks,
   batchSize: number,
-  forced: boolean,
+  rules: ValueRules,
   map: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const file = source.name;
@@ -99,7 +101,7 @@ export async function readCsv(
   const getters = (layout: Layout): Array<(i: number) => number> =>
     layout.columns.map((j, role) => () => {
       const cell = cells[j].trim();
-      if (layout.kind === 'confidence' && role === 1) {
+      if (isFlagRole(layout.kind, role)) {
         const lower = cell.toLowerCase();
         if (lower === 'true') return 1;
         if (lower === 'false') return 0;
@@ -107,7 +109,7 @@ export async function readCsv(
         if (y === 0 || y === 1) return y;
         return fileError(
           file,
-          `line ${lineNo}, column "${layout.names[1]}": expected 0/1 or true/false, got ${quote(cell, 24)}`,
+          `line ${lineNo}, column "${layout.names[role]}": expected 0/1 or true/false, got ${quote(cell, 24)}`,
         );
       }
       const v = parseCell(cell);
@@ -129,7 +131,7 @@ export async function readCsv(
       header = h;
       width = cells.length;
       shownNames = clip(cells.map((c) => c.trim()).join(','));
-      const announced = announceKind(cb, h.kind, h.scores, forced, h.members > 0);
+      const announced = announceKind(cb, h.kind, h.scores, rules, h.members > 0);
       asProbabilities = announced.asProbabilities;
       get = getters(h);
       // a CSV row is numbered by its line

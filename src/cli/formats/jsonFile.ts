@@ -1,8 +1,10 @@
 /**
  * JSON samples, streamed: an object whose arrays ("logits" or "probabilities" and "labels",
- * "confidences" and "correctness", or "yPred", "yTrue" and "yStd") are read entry by entry.
+ * "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", or
+ * "oodScores", "isOod" and "classificationErrors") are read entry by entry.
  * The big array is handed out in batches as soon as the small one (labels or correctness) is
  * known: a file read again when the small one comes last, a stream held in memory (bounded).
+ * Regression and score arrays are held whole, a few bytes a sample, and batched once read.
  */
 import { Grow } from '../grow';
 import { JsonStreamParser, JsonSyntaxError, type JsonHandler, type JsonScalar } from '../json';
@@ -21,6 +23,7 @@ import {
   type InputKind,
   type ReadCallbacks,
   type ReadSummary,
+  type ValueRules,
 } from './common';
 import { keyNames, listNames, type ColumnMap, type KeyNames } from './mapping';
 import type { Source } from './source';
@@ -33,23 +36,41 @@ interface KindKeys {
   readonly small: string;
 }
 
-/** Most entries of an array held whole (labels as float64, regression arrays as float32). */
+/** Most entries of an array held whole (labels as float64, regression and score arrays as float32). */
 const MAX_HELD_ENTRIES = MAX_HELD_VALUES / 4;
 
 const CONFIDENCE_KEYS: KindKeys = { big: 'confidences', small: 'correctness' };
 
-/** The keys of a regression JSON file, in the order of a batch's arrays. */
-const REGRESSION_KEYS = ['yPred', 'yTrue', 'yStd'] as const;
+/**
+ * The keys of the files whose arrays are held whole while they are read (a few bytes a sample),
+ * in the order of a {@link Layout}'s columns: regression, a detector's scores and positives, OOD
+ * scores and flags (SPEC §13.1, §13.3) and, optional, the classification errors (the scod kind).
+ */
+const HELD_KEYS = {
+  regression: ['yPred', 'yTrue', 'yStd'],
+  detection: ['scores', 'positives'],
+  ood: ['oodScores', 'isOod'],
+  scod: ['oodScores', 'isOod', 'classificationErrors'],
+} as const satisfies Partial<Record<InputKind, readonly string[]>>;
+
+type HeldKind = keyof typeof HELD_KEYS;
+
+const isHeldKind = (kind: InputKind | undefined): kind is HeldKind =>
+  kind === 'regression' || kind === 'detection' || kind === 'ood' || kind === 'scod';
+
+/** The held keys whose entries are 0/1 flags (true/false too). */
+const FLAG_KEYS: ReadonlySet<string> = new Set(['positives', 'isOod', 'classificationErrors']);
 
 function kindOfKey(key: string): InputKind | undefined {
   if (key === 'logits' || key === 'probabilities' || key === 'labels') return 'classification';
   if (key === 'confidences' || key === 'correctness') return 'confidence';
-  if ((REGRESSION_KEYS as readonly string[]).includes(key)) return 'regression';
+  for (const kind of ['regression', 'detection', 'scod'] as const)
+    if ((HELD_KEYS[kind] as readonly string[]).includes(key)) return kind === 'scod' ? 'ood' : kind;
   return undefined;
 }
 
 const EXPECTED_KEYS =
-  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", or "yPred", "yTrue" and "yStd"';
+  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", or "oodScores" and "isOod" (and "classificationErrors")';
 
 function describeScalar(type: JsonScalar, text: string): string {
   if (type === 'string') return `the string ${JSON.stringify(text.length > 24 ? text.slice(0, 24) + '…' : text)}`;
@@ -90,14 +111,14 @@ class JsonDocument {
   /** An ensemble: its members so far, and member 0's rows (every member's N). */
   members = 0;
   memberRows = 0;
-  /** Regression: each key's values, all held (12 bytes a sample) and batched once read. */
-  readonly regression = new Map<string, Grow<Float32Array>>();
+  /** Regression, detection, OOD: each key's values, all held (a few bytes a sample) and batched once read. */
+  readonly columnValues = new Map<string, Grow<Float32Array>>();
   /** A stream, read once: its big array, when it comes before the small one, is held here. */
   held: Grow<Float32Array> | undefined;
   constructor(
     readonly file: string,
-    /** `--probabilities`: read "logits" as probabilities. */
-    private readonly forced: boolean,
+    /** `--probabilities` and `--scores real`. */
+    readonly rules: ValueRules,
     /** The input is a stream: it cannot be read a second time. */
     readonly once: boolean,
     /** The file's names for the default keys (`--columns`). */
@@ -116,7 +137,7 @@ class JsonDocument {
 
   /** Whether the rows are read as probabilities. */
   get asProbabilities(): boolean {
-    return this.kind === 'classification' && (this.scores === 'probabilities' || this.forced);
+    return this.kind === 'classification' && (this.scores === 'probabilities' || this.rules.forced);
   }
 
   /** Added to value checks when the flag, not the key, makes the rows probabilities. */
@@ -130,7 +151,7 @@ class JsonDocument {
   }
 }
 
-type Mode = 'skip' | 'small' | 'big' | 'regression';
+type Mode = 'skip' | 'small' | 'big' | 'column';
 
 /** Event consumer of one pass. */
 class JsonPass implements JsonHandler {
@@ -196,7 +217,7 @@ class JsonPass implements JsonHandler {
       return;
     }
     if (this.mode === 'skip') return;
-    if (this.mode === 'regression') {
+    if (this.mode === 'column') {
       const key = this.currentRole as string;
       if (d === 1) {
         if (what !== 'an array') this.fail(key, `: expected an array, got ${what}`);
@@ -285,7 +306,7 @@ class JsonPass implements JsonHandler {
   endArray(): void {
     const d = --this.depth;
     if (this.mode === 'skip') return;
-    if (this.mode === 'regression') {
+    if (this.mode === 'column') {
       if (d === 1) this.mode = 'skip';
       return;
     }
@@ -432,14 +453,14 @@ class JsonPass implements JsonHandler {
           doc.scores = key as ClassScores;
         }
         // classification waits for the rows: their key decides logits or probabilities, their
-        // layout an ensemble
-        if (kind !== 'classification') this.announce();
+        // layout an ensemble; OOD data for the end, where the classification errors are known
+        if (kind !== 'classification' && kind !== 'ood') this.announce();
       }
     }
-    if (doc.kind === 'regression') {
-      if (role !== undefined && kindOfKey(role) === 'regression') {
-        this.mode = 'regression';
-        doc.regression.set(role, new Grow((n) => new Float32Array(n)));
+    if (isHeldKind(doc.kind)) {
+      if (role !== undefined && kindOfKey(role) === doc.kind) {
+        this.mode = 'column';
+        doc.columnValues.set(role, new Grow((n) => new Float32Array(n)));
       } else this.mode = 'skip';
       return;
     }
@@ -467,15 +488,25 @@ class JsonPass implements JsonHandler {
         this.doc.file,
         `expected a JSON object with the keys ${EXPECTED_KEYS}, got ${describeScalar(type, text)} (${this.where()})`,
       );
-    if (this.mode === 'regression') {
+    if (this.mode === 'column') {
       const key = this.currentRole as string;
       if (d === 1) this.fail(key, `: expected an array, got ${describeScalar(type, text)}`);
-      if (type !== 'number') this.fail(key, `[${this.index}]: expected a number, got ${describeScalar(type, text)}`);
-      const v = Number(text);
-      const bad = key === 'yStd' ? check.std(v) : check.regressionValue(v, key === 'yPred' ? 'prediction' : 'target');
+      const flag = FLAG_KEYS.has(key);
+      const boolean = flag && (type === 'true' || type === 'false');
+      if (!boolean && type !== 'number')
+        this.fail(
+          key,
+          `[${this.index}]: expected ${flag ? 'true/false or 0/1' : 'a number'}, got ${describeScalar(type, text)}`,
+        );
+      const v = boolean ? Number(type === 'true') : Number(text);
+      const bad = flag ? check.flag(v) : heldValueProblem(key, v);
       if (bad) this.fail(key, `[${this.index}]: ${bad}`);
-      if (this.index >= MAX_HELD_ENTRIES) this.tooMany(key, 'a regression file is held in memory while it is read');
-      (this.doc.regression.get(key) as Grow<Float32Array>).push(v);
+      if (this.index >= MAX_HELD_ENTRIES)
+        this.tooMany(
+          key,
+          `a ${this.doc.kind === 'regression' ? 'regression' : 'score'} file is held in memory while it is read`,
+        );
+      (this.doc.columnValues.get(key) as Grow<Float32Array>).push(v);
       this.index++;
       return;
     }
@@ -518,7 +549,7 @@ class JsonPass implements JsonHandler {
     }
     const v = Number(text);
     if (doc.kind === 'confidence') {
-      const bad = check.confidence(v);
+      const bad = doc.rules.realScores ? check.realScore(v) : check.confidence(v);
       if (bad) this.fail(keys.big, `[${this.index}]: ${bad}`);
       (this.conf as Float32Array)[this.b] = v;
       this.finishItem();
@@ -706,18 +737,18 @@ export async function readJson(
   chunks: AsyncIterable<string>,
   cb: ReadCallbacks,
   batchSize: number,
-  forced: boolean,
+  rules: ValueRules,
   columns: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const file = source.name;
   const names = keyNames(file, columns, 'a JSON file');
-  const doc = new JsonDocument(file, forced, !source.regular, names);
+  const doc = new JsonDocument(file, rules, !source.regular, names);
   await jsonPass(doc, 1, source, chunks, cb, batchSize);
   if (doc.kind === undefined) {
     const found = doc.allKeys.length ? `found ${doc.allKeys.join(', ')}` : 'the object is empty';
     fileError(file, `missing keys: expected ${names.expected ?? EXPECTED_KEYS}; ${found}`);
   }
-  if (doc.kind === 'regression') return regressionBatches(doc, cb, batchSize, columns);
+  if (isHeldKind(doc.kind)) return heldColumnBatches(doc, doc.kind, cb, batchSize, columns);
   const keys = doc.keys();
   if (!doc.seen.has(keys.small))
     fileError(
@@ -851,48 +882,76 @@ function heldBatches(doc: JsonDocument, cb: ReadCallbacks, batchSize: number): v
   }
 }
 
-/** A regression JSON file, read whole in pass 1: checks its three arrays and hands them out in batches. */
-function regressionBatches(
+/** The problem with a value of a held key that is no flag: a regression value, or a score. */
+function heldValueProblem(key: string, v: number): string | undefined {
+  if (key === 'yStd') return check.std(v);
+  const what: Record<string, string> = {
+    yPred: 'prediction',
+    yTrue: 'target',
+    scores: 'score',
+    oodScores: 'OOD score',
+  };
+  return check.finite(v, what[key]);
+}
+
+/**
+ * A file of held arrays (regression, detection, OOD), read whole in pass 1: checks its arrays'
+ * lengths and hands them out in batches. OOD scores with "classificationErrors" are the scod
+ * kind, announced here, once the whole file has been read.
+ */
+function heldColumnBatches(
   doc: JsonDocument,
+  read: HeldKind,
   cb: ReadCallbacks,
   batchSize: number,
   columns: ColumnMap | undefined,
 ): ReadSummary {
   const file = doc.file;
-  const present = REGRESSION_KEYS.filter((k) => doc.regression.has(k));
-  const missing = REGRESSION_KEYS.filter((k) => !doc.regression.has(k));
+  const kind: HeldKind = read === 'ood' && doc.columnValues.has('classificationErrors') ? 'scod' : read;
+  const keys: readonly string[] = HELD_KEYS[kind];
+  const present = keys.filter((k) => doc.columnValues.has(k));
+  const missing = keys.filter((k) => !doc.columnValues.has(k));
+  const what = {
+    regression: 'a regression file',
+    detection: 'a detection file',
+    ood: 'an OOD file',
+    scod: 'an OOD file',
+  };
   if (missing.length > 0)
     fileError(
       file,
-      `missing key${missing.length > 1 ? 's' : ''} ${missing.map((k) => doc.s(k) + doc.names.why(k)).join(' and ')} (the file has ${present.map((k) => doc.s(k)).join(' and ')}): a regression file needs ${REGRESSION_KEYS.map(
-        (k) => doc.s(k),
-      )
+      `missing key${missing.length > 1 ? 's' : ''} ${missing.map((k) => doc.s(k) + doc.names.why(k)).join(' and ')} (the file has ${present.map((k) => doc.s(k)).join(' and ')}): ${what[kind]} needs ${keys
+        .map((k) => doc.s(k))
         .join(', ')
         .replace(/, (?=[^,]*$)/, ' and ')}${others(doc, columns)}`,
     );
-  const [p, t, sd] = REGRESSION_KEYS.map((k) => (doc.regression.get(k) as Grow<Float32Array>).view);
-  const n = p.length;
-  for (const [key, a] of [
-    ['yTrue', t],
-    ['yStd', sd],
-  ] as const) {
+  if (kind === 'ood' || kind === 'scod') cb.onKind(kind, false);
+  const arrays = keys.map((k) => (doc.columnValues.get(k) as Grow<Float32Array>).view);
+  const n = arrays[0].length;
+  for (const [i, a] of arrays.entries()) {
     if (a.length !== n)
       fileError(
         file,
-        `key ${doc.s(key)} has ${a.length} ${a.length === 1 ? 'entry' : 'entries'} but ${doc.s('yPred')} has ${n}: they must have the same length`,
+        `key ${doc.s(keys[i])} has ${a.length} ${a.length === 1 ? 'entry' : 'entries'} but ${doc.s(keys[0])} has ${n}: they must have the same length`,
       );
   }
   for (let start = 0; start < n; start += batchSize) {
     const end = Math.min(n, start + batchSize);
-    cb.onBatch({
-      kind: 'regression',
-      n: end - start,
-      k: 0,
-      yPred: p.slice(start, end),
-      yTrue: t.slice(start, end),
-      yStd: sd.slice(start, end),
-      where: `key ${doc.s('yPred')}${end - start === 1 ? `[${start}]` : ` entries ${start}–${end - 1}`}`,
-    });
+    const where = `key ${doc.s(keys[0])}${end - start === 1 ? `[${start}]` : ` entries ${start}–${end - 1}`}`;
+    const part = arrays.map((a) => a.slice(start, end));
+    cb.onBatch(
+      kind === 'regression'
+        ? { kind, n: end - start, k: 0, yPred: part[0], yTrue: part[1], yStd: part[2], where }
+        : {
+            kind,
+            n: end - start,
+            k: 0,
+            scores: part[0],
+            flags: Uint8Array.from(part[1]),
+            ...(kind === 'scod' ? { errors: Uint8Array.from(part[2]) } : {}),
+            where,
+          },
+    );
   }
-  return { format: 'json', kind: 'regression', n, k: 0, probabilities: false, passes: 1 };
+  return { format: 'json', kind, n, k: 0, probabilities: false, passes: 1 };
 }

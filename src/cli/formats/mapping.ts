@@ -8,7 +8,20 @@ import type { Layout } from './columns';
 import { clip, count, fileError, quote, type ClassScores, type InputKind } from './common';
 
 /** The input roles a file's columns can play. */
-export type Role = 'label' | 'logits' | 'probabilities' | 'confidence' | 'correct' | 'prediction' | 'target' | 'std';
+export type Role =
+  | 'label'
+  | 'logits'
+  | 'probabilities'
+  | 'confidence'
+  | 'correct'
+  | 'prediction'
+  | 'target'
+  | 'std'
+  | 'score'
+  | 'positive'
+  | 'ood_score'
+  | 'is_ood'
+  | 'classification_error';
 
 interface RoleInfo {
   readonly kind: InputKind;
@@ -29,6 +42,12 @@ const ROLES = new Map<Role, RoleInfo>([
   ['prediction', { kind: 'regression', column: 'prediction', key: 'yPred', multi: false }],
   ['target', { kind: 'regression', column: 'target', key: 'yTrue', multi: false }],
   ['std', { kind: 'regression', column: 'std', key: 'yStd', multi: false }],
+  ['score', { kind: 'detection', column: 'score', key: 'scores', multi: false }],
+  ['positive', { kind: 'detection', column: 'positive', key: 'positives', multi: false }],
+  // the classification errors are optional OOD columns: with them the file is of the scod kind
+  ['ood_score', { kind: 'ood', column: 'ood_score', key: 'oodScores', multi: false }],
+  ['is_ood', { kind: 'ood', column: 'is_ood', key: 'isOod', multi: false }],
+  ['classification_error', { kind: 'ood', column: 'classification_error', key: 'classificationErrors', multi: false }],
 ]);
 
 /** Other spellings of a role: the JSON keys, so a JSON user may write the names they know. */
@@ -39,6 +58,11 @@ const ALIASES = new Map<string, Role>([
   ['ypred', 'prediction'],
   ['ytrue', 'target'],
   ['ystd', 'std'],
+  ['scores', 'score'],
+  ['positives', 'positive'],
+  ['oodscores', 'ood_score'],
+  ['isood', 'is_ood'],
+  ['classificationerrors', 'classification_error'],
 ]);
 
 /** The roles of a kind, in the order of a {@link Layout}'s columns ("scores" stands for logits or probabilities). */
@@ -46,6 +70,9 @@ const KIND_ROLES: Record<InputKind, ReadonlyArray<Role | 'scores'>> = {
   confidence: ['confidence', 'correct'],
   classification: ['label', 'scores'],
   regression: ['prediction', 'target', 'std'],
+  detection: ['score', 'positive'],
+  ood: ['ood_score', 'is_ood'],
+  scod: ['ood_score', 'is_ood', 'classification_error'],
 };
 
 /** One `ROLE=NAME` of `--columns`. */
@@ -231,11 +258,15 @@ export function resolveMappedColumns(
       return 'the file has both logit_* and prob_* columns: say which are the class scores with --columns logits=logit_* or probabilities=prob_*';
     if (has('prob')) scores = 'probabilities';
   }
+  // OOD columns with classification errors, mapped or under their default name, are SCOD data
+  const errors = mapped('classification_error')?.name ?? 'classification_error';
+  const kind: InputKind =
+    map.kind === 'ood' && lower.some((c, i) => used[i] && c === errors.toLowerCase()) ? 'scod' : map.kind;
   const columns: number[] = [];
   const readers = new Map<number, string>();
   let k = 0;
   let width = 0;
-  for (const slot of KIND_ROLES[map.kind]) {
+  for (const slot of KIND_ROLES[kind]) {
     const role: Role = slot === 'scores' ? scores : slot;
     const info = ROLES.get(role) as RoleInfo;
     const mapping = mapped(role);
@@ -284,7 +315,9 @@ export function resolveMappedColumns(
     }
     columns.push(...at);
   }
-  return { kind: map.kind, k, width, members: 0, scores, columns, names: columns.map((j) => names[j]) };
+  if (kind === 'ood' && mapped('classification_error'))
+    return `${subject('classification_error', mapped('classification_error'), 'column')}: no column ${quote(errors)}; ${listing(names, used)}`;
+  return { kind, k, width, members: 0, scores, columns, names: columns.map((j) => names[j]) };
 }
 
 /** The default keys of every role, as the JSON and .npz readers know them without `--columns`. */

@@ -21,6 +21,7 @@ import {
   type InputKind,
   type ReadCallbacks,
   type ReadSummary,
+  type ValueRules,
 } from './common';
 import { keyNames, listNames, type ColumnMap } from './mapping';
 import { indexedPath, type Source } from './source';
@@ -373,17 +374,53 @@ const KIND_ARRAYS: Record<string, { kind: InputKind; arrays: readonly string[] }
   probabilities: { kind: 'classification', arrays: ['probabilities', 'labels'] },
   confidences: { kind: 'confidence', arrays: ['confidences', 'correctness'] },
   yPred: { kind: 'regression', arrays: ['yPred', 'yTrue', 'yStd'] },
+  scores: { kind: 'detection', arrays: ['scores', 'positives'] },
+  oodScores: { kind: 'ood', arrays: ['oodScores', 'isOod'] },
 };
-const KNOWN = ['logits', 'probabilities', 'labels', 'confidences', 'correctness', 'yPred', 'yTrue', 'yStd'];
+/** OOD arrays with the classification errors: the SCOD metrics' input. */
+const SCOD_ARRAYS: { kind: InputKind; arrays: readonly string[] } = {
+  kind: 'scod',
+  arrays: ['oodScores', 'isOod', 'classificationErrors'],
+};
+const KNOWN = [
+  'logits',
+  'probabilities',
+  'labels',
+  'confidences',
+  'correctness',
+  'yPred',
+  'yTrue',
+  'yStd',
+  'scores',
+  'positives',
+  'oodScores',
+  'isOod',
+  'classificationErrors',
+];
+/** The arrays that name a kind, first: a file's kind is that of the first of these it has. */
+const MAIN_FIRST = [
+  ...['logits', 'probabilities', 'confidences', 'yPred', 'scores', 'oodScores'],
+  ...['labels', 'correctness', 'yTrue', 'yStd', 'positives', 'isOod', 'classificationErrors'],
+];
+/** The kind's first array of each other array. */
+const FIRST_OF: Record<string, string> = {
+  labels: 'logits',
+  correctness: 'confidences',
+  yTrue: 'yPred',
+  yStd: 'yPred',
+  positives: 'scores',
+  isOod: 'oodScores',
+  classificationErrors: 'oodScores',
+};
 const EXPECTED_ARRAYS =
-  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", or "yPred", "yTrue" and "yStd"';
+  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", or "oodScores" and "isOod" (and "classificationErrors")';
 
 /** Reads a `.npz` file (a regular file: a zip archive is read from its end). */
 export async function readNpz(
   source: Source,
   cb: ReadCallbacks,
   batchSize: number,
-  forced: boolean,
+  rules: ValueRules,
   map: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const file = source.name;
@@ -400,9 +437,7 @@ export async function readNpz(
       if (key !== undefined) byName.set(key, e);
     }
     const present = KNOWN.filter((k) => byName.has(k));
-    const main = ['logits', 'probabilities', 'confidences', 'yPred', 'labels', 'correctness', 'yTrue', 'yStd'].find(
-      (k) => byName.has(k),
-    );
+    const main = MAIN_FIRST.find((k) => byName.has(k));
     if (main === undefined) {
       const found = entries.slice(0, 20).map((e) => quote(e.name.replace(/\.npy$/, ''), 40));
       return fileError(
@@ -410,9 +445,8 @@ export async function readNpz(
         `expected the arrays ${names.expected ?? EXPECTED_ARRAYS}; found ${found.length ? found.join(', ') : 'no arrays'}${found.some((f) => f.startsWith('"arr_')) ? ' (name them: np.savez(file, logits=…, labels=…))' : ''}`,
       );
     }
-    const spec =
-      KIND_ARRAYS[main] ??
-      (main === 'labels' ? KIND_ARRAYS.logits : main === 'correctness' ? KIND_ARRAYS.confidences : KIND_ARRAYS.yPred);
+    const named = KIND_ARRAYS[main] ?? KIND_ARRAYS[FIRST_OF[main]];
+    const spec = named.kind === 'ood' && byName.has('classificationErrors') ? SCOD_ARRAYS : named;
     if (byName.has('logits') && byName.has('probabilities'))
       fileError(file, `arrays ${q('logits')} and ${q('probabilities')} cannot be combined: give the rows once`);
     const other = present.filter(
@@ -458,7 +492,7 @@ export async function readNpz(
     const arrays: NpyArray[] = [];
     for (const [i, { entry, start, header }] of parts.entries())
       arrays.push(npyArray(header, await readArrayBytes(file, shown[i], fh, entry, start, header)));
-    return batches(file, spec.kind, spec.arrays, shown, arrays, shape, cb, batchSize, forced);
+    return batches(file, spec.kind, spec.arrays, shown, arrays, shape, cb, batchSize, rules);
   } catch (e) {
     return rethrowIo(file, e);
   } finally {
@@ -535,12 +569,12 @@ function batches(
   shape: ArrayShape,
   cb: ReadCallbacks,
   batchSize: number,
-  forced: boolean,
+  rules: ValueRules,
 ): ReadSummary {
   const first = arrays[0];
   const { n, k, width, members } = shape;
   const scores = (kind === 'classification' ? names[0] : 'logits') as ClassScores;
-  const { asProbabilities, note } = announceKind(cb, kind, scores, forced, members > 0);
+  const read = announceKind(cb, kind, scores, rules, members > 0);
   // roles in the order of the batcher: the label comes first for classification
   let getters: ColumnGetter[];
   let place: (row: number, role: number) => string;
@@ -576,15 +610,8 @@ function batches(
     place = (row, role) => `array ${shown[Math.max(0, role)]}[${row}]`;
   }
   const big = shown[0];
-  const rows = new RowBatcher(
-    file,
-    { kind, k, width, members, scores },
-    asProbabilities,
-    note,
-    batchSize,
-    cb,
-    place,
-    (a, b) => (a === b ? `array ${big}[${a}]` : `array ${big} entries ${a}–${b}`),
+  const rows = new RowBatcher(file, { kind, k, width, members, scores }, read, batchSize, cb, place, (a, b) =>
+    a === b ? `array ${big}[${a}]` : `array ${big} entries ${a}–${b}`,
   );
   // getters take file row numbers: offset 0, one call
   rows.take(n, getters, 0);
@@ -594,7 +621,7 @@ function batches(
     kind,
     n,
     k,
-    probabilities: asProbabilities,
+    probabilities: read.asProbabilities,
     passes: 1,
     ...summaryShape(width, members),
   };

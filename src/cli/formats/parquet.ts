@@ -9,12 +9,15 @@ import {
   announceKind,
   count,
   fileError,
+  isFlagRole,
   MAX_HELD_VALUES,
   quote,
   rethrowIo,
   summaryShape,
+  type InputKind,
   type ReadCallbacks,
   type ReadSummary,
+  type ValueRules,
 } from './common';
 import type { AsyncBuffer, PageHeader, RowGroup, SchemaElement } from 'hyparquet';
 import { resolveMappedColumns, type ColumnMap } from './mapping';
@@ -48,9 +51,10 @@ function typeName(element: SchemaElement): string {
 
 /**
  * What a column of `element`'s type cannot hold for its role, or undefined: every role takes
- * numbers, and a correctness flag booleans too (as CSV and JSON take true/false only there).
+ * numbers, and a flag (correctness, positive, is_ood, classification_error) booleans too, as CSV
+ * and JSON take true/false only there. `kind` names the flag in the message.
  */
-function typeProblem(element: SchemaElement, role: 'flag' | 'label' | 'value'): string | undefined {
+function typeProblem(element: SchemaElement, role: 'flag' | 'label' | 'value', kind: InputKind): string | undefined {
   const annotation = element.logical_type?.type ?? element.converted_type;
   const numeric =
     NUMERIC.has(element.type ?? '') &&
@@ -59,7 +63,7 @@ function typeProblem(element: SchemaElement, role: 'flag' | 'label' | 'value'): 
   if (numeric || (role === 'flag' && element.type === 'BOOLEAN' && annotation === undefined)) return undefined;
   const needs =
     role === 'flag'
-      ? 'correctness needs 0/1 numbers or booleans'
+      ? `${kind === 'confidence' ? 'correctness needs' : 'flags need'} 0/1 numbers or booleans`
       : role === 'label'
         ? 'labels need integers (INT32, INT64, or whole FLOAT, DOUBLE or DECIMAL values)'
         : 'it needs numbers (INT32, INT64, FLOAT, DOUBLE, or a DECIMAL stored as INT32 or INT64)';
@@ -161,7 +165,7 @@ export async function readParquet(
   source: Source,
   cb: ReadCallbacks,
   batchSize: number,
-  forced: boolean,
+  rules: ValueRules,
   map: ColumnMap | undefined,
 ): Promise<ReadSummary> {
   const file = source.name;
@@ -220,11 +224,8 @@ export async function readParquet(
         fileError(file, `column ${quote(names[j])}: a nested or list column; expected one number per row`);
       const problem = typeProblem(
         node.element,
-        role === 0 && layout.kind === 'classification'
-          ? 'label'
-          : role === 1 && layout.kind === 'confidence'
-            ? 'flag'
-            : 'value',
+        role === 0 && layout.kind === 'classification' ? 'label' : isFlagRole(layout.kind, role) ? 'flag' : 'value',
+        layout.kind,
       );
       if (problem) fileError(file, `column ${quote(names[j])} ${problem}`);
     });
@@ -243,7 +244,7 @@ export async function readParquet(
         decompress: (codec, data, size) => decompressPage(data, size, codec as never, compressors),
       });
     }
-    const announced = announceKind(cb, layout.kind, layout.scores, forced, layout.members > 0);
+    const announced = announceKind(cb, layout.kind, layout.scores, rules, layout.members > 0);
     const rows = tableRows(file, layout, announced, batchSize, cb, 'row');
     let groupStart = 0;
     let bytesDone = 0;
