@@ -66,6 +66,28 @@ describe('MetricCollection', () => {
     expect(tf.memory().numTensors).toBe(before);
   });
 
+  it('computes again after more batches: each sort of a kernel column starts its own blocks', () => {
+    // distinct scores, many more samples than a small column holds: the column lives in the sort kernel
+    const r = rng(21);
+    const n = 200_000;
+    const s = Float32Array.from({ length: n }, () => (r() - 0.5) * 1e3);
+    const y = Int32Array.from(s, (v) => (r() < 0.5 + v / 2e3 ? 1 : 0));
+    const c = new MetricCollection(six());
+    const alone = six();
+    for (const part of [0, 1, 2]) {
+      const from = (part * n) / 4;
+      const to = ((part + 1) * n) / 4 + (part === 2 ? n / 4 : 0);
+      c.update(s.subarray(from, to), y.subarray(from, to));
+      for (const m of Object.values(alone)) m.update(s.subarray(from, to), y.subarray(from, to));
+      const got = c.compute();
+      for (const [name, m] of Object.entries(alone))
+        expect(Object.is(got[name as keyof typeof got], m.compute()), name).toBe(true);
+      expect(c.compute()).toEqual(got);
+    }
+    for (const m of Object.values(alone)) m.dispose();
+    c.dispose();
+  });
+
   it('a batch that one metric rejects is taken by none', () => {
     // scores: 'real' takes 1.5, a confidence metric does not
     const c = new MetricCollection({

@@ -141,29 +141,41 @@ export function sweepDetectionError(s: ThresholdSweep): number {
 // The metrics' values from tie blocks (descending score, losses = negatives), as the ranking
 // declarations and weighted forms take them.
 
+/**
+ * The sweep of `blocks` (read as `flip` says), computed once for every metric that reads the
+ * same blocks — those of one sort in a collection, or of one bootstrap resample. Blocks are
+ * never changed once made, so the sweep stays theirs.
+ */
+const sweeps = new WeakMap<TieBlocks, { plain?: ThresholdSweep; flipped?: ThresholdSweep }>();
+function sweepOf(blocks: TieBlocks, flip = false): ThresholdSweep {
+  let kept = sweeps.get(blocks);
+  if (!kept) sweeps.set(blocks, (kept = {}));
+  if (flip) return (kept.flipped ??= thresholdSweep(blocks, true));
+  return (kept.plain ??= thresholdSweep(blocks));
+}
+
 /** AUROC of the blocks' positives. */
-export const detectionAUROC = (blocks: TieBlocks): number => sweepAUROC(thresholdSweep(blocks));
+export const detectionAUROC = (blocks: TieBlocks): number => sweepAUROC(sweepOf(blocks));
 /** Average precision of the blocks' positives. */
-export const averagePrecision = (blocks: TieBlocks): number => sweepAveragePrecision(thresholdSweep(blocks));
+export const averagePrecision = (blocks: TieBlocks): number => sweepAveragePrecision(sweepOf(blocks));
 /** Average precision of the blocks' negatives, ranked by the negated score. */
-export const flippedAveragePrecision = (blocks: TieBlocks): number =>
-  sweepAveragePrecision(thresholdSweep(blocks, true));
+export const flippedAveragePrecision = (blocks: TieBlocks): number => sweepAveragePrecision(sweepOf(blocks, true));
 /** FPR at TPR `tpr` of the blocks' positives. */
 export const fprAtTPR =
   (tpr: number) =>
   (blocks: TieBlocks): number =>
-    sweepFPRAtTPR(thresholdSweep(blocks), tpr);
+    sweepFPRAtTPR(sweepOf(blocks), tpr);
 /** FPR at TPR `tpr` of the blocks' negatives, ranked by the negated score. */
 export const flippedFPRAtTPR =
   (tpr: number) =>
   (blocks: TieBlocks): number =>
-    sweepFPRAtTPR(thresholdSweep(blocks, true), tpr);
+    sweepFPRAtTPR(sweepOf(blocks, true), tpr);
 /** TPR at FPR `fpr` of the blocks' positives. */
 export const tprAtFPR =
   (fpr: number) =>
   (blocks: TieBlocks): number =>
-    sweepTPRAtFPR(thresholdSweep(blocks), fpr);
+    sweepTPRAtFPR(sweepOf(blocks), fpr);
 /** Equal error rate of the blocks' positives. */
-export const equalErrorRate = (blocks: TieBlocks): number => sweepEqualErrorRate(thresholdSweep(blocks));
+export const equalErrorRate = (blocks: TieBlocks): number => sweepEqualErrorRate(sweepOf(blocks));
 /** Detection error of the blocks' positives. */
-export const detectionError = (blocks: TieBlocks): number => sweepDetectionError(thresholdSweep(blocks));
+export const detectionError = (blocks: TieBlocks): number => sweepDetectionError(sweepOf(blocks));

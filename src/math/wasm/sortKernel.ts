@@ -318,6 +318,7 @@ export class KernelKeys {
     const sorted = radixSort(kern, DATA, n, wide, scratch, scratch + this.width * n);
     // the sizes go where the sort's other half was
     const sizePtr = sorted === scratch ? scratch + this.width * n : scratch;
+    kern.start(0, 0, 0); // a fresh pass: no block counted yet
     const m = blocksPass(kern.blocks, sorted, n, wide, sizePtr, lossPtr);
     const buf = kern.memory.buffer;
     return { size: new Uint32Array(buf, sizePtr, m).slice(), loss: new Float64Array(buf, lossPtr, m).slice() };
