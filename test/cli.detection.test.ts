@@ -422,6 +422,16 @@ describe('ecuas report --scores real (SPEC §13.4)', () => {
     for (const id of RANKING) expect(real[`${id}_scores=real`], id).toBeCloseTo(conf[id] as number, 12);
   });
 
+  it('ids that all carry scores=real read real-valued scores without the flag', async () => {
+    const ids = 'conf_aurc_scores=real,conf_auc_scores=real';
+    expect(await values(['report', file, '--metrics', ids])).toEqual(
+      await values(['report', file, '--scores', 'real', '--metrics', ids]),
+    );
+    // one id without it reads confidences, which these are not
+    const mixed = await runCli(['report', file, '--metrics', 'conf_aurc_scores=real,conf_ece']);
+    expect(mixed.code).toBe(1);
+  });
+
   it('named ids get scores=real; ids that need confidences in [0, 1] are refused (exit status 2)', async () => {
     expect(
       Object.keys(

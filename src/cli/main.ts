@@ -803,7 +803,11 @@ function parseReport(argv: readonly string[]): Command {
   }
   const plots = values.plots;
   if (plots?.trim() === '') usage('--plots needs a directory');
-  const realScores = parseScores(values.scores);
+  // ids that all ask for scores=real read the file's scores as real-valued, as --scores real does
+  const realScores =
+    values.scores !== undefined
+      ? parseScores(values.scores)
+      : metrics !== undefined && metrics.every((id) => /(?:^|_)scores=real(?:_|$)/.test(id));
   if (realScores && plots !== undefined)
     usage(
       '--plots draws the reliability diagram and the cost curve of confidences in [0, 1], which real-valued scores are not: leave out --plots or --scores real',
