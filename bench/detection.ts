@@ -23,6 +23,7 @@
  *   npm run bench:detection -- --clock cpu        # process CPU time instead of wall time
  *   npm run bench:detection -- --cold-runs 5 --repeats 7
  *   npm run bench:detection -- --mode warm --samples 200000   # a smoke test
+ *   PYTHON=/usr/bin/python3 npm run bench:detection  # the baseline in Debian's Python (python3-sklearn)
  *
  * `--clock cpu` times by process.cpuUsage (user + system of every thread; Python's
  * time.process_time): on a machine that others load, wall time mostly measures the waiting.
@@ -221,7 +222,8 @@ async function child(dir: string, rowName: string): Promise<void> {
 }
 
 function python(...a: string[]): string {
-  const py = spawnSync('python3', [path.join(root, 'bench/detection.py'), ...a], {
+  // PYTHON: another interpreter for the baseline (e.g. /usr/bin/python3, where Debian's python3-sklearn is)
+  const py = spawnSync(process.env.PYTHON ?? 'python3', [path.join(root, 'bench/detection.py'), ...a], {
     encoding: 'utf8',
     maxBuffer: 1 << 24,
   });
