@@ -22,7 +22,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { bootstrap, MAX_RESAMPLES } from '../bootstrap';
 import { clip, ECHO_LIMIT, MetricInputError, printable } from '../errors';
-import type { Metric } from '../metric';
+import { MetricCollection } from '../collection';
+import { Metric } from '../metric';
 import {
   fitTemperatureRows,
   largestLogit,
@@ -807,7 +808,7 @@ function parseReport(argv: readonly string[]): Command {
   const realScores =
     values.scores !== undefined
       ? parseScores(values.scores)
-      : metrics !== undefined && metrics.every((id) => /(?:^|_)scores=real(?:_|$)/.test(id));
+      : (metrics?.every((id) => /(?:^|_)scores=real(?:_|$)/.test(id)) ?? false);
   if (realScores && plots !== undefined)
     usage(
       '--plots draws the reliability diagram and the cost curve of confidences in [0, 1], which real-valued scores are not: leave out --plots or --scores real',
@@ -1334,21 +1335,68 @@ function refuseDisguisedProbabilities(batch: Batch, file: string): void {
   if (looking > 0) throw disguisedProbabilities(batch, file, looking);
 }
 
+/** What `update` of a metric takes from a batch (z: the class scores' tensor of a classifier batch). */
+type Inputs = (batch: Batch, z: tf.Tensor | null) => unknown[];
+
+/** The inputs of metric `id` on batches of this kind. */
+function inputsOf(id: string, batch: Batch): { kind: string; read: Inputs } {
+  // the ensemble measures take the class scores alone (SPEC §12 c)
+  if (batch.kind === 'classification')
+    return isEnsembleId(id)
+      ? { kind: 'members', read: (_b, z) => [z] }
+      : { kind: 'rows', read: (b, z) => [z, b.labels] };
+  if (batch.kind === 'regression') return { kind: 'regression', read: (b) => [b.yPred, b.yTrue, b.yStd] };
+  // the SCOD metrics take (oodScores, classificationErrors, isOod), the others (scores, flags)
+  if (batch.errors && isScodId(id)) return { kind: 'scod', read: (b) => [b.scores, b.errors, b.flags] };
+  if (batch.scores) return { kind: 'scores', read: (b) => [b.scores, b.flags] };
+  return { kind: 'confidences', read: (b) => [b.confidences, b.correctness] };
+}
+
+/**
+ * How a report's metrics take their batches: those of one input in a `MetricCollection` (ranking
+ * metrics of the same decisions keep one column and read one sort), the others one by one.
+ */
+interface FeedPlan {
+  readonly collections: ReadonlyArray<{
+    readonly set: MetricCollection<Record<string, MetricEntry['obj']>>;
+    readonly read: Inputs;
+  }>;
+  readonly single: ReadonlyArray<{ readonly metric: ActiveMetric; readonly read: Inputs }>;
+}
+const plans = new WeakMap<readonly ActiveMetric[], FeedPlan>();
+
+function feedPlan(metrics: readonly ActiveMetric[], batch: Batch): FeedPlan {
+  const known = plans.get(metrics);
+  if (known) return known;
+  const byKind = new Map<string, { read: Inputs; members: Record<string, MetricEntry['obj']> }>();
+  const single: Array<{ metric: ActiveMetric; read: Inputs }> = [];
+  for (const m of metrics) {
+    const { kind, read } = inputsOf(m.id, batch);
+    const obj: unknown = m.entry.obj;
+    if (!(obj instanceof Metric) || obj.sampleCount > 0) {
+      single.push({ metric: m, read });
+      continue;
+    }
+    const group = byKind.get(kind) ?? { read, members: {} };
+    group.members[m.id] = m.entry.obj;
+    byKind.set(kind, group);
+  }
+  const plan: FeedPlan = {
+    collections: [...byKind.values()].map(({ read, members }) => ({ set: new MetricCollection(members), read })),
+    single,
+  };
+  plans.set(metrics, plan);
+  return plan;
+}
+
 /** Feeds a batch to the metrics. */
 function feed(metrics: readonly ActiveMetric[], batch: Batch, file: string): void {
   let z: tf.Tensor | null = null;
   try {
     if (batch.kind === 'classification') z = classifierTensor(batch.logits as Float32Array, batch.n, batch);
-    for (const m of metrics) {
-      // the ensemble measures take the class scores alone (SPEC §12 c)
-      if (z && isEnsembleId(m.id)) m.entry.obj.update(z);
-      else if (z) m.entry.obj.update(z, batch.labels);
-      else if (batch.kind === 'regression') m.entry.obj.update(batch.yPred, batch.yTrue, batch.yStd);
-      // the SCOD metrics take (oodScores, classificationErrors, isOod), the others (scores, flags)
-      else if (batch.errors && isScodId(m.id)) m.entry.obj.update(batch.scores, batch.errors, batch.flags);
-      else if (batch.scores) m.entry.obj.update(batch.scores, batch.flags);
-      else m.entry.obj.update(batch.confidences, batch.correctness);
-    }
+    const plan = feedPlan(metrics, batch);
+    for (const { set, read } of plan.collections) set.update(...read(batch, z));
+    for (const { metric, read } of plan.single) metric.entry.obj.update(...read(batch, z));
   } catch (e) {
     if (e instanceof DisguisedProbabilitiesError) throw disguisedProbabilities(batch, file, e.looking);
     if (e instanceof MetricInputError) throw new InputFileError(`${clip(file)}: ${batch.where}: ${e.message}`);
@@ -1732,13 +1780,16 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
   }
 }
 
-/** The report's rows: each metric's value (over one sample at least). */
+/** The report's rows: each metric's value (over one sample at least), those fed together computed together. */
 function reportRows(metrics: readonly ActiveMetric[]): ReportRow[] {
+  const values = new Map<string, unknown>();
+  for (const { set } of plans.get(metrics)?.collections ?? [])
+    for (const [id, value] of Object.entries(set.compute())) values.set(id, value);
   return metrics.map((m) => ({
     id: m.id,
     fullName: m.entry.fullName,
     higherIsBetter: m.entry.higherIsBetter,
-    value: m.entry.obj.compute(),
+    value: (values.has(m.id) ? values.get(m.id) : m.entry.obj.compute()) as number,
   }));
 }
 
