@@ -14,6 +14,7 @@ import {
 import { formatNumber } from '../src/plots/svg';
 import { permutation, rng } from './helpers/data';
 import { expectInputError } from './helpers/errors';
+import { attr, checkSvg, tagsWithClass, texts } from './helpers/svg';
 
 // SPEC §13: the ROC and precision–recall curves of the threshold sweep. The reference counts
 // each threshold's TP and FP by a pass over all samples, independently of the tie blocks.
@@ -63,36 +64,11 @@ function data(n: number, seed: number, grid: number, shift: number, rate = 0.3):
 }
 
 // ---------------------------------------------------------------------------------------------
-// SVG checks (string level, as test/plots.test.ts: no DOMParser in node)
+// SVG checks: test/helpers/svg.ts, and what a standalone plot document must hold
 
-/** Checks tag balance, attribute syntax and escaping; returns the root's attributes. */
-function checkSvg(svg: string): Record<string, string> {
-  const s = svg.trim();
-  expect(s.startsWith('<svg ')).toBe(true);
-  expect(s.endsWith('</svg>')).toBe(true);
-  const tagRe = /<(\/?)([A-Za-z][\w:-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>/g;
-  const stack: string[] = [];
-  let last = 0;
-  let m: RegExpExecArray | null;
-  let rootAttrs = '';
-  while ((m = tagRe.exec(s))) {
-    const between = s.slice(last, m.index);
-    expect(between).not.toMatch(/[<>]/);
-    expect(between).not.toMatch(/&(?!(amp|lt|gt|quot|#39);)/);
-    for (const a of m[3].matchAll(/="([^"]*)"/g)) expect(a[1]).not.toMatch(/&(?!(amp|lt|gt|quot|#39);)/);
-    last = m.index + m[0].length;
-    const [, close, name, attrs, self] = m;
-    if (stack.length === 0 && !close) {
-      expect(name).toBe('svg');
-      rootAttrs = attrs;
-    }
-    if (close) expect(stack.pop(), `closing </${name}>`).toBe(name);
-    else if (!self) stack.push(name);
-    if (stack.length === 0) expect(last).toBe(s.length);
-  }
-  expect(stack).toEqual([]);
-  expect(last).toBe(s.length);
-  const root = Object.fromEntries([...rootAttrs.matchAll(/([\w:-]+)="([^"]*)"/g)].map((a) => [a[1], a[2]]));
+/** {@link checkSvg}, and the root's namespace and role, unique ids, and every id a reference names. */
+function checkPlotSvg(svg: string): Record<string, string> {
+  const root = checkSvg(svg);
   expect(root.xmlns).toBe('http://www.w3.org/2000/svg');
   expect(root.role).toBe('img');
   const ids = [...svg.matchAll(/\sid="([^"]+)"/g)].map((x) => x[1]);
@@ -100,20 +76,6 @@ function checkSvg(svg: string): Record<string, string> {
   for (const ref of svg.matchAll(/url\(#([^)]+)\)/g)) expect(ids).toContain(ref[1]);
   for (const ref of (root['aria-labelledby'] ?? '').split(' ')) expect(ids).toContain(ref);
   return root;
-}
-
-function tagsWithClass(svg: string, cls: string): string[] {
-  return [...svg.matchAll(/<[a-z]+\s[^>]*>/g)]
-    .map((x) => x[0])
-    .filter((t) => new RegExp(`class="(?:[^"]* )?${cls}(?: [^"]*)?"`).test(t));
-}
-
-function attr(tag: string, name: string): string | undefined {
-  return new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
-}
-
-function texts(svg: string): string[] {
-  return [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((x) => x[1]);
 }
 
 function docText(svg: string, tag: 'title' | 'desc'): string {
@@ -312,7 +274,7 @@ describe('rocPlot', () => {
 
   it('one system: a well-formed document with the curve, the dashed diagonal and the FPRAtTPR point', () => {
     const svg = rocPlot({ scores: s, positives: p });
-    const root = checkSvg(svg);
+    const root = checkPlotSvg(svg);
     expect([root.width, root.height]).toEqual(['560', '500']);
     expect(docText(svg, 'title')).toBe('ROC curve');
     const c = rocCurve(s, p);
@@ -351,13 +313,13 @@ describe('rocPlot', () => {
 
   it('options: tpr moves the point, operatingPoint: false hides it, title, size, label', () => {
     const at50 = rocPlot({ scores: s, positives: p }, { tpr: 0.5, title: 'Detector', width: 400, height: 300 });
-    checkSvg(at50);
+    checkPlotSvg(at50);
     expect(docText(at50, 'title')).toBe('Detector');
     const fpr50 = value(FPRAtTPR, s, p, { tpr: 0.5 });
     expect(attr(tagsWithClass(at50, 'operating-point')[0], 'data-fpr')).toBe(String(fpr50));
     expect(texts(at50).some((x) => x.endsWith(`FPR₅₀ ${formatNumber(fpr50)})`))).toBe(true);
     const hidden = rocPlot({ scores: s, positives: p }, { operatingPoint: false, label: 'MSP' });
-    checkSvg(hidden);
+    checkPlotSvg(hidden);
     expect(tagsWithClass(hidden, 'operating-point')).toHaveLength(0);
     expect(texts(hidden)).toContain(`MSP  (AUROC ${formatNumber(rocCurve(s, p).auroc)})`);
     // a single system's own label wins over the option
@@ -365,7 +327,7 @@ describe('rocPlot', () => {
     expect(texts(own).some((x) => x.startsWith('Own  (AUROC'))).toBe(true);
     // the counts under the title; the smallest size
     expect(texts(at50)).toContain(`N = 300  ·  ${p.reduce((a, b) => a + b, 0)} positives`);
-    checkSvg(rocPlot({ scores: s, positives: p }, { width: 240, height: 240 }));
+    checkPlotSvg(rocPlot({ scores: s, positives: p }, { width: 240, height: 240 }));
     expectInputError(() => rocPlot({ scores: s, positives: p }, { height: 239 }), '`height`');
     // no title: the document still has one
     expect(docText(rocPlot({ scores: s, positives: p }, { title: '' }), 'title')).toBe('ROC curve');
@@ -377,7 +339,7 @@ describe('rocPlot', () => {
       { label: 'Energy <x> & "y"', scores: s2, positives: p },
       { label: 'Random', scores: p.map((_, i) => (i * 7919) % 13), positives: p },
     ]);
-    checkSvg(svg);
+    checkPlotSvg(svg);
     const models = tagsWithClass(svg, 'model');
     expect(models).toHaveLength(3);
     expect(new Set(models.map((m) => attr(m, 'stroke'))).size).toBe(3);
@@ -426,7 +388,7 @@ describe('rocPlot', () => {
 describe('precisionRecallPlot', () => {
   it('one system: the step curve AP integrates and the dashed prevalence line', () => {
     const svg = precisionRecallPlot({ scores: S, positives: Y });
-    checkSvg(svg);
+    checkPlotSvg(svg);
     expect(docText(svg, 'title')).toBe('Precision–recall curve');
     const c = precisionRecallCurve(S, Y);
     const t = texts(svg);
@@ -467,7 +429,7 @@ describe('precisionRecallPlot', () => {
       { label: 'A & B', scores: a.s, positives: a.p },
       { label: 'A2', scores: a.s.map((v) => -v), positives: a.p },
     ]);
-    checkSvg(same);
+    checkPlotSvg(same);
     expect(tagsWithClass(same, 'model')).toHaveLength(2);
     expect(tagsWithClass(same, 'random')).toHaveLength(1);
     expect(texts(same)).toContain(`A &amp; B  (AP ${formatNumber(value(AveragePrecision, a.s, a.p))})`);
@@ -475,7 +437,7 @@ describe('precisionRecallPlot', () => {
       { label: 'A', scores: a.s, positives: a.p },
       { label: 'B', scores: b.s, positives: b.p },
     ]);
-    checkSvg(differ);
+    checkPlotSvg(differ);
     const random = tagsWithClass(differ, 'random');
     expect(random).toHaveLength(2);
     expect(new Set(random.map((r) => attr(r, 'stroke'))).size).toBe(2);
@@ -487,7 +449,7 @@ describe('precisionRecallPlot', () => {
   });
 
   it('no negatives draws (precision 1); no positives throws', () => {
-    checkSvg(precisionRecallPlot({ scores: [0.2, 0.1], positives: [1, 1] }));
+    checkPlotSvg(precisionRecallPlot({ scores: [0.2, 0.1], positives: [1, 1] }));
     expectInputError(
       () => precisionRecallPlot([{ label: 'x', scores: [0.2, 0.1], positives: [0, 0] }]),
       'precisionRecallPlot',
