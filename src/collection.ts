@@ -6,8 +6,9 @@ import { isRecord } from './options';
 import { RankingMetric } from './reducers/metricBases';
 import { getMetricFromId } from './registry';
 
+/** A metric of any inputs, value and options: what a {@link MetricCollection} holds. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a collection holds metrics of any inputs, options and values
-type AnyMetric = Metric<any, any, any>;
+export type AnyMetric = Metric<any, any, any>;
 /** A ranking metric, whatever its options. */
 type AnyRanking = RankingMetric<object>;
 const isRanking = (m: unknown): m is AnyRanking => m instanceof RankingMetric;

@@ -39,4 +39,4 @@ export {
   type ReliabilityRow,
   type ReliabilityTableOptions,
 } from './reliabilityTable';
-export { MetricCollection, type CollectionValues } from './collection';
+export { MetricCollection, type AnyMetric, type CollectionValues } from './collection';
