@@ -238,7 +238,7 @@ describe.skipIf(!!skipReason)(`updateAsync in headless Chromium (${CHROMIUM}), W
       expect(got.float32Textures, 'the device path needs float32 textures').toBe(true);
 
       const keys = Object.keys(got.reference);
-      expect(keys.length).toBe(3 * 17);
+      expect(keys.length).toBe(3 * 19);
       const off: string[] = [];
       let maxRel = 0;
       for (const mode of ['auto', 'never'] as const) {
