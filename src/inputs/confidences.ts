@@ -1,7 +1,7 @@
 import { residentBatch } from '../math/wasm/checkKernel';
 import type { OptionSpec } from '../options';
-import { isTensor, readConfidences, readFiniteVector, readFlagsCounted, requireSameN } from './read';
-import { realKeyProblem, realScoreKeys } from './scores';
+import { isTensor, readConfidences, readFlagsCounted, requireSameN } from './read';
+import { readScorePair, realKeyProblem, SCORES } from './scores';
 import type { DecisionInput } from './adapter';
 
 /** Argument names of confidence metrics. */
@@ -88,10 +88,8 @@ const scoresOption: OptionSpec<'confidence' | 'real'> = {
 
 /** Reads (confidences, correctness) with `scores: 'real'`: finite float32 scores (NaN, ±Inf → error), 0/1 correctness. */
 function readRealScoreBatch(metric: string, args: readonly unknown[]): ConfidenceBatch {
-  const scores = readFiniteVector(metric, CONFIDENCE_INPUTS[0], args[0]);
-  const { flags: correct, ones } = readFlagsCounted(metric, CONFIDENCE_INPUTS[1], args[1]);
-  requireSameN(metric, CONFIDENCE_INPUTS, [scores.length, correct.length]);
-  return { n: scores.length, confidence: scores, rankKey: realScoreKeys(scores), correct, nCorrect: ones };
+  // the scores of a detection problem whose positives are the correct decisions
+  return SCORES.decisions(readScorePair(metric, CONFIDENCE_INPUTS, args[0], args[1]));
 }
 
 /**
