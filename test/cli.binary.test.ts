@@ -5,30 +5,22 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bootstrap } from '../src/bootstrap';
 import { plotSamples, riskCoverage } from '../src/cli/plots';
 import { fitTemperature, getMetricFromId, METRIC_IDS } from '../src/index';
 import { formatNumber } from '../src/plots/svg';
-import { expectOneLineError, runCli, runCliOk } from './helpers/cli';
+import { expectOneLineError, runCli, runCliOk, tempFiles } from './helpers/cli';
 import { npy, zip } from './helpers/npz';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixture = (name: string): string => join(root, 'test', 'fixtures', name);
-const tmp = mkdtempSync(join(tmpdir(), 'ecuas-binary-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-let counter = 0;
-function tmpFile(name: string, content: string | Buffer): string {
-  const dir = join(tmp, String(counter++));
-  mkdirSync(dir);
-  const path = join(dir, name);
-  writeFileSync(path, content);
-  return path;
-}
+const files = tempFiles('binary');
+const tmp = files.dir;
+const tmpFile = (name: string, content: string | Buffer): string => files.file(name, content);
 
 // test/fixtures/binary.csv, read without the CLI
 const rows = readFileSync(fixture('binary.csv'), 'utf8').trim().split('\n').slice(1);

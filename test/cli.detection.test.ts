@@ -31,6 +31,7 @@ import {
   TPRAtFPR,
 } from '../src/index';
 import { expectOneLineError, runCli, runCliOk, runCliUsageError, tempFiles } from './helpers/cli';
+import { SCORES_BASES } from './helpers/specIds';
 import { npy, zip } from './helpers/npz';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -392,18 +393,7 @@ describe('ecuas report --scores real (SPEC §13.4)', () => {
   const Y = [1, 0, 1, 1, 0, 1, 0, 0, 1, 1];
   const file = tmp.file('real.csv', csv('confidence,correct', [C, Y]));
   // the ten ranking metrics of §13.4
-  const RANKING = [
-    'conf_auc',
-    'conf_aurc',
-    'conf_augrc',
-    'conf_eaurc',
-    'conf_eaugrc',
-    'conf_fpr95',
-    'conf_aupr_success',
-    'conf_aupr_error',
-    'conf_risk_at_cov',
-    'conf_cov_at_risk',
-  ];
+  const RANKING = [...SCORES_BASES];
 
   it('every ranking conf_* id gets scores=real by default, with the library values on the same scores', async () => {
     const got = await values(['report', file, '--scores', 'real']);

@@ -5,30 +5,22 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { plotSamples, riskCoverage } from '../src/cli/plots';
 import { bootstrap } from '../src/bootstrap';
 import { Disagreement, ensembleUncertainty, getMetricFromId, METRIC_IDS, MutualInformation } from '../src/index';
 import { formatNumber } from '../src/plots/svg';
-import { expectOneLineError, runCli, runCliOk, runCliUsageError } from './helpers/cli';
+import { expectOneLineError, runCli, runCliOk, runCliUsageError, tempFiles } from './helpers/cli';
 import { npy, zip } from './helpers/npz';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixture = (name: string): string => join(root, 'test', 'fixtures', name);
-const tmp = mkdtempSync(join(tmpdir(), 'ecuas-ensemble-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-let counter = 0;
-function tmpFile(name: string, content: string | Buffer): string {
-  const dir = join(tmp, String(counter++));
-  mkdirSync(dir);
-  const path = join(dir, name);
-  writeFileSync(path, content);
-  return path;
-}
+const files = tempFiles('ensemble');
+const tmp = files.dir;
+const tmpFile = (name: string, content: string | Buffer): string => files.file(name, content);
 
 // test/fixtures/ensemble.json, read without the CLI: [M][N][K] member logits and N labels
 const FIX = JSON.parse(readFileSync(fixture('ensemble.json'), 'utf8')) as { logits: number[][][]; labels: number[] };

@@ -25,7 +25,7 @@ import {
   type Metric,
 } from '../src/index';
 import { Shared, type WeightedForm } from '../src/math/weightedForms';
-import { confidenceData, logitData, permutation, rng } from './helpers/data';
+import { confidenceData, logitData, permutation, rng, thresholdCounts } from './helpers/data';
 import { expectInputError } from './helpers/errors';
 import { close } from './helpers/golden';
 
@@ -48,26 +48,7 @@ function value(C: Scored, s: unknown, p: unknown, options?: object): number {
   }
 }
 
-/** Thresholds j = 0..m of float32 scores: TP_j, FP_j by counting (scores ≥ t_j). */
-function counts(scores: number[], pos: number[]): { tp: number[]; fp: number[]; P: number; Q: number } {
-  const s = scores.map((v) => Math.fround(v) + 0); // + 0: −0 ties with +0
-  const t = [...new Set(s)].sort((a, b) => b - a);
-  const tp = [0];
-  const fp = [0];
-  for (const th of t) {
-    let a = 0;
-    let b = 0;
-    s.forEach((v, i) => {
-      if (v >= th) {
-        if (pos[i]) a++;
-        else b++;
-      }
-    });
-    tp.push(a);
-    fp.push(b);
-  }
-  return { tp, fp, P: tp[tp.length - 1], Q: fp[fp.length - 1] };
-}
+const counts = thresholdCounts;
 
 const ref = {
   auroc(s: number[], p: number[]): number {

@@ -12,7 +12,7 @@ import {
   type Metric,
 } from '../src/index';
 import { formatNumber } from '../src/plots/svg';
-import { permutation, rng } from './helpers/data';
+import { permutation, rng, thresholdCounts } from './helpers/data';
 import { expectInputError } from './helpers/errors';
 import { attr, checkSvg, tagsWithClass, texts } from './helpers/svg';
 
@@ -31,26 +31,7 @@ function value(C: Scored, s: unknown, p: unknown, options?: object): number {
   }
 }
 
-/** Distinct float32 scores descending, and TP_j, FP_j for j = 0..m by counting. */
-function reference(scores: number[], pos: number[]): { t: number[]; tp: number[]; fp: number[] } {
-  const s = scores.map((v) => Math.fround(v) + 0); // + 0: −0 ties with +0
-  const t = [...new Set(s)].sort((a, b) => b - a);
-  const tp = [0];
-  const fp = [0];
-  for (const th of t) {
-    let a = 0;
-    let b = 0;
-    s.forEach((v, i) => {
-      if (v >= th) {
-        if (pos[i]) a++;
-        else b++;
-      }
-    });
-    tp.push(a);
-    fp.push(b);
-  }
-  return { t, tp, fp };
-}
+const reference = thresholdCounts;
 
 /** Scores with ties (`grid` > 0: rounded to 1/grid) and flags with prevalence `rate`. */
 function data(n: number, seed: number, grid: number, shift: number, rate = 0.3): { s: number[]; p: number[] } {

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { getMetricFromId, METRIC_IDS, metricFromJSON, MetricInputError } from '../src/index';
 import { clip } from '../src/errors';
-import { ID_TABLE } from './helpers/specIds';
+import { ID_TABLE, SCORES_BASES } from './helpers/specIds';
 
 fc.configureGlobal({ seed: 42, numRuns: 200 });
 
@@ -82,20 +82,6 @@ const ID_PARAMS: Record<string, IdParam> = {
   conf_cov_at_risk: RISK,
   cls_cov_at_risk: RISK,
 };
-
-/** SPEC §13.6: the confidence ranking bases that take `scores` (`confidence` or `real`) too. */
-const SCORES_BASES = new Set([
-  'conf_auc',
-  'conf_aurc',
-  'conf_augrc',
-  'conf_eaurc',
-  'conf_eaugrc',
-  'conf_fpr95',
-  'conf_aupr_success',
-  'conf_aupr_error',
-  'conf_risk_at_cov',
-  'conf_cov_at_risk',
-]);
 
 /**
  * An independent reading of the id grammar (docs/guide/metrics.md, "Metric ids"): `<base>` or

@@ -79,3 +79,30 @@ export function top1(z: number[][], labels: number[]): { q: number[]; correct: n
   });
   return { q, correct };
 }
+
+/**
+ * An independent threshold sweep of float32 scores, by counting (SPEC §13): the distinct scores t
+ * descending, and TP_j, FP_j of the samples with a score ≥ t_j for j = 0..m (j = 0: none), P, Q.
+ */
+export function thresholdCounts(
+  scores: number[],
+  pos: number[],
+): { t: number[]; tp: number[]; fp: number[]; P: number; Q: number } {
+  const s = scores.map((v) => Math.fround(v) + 0); // + 0: −0 ties with +0
+  const t = [...new Set(s)].sort((a, b) => b - a);
+  const tp = [0];
+  const fp = [0];
+  for (const th of t) {
+    let a = 0;
+    let b = 0;
+    s.forEach((v, i) => {
+      if (v >= th) {
+        if (pos[i]) a++;
+        else b++;
+      }
+    });
+    tp.push(a);
+    fp.push(b);
+  }
+  return { t, tp, fp, P: tp[tp.length - 1], Q: fp[fp.length - 1] };
+}

@@ -77,3 +77,17 @@ export const ID_TABLE: Record<string, [string, Record<string, unknown>]> = {
   conf_cov_at_risk: ['ConfidenceCoverageAtRisk', { risk: 0.05, scores: 'confidence' }],
   cls_cov_at_risk: ['ClassificationCoverageAtRisk', { risk: 0.05 }],
 };
+
+/** SPEC §13.6: the confidence ranking bases that take `scores` (`confidence` or `real`) too. */
+export const SCORES_BASES: ReadonlySet<string> = new Set([
+  'conf_auc',
+  'conf_aurc',
+  'conf_augrc',
+  'conf_eaurc',
+  'conf_eaugrc',
+  'conf_fpr95',
+  'conf_aupr_success',
+  'conf_aupr_error',
+  'conf_risk_at_cov',
+  'conf_cov_at_risk',
+]);
