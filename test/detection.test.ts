@@ -516,17 +516,21 @@ describe('bad input and options', () => {
   });
 
   it('a forged state with a key no finite score has is rejected', () => {
-    const m = new DetectionAUROC().update([0.5, 0.1], [1, 0]);
-    const json = m.toJSON() as unknown as { state: Record<string, { data: string }> };
-    m.dispose();
-    for (const bad of [0.3, 0.5 + 0xff800000 * 2 ** -53, NaN]) {
-      const forged = structuredClone(json);
-      // the first key, a float64 (little-endian)
-      const bytes = Buffer.from(forged.state.samples.data, 'base64');
-      bytes.set(new Uint8Array(new Float64Array([bad]).buffer), 0);
-      forged.state.samples.data = bytes.toString('base64');
-      expectInputError(() => metricFromJSON(forged), 'state');
-    }
+    // a negative score: float64 keys; none: the scores as float32 keys
+    const forge = (scores: number[], key: ArrayBufferView): unknown => {
+      const m = new DetectionAUROC().update(scores, [1, 0]);
+      const json = m.toJSON() as unknown as { state: Record<string, { data: string }> };
+      m.dispose();
+      const bytes = Buffer.from(json.state.samples.data, 'base64');
+      bytes.set(new Uint8Array(key.buffer), 0); // the first key (little-endian)
+      json.state.samples.data = bytes.toString('base64');
+      return json;
+    };
+    for (const bad of [0.3, 0.5 + 0xff800000 * 2 ** -53, NaN])
+      expectInputError(() => metricFromJSON(forge([0.5, -0.1], new Float64Array([bad]))), 'state');
+    for (const bad of [Infinity, NaN])
+      expectInputError(() => metricFromJSON(forge([0.5, 0.1], new Float32Array([bad]))), 'state');
+    metricFromJSON(forge([0.5, 0.1], new Float32Array([3e38]))).dispose(); // any finite score ≥ 0 is a key
   });
 });
 

@@ -130,9 +130,11 @@ describe("scores: 'real' (SPEC §13.4)", () => {
   });
 
   it('refuses a loaded real-score key that no finite score maps to', () => {
-    const m = new ecuas.ConfidenceAURC({ scores: 'real' }).update([0], [1]);
-    const json = JSON.parse(JSON.stringify(m.toJSON())) as { state: { samples: { data: string } } };
+    // a negative score makes the keys float64 (½ + u·2^−53)
+    const m = new ecuas.ConfidenceAURC({ scores: 'real' }).update([-1], [1]);
+    const json = JSON.parse(JSON.stringify(m.toJSON())) as { state: { samples: { dtype: string; data: string } } };
     m.dispose();
+    expect(json.state.samples.dtype).toBe('float64');
     expect(realScoreKeys(new Float32Array([0]))[0]).toBe(0.5 + 2 ** -22);
     const forge = (key: number): unknown => {
       json.state.samples.data = toBase64(new Uint8Array(new Float64Array([key]).buffer));
@@ -144,6 +146,46 @@ describe("scores: 'real' (SPEC §13.4)", () => {
     // below ½ or not ½ + u·2^−53; u = 0x7fffffff would be −0, which reads as +0; 0xff800000 is +Inf
     for (const bad of [0.3, 0.75, 0.5 + 0x7fffffff * 2 ** -53, 0.5 + 0xff800000 * 2 ** -53, 0.5])
       expect(() => metricFromJSON(forge(bad))).toThrow(/no finite score/);
+  });
+
+  it('keeps scores ≥ 0 as float32 keys and widens to float64 keys on the first negative one, with the same values', () => {
+    const { scores, correct } = realData(40_000, 11);
+    const positive = scores.map((s) => Math.abs(s));
+    const negative = scores.slice(0, 2000).map((s) => -Math.abs(s) - 1);
+    const cut = 34_000; // past the length at which a column moves into the sort kernel
+    for (const name of ['ConfidenceAURC', 'ConfidenceAUCScore', 'FPR95'] as const) {
+      const make = (): ecuas.Metric =>
+        new (ecuas[name] as unknown as new (o: object) => ecuas.Metric)({ scores: 'real' });
+      const dtype = (x: { toJSON(): unknown }): string =>
+        (x.toJSON() as { state: { samples: { dtype: string } } }).state.samples.dtype;
+      const wide = make().update(scores, correct);
+      // float32 keys for a while, then widened; float32 keys given to the widened column after
+      const mixed = make().update(positive.slice(0, cut), correct.slice(0, cut));
+      expect(dtype(mixed)).toBe('float32');
+      mixed.update(negative, correct.slice(0, 2000));
+      expect(dtype(mixed)).toBe('float64');
+      mixed.update(positive.slice(cut), correct.slice(cut));
+      // the same samples with every key float64 from the start: a ranking value of the same set
+      const reference = make()
+        .update(negative, correct.slice(0, 2000))
+        .update(positive.slice(cut), correct.slice(cut))
+        .update(positive.slice(0, cut), correct.slice(0, cut));
+      expect(mixed.compute()).toBe(reference.compute());
+      // merges widen whichever side is float32, in either order
+      const narrow = make().update(positive, correct);
+      const a = make().update(scores, correct).merge(narrow);
+      const b = make().update(positive, correct).merge(wide);
+      expect(dtype(b)).toBe('float64');
+      expect(a.compute()).toBe(b.compute());
+      // a narrow state round-trips as float32, a wide one as float64
+      for (const x of [narrow, wide]) {
+        const back = metricFromJSON(JSON.parse(JSON.stringify(x.toJSON())));
+        expect(dtype(back)).toBe(dtype(x));
+        expect(back.compute()).toBe(x.compute());
+        back.dispose();
+      }
+      for (const x of [wide, mixed, reference, narrow, a, b]) x.dispose();
+    }
   });
 
   it('E-AURC and E-AUGRC: the oracle term does not depend on the scores', () => {

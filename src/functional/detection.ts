@@ -20,30 +20,73 @@ export interface ThresholdSweep {
   readonly q: number;
 }
 
-/** The sweep over the blocks, threshold by threshold (a block of equal scores enters at once). O(m). */
+/** The sweep over the blocks as arrays, threshold by threshold (a block of equal scores enters at once): what a curve plots. O(m). */
 export function thresholdSweep(blocks: TieBlocks, flip = false): ThresholdSweep {
+  const { m, p, q, first, step, a, c } = walkOf(blocks, flip);
   const { size, loss } = blocks;
-  const m = size.length;
   const tp = new Float64Array(m + 1);
   const fp = new Float64Array(m + 1);
-  for (let j = 1; j <= m; j++) {
-    const b = flip ? m - j : j - 1;
-    const neg = flip ? size[b] - loss[b] : loss[b];
+  for (let j = 1, b = first; j <= m; j++, b += step) {
+    const neg = a * size[b] + c * loss[b];
     tp[j] = tp[j - 1] + (size[b] - neg);
     fp[j] = fp[j - 1] + neg;
   }
-  return { tp, fp, m, p: tp[m], q: fp[m] };
+  return { tp, fp, m, p, q };
+}
+
+/**
+ * How to walk the blocks threshold by threshold: j = 1..m reads block `first + (j − 1)·step`,
+ * whose negatives are a·size + c·loss — the losses (a = 0, c = 1), or for `flip` the blocks in
+ * reverse with the samples without a loss (a = 1, c = −1): exact integer arithmetic either way,
+ * so every walk adds the same float64 counts in the same order as {@link thresholdSweep}. Each
+ * metric walks in a loop of its own: millions of blocks would make arrays of the counts (or a
+ * cursor object) cost more than the sort.
+ */
+interface Walk {
+  readonly m: number;
+  readonly p: number;
+  readonly q: number;
+  readonly first: number;
+  readonly step: number;
+  readonly a: number;
+  readonly c: number;
+}
+
+/** Σ size and Σ loss of blocks, once per blocks (the metrics of one sort read the same blocks). */
+const totals = new WeakMap<TieBlocks, { readonly size: number; readonly loss: number }>();
+
+function walkOf(blocks: TieBlocks, flip: boolean): Walk {
+  let t = totals.get(blocks);
+  if (!t) {
+    let size = 0;
+    let loss = 0;
+    for (let b = 0; b < blocks.size.length; b++) {
+      size += blocks.size[b];
+      loss += blocks.loss[b];
+    }
+    totals.set(blocks, (t = { size, loss }));
+  }
+  // sums of integers below 2^53: exact in any order, so P and Q are the walk's last TP and FP
+  const m = blocks.size.length;
+  return flip
+    ? { m, p: t.loss, q: t.size - t.loss, first: m - 1, step: -1, a: 1, c: -1 }
+    : { m, p: t.size - t.loss, q: t.loss, first: 0, step: 1, a: 0, c: 1 };
 }
 
 /**
  * AUROC: the trapezoid of the exact ROC, Σ_j (FP_j − FP_{j−1})(TP_j + TP_{j−1}) / (2PQ) (the
  * Mann–Whitney statistic, ties ½); its numerator is an integer, exact in float64. NaN with one class.
  */
-export function sweepAUROC(s: ThresholdSweep): number {
-  const { tp, fp, m, p, q } = s;
+function auroc({ size, loss }: TieBlocks, { m, p, q, first, step, a, c }: Walk): number {
   if (p === 0 || q === 0) return NaN;
   let acc = 0;
-  for (let j = 1; j <= m; j++) acc += (fp[j] - fp[j - 1]) * (tp[j] + tp[j - 1]);
+  let tp = 0;
+  for (let j = 1, b = first; j <= m; j++, b += step) {
+    const neg = a * size[b] + c * loss[b];
+    const tp0 = tp;
+    tp += size[b] - neg;
+    acc += neg * (tp + tp0); // FP_j − FP_{j−1} = neg, exactly
+  }
   return acc / (2 * p * q);
 }
 
@@ -51,59 +94,72 @@ export function sweepAUROC(s: ThresholdSweep): number {
  * Average precision without interpolation: (1/P) Σ_j (TP_j − TP_{j−1}) · TP_j/(TP_j + FP_j).
  * NaN with no positives; 1 with no negatives (every precision is 1).
  */
-export function sweepAveragePrecision(s: ThresholdSweep): number {
-  const { tp, fp, m, p, q } = s;
+function averagePrecisionOf({ size, loss }: TieBlocks, { m, p, q, first, step, a, c }: Walk): number {
   if (p === 0) return NaN;
   if (q === 0) return 1;
   let acc = 0;
-  for (let j = 1; j <= m; j++) {
-    const gained = tp[j] - tp[j - 1];
-    if (gained > 0) acc += (gained * tp[j]) / (tp[j] + fp[j]);
+  let tp = 0;
+  let fp = 0;
+  for (let j = 1, b = first; j <= m; j++, b += step) {
+    const neg = a * size[b] + c * loss[b];
+    const gained = size[b] - neg; // TP_j − TP_{j−1}, exactly
+    tp += gained;
+    fp += neg;
+    if (gained > 0) acc += (gained * tp) / (tp + fp);
   }
   return acc / p;
 }
 
 /**
- * The threshold j that {@link sweepFPRAtTPR} reads: among j = 1..L, L the first with TP = P, the
- * one whose TP is nearest r·P (float64 product and difference), ties to the larger j. 0 when
- * the sweep has no threshold (N = 0). O(L).
+ * The threshold j that FPR at TPR reads, and its FP: among j = 1..L, L the first with TP = P,
+ * the one whose TP is nearest r·P (float64 product and difference), ties to the larger j. j = 0
+ * when the sweep has no threshold (N = 0). O(L).
  */
-export function fprAtTPRIndex(s: ThresholdSweep, tpr: number): number {
-  const { tp, m, p } = s;
+function fprAtTPRPoint({ size, loss }: TieBlocks, { m, p, first, step, a, c }: Walk, tpr: number): [number, number] {
   const target = tpr * p;
   let best = Infinity;
   let at = 0;
-  for (let j = 1; j <= m; j++) {
-    const d = Math.abs(tp[j] - target);
+  let atFp = 0;
+  let tp = 0;
+  let fp = 0;
+  for (let j = 1, b = first; j <= m; j++, b += step) {
+    const neg = a * size[b] + c * loss[b];
+    tp += size[b] - neg;
+    fp += neg;
+    const d = Math.abs(tp - target);
     if (d <= best) {
       best = d;
       at = j;
+      atFp = fp;
     }
-    if (tp[j] === p) break;
+    if (tp === p) break;
   }
-  return at;
+  return [at, atFp];
 }
 
-/**
- * FPR at the threshold whose TP is nearest r·P (float64) among j = 1..L, L the first with
- * TP = P; ties go to the larger j (see {@link fprAtTPRIndex}). NaN with one class.
- */
-export function sweepFPRAtTPR(s: ThresholdSweep, tpr: number): number {
-  const { fp, p, q } = s;
-  if (p === 0 || q === 0) return NaN;
-  return fp[fprAtTPRIndex(s, tpr)] / q;
+/** FPR at the threshold of {@link fprAtTPRPoint}. NaN with one class. */
+function fprAtTPROf(blocks: TieBlocks, w: Walk, tpr: number): number {
+  if (w.p === 0 || w.q === 0) return NaN;
+  return fprAtTPRPoint(blocks, w, tpr)[1] / w.q;
 }
 
 /**
  * The largest TPR among thresholds j = 0..m whose FPR (one float64 division) is within `fpr`
  * (j = 0 always is). NaN with one class.
  */
-export function sweepTPRAtFPR(s: ThresholdSweep, fpr: number): number {
-  const { tp, fp, m, p, q } = s;
+function tprAtFPROf({ size, loss }: TieBlocks, { m, p, q, first, step, a, c }: Walk, fpr: number): number {
   if (p === 0 || q === 0) return NaN;
   let best = 0;
+  let tp = 0;
+  let fp = 0;
   // FP grows with j, so the qualifying thresholds are a prefix, and TP is largest at its end
-  for (let j = 1; j <= m && fp[j] / q <= fpr; j++) best = tp[j];
+  for (let j = 1, b = first; j <= m; j++, b += step) {
+    const neg = a * size[b] + c * loss[b];
+    tp += size[b] - neg;
+    fp += neg;
+    if (!(fp / q <= fpr)) break;
+    best = tp;
+  }
   return best / p;
 }
 
@@ -111,71 +167,74 @@ export function sweepTPRAtFPR(s: ThresholdSweep, fpr: number): number {
  * Equal error rate: at the first j = 0..m minimizing |FP_j·P − (P − TP_j)·Q| (integers below
  * 2^53, so exact), the mean of its FPR and FNR. NaN with one class.
  */
-export function sweepEqualErrorRate(s: ThresholdSweep): number {
-  const { tp, fp, m, p, q } = s;
+function equalErrorRateOf({ size, loss }: TieBlocks, { m, p, q, first, step, a, c }: Walk): number {
   if (p === 0 || q === 0) return NaN;
-  let best = Infinity;
-  let at = 0;
-  for (let j = 0; j <= m; j++) {
-    const d = Math.abs(fp[j] * p - (p - tp[j]) * q);
+  let best = p * q; // j = 0: |0·P − (P − 0)·Q|
+  let atTp = 0;
+  let atFp = 0;
+  let tp = 0;
+  let fp = 0;
+  for (let j = 1, b = first; j <= m; j++, b += step) {
+    const neg = a * size[b] + c * loss[b];
+    tp += size[b] - neg;
+    fp += neg;
+    const d = Math.abs(fp * p - (p - tp) * q);
     if (d < best) {
       best = d;
-      at = j;
+      atTp = tp;
+      atFp = fp;
     }
   }
-  return (fp[at] / q + (p - tp[at]) / p) / 2;
+  return (atFp / q + (p - atTp) / p) / 2;
 }
 
 /**
  * Detection error: min over j = 0..m of ½(1 − TPR_j) + ½·FPR_j, from the integer numerators
  * (P − TP_j)·Q + FP_j·P. NaN with one class.
  */
-export function sweepDetectionError(s: ThresholdSweep): number {
-  const { tp, fp, m, p, q } = s;
+function detectionErrorOf({ size, loss }: TieBlocks, { m, p, q, first, step, a, c }: Walk): number {
   if (p === 0 || q === 0) return NaN;
-  let best = Infinity;
-  for (let j = 0; j <= m; j++) best = Math.min(best, (p - tp[j]) * q + fp[j] * p);
+  let best = p * q; // j = 0
+  let tp = 0;
+  let fp = 0;
+  for (let j = 1, b = first; j <= m; j++, b += step) {
+    const neg = a * size[b] + c * loss[b];
+    tp += size[b] - neg;
+    fp += neg;
+    best = Math.min(best, (p - tp) * q + fp * p);
+  }
   return best / (2 * p * q);
 }
 
 // The metrics' values from tie blocks (descending score, losses = negatives), as the ranking
-// declarations and weighted forms take them.
-
-/**
- * The sweep of `blocks` (read as `flip` says), computed once for every metric that reads the
- * same blocks — those of one sort in a collection, or of one bootstrap resample. Blocks are
- * never changed once made, so the sweep stays theirs.
- */
-const sweeps = new WeakMap<TieBlocks, { plain?: ThresholdSweep; flipped?: ThresholdSweep }>();
-function sweepOf(blocks: TieBlocks, flip = false): ThresholdSweep {
-  let kept = sweeps.get(blocks);
-  if (!kept) sweeps.set(blocks, (kept = {}));
-  if (flip) return (kept.flipped ??= thresholdSweep(blocks, true));
-  return (kept.plain ??= thresholdSweep(blocks));
-}
+// declarations, weighted forms and curves take them; the flipped ones read the negated score's
+// problem.
 
 /** AUROC of the blocks' positives. */
-export const detectionAUROC = (blocks: TieBlocks): number => sweepAUROC(sweepOf(blocks));
+export const detectionAUROC = (blocks: TieBlocks): number => auroc(blocks, walkOf(blocks, false));
 /** Average precision of the blocks' positives. */
-export const averagePrecision = (blocks: TieBlocks): number => sweepAveragePrecision(sweepOf(blocks));
+export const averagePrecision = (blocks: TieBlocks): number => averagePrecisionOf(blocks, walkOf(blocks, false));
 /** Average precision of the blocks' negatives, ranked by the negated score. */
-export const flippedAveragePrecision = (blocks: TieBlocks): number => sweepAveragePrecision(sweepOf(blocks, true));
+export const flippedAveragePrecision = (blocks: TieBlocks): number => averagePrecisionOf(blocks, walkOf(blocks, true));
 /** FPR at TPR `tpr` of the blocks' positives. */
 export const fprAtTPR =
   (tpr: number) =>
   (blocks: TieBlocks): number =>
-    sweepFPRAtTPR(sweepOf(blocks), tpr);
+    fprAtTPROf(blocks, walkOf(blocks, false), tpr);
 /** FPR at TPR `tpr` of the blocks' negatives, ranked by the negated score. */
 export const flippedFPRAtTPR =
   (tpr: number) =>
   (blocks: TieBlocks): number =>
-    sweepFPRAtTPR(sweepOf(blocks, true), tpr);
+    fprAtTPROf(blocks, walkOf(blocks, true), tpr);
+/** The threshold index j (0..m) of the blocks' positives whose FPR {@link fprAtTPR} reports. */
+export const fprAtTPRIndex = (blocks: TieBlocks, tpr: number): number =>
+  fprAtTPRPoint(blocks, walkOf(blocks, false), tpr)[0];
 /** TPR at FPR `fpr` of the blocks' positives. */
 export const tprAtFPR =
   (fpr: number) =>
   (blocks: TieBlocks): number =>
-    sweepTPRAtFPR(sweepOf(blocks), fpr);
+    tprAtFPROf(blocks, walkOf(blocks, false), fpr);
 /** Equal error rate of the blocks' positives. */
-export const equalErrorRate = (blocks: TieBlocks): number => sweepEqualErrorRate(sweepOf(blocks));
+export const equalErrorRate = (blocks: TieBlocks): number => equalErrorRateOf(blocks, walkOf(blocks, false));
 /** Detection error of the blocks' positives. */
-export const detectionError = (blocks: TieBlocks): number => sweepDetectionError(sweepOf(blocks));
+export const detectionError = (blocks: TieBlocks): number => detectionErrorOf(blocks, walkOf(blocks, false));

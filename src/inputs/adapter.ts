@@ -74,15 +74,17 @@ export interface DecisionInput<B, O extends object = object> extends InputAdapte
   /** Precision of the ranking key of each sample: what a ranking metric keeps. */
   readonly keyPrecision: KeyPrecision;
   /**
-   * The key precision where an option decides it (real-valued confidence scores need float64
-   * keys); without it, {@link DecisionInput.keyPrecision}. Read through {@link keyPrecisionOf}.
+   * For float32 keys that a batch may need widened (real-valued scores: a score ≥ 0 is its own
+   * key, a negative one needs a float64 key): how float32 keys become the float64 keys of the
+   * same order and ties, under these options; null or absent when keys never widen. A column of
+   * such keys stays float32 until a batch brings float64 keys, and then widens for good.
    */
-  keyPrecisionFor?(options: Readonly<Required<O>>): KeyPrecision;
+  keyWidening?(options: Readonly<Required<O>>): KeyWidening | null;
   /** Whether the samples carry a number of classes K (classifier rows) that a state must keep. */
   readonly hasClasses: boolean;
   /**
-   * What makes loaded ranking keys impossible beyond the [0, 1] every key lies in (e.g. a key
-   * that no score maps to), or null; without it, none.
+   * What makes loaded ranking keys impossible (e.g. a key that no score maps to), or null; it
+   * replaces the check that every key lies in [0, 1] (for classifier rows, in [1/K, 1]).
    */
   keyProblem?(keys: Float32Array | Float64Array, options: Readonly<Required<O>>): string | null;
   /** Number of classes of a batch (0 for inputs without classes). */
@@ -94,7 +96,5 @@ export interface DecisionInput<B, O extends object = object> extends InputAdapte
 /** Precision of a ranking key. */
 export type KeyPrecision = 'float32' | 'float64';
 
-/** The key precision of `input` under the metric's resolved `options`. */
-export function keyPrecisionOf(input: DecisionInput<unknown>, options: object): KeyPrecision {
-  return input.keyPrecisionFor ? input.keyPrecisionFor(options) : input.keyPrecision;
-}
+/** How float32 ranking keys become float64 keys of the same order and ties (see {@link DecisionInput.keyWidening}). */
+export type KeyWidening = (keys: Float32Array) => Float64Array;

@@ -1,7 +1,7 @@
 import { residentBatch } from '../math/wasm/checkKernel';
 import type { OptionSpec } from '../options';
 import { isTensor, readConfidences, readFlagsCounted, requireSameN } from './read';
-import { readScorePair, realKeyProblem, SCORES } from './scores';
+import { readScorePair, realScoreKeys, scoreKeyProblem, SCORES } from './scores';
 import type { DecisionInput } from './adapter';
 
 /** Argument names of confidence metrics. */
@@ -70,6 +70,18 @@ export const CONFIDENCES: DecisionInput<ConfidenceBatch, Record<string, never>> 
   decisions: (b: ConfidenceBatch) => b,
 });
 
+/** The index of the first key outside [`lowest`, 1] (NaN included), or −1. */
+export function firstKeyOutside(keys: Float32Array | Float64Array, lowest: number): number {
+  for (let i = 0; i < keys.length; i++) if (!(keys[i] <= 1 && keys[i] >= lowest)) return i;
+  return -1;
+}
+
+/** A loaded confidence key outside [0, 1], or null. */
+function confidenceKeyProblem(keys: Float32Array | Float64Array): string | null {
+  const i = firstKeyOutside(keys, 0);
+  return i < 0 ? null : `a confidence of ${keys[i]}`;
+}
+
 /** Options of the confidence metrics that depend only on the ranking (SPEC §13.4). */
 export interface ScoresOptions {
   /**
@@ -95,16 +107,16 @@ function readRealScoreBatch(metric: string, args: readonly unknown[]): Confidenc
 /**
  * The input of the confidence metrics of the ranking alone: (confidences, correctness) with the
  * `scores` option — float32 keys for confidences, as {@link CONFIDENCES}, and for real scores
- * the float64 keys of {@link realScoreKeys}.
+ * the keys of {@link scoreKeys} (float32 while no score is negative, else float64).
  */
 export const RANKED_CONFIDENCES: DecisionInput<ConfidenceBatch, ScoresOptions> = Object.freeze({
   names: CONFIDENCE_INPUTS,
   options: { scores: scoresOption },
   keyPrecision: 'float32',
-  keyPrecisionFor: (o: Readonly<Required<ScoresOptions>>) => (o.scores === 'real' ? 'float64' : 'float32'),
+  keyWidening: (o: Readonly<Required<ScoresOptions>>) => (o.scores === 'real' ? realScoreKeys : null),
   hasClasses: false,
   keyProblem: (keys: Float32Array | Float64Array, o: Readonly<Required<ScoresOptions>>) =>
-    o.scores === 'real' ? realKeyProblem(keys) : null,
+    o.scores === 'real' ? scoreKeyProblem(keys) : confidenceKeyProblem(keys),
   read: (
     metric: string,
     args: readonly unknown[],

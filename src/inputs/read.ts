@@ -336,12 +336,28 @@ export function readFlags(metric: string, arg: string, x: unknown): Uint8Array {
 /** Rounds to float32 into a fresh array, checking that every value is finite. */
 function finiteFloat32Copy(metric: string, arg: string, values: ArrayLike<number>): Float32Array {
   const out = toFloat32Copy(values);
-  for (let i = 0; i < out.length; i++) {
-    const v = out[i];
+  requireFinite(metric, arg, out);
+  return out;
+}
+
+function requireFinite(metric: string, arg: string, values: Float32Array): void {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
     if (v - v !== 0)
       fail(metric, arg, `expected argument ${ARG} to hold finite numbers, but got ${v} at (flat) index ${i}`);
   }
-  return out;
+}
+
+/**
+ * Finite reals, 1-D, rounded to float32: the caller's own float32 data when nothing needs
+ * converting (read it, never write to it), else a fresh array.
+ */
+export function readFiniteValues(metric: string, arg: string, x: unknown): Float32Array {
+  const raw = readRaw(metric, arg, x);
+  requireRank(metric, arg, raw, 1, 'a 1-D array [N]');
+  if (!(raw.values instanceof Float32Array)) return finiteFloat32Copy(metric, arg, raw.values);
+  requireFinite(metric, arg, raw.values);
+  return raw.values;
 }
 
 /** Finite reals, 1-D, rounded to float32 into a fresh array. */

@@ -1,6 +1,6 @@
 import type { DecisionInput } from './adapter';
 import type { ConfidenceBatch } from './confidences';
-import { readFiniteVector, readFlagsCounted, requireSameN } from './read';
+import { readFiniteValues, readFlagsCounted, requireSameN } from './read';
 
 /** Argument names of the binary detection metrics (SPEC §13.1). */
 export const SCORE_INPUTS = Object.freeze(['scores', 'positives'] as const);
@@ -59,6 +59,29 @@ export function realKeyProblem(keys: Float32Array | Float64Array): string | null
 }
 
 /**
+ * The ranking keys of finite float32 scores: the scores themselves while none is negative (a
+ * float32 key ≥ 0 keeps the flag in its sign bit, as a confidence does: half the bytes, and the
+ * sort of confidences), else the float64 keys of {@link realScoreKeys}. Either keeps the
+ * scores' order and ties, and a column of float32 keys widens to float64 ones through
+ * {@link realScoreKeys}, which gives the same keys.
+ */
+export function scoreKeys(scores: Float32Array): Float32Array | Float64Array {
+  const bits = new Uint32Array(scores.buffer, scores.byteOffset, scores.length);
+  for (let i = 0; i < bits.length; i++) if (bits[i] > 0x80000000) return realScoreKeys(scores); // below −0
+  return scores;
+}
+
+/**
+ * What makes loaded keys of real scores impossible: float32 keys (scores ≥ 0 as they are) that
+ * are not finite, or float64 keys that no finite score maps to; null if none.
+ */
+export function scoreKeyProblem(keys: Float32Array | Float64Array): string | null {
+  if (keys instanceof Float64Array) return realKeyProblem(keys);
+  for (let i = 0; i < keys.length; i++) if (keys[i] - keys[i] !== 0) return `a score of ${keys[i]}`;
+  return null;
+}
+
+/**
  * Reads one (scores, flags) pair as the detection metrics do — finite reals kept as float32,
  * booleans or 0/1 of the same N — with the arguments named `names` in messages (a plot of
  * several systems names each one's). Tensors are only read.
@@ -69,7 +92,7 @@ export function readScorePair(
   scores: unknown,
   flags: unknown,
 ): ScoreBatch {
-  const s = readFiniteVector(metric, names[0], scores);
+  const s = readFiniteValues(metric, names[0], scores); // only read: may be the caller's data
   const { flags: f, ones } = readFlagsCounted(metric, names[1], flags);
   requireSameN(metric, names, [s.length, f.length]);
   return { scores: s, flags: f, ones };
@@ -78,23 +101,24 @@ export function readScorePair(
 /**
  * The input of (scores, flags): finite reals of any sign, read as float32, and booleans or 0/1.
  * As decisions, a flagged sample is the "correct" one — the ranking core's losses are the
- * unflagged samples — and its ranking key the float64 key of {@link realScoreKeys}, which
- * leaves the sign bit to the flag.
+ * unflagged samples — and its ranking key that of {@link scoreKeys}, which leaves the sign bit
+ * to the flag.
  */
 function scoreInput(names: readonly [string, string]): DecisionInput<ScoreBatch, Record<string, never>> {
   return Object.freeze({
     names,
     options: {},
-    keyPrecision: 'float64' as const,
+    keyPrecision: 'float32' as const,
+    keyWidening: () => realScoreKeys,
     hasClasses: false,
-    keyProblem: realKeyProblem,
+    keyProblem: scoreKeyProblem,
     read: (metric: string, args: readonly unknown[]): ScoreBatch => readScorePair(metric, names, args[0], args[1]),
     count: (b: ScoreBatch) => b.scores.length,
     classes: () => 0,
     decisions: (b: ScoreBatch): ConfidenceBatch => ({
       n: b.scores.length,
       confidence: b.scores,
-      rankKey: realScoreKeys(b.scores),
+      rankKey: scoreKeys(b.scores),
       correct: b.flags,
       nCorrect: b.ones,
     }),

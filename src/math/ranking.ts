@@ -128,7 +128,11 @@ export function flaggedKeyBlocksFrom(
   return { size, loss, n };
 }
 
-/** The tie blocks of a column in the sort kernel's memory, sorted there (no copy of the column); null if memory is refused. */
+/**
+ * The tie blocks of a column in the sort kernel's memory, sorted there (no copy of the column);
+ * null if memory is refused. Views of that memory: valid until the column is next added to or
+ * sorted (see {@link KernelKeys.blocks}).
+ */
 export function kernelBlocks(keys: KernelKeys): TieBlocks | null {
   const b = keys.blocks();
   return b && { size: b.size, loss: b.loss, n: keys.size };

@@ -9,7 +9,7 @@ import { eceOptionsProblem } from '../functional/confidence';
 import { ARG, fail } from '../errors';
 import type { DecisionInput } from '../inputs/adapter';
 import { CONFIDENCE_INPUTS, CONFIDENCES } from '../inputs/confidences';
-import { keyPrecisionOf, readArgumentsOf } from '../inputs/adapter';
+import { readArgumentsOf } from '../inputs/adapter';
 import { LOGIT_INPUTS, LOGITS, type ClassifierRows, type ProbabilitiesOptions } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import { MIN_SIGMA } from '../math/smoothEce';
@@ -143,7 +143,7 @@ abstract class SmoothCalibrationMetric<O extends SmoothECEOptions> extends Metri
     super({ sigma: sigmaOption, ...decl.input.options } as OptionSchema<O>, options);
     this.decl = decl;
     this.sizes = new InputSizes(decl.input, (key, state) => this.track(key, state));
-    this.samples = this.track('samples', new FlaggedKeyColumn(keyPrecisionOf(decl.input, this.options)));
+    this.samples = this.track('samples', new FlaggedKeyColumn(decl.input.keyPrecision));
   }
 
   /**

@@ -1,14 +1,14 @@
 import { ARG, fail } from '../errors';
 import {
+  averagePrecision,
+  detectionAUROC,
   fprAtTPRIndex,
-  sweepAUROC,
-  sweepAveragePrecision,
   thresholdSweep,
   type ThresholdSweep,
 } from '../functional/detection';
 import type { TensorLike } from '../inputs/read';
 import { readScorePair, SCORE_INPUTS, SCORES, type ScoreBatch } from '../inputs/scores';
-import { scoredTieBlocks } from '../math/ranking';
+import { scoredTieBlocks, type TieBlocks } from '../math/ranking';
 import { booleanOption, ownProperty, positiveUnitOption, resolveOptions, stringOption } from '../options';
 import {
   chartDocument,
@@ -118,12 +118,12 @@ export interface PrecisionRecallPlotOptions extends PlotOptions {
 const tprOption = positiveUnitOption(0.95);
 
 /** The sweep of a batch and its thresholds: the blocks in descending score, negatives = the losses. */
-function sweepOf(batch: ScoreBatch): { sweep: ThresholdSweep; score: Float64Array } {
+function sweepOf(batch: ScoreBatch): { sweep: ThresholdSweep; blocks: TieBlocks; score: Float64Array } {
   const { scores, flags } = batch;
   const losses = new Uint8Array(flags.length);
   for (let i = 0; i < flags.length; i++) losses[i] = 1 - flags[i];
   const blocks = scoredTieBlocks(scores, losses, true);
-  return { sweep: thresholdSweep(blocks), score: blocks.score };
+  return { sweep: thresholdSweep(blocks), blocks, score: blocks.score };
 }
 
 /** Throws unless the batch has samples and, if `both`, both classes (else: positives). */
@@ -139,7 +139,7 @@ function requireClasses(where: string, names: readonly [string, string], batch: 
 
 function roc(where: string, names: readonly [string, string], batch: ScoreBatch, target: number): RocCurve {
   requireClasses(where, names, batch, true);
-  const { sweep, score } = sweepOf(batch);
+  const { sweep, blocks, score } = sweepOf(batch);
   const { tp, fp, m, p, q } = sweep;
   const fpr = new Float64Array(m + 1);
   const tpr = new Float64Array(m + 1);
@@ -150,19 +150,19 @@ function roc(where: string, names: readonly [string, string], batch: ScoreBatch,
     tpr[j] = tp[j] / p;
     if (j > 0) thresholds[j] = score[j - 1];
   }
-  const index = fprAtTPRIndex(sweep, target);
+  const index = fprAtTPRIndex(blocks, target);
   return {
     fpr,
     tpr,
     thresholds,
-    auroc: sweepAUROC(sweep),
+    auroc: detectionAUROC(blocks),
     operatingPoint: { target, index, threshold: thresholds[index], fpr: fpr[index], tpr: tpr[index] },
   };
 }
 
 function precisionRecall(where: string, names: readonly [string, string], batch: ScoreBatch): PrecisionRecallCurve {
   requireClasses(where, names, batch, false);
-  const { sweep, score } = sweepOf(batch);
+  const { sweep, blocks, score } = sweepOf(batch);
   const { tp, fp, m, p } = sweep;
   const precision = new Float64Array(m);
   const recall = new Float64Array(m);
@@ -174,7 +174,7 @@ function precisionRecall(where: string, names: readonly [string, string], batch:
     precision,
     recall,
     thresholds: Float64Array.from(score),
-    averagePrecision: sweepAveragePrecision(sweep),
+    averagePrecision: averagePrecision(blocks),
     prevalence: p / batch.scores.length,
   };
 }

@@ -1,12 +1,6 @@
-import {
-  keyPrecisionOf,
-  readArgumentsOf,
-  type DecisionInput,
-  type FixedSize,
-  type InputAdapter,
-} from '../inputs/adapter';
+import { readArgumentsOf, type DecisionInput, type FixedSize, type InputAdapter } from '../inputs/adapter';
 import { ARG, fail } from '../errors';
-import type { ConfidenceBatch } from '../inputs/confidences';
+import { firstKeyOutside, type ConfidenceBatch } from '../inputs/confidences';
 import { MAX_CLASSES } from '../inputs/logits';
 import type { TensorLike } from '../inputs/read';
 import type { RowNeeds } from '../inputs/readAsync';
@@ -260,19 +254,23 @@ const TOP_ONE_SLACK = 2 ** -20;
 /**
  * What makes a loaded column of decisions impossible — a K that does not fit the input, a
  * confidence outside [0, 1], or for classifier rows a top-1 probability outside [1/K, 1] (up to
- * {@link TOP_ONE_SLACK}) — or null. Every metric that keeps its decisions checks its state with it.
+ * {@link TOP_ONE_SLACK}) — or null. Every metric that keeps its decisions checks its state with it;
+ * `keyProblem`, an input's own check of its keys, replaces the range check.
  */
-export function decisionColumnProblem(keys: Float32Array | Float64Array, sizes: InputSizes): string | null {
+export function decisionColumnProblem(
+  keys: Float32Array | Float64Array,
+  sizes: InputSizes,
+  keyProblem?: (keys: Float32Array | Float64Array) => string | null,
+): string | null {
   const classes = sizes.problem(keys.length);
   if (classes) return classes;
+  if (keyProblem) return keyProblem(keys);
   const k = sizes.classes;
   // the top one of K probabilities is at least their mean
   const lowest = k > 0 ? (1 / k) * (1 - TOP_ONE_SLACK) : 0;
-  for (let i = 0; i < keys.length; i++) {
-    if (!(keys[i] <= 1 && keys[i] >= lowest))
-      return `a confidence of ${keys[i]}${keys[i] < lowest && k > 0 ? `, below 1/K = ${1 / k} (K = ${k} classes)` : ''}`;
-  }
-  return null;
+  const i = firstKeyOutside(keys, lowest);
+  if (i < 0) return null;
+  return `a confidence of ${keys[i]}${keys[i] < lowest && k > 0 ? `, below 1/K = ${1 / k} (K = ${k} classes)` : ''}`;
 }
 
 /**
@@ -326,7 +324,8 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
       ? (blocks) => decl.compute(blocks, resolved)
       : (decl.compute as (blocks: TieBlocks) => number);
     this.sizes = new InputSizes(decl.input, (key, state) => this.track(key, state));
-    this.samples = this.track('samples', new FlaggedKeyColumn(keyPrecisionOf(decl.input, this.options)));
+    const { input } = decl;
+    this.samples = this.track('samples', new FlaggedKeyColumn(input.keyPrecision, input.keyWidening?.(this.options)));
   }
 
   get sampleCount(): number {
@@ -355,7 +354,8 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
 
   /**
    * @internal The tie blocks of the decisions kept, in descending key, losses = errors: one sort,
-   * which every ranking metric of the same decisions can read ({@link valueFromBlocks}).
+   * which every ranking metric of the same decisions can read ({@link valueFromBlocks}). Read
+   * them before the column changes or is sorted again: they may be views of the sort's memory.
    */
   rankingBlocks(): TieBlocks {
     const s = this.samples;
@@ -394,7 +394,9 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
 
   protected stateProblem(): string | null {
     const keys = this.samples.read().keys;
-    return decisionColumnProblem(keys, this.sizes) ?? this.decl.input.keyProblem?.(keys, this.options) ?? null;
+    const { input } = this.decl;
+    const own = input.keyProblem && ((k: Float32Array | Float64Array) => input.keyProblem?.(k, this.options) ?? null);
+    return decisionColumnProblem(keys, this.sizes, own);
   }
 }
 

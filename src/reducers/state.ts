@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { fromBase64, toBase64 } from '../base64';
+import type { KeyWidening } from '../inputs/adapter';
 import { KernelKeys } from '../math/wasm/sortKernel';
 import { isRecord } from '../options';
 import { own } from '../own';
@@ -536,9 +537,13 @@ export const KERNEL_COLUMN_KEYS = 1 << 15;
  * value needs no copy (memory the kernel is refused sends the column back to a typed array). The
  * sort works in room after the keys, twice their size, which that memory keeps once grown (wasm
  * memory never shrinks) until `clear` or the metric's end lets it go.
+ *
+ * With a `widening` (real-valued scores), a float32 column widens to float64 keys for good on
+ * the first float64 keys it is given — pushed, merged or loaded — its float32 keys made float64
+ * by `widening` (same order and ties); float32 keys given to a widened column are widened too.
  */
 export class FlaggedKeyColumn implements MetricState {
-  private readonly codec: ColumnCodec<Float32Array> | ColumnCodec<Float64Array>;
+  private codec: ColumnCodec<Float32Array> | ColumnCodec<Float64Array>;
   /** The packed keys while the column is a typed array: its first `length`. */
   private packed: Float32Array | Float64Array;
   private length = 0;
@@ -546,9 +551,17 @@ export class FlaggedKeyColumn implements MetricState {
   /** Whether the kernel was unavailable or refused memory: the column then stays a typed array. */
   private kernelRefused = false;
 
-  constructor(readonly precision: 'float32' | 'float64') {
-    this.codec = precision === 'float32' ? FLOAT32 : FLOAT64;
+  constructor(
+    private readonly initial: 'float32' | 'float64',
+    private readonly widening: KeyWidening | null = null,
+  ) {
+    this.codec = initial === 'float32' ? FLOAT32 : FLOAT64;
     this.packed = this.codec.make(0);
+  }
+
+  /** The keys' precision now (a column with a widening starts float32). */
+  get precision(): 'float32' | 'float64' {
+    return this.codec === FLOAT32 ? 'float32' : 'float64';
   }
 
   get size(): number {
@@ -564,6 +577,10 @@ export class FlaggedKeyColumn implements MetricState {
   push(keys: Float32Array | Float64Array, flags: Uint8Array): void {
     const n = keys.length;
     if (n === 0) return;
+    if (this.widening) {
+      if (keys instanceof Float64Array) this.widen();
+      else if (this.codec === FLOAT64) keys = this.widening(keys);
+    }
     const kernel = this.kernelFor(n);
     if (kernel?.append(keys, flags)) return;
     if (kernel) this.leaveKernel();
@@ -647,7 +664,18 @@ export class FlaggedKeyColumn implements MetricState {
     return { keys, flags };
   }
 
+  /** Float64 keys from now on: the float32 ones kept so far made float64 by the widening. */
+  private widen(): void {
+    if (this.codec === FLOAT64 || !this.widening) return;
+    const { keys, flags } = this.read();
+    this.clear();
+    this.codec = FLOAT64;
+    this.packed = FLOAT64.make(0);
+    this.push(this.widening(keys as Float32Array), flags);
+  }
+
   clear(): void {
+    this.codec = this.initial === 'float32' ? FLOAT32 : FLOAT64;
     this.packed = this.codec.make(0);
     this.length = 0;
     this.kernel = null; // its memory goes with it
@@ -655,11 +683,17 @@ export class FlaggedKeyColumn implements MetricState {
   }
 
   incompatibility(other: FlaggedKeyColumn): string | null {
+    if (this.widening && other.widening) return null; // either widens to the other's keys
     return other.precision === this.precision ? null : `${other.precision} keys, not ${this.precision}`;
   }
 
   merge(other: FlaggedKeyColumn): void {
-    this.pushPacked(other.packedCopy()); // a copy first: `other` may be this column
+    if (other.precision === this.precision)
+      this.pushPacked(other.packedCopy()); // a copy first: `other` may be this column
+    else {
+      const { keys, flags } = other.read(); // widened on the way in, whichever side is float32
+      this.push(keys, flags);
+    }
   }
 
   /** The packed keys (flag in the sign bit) as a column snapshot `{ dtype, n, data }`. */
@@ -675,12 +709,22 @@ export class FlaggedKeyColumn implements MetricState {
   }
 
   load(snapshot: unknown): string | null {
-    const values = snapshotValues<Float32Array | Float64Array>(this.codec, snapshot);
+    // a column that widens holds either precision, as its snapshot says
+    const wide = this.widening ? snapshotDtype(snapshot) === FLOAT64.name : this.initial === 'float64';
+    const codec = wide ? FLOAT64 : FLOAT32;
+    const values = snapshotValues<Float32Array | Float64Array>(codec, snapshot);
     if (typeof values === 'string') return values;
     this.clear();
+    this.codec = codec;
+    this.packed = codec.make(0);
     this.pushPacked(values);
     return null;
   }
+}
+
+/** The `dtype` a column snapshot (JSON or raw) names, if any. */
+function snapshotDtype(snapshot: unknown): unknown {
+  return snapshot instanceof RawSnapshot ? snapshot.dtype : isRecord(snapshot) ? own(snapshot, 'dtype') : undefined;
 }
 
 /**

@@ -306,8 +306,10 @@ export class KernelKeys {
   }
 
   /**
-   * Sorts the keys as {@link fold} does and returns their tie blocks, from the largest key down
-   * (copies: the kernel's memory is the column's); null if the memory is refused.
+   * Sorts the keys as {@link fold} does and returns their tie blocks, from the largest key down;
+   * null if the memory is refused. The blocks are views of the kernel's memory, valid until the
+   * column is next added to or sorted: read them at once (millions of blocks copied out would
+   * cost more than the sort, most of it in touching fresh pages).
    */
   blocks(): FlaggedBlocks | null {
     const { kern, wide, length: n } = this;
@@ -321,7 +323,7 @@ export class KernelKeys {
     kern.start(0, 0, 0); // a fresh pass: no block counted yet
     const m = blocksPass(kern.blocks, sorted, n, wide, sizePtr, lossPtr);
     const buf = kern.memory.buffer;
-    return { size: new Uint32Array(buf, sizePtr, m).slice(), loss: new Float64Array(buf, lossPtr, m).slice() };
+    return { size: new Uint32Array(buf, sizePtr, m), loss: new Float64Array(buf, lossPtr, m) };
   }
 }
 
