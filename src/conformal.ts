@@ -3,11 +3,19 @@ import {
   readClassifierOutputs,
   readClassifierRows,
   rowProbabilities,
+  type ClassifierRows,
   type ProbabilitiesOptions,
 } from './inputs/logits';
 import type { TensorLike } from './inputs/read';
 import { conformalRank, kthSmallest } from './math/conformalRank';
-import { labelScores, predictionMasks, type ConformalScore, type ScoreSpec } from './math/conformalScores';
+import { softmaxRows } from './math/classProbabilities';
+import {
+  labelScores,
+  predictionMasks,
+  type ConformalScore,
+  type ProbabilitySource,
+  type ScoreSpec,
+} from './math/conformalScores';
 import {
   booleanOption,
   choiceOption,
@@ -111,7 +119,7 @@ export function fitConformal(logits: TensorLike, labels: TensorLike, options?: F
       'logits',
       `expected argument ${ARG} to hold calibration samples, but got none (N = 0): no calibration samples`,
     );
-  const scores = labelScores(rowProbabilities(rows), rows.n, rows.k, rows.labels, o);
+  const scores = labelScores(probabilitiesOf(rows), rows.n, rows.k, rows.labels, o);
   const rank = conformalRank(rows.n, o.alpha);
   const fit = { threshold: kthSmallest(scores, rank), alpha: o.alpha, score: o.score, n: rows.n, rank };
   return o.score === 'raps' ? { ...fit, lambda: o.lambda, kReg: o.kReg } : fit;
@@ -142,8 +150,17 @@ export function predictionSets(
   const { threshold, spec } = readFit(where, fitted);
   const rows = readClassifierOutputs(where, logits, o.probabilities);
   const limit = threshold === Infinity ? Infinity : threshold + 1e-9 * Math.max(1, Math.abs(threshold));
-  const { mask, sizes } = predictionMasks(rowProbabilities(rows), rows.n, rows.k, limit, spec, o.nonEmpty);
+  const { mask, sizes } = predictionMasks(probabilitiesOf(rows), rows.n, rows.k, limit, spec, o.nonEmpty);
   return { mask, sizes, numClasses: rows.k };
+}
+
+/**
+ * The class probabilities of checked rows (SPEC §4, §11, §12): logits rows as their softmax
+ * statistics, each p_k computed where it is read (no N·K float64 matrix); the other forms in full.
+ */
+function probabilitiesOf(rows: ClassifierRows): ProbabilitySource {
+  const plain = !rows.binary && !rows.logMean && !rows.probabilities && !rows.reduced;
+  return plain ? { softmax: softmaxRows(rows.values, rows.n, rows.k) } : { p: rowProbabilities(rows) };
 }
 
 /** The threshold (null read as +Infinity) and score of a fitted object, checked (own properties only). */

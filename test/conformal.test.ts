@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { fitConformal, predictionSets, SetCoverage, type ConformalFit, type ConformalScore } from '../src/index';
 import { readClassifierRows, rowProbabilities } from '../src/inputs/logits';
+import { classProbabilities, softmaxRows } from '../src/math/classProbabilities';
 import { labelScores } from '../src/math/conformalScores';
 import { logitData, normal, permutation, rng } from './helpers/data';
 import { expectInputError } from './helpers/errors';
@@ -47,7 +48,7 @@ describe('fitConformal: hand-derived thresholds', () => {
   it('APS: the mass of every class at least as likely as the label, ties included', () => {
     // row 1's label (p = 0.25) ties with class 0: both are counted, score 1
     expect(
-      labelScores(new Float64Array(P.flat()), 3, 3, Int32Array.from(Y), { score: 'aps', lambda: 0, kReg: 0 }),
+      labelScores({ p: new Float64Array(P.flat()) }, 3, 3, Int32Array.from(Y), { score: 'aps', lambda: 0, kReg: 0 }),
     ).toEqual(Float64Array.of(0.5, 1, 0.75));
     const fit = fitConformal(P, Y, { alpha: 0.5, score: 'aps', probabilities: true });
     expect(fit.threshold).toBe(0.75);
@@ -56,7 +57,7 @@ describe('fitConformal: hand-derived thresholds', () => {
   it('RAPS: APS + λ·max(0, rank − kReg), with the rank of the tie block', () => {
     const spec = { score: 'raps' as const, lambda: 0.5, kReg: 1 };
     // row 1: rank 3 (the tie block's largest), 1 + 0.5 · 2
-    expect(labelScores(new Float64Array(P.flat()), 3, 3, Int32Array.from(Y), spec)).toEqual(
+    expect(labelScores({ p: new Float64Array(P.flat()) }, 3, 3, Int32Array.from(Y), spec)).toEqual(
       Float64Array.of(0.5, 2, 0.75),
     );
     const fit = fitConformal(P, Y, { alpha: 0.25, score: 'raps', lambda: 0.5, probabilities: true });
@@ -158,7 +159,7 @@ describe('split-conformal properties', () => {
         const { z, labels } = seed % 2 ? tiedLogits(50, 5, seed) : logitData(50, 5, seed);
         const fit = fitConformal(z, labels, { score, alpha: 0.3 });
         const rows = readClassifierRows('test', [z, labels], 0, undefined);
-        const c = labelScores(rowProbabilities(rows), 50, 5, rows.labels, { score, lambda: 0.1, kReg: 1 });
+        const c = labelScores({ p: rowProbabilities(rows) }, 50, 5, rows.labels, { score, lambda: 0.1, kReg: 1 });
         const { mask } = predictionSets(z, fit);
         let covered = 0;
         for (let i = 0; i < 50; i++) {
@@ -168,6 +169,32 @@ describe('split-conformal properties', () => {
         }
         expect(covered).toBeGreaterThanOrEqual(fit.rank);
       }
+    }
+  });
+
+  it('the label scores of logits rows, from their exps near z_y alone, equal those from every p, bit for bit', () => {
+    const r = rng(12);
+    const n = 300;
+    const k = 7;
+    const z = new Float32Array(n * k);
+    for (let i = 0; i < n * k; i++) {
+      // ties, tiny gaps, and gaps so large that p underflows to subnormals and to 0
+      const u = r();
+      z[i] =
+        u < 0.3
+          ? Math.floor(4 * r())
+          : u < 0.5
+            ? Math.fround(1 + 1e-7 * Math.floor(3 * r()))
+            : u < 0.6
+              ? -800 * r()
+              : 3 * normal(r);
+    }
+    const labels = Int32Array.from({ length: n }, () => Math.floor(r() * k));
+    for (const score of SCORES) {
+      const spec = { score, lambda: 0.1, kReg: 1 };
+      const fast = labelScores({ softmax: softmaxRows(z, n, k) }, n, k, labels, spec);
+      const full = labelScores({ p: classProbabilities(z, n, k, false) }, n, k, labels, spec);
+      expect(fast).toEqual(full);
     }
   });
 
@@ -250,7 +277,7 @@ describe('split-conformal properties', () => {
       return pa.map((v, j) => (v + pb[j]) / 2);
     });
     const fit = fitConformal([a, b], labels, { score: 'aps', alpha: 0.2 });
-    const ref = labelScores(new Float64Array(mean.flat()), 30, 3, Int32Array.from(labels), {
+    const ref = labelScores({ p: new Float64Array(mean.flat()) }, 30, 3, Int32Array.from(labels), {
       score: 'aps',
       lambda: 0,
       kReg: 0,
