@@ -33,7 +33,8 @@ export function setCountsLayout(length: number): SetCountsLayout {
 export const setClasses = (length: number): number => (length - 3) / 4;
 
 /**
- * A set batch from plain arrays (not validated): a 0/1 mask [n, k] row-major and labels. O(1).
+ * A set batch from plain arrays (not validated): a 0/1 mask [n, k] row-major and labels; the
+ * row sizes are summed here. O(N·K).
  *
  * @example
  * ```ts
@@ -42,12 +43,15 @@ export const setClasses = (length: number): number => (length - 3) / 4;
  * ```
  */
 export function setBatch(sets: ArrayLike<number>, k: number, labels: Int32Array): SetBatch {
-  return { n: labels.length, k, sets, labels };
+  const n = labels.length;
+  const sizes = new Int32Array(n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < k; j++) sizes[i] += sets[i * k + j];
+  return { n, k, sets, sizes, labels };
 }
 
 /**
- * The counts of a batch of sets (layout of {@link setCountsLayout}): one pass over the N·K
- * entries. O(N·K).
+ * The counts of a batch of sets (layout of {@link setCountsLayout}) from its row sizes and the
+ * entry of each label. O(N + K).
  *
  * @example
  * ```ts
@@ -64,11 +68,9 @@ export function setUpdate(b: SetBatch): Float64Array {
   const classCount = new Int32Array(k);
   const classCovered = new Int32Array(k);
   for (let i = 0; i < n; i++) {
-    const at = i * k;
-    let z = 0;
-    for (let j = 0; j < k; j++) z += sets[at + j];
+    const z = b.sizes[i];
     const y = labels[i];
-    const c = sets[at + y];
+    const c = sets[i * k + y];
     sizeCount[z]++;
     sizeCovered[z] += c;
     classCount[y]++;

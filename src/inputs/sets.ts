@@ -12,7 +12,50 @@ export interface SetBatch {
   readonly k: number;
   /** n·k entries, each 0 or 1: class j of row i at i·k + j. Read only: may be the caller's data. */
   readonly sets: ArrayLike<number>;
+  /** Each row's set size Σ_j sets[i, j]. */
+  readonly sizes: Int32Array;
   readonly labels: Int32Array;
+}
+
+/**
+ * Each row's size into `sizes`, checking that every entry is 0 or 1 in the same pass (the one
+ * pass over the N·K entries): the index of the first entry that is not, or −1. Integer data
+ * (int32 and bool tensors, integer typed arrays) is checked by OR-ing a row's entries (any bit
+ * but the lowest set: not 0/1, negatives included); floats by x·(1 − x) ≠ 0, true for every x
+ * but 0 and 1 (NaN and ±∞ included).
+ */
+export function rowSizes(v: ArrayLike<number>, n: number, k: number, sizes: Int32Array): number {
+  const integer =
+    v instanceof Int32Array ||
+    v instanceof Uint8Array ||
+    v instanceof Int8Array ||
+    v instanceof Int16Array ||
+    v instanceof Uint16Array ||
+    v instanceof Uint8ClampedArray;
+  for (let i = 0; i < n; i++) {
+    const at = i * k;
+    let z = 0;
+    let off = 0;
+    if (integer) {
+      for (let j = 0; j < k; j++) {
+        const x = v[at + j];
+        z += x;
+        off |= x;
+      }
+      off &= ~1;
+    } else {
+      for (let j = 0; j < k; j++) {
+        const x = v[at + j];
+        z += x;
+        off |= x * (1 - x) !== 0 ? 1 : 0;
+      }
+    }
+    if (off !== 0) {
+      for (let j = 0; j < k; j++) if (v[at + j] !== 0 && v[at + j] !== 1) return at + j;
+    }
+    sizes[i] = z;
+  }
+  return -1;
 }
 
 /**
@@ -36,15 +79,14 @@ function readSets(metric: string, [s, y]: readonly unknown[], expectedK: number)
   if (k > MAX_CLASSES)
     fail(metric, SET_INPUTS[0], `expected argument ${ARG} to have at most 2^24 classes, but got K = ${k}`);
   const v = raw.values;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (x !== 0 && x !== 1) {
-      fail(
-        metric,
-        SET_INPUTS[0],
-        `expected argument ${ARG} to hold 0/1 or booleans (class in the set or not), but got ${x} at row ${Math.floor(i / k)}, class ${i % k}`,
-      );
-    }
+  const sizes = new Int32Array(n);
+  const bad = rowSizes(v, n, k, sizes);
+  if (bad >= 0) {
+    fail(
+      metric,
+      SET_INPUTS[0],
+      `expected argument ${ARG} to hold 0/1 or booleans (class in the set or not), but got ${v[bad]} at row ${Math.floor(bad / k)}, class ${bad % k}`,
+    );
   }
   const labels = readLabels(metric, SET_INPUTS[1], y, Math.max(k, 2));
   requireSameN(metric, SET_INPUTS, [n, labels.length]);
@@ -55,7 +97,7 @@ function readSets(metric: string, [s, y]: readonly unknown[], expectedK: number)
       `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${k}`,
     );
   }
-  return { n, k, sets: v, labels };
+  return { n, k, sets: v, sizes, labels };
 }
 
 /**
