@@ -40,3 +40,12 @@ export {
   type ReliabilityTableOptions,
 } from './reliabilityTable';
 export { MetricCollection, type AnyMetric, type CollectionValues } from './collection';
+export {
+  fitConformal,
+  predictionSets,
+  type ConformalFit,
+  type ConformalScore,
+  type FitConformalOptions,
+  type PredictionSets,
+  type PredictionSetsOptions,
+} from './conformal';

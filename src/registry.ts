@@ -65,6 +65,7 @@ import {
   OODFPR95,
   TPRAtFPR,
 } from './metrics/detection';
+import { ClassConditionalCoverage, EmptySetRate, SetCoverage, SetSize, SizeStratifiedCoverage } from './metrics/sets';
 import {
   Disagreement,
   ExpectedEntropy,
@@ -139,6 +140,7 @@ const probabilisticParam: Param = {
   pattern: /^(true|false)$/,
   value: (t) => t === 'true',
 };
+const reductionParam: Param = { name: 'reduction', option: 'reduction', pattern: /^(min|mean)$/, value: (t) => t };
 const nLevelsParam: Param = { name: 'nlevels', option: 'nLevels', pattern: INT };
 const sigmaParam: Param = {
   name: 'sigma',
@@ -579,6 +581,35 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
     { cls: OODAUPROut, options: {}, fullName: 'OOD AUPR-Out', display: 'AUPR-Out', higherIsBetter: true },
   ],
   ['ood_fpr95', { cls: OODFPR95, options: {}, fullName: 'OOD FPR at 95% ID recall', display: 'FPR95' }],
+
+  // SPEC §14.2: (sets, labels). A coverage's best value is the nominal 1 − α, not the largest
+  [
+    'set_coverage',
+    { cls: SetCoverage, options: {}, fullName: 'Set coverage', display: 'Coverage', higherIsBetter: null },
+  ],
+  ['set_size', { cls: SetSize, options: {}, fullName: 'Mean set size', display: 'Size' }],
+  [
+    'set_ssc',
+    {
+      cls: SizeStratifiedCoverage,
+      options: {},
+      fullName: 'Size-stratified coverage',
+      display: 'SSC',
+      higherIsBetter: null,
+    },
+  ],
+  [
+    'set_class_coverage',
+    {
+      cls: ClassConditionalCoverage,
+      options: {},
+      fullName: 'Class-conditional coverage',
+      display: 'CCC',
+      higherIsBetter: null,
+      params: [reductionParam],
+    },
+  ],
+  ['set_empty', { cls: EmptySetRate, options: {}, fullName: 'Empty set rate', display: 'Empty' }],
 ]);
 
 /** Every id accepted without a parameter, in registry order (parameterized forms: see README). */

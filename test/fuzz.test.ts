@@ -270,6 +270,13 @@ const HIGHER_IS_BETTER: ReadonlySet<string> = new Set([
   'ClassificationCoverageAtRisk',
 ]);
 
+/** The set metrics whose best value is the nominal coverage 1 − α (SPEC §14.5). */
+const SET_COVERAGES: ReadonlySet<string> = new Set([
+  'SetCoverage',
+  'SizeStratifiedCoverage',
+  'ClassConditionalCoverage',
+]);
+
 describe('getMetricFromId fuzz', () => {
   it('returns the entry the grammar names, or throws a MetricInputError — never another error', () => {
     const before = tf.memory().numTensors;
@@ -292,8 +299,9 @@ describe('getMetricFromId fuzz', () => {
           expect(e.obj.options).toMatchObject(options);
           expect(typeof e.function).toBe('function');
           expect(typeof e.fullName === 'string' && e.fullName.length > 0 && typeof e.display === 'string').toBe(true);
-          // PICP: best at its level; the ensembles' mean uncertainties: no direction (SPEC §12)
-          const nominal = cls === 'IntervalCoverage' || ENSEMBLE_CLASSES.has(cls);
+          // PICP: best at its level; the ensembles' mean uncertainties: no direction (SPEC §12);
+          // set coverages: best at 1 − α (SPEC §14.5)
+          const nominal = cls === 'IntervalCoverage' || ENSEMBLE_CLASSES.has(cls) || SET_COVERAGES.has(cls);
           expect(e.higherIsBetter).toBe(nominal ? null : cls.includes('AUC') || HIGHER_IS_BETTER.has(cls));
         } finally {
           e.obj.dispose();

@@ -20,7 +20,7 @@ fc.configureGlobal({ seed: 42, numRuns: 150 });
 
 type AnyMetric = ecuas.Metric<unknown[], unknown>;
 type Args = unknown[][]; // args[a][i]: sample i of argument a
-type Kind = 'conf' | 'cls' | 'scod' | 'reg' | 'ens' | 'clsEns' | 'det';
+type Kind = 'conf' | 'cls' | 'scod' | 'reg' | 'ens' | 'clsEns' | 'det' | 'sets';
 
 const E = ecuas as unknown as Record<string, new (o?: object) => AnyMetric>;
 const make = (name: string, options?: object) => (): AnyMetric => new E[name](options);
@@ -83,6 +83,21 @@ const detArgs: fc.Arbitrary<Args> = fc
     { minLength: 1, maxLength: 48 },
   )
   .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[1])]);
+
+/** (sets, labels) of a set-valued predictor: 0/1 rows of K classes, empty and full sets included. */
+const setArgs: fc.Arbitrary<Args> = fc
+  .integer({ min: 2, max: 6 })
+  .chain((k) =>
+    fc
+      .array(
+        fc.tuple(
+          fc.array(fc.integer({ min: 0, max: 1 }), { minLength: k, maxLength: k }),
+          fc.integer({ min: 0, max: k - 1 }),
+        ),
+        { minLength: 1, maxLength: 40 },
+      )
+      .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[1])]),
+  );
 
 const regValue = fc.float({ min: -4, max: 4, noNaN: true });
 const regArgs: fc.Arbitrary<Args> = fc.integer({ min: 1, max: 3 }).chain((d) =>
@@ -167,6 +182,7 @@ const ARGS: Record<Kind | 'gauss', fc.Arbitrary<Args>> = {
   ens: ensArgs,
   clsEns: clsEnsArgs,
   det: detArgs,
+  sets: setArgs,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -209,6 +225,10 @@ const CASES: Array<[string, () => AnyMetric, Kind]> = [
   ['FPRAtTPR tpr=0.5', make('FPRAtTPR', { tpr: 0.5 }), 'det'],
   ['TPRAtFPR fpr=0.25', make('TPRAtFPR', { fpr: 0.25 }), 'det'],
   ...CLS.map((n): [string, () => AnyMetric, Kind] => [`${n} of an ensemble`, membersFirst(n), 'clsEns']),
+  ...['SetCoverage', 'SetSize', 'EmptySetRate', 'SizeStratifiedCoverage', 'ClassConditionalCoverage'].map(
+    (n): [string, () => AnyMetric, Kind] => [n, make(n), 'sets'],
+  ),
+  ['ClassConditionalCoverage mean', make('ClassConditionalCoverage', { reduction: 'mean' }), 'sets'],
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -845,7 +865,9 @@ describe('getMetricFromId(id).function equals the class it names, on random data
             ? 'gauss'
             : id.startsWith('ens_')
               ? 'ens'
-              : 'scod';
+              : id.startsWith('set_')
+                ? 'sets'
+                : 'scod';
   const idArb = fc.constantFrom(...Object.keys(ID_TABLE)).chain((base) => {
     const p = PARAMS[base];
     const plain = fc.constant({ base, id: base, option: undefined as undefined | [string, number] });

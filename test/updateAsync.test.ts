@@ -14,6 +14,7 @@ import { LOGIT_INPUTS } from '../src/inputs/logits';
 import { MEMBER_INPUTS } from '../src/inputs/members';
 import { SCOD_INPUTS } from '../src/inputs/scod';
 import { OOD_INPUTS, SCORE_INPUTS } from '../src/inputs/scores';
+import { SET_INPUTS } from '../src/inputs/sets';
 import { close } from './helpers/golden';
 import { confidenceData, logitData, normal, permutation, rng } from './helpers/data';
 import { TOP1_METRICS as REDUCED } from './helpers/metricNames';
@@ -48,6 +49,11 @@ function inputsFor(inputs: readonly string[], n = 60, seed = 5): number[][] | nu
     const scores = Array.from({ length: n }, () => Math.fround(3 * normal(r)));
     const flags = scores.map((v, i) => (i < 2 ? i : r() < 0.5 + v / 10 ? 1 : 0));
     return [scores, flags];
+  }
+  if (inputs === SET_INPUTS) {
+    // 0/1 sets of 4 classes (empty and full ones too) and their labels
+    const sets = Array.from({ length: n }, () => Array.from({ length: 4 }, () => (r() < 0.4 ? 1 : 0)));
+    return [sets, Array.from({ length: n }, () => Math.floor(4 * r()))] as unknown as number[][][];
   }
   if (inputs === SCOD_INPUTS) {
     return [

@@ -1,5 +1,13 @@
 import { ARG, fail } from '../errors';
-import { logitsShape, nonFiniteBinaryLogit, nonFiniteLogit, readLabels, readRaw, requireSameN } from './read';
+import {
+  logitsShape,
+  nonFiniteBinaryLogit,
+  nonFiniteLogit,
+  readLabels,
+  readRaw,
+  requireSameN,
+  type RawArray,
+} from './read';
 import { membersOf, type Members } from './members';
 import { ensembleLogMean } from '../math/ensemble';
 import { float64LogitProbabilities, float64LogitStats } from '../math/float64Logits';
@@ -161,10 +169,32 @@ export function readClassifierRows(
   probabilities: ProbabilitiesMode,
 ): ClassifierRows {
   if (args[0] instanceof ReducedLogits) return readReducedRows(metric, args[0], args[1], expectedK);
-  const raw = readRaw(metric, LOGIT_INPUTS[0], args[0]);
+  return rowsOfRaw(metric, readRaw(metric, LOGIT_INPUTS[0], args[0]), args[1], expectedK, probabilities);
+}
+
+/**
+ * Classifier outputs without labels — any form {@link readClassifierRows} reads, with its
+ * checks — for a function that scores every class of a row (conformal prediction sets). The
+ * rows' labels are all 0, a stand-in that nothing may read.
+ */
+export function readClassifierOutputs(metric: string, x: unknown, probabilities: ProbabilitiesMode): ClassifierRows {
+  const raw = readRaw(metric, LOGIT_INPUTS[0], x);
+  // N is on axis 1 of member logits [M, N, K]; a shape the readers refuse gets no labels
+  const n = raw.shape.length === 3 ? raw.shape[1] : raw.shape.length === 2 || raw.shape.length === 1 ? raw.shape[0] : 0;
+  return rowsOfRaw(metric, raw, new Int32Array(n), 0, probabilities);
+}
+
+/** {@link readClassifierRows} of logits already read. */
+function rowsOfRaw(
+  metric: string,
+  raw: RawArray,
+  y: unknown,
+  expectedK: number,
+  probabilities: ProbabilitiesMode,
+): ClassifierRows {
   if (raw.shape.length === 3) {
     const members = membersOf(metric, LOGIT_INPUTS[0], raw, probabilities);
-    return ensembleRows(members, checkedLabels(metric, args[1], members.n, members.k, expectedK));
+    return ensembleRows(members, checkedLabels(metric, y, members.n, members.k, expectedK));
   }
   const logits = logitsShape(metric, LOGIT_INPUTS[0], raw);
   if (probabilities === true && !logits.binary) {
@@ -174,7 +204,7 @@ export function readClassifierRows(
   }
   if (logits.k > MAX_CLASSES)
     fail(metric, LOGIT_INPUTS[0], `expected argument ${ARG} to have at most 2^24 classes, but got K = ${logits.k}`);
-  const labels = checkedLabels(metric, args[1], logits.n, logits.k, expectedK);
+  const labels = checkedLabels(metric, y, logits.n, logits.k, expectedK);
   if (logits.binary) return binaryRows(metric, logits.values, labels, probabilities);
   if (probabilities === true) {
     checkProbabilities(metric, LOGIT_INPUTS[0], logits.values, logits.n, logits.k, true);

@@ -30,5 +30,6 @@ export {
   type RegressionCalibrationCurve,
   type RegressionCalibrationPlotOptions,
 } from './regressionCalibrationPlot';
+export { setSizePlot, type SetSizePlotOptions } from './setSizePlot';
 export { riskCoveragePlot, type LabelledRiskCoverage, type RiskCoveragePlotOptions } from './riskCoveragePlot';
 export type { PlotOptions } from './svg';

@@ -17,6 +17,8 @@ export interface GoldenCase {
   rtol?: number;
   /** Per input, the axis that holds the samples when it is not 0 (`{ logits: 1 }` for [M, N, K]). */
   sampleAxis?: Record<string, number>;
+  /** Function cases: arguments passed after the inputs and before `options` (the fit of `predictionSets`). */
+  extra?: unknown[];
 }
 
 /** The repo's copies of the golden files: the tests read these, so a bare clone runs them. */
@@ -44,13 +46,18 @@ export function revive(x: unknown): unknown {
   return x;
 }
 
-const INTEGER_INPUTS = new Set(['labels', 'correctness', 'classificationErrors', 'isOod']);
+const INTEGER_INPUTS = new Set(['labels', 'correctness', 'classificationErrors', 'isOod', 'positives', 'sets']);
 
-/** Converts one argument into the requested form; returns any tensors made so the caller can free them. */
+/**
+ * Converts one argument into the requested form; returns any tensors made so the caller can free
+ * them. A typed array is 1-D only (SPEC §1): a nested input in the `typed` form is its typed data
+ * as a tensor of its shape.
+ */
 export function asForm(name: string, values: unknown[], form: GoldenCase['as'], made: tf.Tensor[]): unknown {
   const integer = INTEGER_INPUTS.has(name);
   if (form === 'array') return values;
-  if (form === 'typed') return integer ? Int32Array.from(values as number[]) : Float32Array.from(values as number[]);
+  if (form === 'typed' && !Array.isArray(values[0]))
+    return integer ? Int32Array.from(values as number[]) : Float32Array.from(values as number[]);
   const t = tf.tensor(values as number[], undefined, integer ? 'int32' : 'float32');
   made.push(t);
   return t;

@@ -76,6 +76,11 @@ export const ID_TABLE: Record<string, [string, Record<string, unknown>]> = {
   cls_risk_at_cov: ['ClassificationRiskAtCoverage', { coverage: 0.8 }],
   conf_cov_at_risk: ['ConfidenceCoverageAtRisk', { risk: 0.05, scores: 'confidence' }],
   cls_cov_at_risk: ['ClassificationCoverageAtRisk', { risk: 0.05 }],
+  set_coverage: ['SetCoverage', {}],
+  set_size: ['SetSize', {}],
+  set_ssc: ['SizeStratifiedCoverage', {}],
+  set_class_coverage: ['ClassConditionalCoverage', { reduction: 'min' }],
+  set_empty: ['EmptySetRate', {}],
 };
 
 /** SPEC §13.6: the confidence ranking bases that take `scores` (`confidence` or `real`) too. */
