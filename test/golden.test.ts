@@ -31,7 +31,7 @@ function run(c: GoldenCase): unknown {
     if (c.function !== undefined) {
       const f = (ecuas as unknown as Record<string, AnyFunction | undefined>)[c.function];
       if (typeof f !== 'function') return expect.fail(`no exported function ${c.function}`);
-      const args = inputs.map((v, i) => asForm(names[i], v, c.as, made));
+      const args = [...inputs.map((v, i) => asForm(names[i], v, c.as, made)), ...(c.extra ?? [])];
       return 'options' in c ? f(...args, c.options) : f(...args);
     }
     const Cls = (
@@ -88,16 +88,31 @@ function compare(actual: unknown, expected: GoldenCase['expected'], where: strin
   compareValue(actual, expected, where, rtol);
 }
 
-// The families of SPEC §14–§15 are not built yet: their files are kept (so that a changed
-// contract fails in test/goldenCopies.test.ts) and every case is listed as to-do.
-const NOT_BUILT_FILES = new Set(['conformal.json', 'forecast.json']);
+// Parts of SPEC §14–§15 not built yet: their files are kept (so that a changed contract fails in
+// test/goldenCopies.test.ts) and their cases listed as to-do — every case of forecast.json, and
+// the conformal-set cases (§14.1–§14.2) of conformal.json; its interval cases (§14.3–§14.4) run.
+const NOT_BUILT_CASES: Readonly<Partial<Record<string, (c: GoldenCase) => boolean>>> = {
+  'conformal.json': (c) =>
+    c.id !== undefined
+      ? c.id.startsWith('set_')
+      : [
+          'fitConformal',
+          'predictionSets',
+          'SetCoverage',
+          'SetSize',
+          'EmptySetRate',
+          'SizeStratifiedCoverage',
+          'ClassConditionalCoverage',
+        ].includes((c.function ?? c.class) as string),
+  'forecast.json': () => true,
+};
 
 describe.each(keptGoldenFiles())('golden cases of test/golden/%s through the public API', (file) => {
   const cases = loadGolden(file);
   it('has cases', () => expect(cases.length).toBeGreaterThan(40));
   cases.forEach((c, i) => {
     const label = `#${i} ${c.id ?? c.class ?? c.function} ${JSON.stringify(c.options ?? {})} as=${c.as} batches=${c.batches}`;
-    if (NOT_BUILT_FILES.has(file)) {
+    if (NOT_BUILT_CASES[file]?.(c)) {
       it.todo(`${label} (not built yet)`);
       return;
     }
