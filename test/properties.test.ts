@@ -20,7 +20,7 @@ fc.configureGlobal({ seed: 42, numRuns: 150 });
 
 type AnyMetric = ecuas.Metric<unknown[], unknown>;
 type Args = unknown[][]; // args[a][i]: sample i of argument a
-type Kind = 'conf' | 'cls' | 'scod' | 'reg' | 'ens' | 'clsEns' | 'det';
+type Kind = 'conf' | 'cls' | 'scod' | 'reg' | 'ens' | 'clsEns' | 'det' | 'int';
 
 const E = ecuas as unknown as Record<string, new (o?: object) => AnyMetric>;
 const make = (name: string, options?: object) => (): AnyMetric => new E[name](options);
@@ -116,6 +116,14 @@ const gaussArgs: fc.Arbitrary<Args> = fc
   )
   .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])]);
 
+/** Prediction intervals [l, l + w] (w ≥ 0, some 0) and targets: (lower, upper, yTrue). */
+const intArgs: fc.Arbitrary<Args> = fc
+  .array(fc.tuple(regValue, fc.oneof(fc.constant(0), fc.float({ min: 0, max: 4, noNaN: true })), regValue), {
+    minLength: 1,
+    maxLength: 40,
+  })
+  .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[0] + r[1]), rows.map((r) => r[2])]);
+
 /**
  * Member logits of an ensemble, M members, K classes — sample-major here ([N][M][K]), so that the
  * helpers below split and permute samples; {@link membersFirst} hands them to `update` as [M, N, K].
@@ -167,6 +175,7 @@ const ARGS: Record<Kind | 'gauss', fc.Arbitrary<Args>> = {
   ens: ensArgs,
   clsEns: clsEnsArgs,
   det: detArgs,
+  int: intArgs,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -209,6 +218,10 @@ const CASES: Array<[string, () => AnyMetric, Kind]> = [
   ['FPRAtTPR tpr=0.5', make('FPRAtTPR', { tpr: 0.5 }), 'det'],
   ['TPRAtFPR fpr=0.25', make('TPRAtFPR', { fpr: 0.25 }), 'det'],
   ...CLS.map((n): [string, () => AnyMetric, Kind] => [`${n} of an ensemble`, membersFirst(n), 'clsEns']),
+  ['PredictionIntervalCoverage', make('PredictionIntervalCoverage'), 'int'],
+  ['PredictionIntervalWidth', make('PredictionIntervalWidth'), 'int'],
+  ['IntervalScore', make('IntervalScore'), 'int'],
+  ['IntervalScore alpha=0.37', make('IntervalScore', { alpha: 0.37 }), 'int'],
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -827,6 +840,7 @@ const PARAMS: Partial<Record<string, [string, string, fc.Arbitrary<string>]>> = 
   scod_augrc: ['cost', 'oodCost', unitText],
   det_fpr_at_tpr: ['tpr', 'tpr', unitText.filter((t) => Number(t) > 0)],
   det_tpr_at_fpr: ['fpr', 'fpr', unitText],
+  int_score: ['alpha', 'alpha', unitText.filter((t) => Number(t) > 0 && Number(t) < 1)],
 };
 
 describe('getMetricFromId(id).function equals the class it names, on random data', () => {
@@ -841,11 +855,13 @@ describe('getMetricFromId(id).function equals the class it names, on random data
         ? 'cls'
         : id.startsWith('det_') || id.startsWith('ood_')
           ? 'det'
-          : id.startsWith('reg_')
-            ? 'gauss'
-            : id.startsWith('ens_')
-              ? 'ens'
-              : 'scod';
+          : id.startsWith('int_')
+            ? 'int'
+            : id.startsWith('reg_')
+              ? 'gauss'
+              : id.startsWith('ens_')
+                ? 'ens'
+                : 'scod';
   const idArb = fc.constantFrom(...Object.keys(ID_TABLE)).chain((base) => {
     const p = PARAMS[base];
     const plain = fc.constant({ base, id: base, option: undefined as undefined | [string, number] });

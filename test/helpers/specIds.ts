@@ -76,6 +76,9 @@ export const ID_TABLE: Record<string, [string, Record<string, unknown>]> = {
   cls_risk_at_cov: ['ClassificationRiskAtCoverage', { coverage: 0.8 }],
   conf_cov_at_risk: ['ConfidenceCoverageAtRisk', { risk: 0.05, scores: 'confidence' }],
   cls_cov_at_risk: ['ClassificationCoverageAtRisk', { risk: 0.05 }],
+  int_coverage: ['PredictionIntervalCoverage', {}],
+  int_width: ['PredictionIntervalWidth', {}],
+  int_score: ['IntervalScore', { alpha: 0.1 }],
 };
 
 /** SPEC §13.6: the confidence ranking bases that take `scores` (`confidence` or `real`) too. */
