@@ -1,7 +1,8 @@
 import { ARG, clip, fail } from './errors';
 import { readFiniteVector, requireSameN, type TensorLike } from './inputs/read';
 import { readStd } from './inputs/regression';
-import { conformalRank, kthSmallest } from './math/conformalRank';
+import { conformalRank } from './math/conformalRank';
+import { selectKth } from './math/select';
 import { isRecord, levelOption, resolveOptions, type OptionSpec } from './options';
 
 // Split-conformal regression (SPEC §14.4): the threshold q̂ is the k-th smallest calibration
@@ -111,7 +112,8 @@ export function fitConformalInterval(
   const n = mu.length;
   if (n === 0) fail(FIT, 'yPred', `expected argument ${ARG} to hold calibration samples, but got none (N = 0)`);
   const rank = conformalRank(n, o.alpha);
-  const threshold = kthSmallest(conformalScores(mu, y, sigma), rank);
+  // the k-th smallest by selection (kthSmallest's value, without its full sort); +∞ when k > n
+  const threshold = rank > n ? Infinity : selectKth(conformalScores(mu, y, sigma), rank);
   return { threshold, alpha: o.alpha, n, rank, normalized: sigma !== null };
 }
 

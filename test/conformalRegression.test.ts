@@ -6,6 +6,8 @@ import {
   PredictionIntervalCoverage,
   type ConformalIntervalFit,
 } from '../src/index';
+import { kthSmallest } from '../src/math/conformalRank';
+import { selectKth } from '../src/math/select';
 import { normal, rng } from './helpers/data';
 import { expectInputError } from './helpers/errors';
 
@@ -258,5 +260,29 @@ describe('errors: MetricInputError naming the function, the argument and the pro
     const m = new PredictionIntervalCoverage();
     expectInputError(() => m.update(lower, upper, [0]), ['`lower`', 'finite']);
     m.dispose();
+  });
+});
+
+describe('the k-th smallest by selection', () => {
+  it('is the value of a full sort (kthSmallest), for every k, with ties, any order', () => {
+    const r = rng(21);
+    for (const n of [1, 2, 3, 17, 100, 1000]) {
+      for (const shape of ['random', 'ties', 'sorted', 'reversed', 'constant']) {
+        const v = Float64Array.from({ length: n }, (_, i) =>
+          shape === 'random'
+            ? r()
+            : shape === 'ties'
+              ? Math.floor(r() * 5)
+              : shape === 'sorted'
+                ? i
+                : shape === 'reversed'
+                  ? n - i
+                  : 3,
+        );
+        const ks = n <= 100 ? Array.from({ length: n }, (_, i) => i + 1) : [1, 2, n >> 1, n - 1, n];
+        for (const k of ks)
+          expect(selectKth(Float64Array.from(v), k), `${shape} n=${n} k=${k}`).toBe(kthSmallest(v, k));
+      }
+    }
   });
 });
