@@ -39,6 +39,15 @@ export {
   type ReliabilityRow,
   type ReliabilityTableOptions,
 } from './reliabilityTable';
+export {
+  conformalIntervals,
+  fitConformalInterval,
+  type ConformalIntervalBounds,
+  type ConformalIntervalFit,
+  type ConformalIntervalFitLike,
+  type ConformalIntervalFitOptions,
+  type ConformalIntervalOptions,
+} from './conformalRegression';
 export { MetricCollection, type AnyMetric, type CollectionValues } from './collection';
 export {
   fitConformal,

@@ -66,6 +66,7 @@ import {
   TPRAtFPR,
 } from './metrics/detection';
 import { ClassConditionalCoverage, EmptySetRate, SetCoverage, SetSize, SizeStratifiedCoverage } from './metrics/sets';
+import { IntervalScore, PredictionIntervalCoverage, PredictionIntervalWidth } from './metrics/intervals';
 import {
   Disagreement,
   ExpectedEntropy,
@@ -127,6 +128,7 @@ const tprParam: Param = { name: 'tpr', option: 'tpr', pattern: DECIMAL };
 const fprParam: Param = { name: 'fpr', option: 'fpr', pattern: DECIMAL };
 const coverageParam: Param = { name: 'coverage', option: 'coverage', pattern: DECIMAL };
 const riskParam: Param = { name: 'risk', option: 'risk', pattern: DECIMAL };
+const alphaParam: Param = { name: 'alpha', option: 'alpha', pattern: DECIMAL };
 const scoresParam: Param = {
   name: 'scores',
   option: 'scores',
@@ -610,6 +612,19 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
     },
   ],
   ['set_empty', { cls: EmptySetRate, options: {}, fullName: 'Empty set rate', display: 'Empty' }],
+  // SPEC §14.3: (lower, upper, yTrue); coverage's best value is the nominal 1 − α
+  [
+    'int_coverage',
+    {
+      cls: PredictionIntervalCoverage,
+      options: {},
+      fullName: 'Prediction Interval Coverage',
+      display: 'Coverage',
+      higherIsBetter: null,
+    },
+  ],
+  ['int_width', { cls: PredictionIntervalWidth, options: {}, fullName: 'Prediction Interval Width', display: 'Width' }],
+  ['int_score', { cls: IntervalScore, options: {}, fullName: 'Interval Score', display: 'IS', params: [alphaParam] }],
 ]);
 
 /** Every id accepted without a parameter, in registry order (parameterized forms: see README). */
@@ -698,7 +713,7 @@ function formatValue(v: unknown): string {
  * decimal in (0, 1)), `nlevels` (regression calibration error, an integer ≥ 2), `cost` (SCOD, a
  * decimal in [0, 1]), `tpr` (`det_fpr_at_tpr`, a decimal in (0, 1]), `fpr` (`det_tpr_at_fpr`, a
  * decimal in [0, 1]), `coverage` (`*_risk_at_cov`, a decimal in (0, 1]), `risk` (`*_cov_at_risk`,
- * a decimal in [0, 1]) or `scores` (the `conf_*` ranking ids, `confidence` or `real`: any finite
+ * a decimal in [0, 1]), `alpha` (`int_score`, a decimal in (0, 1)) or `scores` (the `conf_*` ranking ids, `confidence` or `real`: any finite
  * score, higher = more confident); e.g. `cls_ece_nbins=15_norm=l2`, `conf_aurc_scores=real`. Anything else throws a
  * {@link MetricInputError} naming the id and the nearest valid one. `extra` options (e.g.
  * `{ probabilities: true }` for a `cls_*` id) are added to the id's own and checked by the class.

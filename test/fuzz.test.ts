@@ -48,6 +48,8 @@ interface IdParam {
   readonly dflt: string;
   /** 0 is out of range (a level in (0, 1]). */
   readonly positive?: boolean;
+  /** 1 is out of range (a rate in [0, 1)). */
+  readonly belowOne?: boolean;
 }
 const NBINS: IdParam = { name: 'nbins', option: 'nBins', integer: true, unit: false, dflt: '10' };
 const N_PARAM: IdParam = { name: 'n', option: 'n', integer: false, unit: false, dflt: '0' };
@@ -64,6 +66,15 @@ const COVERAGE: IdParam = {
   positive: true,
 };
 const RISK: IdParam = { name: 'risk', option: 'risk', integer: false, unit: true, dflt: '0.05' };
+const ALPHA: IdParam = {
+  name: 'alpha',
+  option: 'alpha',
+  integer: false,
+  unit: true,
+  dflt: '0.1',
+  positive: true,
+  belowOne: true,
+};
 const ID_PARAMS: Record<string, IdParam> = {
   conf_ece: NBINS,
   cls_ece: NBINS,
@@ -81,6 +92,7 @@ const ID_PARAMS: Record<string, IdParam> = {
   cls_risk_at_cov: COVERAGE,
   conf_cov_at_risk: RISK,
   cls_cov_at_risk: RISK,
+  int_score: ALPHA,
 };
 
 /**
@@ -108,7 +120,7 @@ function referenceLookup(id: string): [string, Record<string, unknown>] | null {
     if (!(p.integer ? /^[1-9][0-9]*$/ : /^(0|[1-9][0-9]*)(\.[0-9]+)?$/).test(text)) return null;
     const v = Number(text);
     if (p.integer && v > 1e7) return null;
-    if (!Number.isFinite(v) || (p.unit && v > 1) || (p.positive && v === 0)) return null;
+    if (!Number.isFinite(v) || (p.unit && v > 1) || (p.positive && v === 0) || (p.belowOne && v === 1)) return null;
     const [cls, options] = ID_TABLE[base];
     return [cls, { ...options, [p.option]: v }];
   }
@@ -299,9 +311,13 @@ describe('getMetricFromId fuzz', () => {
           expect(e.obj.options).toMatchObject(options);
           expect(typeof e.function).toBe('function');
           expect(typeof e.fullName === 'string' && e.fullName.length > 0 && typeof e.display === 'string').toBe(true);
-          // PICP: best at its level; the ensembles' mean uncertainties: no direction (SPEC §12);
-          // set coverages: best at 1 − α (SPEC §14.5)
-          const nominal = cls === 'IntervalCoverage' || ENSEMBLE_CLASSES.has(cls) || SET_COVERAGES.has(cls);
+          // PICP and interval coverage: best at their nominal level; the ensembles' mean
+          // uncertainties: no direction (SPEC §12); set coverages: best at 1 − α (SPEC §14.5)
+          const nominal =
+            cls === 'IntervalCoverage' ||
+            cls === 'PredictionIntervalCoverage' ||
+            ENSEMBLE_CLASSES.has(cls) ||
+            SET_COVERAGES.has(cls);
           expect(e.higherIsBetter).toBe(nominal ? null : cls.includes('AUC') || HIGHER_IS_BETTER.has(cls));
         } finally {
           e.obj.dispose();

@@ -88,31 +88,11 @@ function compare(actual: unknown, expected: GoldenCase['expected'], where: strin
   compareValue(actual, expected, where, rtol);
 }
 
-// Families not built yet: their files are kept (so that a changed contract fails in
-// test/goldenCopies.test.ts) and their cases are listed as to-do. Per file, whether a case is
-// not built: every case of forecast.json (SPEC §15); in conformal.json the prediction-interval
-// cases (§14.3–§14.4), while its prediction sets and set metrics (§14.1–§14.2) run.
-const INTERVAL_CASES = new Set([
-  'IntervalScore',
-  'PredictionIntervalCoverage',
-  'PredictionIntervalWidth',
-  'fitConformalInterval',
-  'conformalIntervals',
-]);
-const NOT_BUILT: Record<string, ((c: GoldenCase) => boolean) | undefined> = {
-  'conformal.json': (c) => INTERVAL_CASES.has(c.class ?? c.function ?? '') || (c.id ?? '').startsWith('int_'),
-  'forecast.json': () => true,
-};
-
 describe.each(keptGoldenFiles())('golden cases of test/golden/%s through the public API', (file) => {
   const cases = loadGolden(file);
   it('has cases', () => expect(cases.length).toBeGreaterThan(40));
   cases.forEach((c, i) => {
     const label = `#${i} ${c.id ?? c.class ?? c.function} ${JSON.stringify(c.options ?? {})} as=${c.as} batches=${c.batches}`;
-    if (NOT_BUILT[file]?.(c)) {
-      it.todo(`${label} (not built yet)`);
-      return;
-    }
     it(label, () => {
       const before = tf.memory().numTensors;
       compare(run(c), c.expected, label, c.rtol);

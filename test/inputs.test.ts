@@ -21,7 +21,7 @@ const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 const argmax = (row: number[]): number => row.reduce((best, v, i) => (v > row[best] ? i : best), 0);
 
 /** Input families: which `update` arguments a metric takes. */
-type Kind = 'conf' | 'cls' | 'scod' | 'risk' | 'gauss' | 'ens' | 'det' | 'ood';
+type Kind = 'conf' | 'cls' | 'scod' | 'risk' | 'gauss' | 'ens' | 'det' | 'ood' | 'int';
 /** What an argument holds: 1-D reals, 1-D 0/1 flags, 1-D labels, 2-D logits, any-rank reals, or member logits [M, N, K]. */
 type ArgType = 'real' | 'flag' | 'label' | 'logits' | 'array' | 'members';
 type Args = unknown[];
@@ -38,6 +38,7 @@ const KINDS: Record<Kind, { names: readonly string[]; types: readonly ArgType[] 
   ens: { names: ['logits'], types: ['members'] },
   det: { names: ['scores', 'positives'], types: ['real', 'flag'] },
   ood: { names: ['oodScores', 'isOod'], types: ['real', 'flag'] },
+  int: { names: ['lower', 'upper', 'yTrue'], types: ['real', 'real', 'real'] },
 };
 /** Members of an ensemble batch (SPEC §12: samples on axis 1). */
 const M = 3;
@@ -97,6 +98,14 @@ function goodBatch(kind: Kind, seed: number, n = N): Args {
       const s = vec(() => round3(0.1 + r()));
       s[3] = s[n - 1]; // a tie
       return [p, t, s];
+    }
+    case 'int': {
+      const l = vec(() => round3(4 * r() - 2));
+      const u = l.map((v) => round3(v + 2 * r()));
+      u[2] = l[2]; // a point interval
+      const y = l.map((v, i) => round3((v + u[i]) / 2 + 2 * r() - 1)); // some inside, some outside
+      y[3] = l[3]; // on a bound
+      return [l, u, y];
     }
     case 'ens': {
       // members that mostly agree, some rows tied
@@ -160,6 +169,9 @@ const METRICS: Row[] = [
   { name: 'OODAUPRIn', kind: 'ood' },
   { name: 'OODAUPROut', kind: 'ood' },
   { name: 'OODFPR95', kind: 'ood' },
+  { name: 'PredictionIntervalCoverage', kind: 'int' },
+  { name: 'PredictionIntervalWidth', kind: 'int' },
+  { name: 'IntervalScore', kind: 'int', options: { alpha: 0.2 } },
 ];
 const CLS_ROWS = METRICS.filter((r) => r.kind === 'cls');
 const CONF_ROWS = METRICS.filter((r) => r.kind === 'conf');
@@ -469,6 +481,30 @@ const BAD_CASES: Record<Kind, BadCase[]> = {
     },
     { label: 'yPred a scalar tensor', args: ['yPred'], make: setArg(0, () => track(tf.scalar(1))) },
     ...sharedBadCases('gauss'),
+  ],
+  int: [
+    ...(['lower', 'upper', 'yTrue'] as const).flatMap((name, i) =>
+      [NaN, Infinity, -Infinity, 1e39].map((v): BadCase => ({
+        label: `${name} containing ${v}`,
+        args: [name, 'index 5'],
+        make: setAt(i, 5, v),
+      })),
+    ),
+    {
+      label: 'upper below lower at sample 5',
+      args: ['upper', 'lower', 'index 5'],
+      make: (g) => {
+        const a = clone(g) as number[][];
+        a[1][5] = a[0][5] - 0.5;
+        a[1][7] = a[0][7] - 0.5; // a later one: the message names the first
+        return a;
+      },
+    },
+    { label: 'upper one sample short', args: ['lower', 'upper'], make: setArg(1, shorter) },
+    { label: 'yTrue one sample short', args: ['lower', 'yTrue'], make: setArg(2, shorter) },
+    { label: 'lower of shape [N, 1]', args: ['lower'], make: setArg(0, (x: number[]) => x.map((v) => [v])) },
+    { label: 'yTrue a scalar tensor', args: ['yTrue'], make: setArg(2, () => track(tf.scalar(1))) },
+    ...sharedBadCases('int'),
   ],
   ens: [
     ...[NaN, Infinity, -Infinity].map((v): BadCase => ({

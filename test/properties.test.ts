@@ -20,7 +20,7 @@ fc.configureGlobal({ seed: 42, numRuns: 150 });
 
 type AnyMetric = ecuas.Metric<unknown[], unknown>;
 type Args = unknown[][]; // args[a][i]: sample i of argument a
-type Kind = 'conf' | 'cls' | 'scod' | 'reg' | 'ens' | 'clsEns' | 'det' | 'sets';
+type Kind = 'conf' | 'cls' | 'scod' | 'reg' | 'ens' | 'clsEns' | 'det' | 'sets' | 'int';
 
 const E = ecuas as unknown as Record<string, new (o?: object) => AnyMetric>;
 const make = (name: string, options?: object) => (): AnyMetric => new E[name](options);
@@ -131,6 +131,14 @@ const gaussArgs: fc.Arbitrary<Args> = fc
   )
   .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])]);
 
+/** Prediction intervals [l, l + w] (w ≥ 0, some 0) and targets: (lower, upper, yTrue). */
+const intArgs: fc.Arbitrary<Args> = fc
+  .array(fc.tuple(regValue, fc.oneof(fc.constant(0), fc.float({ min: 0, max: 4, noNaN: true })), regValue), {
+    minLength: 1,
+    maxLength: 40,
+  })
+  .map((rows) => [rows.map((r) => r[0]), rows.map((r) => r[0] + r[1]), rows.map((r) => r[2])]);
+
 /**
  * Member logits of an ensemble, M members, K classes — sample-major here ([N][M][K]), so that the
  * helpers below split and permute samples; {@link membersFirst} hands them to `update` as [M, N, K].
@@ -183,6 +191,7 @@ const ARGS: Record<Kind | 'gauss', fc.Arbitrary<Args>> = {
   clsEns: clsEnsArgs,
   det: detArgs,
   sets: setArgs,
+  int: intArgs,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -229,6 +238,10 @@ const CASES: Array<[string, () => AnyMetric, Kind]> = [
     (n): [string, () => AnyMetric, Kind] => [n, make(n), 'sets'],
   ),
   ['ClassConditionalCoverage mean', make('ClassConditionalCoverage', { reduction: 'mean' }), 'sets'],
+  ['PredictionIntervalCoverage', make('PredictionIntervalCoverage'), 'int'],
+  ['PredictionIntervalWidth', make('PredictionIntervalWidth'), 'int'],
+  ['IntervalScore', make('IntervalScore'), 'int'],
+  ['IntervalScore alpha=0.37', make('IntervalScore', { alpha: 0.37 }), 'int'],
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -847,6 +860,7 @@ const PARAMS: Partial<Record<string, [string, string, fc.Arbitrary<string>]>> = 
   scod_augrc: ['cost', 'oodCost', unitText],
   det_fpr_at_tpr: ['tpr', 'tpr', unitText.filter((t) => Number(t) > 0)],
   det_tpr_at_fpr: ['fpr', 'fpr', unitText],
+  int_score: ['alpha', 'alpha', unitText.filter((t) => Number(t) > 0 && Number(t) < 1)],
 };
 
 describe('getMetricFromId(id).function equals the class it names, on random data', () => {
@@ -861,13 +875,15 @@ describe('getMetricFromId(id).function equals the class it names, on random data
         ? 'cls'
         : id.startsWith('det_') || id.startsWith('ood_')
           ? 'det'
-          : id.startsWith('reg_')
-            ? 'gauss'
-            : id.startsWith('ens_')
-              ? 'ens'
-              : id.startsWith('set_')
-                ? 'sets'
-                : 'scod';
+          : id.startsWith('int_')
+            ? 'int'
+            : id.startsWith('reg_')
+              ? 'gauss'
+              : id.startsWith('ens_')
+                ? 'ens'
+                : id.startsWith('set_')
+                  ? 'sets'
+                  : 'scod';
   const idArb = fc.constantFrom(...Object.keys(ID_TABLE)).chain((base) => {
     const p = PARAMS[base];
     const plain = fc.constant({ base, id: base, option: undefined as undefined | [string, number] });

@@ -92,6 +92,7 @@ function describeData(meta: ReportMeta): string {
   if (meta.kind === 'detection') return `${meta.n} samples (scores, positives)`;
   if (meta.kind === 'ood') return `${meta.n} samples (OOD scores, OOD flags)`;
   if (meta.kind === 'scod') return `${meta.n} samples (OOD scores, OOD flags, classification errors)`;
+  if (meta.kind === 'interval') return `${meta.n} samples (lower bounds, upper bounds, targets)`;
   const rows = `${meta.probabilities ? 'probabilities' : 'logits'}${meta.binary ? ' of class 1' : ''}`;
   const scaled = meta.temperature === undefined ? '' : ` at temperature ${meta.temperature}`;
   const members =

@@ -148,9 +148,10 @@ for temperature scaling, \`ecuas merge --help\` for sharded evaluations.
 const COLUMNS_HELP = `  --columns MAP       FILE's own names for the input roles, ROLE=NAME,… e.g.
                       label=y,logits=score_* or confidence=p,correct=hit. Roles: label,
                       logits, probabilities, confidence, correct, prediction, target, std,
-                      score, positive, ood_score, is_ood, classification_error (or as the
-                      JSON keys: labels, confidences, correctness, yPred, yTrue, yStd,
-                      scores, positives, oodScores, isOod, classificationErrors). CSV
+                      score, positive, ood_score, is_ood, classification_error, lower,
+                      upper (or as the JSON keys: labels, confidences, correctness,
+                      yPred, yTrue, yStd, scores, positives, oodScores, isOod,
+                      classificationErrors; an interval file's target: target or yTrue). CSV
                       and Parquet: the class scores are a glob whose * is the class
                       number (score_1, …, score_10 in numeric order, from 0 or 1; names
                       that are not numbers keep the file's order), and names match
@@ -180,6 +181,8 @@ apart by the extension (.csv, .json), else by the first character:
          header "ood_score,is_ood": an OOD score (higher = more OOD-like), the true OOD
          flag, e.g. 3.2,1; with a column "classification_error" (1 where the classifier
          is wrong) the scod_* ids too; scores are any finite reals
+         header "lower,upper,target": a prediction interval [lower, upper] (lower ≤ upper,
+         both finite) and the true value, e.g. 1.2,3.4,2.05
          correct, positive, is_ood and classification_error are 0/1 or true/false; a
          confidence may be NaN (read as 0.5)
          a binary classifier: header "label,logit" (or "label,prob"), the logit (or the
@@ -196,6 +199,7 @@ apart by the extension (.csv, .json), else by the first character:
          {"scores": [0.7, …], "positives": [1, …]}
          {"oodScores": [3.2, …], "isOod": [1, …], "classificationErrors": [0, …]}  (the
          last key optional)
+         {"lower": [1.2, …], "upper": [3.4, …], "yTrue": [2.05, …]}  ("target" for "yTrue")
          other keys are ignored; NaN is accepted, as Python's json.dump writes it
   .npz   the JSON keys as arrays: logits [N, K], [N] or [N, 1] (binary), [M, N, K] or
          [M, N, 1] (an ensemble, members first); the others [N]
@@ -214,8 +218,8 @@ after its rows. Ranking metrics (AUC, AURC, AUGRC, FPR95, …) still keep a few 
 sample.
 Regression files hold Gaussian predictive distributions N(prediction, std²): predictions and
 targets finite, std finite and > 0. A regression JSON file is held in memory while it is read
-(12 bytes per sample), and so is a JSON file of scores (8 or 12). Scores and OOD scores are
-finite reals of any sign.
+(12 bytes per sample), and so is a JSON file of scores (8 or 12) or of intervals (12). Scores
+and OOD scores are finite reals of any sign.
 
 Options:
   --metrics ID,ID,…   metrics to compute (ids below; parameterized forms such as
@@ -226,8 +230,8 @@ Options:
                       id for an ensemble), every conf_* id for confidences, every reg_* id
                       and ${RISK_AURC_ID} for regression, every det_* id for scores and
                       positives, every ood_* id for OOD scores (and every scod_* id with
-                      classification errors). The ens_* ids take one model's class scores
-                      too (M = 1).
+                      classification errors), every int_* id for prediction intervals.
+                      The ens_* ids take one model's class scores too (M = 1).
   --probabilities     the logit_* columns (or "logits" key) of FILE hold probabilities:
                       read them as prob_* columns (or a "probabilities" key). Only for
                       classification files; --ci and --plots use the probabilities too.
@@ -245,7 +249,7 @@ ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
   --ci LEVEL          add percentile bootstrap confidence intervals at this level, e.g. 0.95.
                       This holds all samples in memory (5 bytes per sample for confidences
                       or scores, 6 with classification errors, 4·K + 4 for logits or
-                      probabilities, 12 for regression, plus a working copy while
+                      probabilities, 12 for regression or intervals, plus a working copy while
                       resampling) and evaluates every metric --resamples times.
   --resamples N       bootstrap resamples, an integer from 1 to 1000000 (default 1000)
   --seed S            bootstrap seed, an integer (default 0): the same seed gives the same
@@ -258,6 +262,7 @@ ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
                       marked) and precision-recall.svg, OOD data with the in-distribution
                       samples positive and -ood_score as their score, so the marked FPR is
                       ood_fpr95 and the AP ood_aupr_in. Holds all samples in memory.
+                      Not for interval files (see intervalCoveragePlot in the library).
   --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
                       \`ecuas calibrate\`). Needs logits: a file of probabilities is refused
                       unless --probabilities is given, and then log p is scaled as logits.
@@ -290,6 +295,8 @@ Metric ids for OOD scores and flags (ood_*; AUPR-In and FPR95: ID samples positi
 ${wrapList(defaultIds('ood'), '  ')}
 Metric ids for OOD scores, flags and classification errors (scod_*; scod_aurc_cost=0.5):
 ${wrapList(METRIC_IDS.filter(isScodId), '  ')}
+Metric ids for prediction intervals and targets (int_*; int_score_alpha=0.05):
+${wrapList(defaultIds('interval'), '  ')}
 
 ${BACKEND_HELP}
 
@@ -918,6 +925,7 @@ const PREFIX: Record<InputKind, string> = {
   detection: 'det_',
   ood: 'ood_',
   scod: 'scod_',
+  interval: 'int_',
 };
 const NEEDS_TEXT: Record<InputKind, string> = {
   confidence: 'confidences and correctness',
@@ -926,6 +934,7 @@ const NEEDS_TEXT: Record<InputKind, string> = {
   detection: 'scores and positives',
   ood: 'OOD scores and OOD flags',
   scod: 'OOD scores, OOD flags and classification errors',
+  interval: 'prediction intervals (lower and upper bounds) and targets',
 };
 
 /**
@@ -1231,11 +1240,11 @@ class SampleStore {
   /** Classification: values per member row (1 for binary) and members (0: one model), as the batches say. */
   width = 0;
   members = 0;
-  /** Confidences, row-major logits, or regression predictions. */
+  /** Confidences, row-major logits, regression predictions, or interval lower bounds. */
   private readonly a = new Grow((n) => new Float32Array(n));
-  /** Correctness or labels, typed by the first batch; regression targets. */
+  /** Correctness or labels, typed by the first batch; regression or interval targets. */
   private b: Grow<Uint8Array> | Grow<Int32Array> | Grow<Float32Array> | null = null;
-  /** Regression: the standard deviations. */
+  /** Regression: the standard deviations; intervals: the upper bounds. */
   private readonly c = new Grow((n) => new Float32Array(n));
   /** SCOD data: the classification errors. */
   private readonly errors = new Grow((n) => new Uint8Array(n));
@@ -1248,7 +1257,7 @@ class SampleStore {
       this.b =
         batch.kind === 'classification'
           ? new Grow((n) => new Int32Array(n))
-          : batch.kind === 'regression'
+          : batch.kind === 'regression' || batch.kind === 'interval'
             ? new Grow((n) => new Float32Array(n))
             : new Grow((n) => new Uint8Array(n));
     }
@@ -1260,6 +1269,10 @@ class SampleStore {
       this.a.append((batch.yPred as Float32Array).subarray(0, batch.n));
       this.b.append((batch.yTrue as Float32Array).subarray(0, batch.n));
       this.c.append((batch.yStd as Float32Array).subarray(0, batch.n));
+    } else if (batch.kind === 'interval') {
+      this.a.append((batch.lower as Float32Array).subarray(0, batch.n));
+      this.b.append((batch.yTrue as Float32Array).subarray(0, batch.n));
+      this.c.append((batch.upper as Float32Array).subarray(0, batch.n));
     } else if (batch.kind === 'confidence') {
       this.a.append((batch.confidences as Float32Array).subarray(0, batch.n));
       this.b.append((batch.correctness as Uint8Array).subarray(0, batch.n));
@@ -1282,7 +1295,7 @@ class SampleStore {
     return this.b?.view ?? new Uint8Array(0);
   }
 
-  /** Third array: regression standard deviations (empty otherwise). */
+  /** Third array: regression standard deviations, interval upper bounds (empty otherwise). */
   get third(): Float32Array {
     return this.c.view;
   }
@@ -1346,6 +1359,7 @@ function inputsOf(id: string, batch: Batch): { kind: string; read: Inputs } {
       ? { kind: 'members', read: (_b, z) => [z] }
       : { kind: 'rows', read: (b, z) => [z, b.labels] };
   if (batch.kind === 'regression') return { kind: 'regression', read: (b) => [b.yPred, b.yTrue, b.yStd] };
+  if (batch.kind === 'interval') return { kind: 'interval', read: (b) => [b.lower, b.upper, b.yTrue] };
   // the SCOD metrics take (oodScores, classificationErrors, isOod), the others (scores, flags)
   if (batch.errors && isScodId(id)) return { kind: 'scod', read: (b) => [b.scores, b.errors, b.flags] };
   if (batch.scores) return { kind: 'scores', read: (b) => [b.scores, b.flags] };
@@ -1613,6 +1627,9 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
             usage(
               `--scores real applies to files of confidences and correctness, but ${clip(args.file)} holds ${holdsText(kind, asProbabilities)}: leave it out`,
             );
+          // an interval plot needs the calibration data the intervals were fitted on (intervalCoveragePlot)
+          if (args.plots !== undefined && kind === 'interval')
+            usage(`--plots has no plots of ${holdsText(kind, false)} (${clip(args.file)}): leave it out`);
           probabilities = asProbabilities;
           metrics = resolveMetrics(
             args.realScores ? realScoreIds(args.metrics) : args.metrics,
@@ -1689,9 +1706,11 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
           ? [z, store.second]
           : summary.kind === 'regression'
             ? [store.first, store.second, store.third]
-            : summary.kind === 'scod'
-              ? [store.first, store.classificationErrors, store.second]
-              : [store.first, store.second];
+            : summary.kind === 'interval'
+              ? [store.first, store.third, store.second]
+              : summary.kind === 'scod'
+                ? [store.first, store.classificationErrors, store.second]
+                : [store.first, store.second];
         // every metric at once: one set of resamples, drawn once
         const metricsToBoot = rows.map((row) =>
           row.id === RISK_AURC_ID

@@ -244,7 +244,15 @@ async function writeBinary(
   }
 }
 
-const KINDS: readonly InputKind[] = ['confidence', 'classification', 'regression', 'detection', 'ood', 'scod'];
+const KINDS: readonly InputKind[] = [
+  'confidence',
+  'classification',
+  'regression',
+  'detection',
+  'ood',
+  'scod',
+  'interval',
+];
 /** A value from a file, as message text: JSON, clipped. */
 const quote = (v: unknown): string => (v === undefined ? 'nothing' : clip(JSON.stringify(v)));
 const NOT_STATE = 'not a state file of `ecuas report --save-state`';
@@ -533,6 +541,7 @@ const DATA: Record<InputKind, string> = {
   detection: 'scores and positives',
   ood: 'OOD scores and OOD flags',
   scod: 'OOD scores, OOD flags and classification errors',
+  interval: 'prediction intervals and targets',
 };
 
 function dataText(s: StateSetup): string {

@@ -73,7 +73,7 @@ function readPerSample(metric: string, arg: string, x: unknown): Float32Array {
 }
 
 /** Standard deviations: 1-D, finite and > 0 after float32 rounding, into a fresh array. */
-function readStd(metric: string, arg: string, x: unknown): Float32Array {
+export function readStd(metric: string, arg: string, x: unknown): Float32Array {
   const raw = readRaw(metric, arg, x);
   const s = raw.shape;
   if (!(s.length === 1 || (s.length === 2 && s[1] === 1))) {

@@ -4,6 +4,7 @@ import * as classification from './classification';
 import * as confidence from './confidence';
 import * as detection from './detection';
 import * as ensemble from './ensemble';
+import * as intervals from './intervals';
 import * as regression from './regression';
 import * as selective from './selective';
 import * as sets from './sets';
@@ -16,6 +17,7 @@ export * from './regression';
 export * from './ensemble';
 export * from './detection';
 export * from './sets';
+export * from './intervals';
 
 /** A concrete metric class: constructible with options, with its name and `update` argument names. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any class: each has its own options, inputs and value
@@ -46,6 +48,7 @@ export const METRIC_CLASSES: ReadonlyMap<string, MetricClass> = new Map(
       ...Object.values(ensemble),
       ...Object.values(detection),
       ...Object.values(sets),
+      ...Object.values(intervals),
     ] as unknown[]
   )
     .filter(

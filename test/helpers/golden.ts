@@ -9,6 +9,8 @@ export interface GoldenCase {
   /** An exported function called once on all inputs (then `options`, when the case has them). */
   function?: string;
   options?: Record<string, unknown>;
+  /** Function cases: arguments passed after the inputs and before `options` (e.g. a fitted object). */
+  extra?: unknown[];
   inputs: Record<string, unknown[]>;
   batches: number;
   as: 'array' | 'tensor' | 'typed';

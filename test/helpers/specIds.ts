@@ -81,6 +81,9 @@ export const ID_TABLE: Record<string, [string, Record<string, unknown>]> = {
   set_ssc: ['SizeStratifiedCoverage', {}],
   set_class_coverage: ['ClassConditionalCoverage', { reduction: 'min' }],
   set_empty: ['EmptySetRate', {}],
+  int_coverage: ['PredictionIntervalCoverage', {}],
+  int_width: ['PredictionIntervalWidth', {}],
+  int_score: ['IntervalScore', { alpha: 0.1 }],
 };
 
 /** SPEC §13.6: the confidence ranking bases that take `scores` (`confidence` or `real`) too. */

@@ -30,7 +30,7 @@ export interface Layout {
    * The column of each role: confidence [confidence, correct]; classification [label,
    * score_0, …, score_{K-1}] (members one after another: member 0's, member 1's, …; one score
    * each for binary); regression [prediction, target, std]; detection [score, positive]; ood
-   * [ood_score, is_ood]; scod [ood_score, is_ood, classification_error].
+   * [ood_score, is_ood]; scod [ood_score, is_ood, classification_error]; interval [lower, upper, target].
    */
   readonly columns: readonly number[];
   /** The role's column names as the file spells them, for messages. */
@@ -38,15 +38,20 @@ export interface Layout {
 }
 
 export const EXPECTED_COLUMNS =
-  '"confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2 (or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble), "prediction,target,std", "score,positive", or "ood_score,is_ood" with an optional "classification_error" (any order)';
+  '"confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2 (or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble), "prediction,target,std", "score,positive", "ood_score,is_ood" with an optional "classification_error", or "lower,upper,target" (any order)';
 
 const REGRESSION_COLUMNS = ['prediction', 'target', 'std'] as const;
 const DETECTION_COLUMNS = ['score', 'positive'] as const;
 const OOD_COLUMNS = ['ood_score', 'is_ood'] as const;
 /** The OOD columns with the classification errors, as the SCOD metrics take them. */
 const SCOD_COLUMNS = [...OOD_COLUMNS, 'classification_error'] as const;
+/** Prediction intervals and their targets (SPEC §14.3). */
+const INTERVAL_COLUMNS = ['lower', 'upper', 'target'] as const;
 /** The column names other than the class scores. */
-const PLAIN = ['confidence', 'correct', 'label', ...REGRESSION_COLUMNS, ...DETECTION_COLUMNS, ...SCOD_COLUMNS];
+const PLAIN = [
+  ...['confidence', 'correct', 'label', ...REGRESSION_COLUMNS, ...DETECTION_COLUMNS, ...SCOD_COLUMNS],
+  ...INTERVAL_COLUMNS.slice(0, 2),
+];
 
 /**
  * The layout of a header's column names, or the problem with them (phrased to follow
@@ -97,6 +102,8 @@ export function resolveColumns(
     );
   };
   if (has('confidence')) return simple('confidence', ['confidence', 'correct']);
+  // before regression, which shares the target
+  if (has('lower') || has('upper')) return simple('interval', INTERVAL_COLUMNS);
   if (REGRESSION_COLUMNS.some(has)) return simple('regression', REGRESSION_COLUMNS);
   if (DETECTION_COLUMNS.some(has)) return simple('detection', DETECTION_COLUMNS);
   if (SCOD_COLUMNS.some(has))
@@ -312,7 +319,7 @@ export class RowBatcher {
     } else if (kind === 'classification') {
       this.a = new Float32Array(r * this.rowLength);
       this.c = new Int32Array(r);
-    } else if (kind !== 'regression') {
+    } else if (kind !== 'regression' && kind !== 'interval') {
       this.a = new Float32Array(r);
       this.c = new Uint8Array(r);
       if (kind === 'scod') this.e = new Uint8Array(r);
@@ -373,6 +380,20 @@ export class RowBatcher {
             if (badRow) fileError(this.file, `${this.place(row, -1)}${member}: ${badRow}`);
           }
         }
+      } else if (kind === 'interval') {
+        // (lower, upper, target): a = lower, d = upper, c = target
+        const l = this.value(get[0], i, row, 0);
+        const u = this.value(get[1], i, row, 1);
+        const t = this.value(get[2], i, row, 2);
+        const problems = [check.finite(l, 'lower bound'), check.finite(u, 'upper bound'), check.finite(t, 'target')];
+        problems.forEach((problem, role) => {
+          if (problem) fail(row, role, problem);
+        });
+        const bad = check.interval(l, u);
+        if (bad) fail(row, 1, bad);
+        this.a[b] = l;
+        this.c[b] = t;
+        this.d[b] = u;
       } else if (kind !== 'regression') {
         // a detector's (score, positive), or (ood_score, is_ood[, classification_error])
         const v = this.value(get[0], i, row, 0);
@@ -427,6 +448,16 @@ export class RowBatcher {
         ...shapeFields(width, members),
         logits: this.a.subarray(0, b * this.rowLength),
         labels: this.c.subarray(0, b) as Int32Array,
+        where,
+      };
+    else if (kind === 'interval')
+      batch = {
+        kind,
+        n: b,
+        k: 0,
+        lower: this.a.subarray(0, b),
+        upper: this.d.subarray(0, b),
+        yTrue: this.c.subarray(0, b) as Float32Array,
         where,
       };
     else if (kind !== 'regression')

@@ -10,10 +10,11 @@ import type { ColumnMap } from './mapping';
 /**
  * What a file holds: per-sample confidences and correctness, class scores and labels,
  * regression predictions, targets and predictive standard deviations, a binary detector's
- * scores and positives (SPEC §13.1), or OOD scores and OOD flags (SPEC §13.3) — `scod` when
- * the classification errors come with them, as the SCOD metrics take them.
+ * scores and positives (SPEC §13.1), OOD scores and OOD flags (SPEC §13.3) — `scod` when
+ * the classification errors come with them, as the SCOD metrics take them — or prediction
+ * intervals and targets (SPEC §14.3).
  */
-export type InputKind = 'confidence' | 'classification' | 'regression' | 'detection' | 'ood' | 'scod';
+export type InputKind = 'confidence' | 'classification' | 'regression' | 'detection' | 'ood' | 'scod' | 'interval';
 
 /** The kinds of (score, flag) columns: a detector's, or OOD scores with or without classification errors. */
 export const SCORE_KINDS: readonly InputKind[] = ['detection', 'ood', 'scod'];
@@ -63,10 +64,14 @@ export interface Batch {
   readonly labels?: Int32Array;
   /** Regression kind: finite float32 predictions (the Gaussian means). */
   readonly yPred?: Float32Array;
-  /** Regression kind: finite float32 targets. */
+  /** Regression and interval kinds: finite float32 targets. */
   readonly yTrue?: Float32Array;
   /** Regression kind: float32 predictive standard deviations, finite and > 0. */
   readonly yStd?: Float32Array;
+  /** Interval kind: finite float32 lower bounds. */
+  readonly lower?: Float32Array;
+  /** Interval kind: finite float32 upper bounds, each ≥ its lower bound. */
+  readonly upper?: Float32Array;
   /** Detection kind: finite float32 scores (higher = more likely positive); OOD kinds: OOD scores (higher = more OOD-like). */
   readonly scores?: Float32Array;
   /** Detection kind: the positives, 0/1; OOD kinds: isOod, 0/1. */
@@ -334,6 +339,12 @@ export const check = {
     return f - f === 0
       ? undefined
       : `expected a finite ${what}, got ${fmt(v)}${v - v === 0 ? ' (too large for float32)' : ''}`;
+  },
+  /** An interval's upper bound `u` against its lower bound `l` (both finite): u ≥ l in float32, as the interval metrics read them. */
+  interval(l: number, u: number): string | undefined {
+    return Math.fround(u) >= Math.fround(l)
+      ? undefined
+      : `expected an upper bound ≥ the lower bound ${fmt(l)}, got ${fmt(u)}`;
   },
   /** A predictive standard deviation: finite and > 0 in float32 (the regression metrics' own rule and words). */
   std(v: number): string | undefined {

@@ -51,12 +51,17 @@ const HELD_KEYS = {
   detection: ['scores', 'positives'],
   ood: ['oodScores', 'isOod'],
   scod: ['oodScores', 'isOod', 'classificationErrors'],
+  interval: ['lower', 'upper', 'yTrue'],
 } as const satisfies Partial<Record<InputKind, readonly string[]>>;
 
 type HeldKind = keyof typeof HELD_KEYS;
 
 const isHeldKind = (kind: InputKind | undefined): kind is HeldKind =>
-  kind === 'regression' || kind === 'detection' || kind === 'ood' || kind === 'scod';
+  kind === 'regression' || kind === 'detection' || kind === 'ood' || kind === 'scod' || kind === 'interval';
+
+/** Whether a held key is read for a file of `kind`: its own keys; OOD files may hold the classification errors. */
+const holdsKey = (kind: HeldKind, key: string): boolean =>
+  (HELD_KEYS[kind === 'ood' ? 'scod' : kind] as readonly string[]).includes(key);
 
 /** The held keys whose entries are 0/1 flags (true/false too). */
 const FLAG_KEYS: ReadonlySet<string> = new Set(['positives', 'isOod', 'classificationErrors']);
@@ -64,13 +69,15 @@ const FLAG_KEYS: ReadonlySet<string> = new Set(['positives', 'isOod', 'classific
 function kindOfKey(key: string): InputKind | undefined {
   if (key === 'logits' || key === 'probabilities' || key === 'labels') return 'classification';
   if (key === 'confidences' || key === 'correctness') return 'confidence';
+  // yTrue is a regression key until "lower" or "upper" makes the file an interval file
+  if (key === 'lower' || key === 'upper') return 'interval';
   for (const kind of ['regression', 'detection', 'scod'] as const)
     if ((HELD_KEYS[kind] as readonly string[]).includes(key)) return kind === 'scod' ? 'ood' : kind;
   return undefined;
 }
 
 const EXPECTED_KEYS =
-  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", or "oodScores" and "isOod" (and "classificationErrors")';
+  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", "oodScores" and "isOod" (and "classificationErrors"), or "lower", "upper" and "yTrue"';
 
 function describeScalar(type: JsonScalar, text: string): string {
   if (type === 'string') return `the string ${JSON.stringify(text.length > 24 ? text.slice(0, 24) + '…' : text)}`;
@@ -438,8 +445,11 @@ class JsonPass implements JsonHandler {
         if (doc.seen.has(key)) fileError(doc.file, `key ${quote(name, 80)} appears twice (${this.where()})`);
         const before = [...doc.seen].map((k) => doc.s(k)).join('/');
         doc.seen.add(key);
-        if (doc.kind === undefined) doc.kind = kind;
-        else if (doc.kind !== kind)
+        // a target first is a regression file's until an interval bound says otherwise
+        const interval = (k: InputKind): boolean =>
+          k === 'interval' && [...doc.seen].every((s) => s === 'yTrue' || holdsKey('interval', s));
+        if (doc.kind === undefined || (doc.kind === 'regression' && interval(kind))) doc.kind = kind;
+        else if (doc.kind !== kind && !(doc.kind === 'interval' && key === 'yTrue'))
           fileError(
             doc.file,
             `key ${quote(name, 80)} cannot be combined with ${before}: give either ${EXPECTED_KEYS} (${this.where()})`,
@@ -454,11 +464,12 @@ class JsonPass implements JsonHandler {
         }
         // classification waits for the rows: their key decides logits or probabilities, their
         // layout an ensemble; OOD data for the end, where the classification errors are known
-        if (kind !== 'classification' && kind !== 'ood') this.announce();
+        // (a target alone: at the end too, where the bounds are known)
+        if (kind !== 'classification' && kind !== 'ood' && key !== 'yTrue') this.announce();
       }
     }
     if (isHeldKind(doc.kind)) {
-      if (role !== undefined && kindOfKey(role) === doc.kind) {
+      if (role !== undefined && holdsKey(doc.kind, role)) {
         this.mode = 'column';
         doc.columnValues.set(role, new Grow((n) => new Float32Array(n)));
       } else this.mode = 'skip';
@@ -890,6 +901,8 @@ function heldValueProblem(key: string, v: number): string | undefined {
     yTrue: 'target',
     scores: 'score',
     oodScores: 'OOD score',
+    lower: 'lower bound',
+    upper: 'upper bound',
   };
   return check.finite(v, what[key]);
 }
@@ -916,6 +929,7 @@ function heldColumnBatches(
     detection: 'a detection file',
     ood: 'an OOD file',
     scod: 'an OOD file',
+    interval: 'an interval file',
   };
   if (missing.length > 0)
     fileError(
@@ -925,7 +939,10 @@ function heldColumnBatches(
         .join(', ')
         .replace(/, (?=[^,]*$)/, ' and ')}${others(doc, columns)}`,
     );
-  if (kind === 'ood' || kind === 'scod') cb.onKind(kind, false);
+  if (!doc.announced) {
+    doc.announced = true;
+    cb.onKind(kind, false);
+  }
   const arrays = keys.map((k) => (doc.columnValues.get(k) as Grow<Float32Array>).view);
   const n = arrays[0].length;
   for (const [i, a] of arrays.entries()) {
@@ -935,6 +952,13 @@ function heldColumnBatches(
         `key ${doc.s(keys[i])} has ${a.length} ${a.length === 1 ? 'entry' : 'entries'} but ${doc.s(keys[0])} has ${n}: they must have the same length`,
       );
   }
+  if (kind === 'interval') {
+    const [l, u] = arrays;
+    for (let i = 0; i < n; i++) {
+      const bad = check.interval(l[i], u[i]);
+      if (bad) fileError(file, `key ${doc.s('upper')}[${i}]: ${bad}`);
+    }
+  }
   for (let start = 0; start < n; start += batchSize) {
     const end = Math.min(n, start + batchSize);
     const where = `key ${doc.s(keys[0])}${end - start === 1 ? `[${start}]` : ` entries ${start}–${end - 1}`}`;
@@ -942,15 +966,17 @@ function heldColumnBatches(
     cb.onBatch(
       kind === 'regression'
         ? { kind, n: end - start, k: 0, yPred: part[0], yTrue: part[1], yStd: part[2], where }
-        : {
-            kind,
-            n: end - start,
-            k: 0,
-            scores: part[0],
-            flags: Uint8Array.from(part[1]),
-            ...(kind === 'scod' ? { errors: Uint8Array.from(part[2]) } : {}),
-            where,
-          },
+        : kind === 'interval'
+          ? { kind, n: end - start, k: 0, lower: part[0], upper: part[1], yTrue: part[2], where }
+          : {
+              kind,
+              n: end - start,
+              k: 0,
+              scores: part[0],
+              flags: Uint8Array.from(part[1]),
+              ...(kind === 'scod' ? { errors: Uint8Array.from(part[2]) } : {}),
+              where,
+            },
     );
   }
   return { format: 'json', kind, n, k: 0, probabilities: false, passes: 1 };

@@ -21,7 +21,9 @@ export type Role =
   | 'positive'
   | 'ood_score'
   | 'is_ood'
-  | 'classification_error';
+  | 'classification_error'
+  | 'lower'
+  | 'upper';
 
 interface RoleInfo {
   readonly kind: InputKind;
@@ -48,7 +50,15 @@ const ROLES = new Map<Role, RoleInfo>([
   ['ood_score', { kind: 'ood', column: 'ood_score', key: 'oodScores', multi: false }],
   ['is_ood', { kind: 'ood', column: 'is_ood', key: 'isOod', multi: false }],
   ['classification_error', { kind: 'ood', column: 'classification_error', key: 'classificationErrors', multi: false }],
+  // prediction intervals: with the regression role `target` (see roleOfKind)
+  ['lower', { kind: 'interval', column: 'lower', key: 'lower', multi: false }],
+  ['upper', { kind: 'interval', column: 'upper', key: 'upper', multi: false }],
 ]);
+
+/** Whether `role` belongs to the input `kind`: its own roles, and the target of an interval file too. */
+function roleOfKind(role: Role, kind: InputKind): boolean {
+  return (ROLES.get(role) as RoleInfo).kind === kind || (kind === 'interval' && role === 'target');
+}
 
 /** Other spellings of a role: the JSON keys, so a JSON user may write the names they know. */
 const ALIASES = new Map<string, Role>([
@@ -73,6 +83,7 @@ const KIND_ROLES: Record<InputKind, ReadonlyArray<Role | 'scores'>> = {
   detection: ['score', 'positive'],
   ood: ['ood_score', 'is_ood'],
   scod: ['ood_score', 'is_ood', 'classification_error'],
+  interval: ['lower', 'upper', 'target'],
 };
 
 /** One `ROLE=NAME` of `--columns`. */
@@ -146,7 +157,11 @@ export function parseColumnMap(text: string): ColumnMap | string {
     const before = roles.get(role);
     if (before) return `role ${role} is given twice: ${quote(before.text)} and ${quote(entry)}`;
     for (const other of roles.values()) {
-      if (ROLES.get(other.role)?.kind !== info.kind)
+      // an interval file's target is the regression role: it goes with lower and upper
+      const together =
+        (info.kind === 'interval' && other.role === 'target') ||
+        (role === 'target' && ROLES.get(other.role)?.kind === 'interval');
+      if (ROLES.get(other.role)?.kind !== info.kind && !together)
         return `${quote(other.text)} and ${quote(entry)} are roles of different inputs (${ROLES.get(other.role)?.kind} and ${info.kind}): a file holds one of them`;
       if (info.multi && ROLES.get(other.role)?.multi)
         return `${quote(other.text)} and ${quote(entry)}: a file holds its class scores once, as logits or as probabilities`;
@@ -154,7 +169,8 @@ export function parseColumnMap(text: string): ColumnMap | string {
     roles.set(role, { role, name, glob: stars === 1, text: clip(entry, 80) });
   }
   const first = roles.values().next().value as ColumnMapping;
-  return { kind: (ROLES.get(first.role) as RoleInfo).kind, roles };
+  const interval = roles.has('lower') || roles.has('upper');
+  return { kind: interval ? 'interval' : (ROLES.get(first.role) as RoleInfo).kind, roles };
 }
 
 /** What reads a column, for messages: the `--columns` entry, or the role and its default name. */
@@ -343,7 +359,8 @@ export interface KeyNames {
 export function keyNames(file: string, map: ColumnMap | undefined, what: string): KeyNames {
   if (map === undefined)
     return {
-      keyOf: (name) => (DEFAULT_KEYS.has(name) ? name : undefined),
+      // "target", the CSV name of the targets, also names the key yTrue
+      keyOf: (name) => (DEFAULT_KEYS.has(name) ? name : name === 'target' ? 'yTrue' : undefined),
       shown: (key) => JSON.stringify(key),
       why: () => '',
       expected: undefined,
@@ -353,7 +370,7 @@ export function keyNames(file: string, map: ColumnMap | undefined, what: string)
   const why = new Map<string, string>();
   const scoresMapped = map.roles.has('logits') || map.roles.has('probabilities');
   for (const [role, info] of ROLES) {
-    if (info.kind !== map.kind) continue;
+    if (!roleOfKind(role, map.kind)) continue;
     const mapping = map.roles.get(role);
     // naming the class scores under one role leaves the other's default key unread
     if (info.multi && scoresMapped && !mapping) continue;

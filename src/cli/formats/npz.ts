@@ -376,6 +376,7 @@ const KIND_ARRAYS: Record<string, { kind: InputKind; arrays: readonly string[] }
   yPred: { kind: 'regression', arrays: ['yPred', 'yTrue', 'yStd'] },
   scores: { kind: 'detection', arrays: ['scores', 'positives'] },
   oodScores: { kind: 'ood', arrays: ['oodScores', 'isOod'] },
+  lower: { kind: 'interval', arrays: ['lower', 'upper', 'yTrue'] },
 };
 /** OOD arrays with the classification errors: the SCOD metrics' input. */
 const SCOD_ARRAYS: { kind: InputKind; arrays: readonly string[] } = {
@@ -396,11 +397,13 @@ const KNOWN = [
   'oodScores',
   'isOod',
   'classificationErrors',
+  'lower',
+  'upper',
 ];
 /** The arrays that name a kind, first: a file's kind is that of the first of these it has. */
 const MAIN_FIRST = [
-  ...['logits', 'probabilities', 'confidences', 'yPred', 'scores', 'oodScores'],
-  ...['labels', 'correctness', 'yTrue', 'yStd', 'positives', 'isOod', 'classificationErrors'],
+  ...['logits', 'probabilities', 'confidences', 'yPred', 'scores', 'oodScores', 'lower'],
+  ...['upper', 'labels', 'correctness', 'yTrue', 'yStd', 'positives', 'isOod', 'classificationErrors'],
 ];
 /** The kind's first array of each other array. */
 const FIRST_OF: Record<string, string> = {
@@ -411,9 +414,10 @@ const FIRST_OF: Record<string, string> = {
   positives: 'scores',
   isOod: 'oodScores',
   classificationErrors: 'oodScores',
+  upper: 'lower',
 };
 const EXPECTED_ARRAYS =
-  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", or "oodScores" and "isOod" (and "classificationErrors")';
+  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", "oodScores" and "isOod" (and "classificationErrors"), or "lower", "upper" and "yTrue"';
 
 /** Reads a `.npz` file (a regular file: a zip archive is read from its end). */
 export async function readNpz(
