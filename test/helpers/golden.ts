@@ -19,8 +19,6 @@ export interface GoldenCase {
   rtol?: number;
   /** Per input, the axis that holds the samples when it is not 0 (`{ logits: 1 }` for [M, N, K]). */
   sampleAxis?: Record<string, number>;
-  /** Function cases: arguments passed after the inputs and before `options` (the fit of `predictionSets`). */
-  extra?: unknown[];
 }
 
 /** The repo's copies of the golden files: the tests read these, so a bare clone runs them. */
