@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { getMetricFromId, METRIC_IDS, metricFromJSON, MetricInputError } from '../src/index';
 import { clip } from '../src/errors';
-import { ID_TABLE, SCORES_BASES } from './helpers/specIds';
+import { ID_TABLE, LEVELS_BASES, SCORES_BASES } from './helpers/specIds';
 
 fc.configureGlobal({ seed: 42, numRuns: 200 });
 
@@ -99,6 +99,8 @@ function referenceLookup(id: string): [string, Record<string, unknown>] | null {
     const found = referenceLookup(rest);
     return found && [found[0], { ...found[1], scores: scores[1] }];
   }
+  // a quantile base without `levels` in the id (and no `extra` here) is rejected (SPEC §15.6)
+  if (LEVELS_BASES.has(id)) return null;
   const fixed = ID_TABLE[id];
   if (Object.prototype.hasOwnProperty.call(ID_TABLE, id)) return fixed;
   for (const [base, p] of Object.entries(ID_PARAMS)) {
@@ -293,7 +295,11 @@ describe('getMetricFromId fuzz', () => {
           expect(typeof e.function).toBe('function');
           expect(typeof e.fullName === 'string' && e.fullName.length > 0 && typeof e.display === 'string').toBe(true);
           // PICP: best at its level; the ensembles' mean uncertainties: no direction (SPEC §12)
-          const nominal = cls === 'IntervalCoverage' || ENSEMBLE_CLASSES.has(cls);
+          const nominal =
+            cls === 'IntervalCoverage' ||
+            cls === 'SampleIntervalCoverage' ||
+            cls === 'QuantileIntervalCoverage' ||
+            ENSEMBLE_CLASSES.has(cls);
           expect(e.higherIsBetter).toBe(nominal ? null : cls.includes('AUC') || HIGHER_IS_BETTER.has(cls));
         } finally {
           e.obj.dispose();

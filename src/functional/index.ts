@@ -27,6 +27,7 @@ export * from './classification';
 export * from './selective';
 export * from './calibration';
 export * from './regression';
+export * from './forecast';
 export { normalCdf, normalPdf, normalQuantile } from '../math/normal';
 export { decisionsOf, rowProbabilities, rowStats, type ClassifierRows } from '../inputs/logits';
 export type { ConfidenceBatch } from '../inputs/confidences';

@@ -4,6 +4,7 @@ import * as classification from './classification';
 import * as confidence from './confidence';
 import * as detection from './detection';
 import * as ensemble from './ensemble';
+import * as forecast from './forecast';
 import * as regression from './regression';
 import * as selective from './selective';
 
@@ -14,6 +15,7 @@ export * from './calibration';
 export * from './regression';
 export * from './ensemble';
 export * from './detection';
+export * from './forecast';
 
 /** A concrete metric class: constructible with options, with its name and `update` argument names. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any class: each has its own options, inputs and value
@@ -43,6 +45,7 @@ export const METRIC_CLASSES: ReadonlyMap<string, MetricClass> = new Map(
       ...Object.values(regression),
       ...Object.values(ensemble),
       ...Object.values(detection),
+      ...Object.values(forecast),
     ] as unknown[]
   )
     .filter(
