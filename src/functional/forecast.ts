@@ -175,21 +175,26 @@ export function sampleCrps(members: ArrayLike<number>, y: number, options?: { fa
   return sortedCrps(sorted, sorted.length, Math.fround(y), options?.fair === true);
 }
 
-/** Sample CRPS: sums [N, Σ CRPS_i] (NaN for fair with M = 1). O(N·M log M). */
+/**
+ * Sample CRPS: sums [N, Σ CRPS_i, U], U the samples whose CRPS is undefined (fair with M = 1,
+ * 0/0), left out of the sum so that it stays finite (and JSON): any U > 0 makes the value NaN,
+ * in merges too. O(N·M log M).
+ */
 export function sampleCrpsUpdate(b: SampleBatch, o: FairOption): Float64Array {
   const { n, m, samples, yTrue } = b;
+  if (o.fair && m === 1) return Float64Array.of(n, 0, n);
   const row = rowScratch(m);
   const acc = new CompensatedSum();
   for (let i = 0; i < n; i++) {
     sortRowInto(samples, i, m, row);
     acc.add(sortedCrps(row, m, yTrue[i], o.fair));
   }
-  return Float64Array.of(n, acc.value);
+  return Float64Array.of(n, acc.value, 0);
 }
 
-/** Mean sample CRPS. */
+/** Mean sample CRPS; NaN when any sample's is undefined. */
 export function sampleCrpsCompute(sums: Float64Array): number {
-  return sums[1] / sums[0];
+  return sums[2] > 0 ? NaN : sums[1] / sums[0];
 }
 
 /** The bounds of snapping a type-7 quantile's position to a member. */

@@ -19,7 +19,7 @@ import {
 } from '../functional/forecast';
 import { QUANTILES, SAMPLES, type LevelsOptions } from '../inputs/forecast';
 import type { TensorLike } from '../inputs/read';
-import { FLOAT32_MAX, sumInRange } from '../math/isCount';
+import { FLOAT32_MAX, isCount, sumInRange } from '../math/isCount';
 import { booleanOption, choiceOption, levelOption, optionalLevelOption, rejectOption } from '../options';
 import { SumMetric } from '../reducers/metricBases';
 
@@ -38,14 +38,12 @@ export type QuantileArgs = [quantiles: TensorLike, yTrue: TensorLike];
 /** The largest |x − y| of float32 x and y. */
 const MAX_GAP = 2 * FLOAT32_MAX;
 
-/** Sums [N, Σ term] whose sum lies in [0, N·maxTerm] (NaN allowed where `nan` says so). */
+/** Sums [N, Σ term] whose sum lies in [0, N·maxTerm]. */
 const boundedSum =
-  (maxTerm: number, nan = false) =>
+  (maxTerm: number) =>
   (sums: Float64Array): string | null =>
     forecastSumsProblem(sums, 2) ??
-    ((nan && Number.isNaN(sums[1])) || (sums[1] >= 0 && sumInRange(sums[1], 0, sums[0] * maxTerm))
-      ? null
-      : `a sum of ${sums[1]} over ${sums[0]} samples`);
+    (sums[1] >= 0 && sumInRange(sums[1], 0, sums[0] * maxTerm) ? null : `a sum of ${sums[1]} over ${sums[0]} samples`);
 
 /** Options of {@link SampleCRPS}. */
 export interface SampleCRPSOptions {
@@ -62,7 +60,7 @@ export interface SampleCRPSOptions {
  * empirical distribution, scored at its target — properscoring's `crps_ensemble`,
  * (1/M)Σ|x_i − y| − (1/(2M²))ΣΣ|x_i − x_j|, computed from the sorted members in O(M log M), so
  * the same for any order of them. M = 1 gives |x − y|; M may differ between updates. In the units
- * of y; lower is better. State: 2 numbers.
+ * of y; lower is better. State: 3 numbers (N, the sum, and the samples of undefined fair CRPS).
  *
  * @example
  * ```ts
@@ -80,7 +78,14 @@ export class SampleCRPS extends SumMetric<SampleCRPSOptions, SampleArgs> {
         options: { fair: booleanOption(false) },
         update: sampleCrpsUpdate,
         compute: sampleCrpsCompute,
-        check: (s, o) => boundedSum(MAX_GAP, o.fair)(s),
+        check: (s, o) =>
+          forecastSumsProblem(s, 3) ??
+          (isCount(s[2]) && s[2] <= s[0] && (o.fair || s[2] === 0)
+            ? null
+            : `${s[2]} samples of undefined CRPS${o.fair ? '' : ' (only the fair CRPS of one member is)'}`) ??
+          (sumInRange(s[1], 0, (s[0] - s[2]) * MAX_GAP) && s[1] >= 0
+            ? null
+            : `a sum of ${s[1]} over ${s[0] - s[2]} samples`),
       },
       options,
     );
