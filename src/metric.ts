@@ -479,11 +479,17 @@ function describe(v: unknown): string {
   return Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v;
 }
 
+/** Options are the same value, or arrays (quantile `levels`) of the same values in the same order. */
+function sameOption(v: unknown, w: unknown): boolean {
+  if (Object.is(v, w)) return true;
+  return Array.isArray(v) && Array.isArray(w) && v.length === w.length && v.every((x, i) => Object.is(x, w[i]));
+}
+
 /** Describes the first option that differs (functions compare by identity), or null. */
 function optionDifference(a: object, b: object): string | null {
   for (const [k, v] of Object.entries(a)) {
     const w = (b as Record<string, unknown>)[k];
-    if (!Object.is(v, w))
+    if (!sameOption(v, w))
       return `\`${k}\` is ${typeof w === 'function' ? 'another function' : String(w)}, not ${typeof v === 'function' ? 'this function' : String(v)}`;
   }
   return null;

@@ -8,6 +8,8 @@ export interface OptionSpec<T> {
   readonly default: T;
   readonly check: (value: unknown) => string | null;
   readonly required?: boolean;
+  /** What the metric keeps of a valid given value (e.g. a frozen copy of an array); without it, the value itself. */
+  keep?(value: T): T;
 }
 
 export type OptionSchema<O> = { readonly [K in keyof O]-?: OptionSpec<O[K]> };
@@ -92,7 +94,8 @@ export function resolveOptions<O extends object>(metric: string, schema: OptionS
       rejections.set(error, { option: key, expected: problem });
       throw error;
     }
-    out[key] = value;
+    const keep = ownProperty(spec, 'keep');
+    out[key] = keep ? keep(value) : value;
   }
   return out as Required<O>;
 }
@@ -168,7 +171,8 @@ export const nBinsOption: OptionSpec<number> = {
 
 /** One of a few strings, `dflt` by default. */
 export function choiceOption<T extends string>(values: readonly T[], dflt: T): OptionSpec<T> {
-  return { ...oneOfOption(values), default: dflt };
+  const { check } = oneOfOption(values);
+  return { default: dflt, check };
 }
 
 /** `norm` of binned calibration errors (SPEC §8.1): 'l1' (ECE, the default), 'l2' or 'max' (MCE). */
@@ -269,3 +273,29 @@ export function requiredOption<T>(isValid: (v: unknown) => v is T, expected: str
   // never read: resolveOptions checks a required option even when it is missing
   return { default: undefined as T, required: true, check: (v) => (isValid(v) ? null : expected) };
 }
+
+/** A level that may stay unset (undefined by default), in (0, 1) when given. */
+export const optionalLevelOption: OptionSpec<number | undefined> = {
+  default: undefined,
+  check: (v) => (isNum(v) && v > 0 && v < 1 ? null : 'a number in (0, 1)'),
+};
+
+/** Whether `v` is a non-empty array of finite numbers in (0, 1), strictly increasing. */
+function isLevels(v: unknown): v is readonly number[] {
+  if (!Array.isArray(v) || v.length === 0) return false;
+  for (let i = 0; i < v.length; i++) {
+    const t: unknown = v[i];
+    if (!(isNum(t) && t > 0 && t < 1)) return false;
+    if (i > 0 && !(t > (v[i - 1] as number))) return false;
+  }
+  return true;
+}
+
+/**
+ * `levels` of quantile forecasts (SPEC §15.3): required, a non-empty array of finite numbers in
+ * (0, 1), strictly increasing; the metric keeps a frozen copy.
+ */
+export const levelsOption: OptionSpec<readonly number[]> = {
+  ...requiredOption(isLevels, 'a non-empty, strictly increasing array of numbers in (0, 1)'),
+  keep: (v) => Object.freeze([...v]),
+};

@@ -68,6 +68,14 @@ import {
 import { ClassConditionalCoverage, EmptySetRate, SetCoverage, SetSize, SizeStratifiedCoverage } from './metrics/sets';
 import { IntervalScore, PredictionIntervalCoverage, PredictionIntervalWidth } from './metrics/intervals';
 import {
+  PinballLoss,
+  QuantileCalibrationError,
+  QuantileIntervalCoverage,
+  SampleCRPS,
+  SampleIntervalCoverage,
+  WeightedIntervalScore,
+} from './metrics/forecast';
+import {
   Disagreement,
   ExpectedEntropy,
   MutualInformation,
@@ -111,6 +119,13 @@ interface Param {
   readonly value?: (text: string) => unknown;
   /** Shown in names only when given, even as an entry's first parameter (a default that goes without saying). */
   readonly quiet?: boolean;
+  /** How names show the option's value (default: `String(value)`). */
+  readonly format?: (value: unknown) => string;
+  /**
+   * The option has no default: the id carries it, or `extra` gives it (quantile `levels`), never
+   * both; neither is an error naming the id.
+   */
+  readonly required?: boolean;
 }
 
 const INT = /^[1-9][0-9]*$/;
@@ -149,6 +164,25 @@ const sigmaParam: Param = {
   option: 'sigma',
   pattern: /^(auto|(0|[1-9][0-9]*)(\.[0-9]+)?)$/,
   value: (t) => (t === 'auto' ? t : Number(t)),
+};
+
+/** `levels` of the quantile ids (SPEC §15.6): decimals joined by `:`, e.g. `0.05:0.5:0.95`. */
+const levelsParam: Param = {
+  name: 'levels',
+  option: 'levels',
+  pattern: /^(0|[1-9][0-9]*)(\.[0-9]+)?(:(0|[1-9][0-9]*)(\.[0-9]+)?)*$/,
+  value: (t) => t.split(':').map(Number),
+  format: (v) => (Array.isArray(v) ? v.map(String).join(':') : String(v)),
+  required: true,
+};
+/** The levels suggested for an id that needs them. */
+const EXAMPLE_LEVELS = '0.05:0.5:0.95';
+const fairParam: Param = {
+  name: 'fair',
+  option: 'fair',
+  pattern: /^(true|false)$/,
+  value: (t) => t === 'true',
+  quiet: true,
 };
 
 interface Entry {
@@ -481,6 +515,57 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
     },
   ],
   ['reg_sharpness', { cls: Sharpness, options: {}, fullName: 'Sharpness', display: 'Sharpness' }],
+  // SPEC §15: sample forecasts (samples, yTrue) and quantile forecasts (quantiles, yTrue)
+  [
+    'reg_crps_samples',
+    { cls: SampleCRPS, options: {}, fullName: 'Ensemble CRPS', display: 'CRPS', params: [fairParam] },
+  ],
+  [
+    'reg_picp_samples',
+    {
+      cls: SampleIntervalCoverage,
+      options: {},
+      fullName: 'Ensemble Interval Coverage',
+      display: 'PICP',
+      higherIsBetter: null,
+      params: [levelParam],
+    },
+  ],
+  [
+    'reg_pinball',
+    { cls: PinballLoss, options: {}, fullName: 'Pinball Loss', display: 'Pinball', params: [levelsParam] },
+  ],
+  [
+    'reg_qce',
+    {
+      cls: QuantileCalibrationError,
+      options: {},
+      fullName: 'Quantile Calibration Error',
+      display: 'QCE',
+      params: [levelsParam, normParam],
+    },
+  ],
+  [
+    'reg_picp_quantiles',
+    {
+      cls: QuantileIntervalCoverage,
+      options: {},
+      fullName: 'Quantile Interval Coverage',
+      display: 'PICP',
+      higherIsBetter: null,
+      params: [levelsParam, levelParam],
+    },
+  ],
+  [
+    'reg_wis',
+    {
+      cls: WeightedIntervalScore,
+      options: {},
+      fullName: 'Weighted Interval Score',
+      display: 'WIS',
+      params: [levelsParam],
+    },
+  ],
   [
     'reg_mace',
     {
@@ -660,9 +745,13 @@ const defaults = new Map<Entry, Readonly<Record<string, unknown>>>();
 function paramDefault(entry: Entry, param: Param): unknown {
   let options = defaults.get(entry);
   if (!options) {
-    const obj = new entry.cls(entry.options);
-    options = obj.options as Readonly<Record<string, unknown>>;
-    obj.dispose();
+    if ((ownProperty(entry, 'params') ?? []).some((p) => ownProperty(p, 'required') === true)) {
+      options = {}; // no default of its own without the required option, which names always show
+    } else {
+      const obj = new entry.cls(entry.options);
+      options = obj.options as Readonly<Record<string, unknown>>;
+      obj.dispose();
+    }
     defaults.set(entry, options);
   }
   return options[param.option];
@@ -681,11 +770,15 @@ function nearestId(given: string): string {
   let bestD = Infinity;
   for (const candidate of METRIC_IDS) {
     const entry = REGISTRY.get(candidate) as Entry;
+    const needsParam = (ownProperty(entry, 'params') ?? []).some((p) => ownProperty(p, 'required') === true);
     const forms = [
-      candidate,
-      ...(ownProperty(entry, 'params') ?? []).map(
-        (p) => `${candidate}_${p.name}=${formatValue(paramDefault(entry, p))}`,
-      ),
+      ...(needsParam ? [] : [candidate]), // a quantile base resolves only with its levels
+      ...(ownProperty(entry, 'params') ?? [])
+        .filter((p) => ownProperty(p, 'required') === true || paramDefault(entry, p) !== undefined)
+        .map(
+          (p) =>
+            `${candidate}_${p.name}=${ownProperty(p, 'required') ? EXAMPLE_LEVELS : formatValue(paramDefault(entry, p))}`,
+        ),
     ];
     for (const form of forms) {
       const d = editDistance(id, form);
@@ -698,8 +791,9 @@ function nearestId(given: string): string {
   return best;
 }
 
-function formatValue(v: unknown): string {
-  return String(v);
+function formatValue(v: unknown, p?: Param): string {
+  const format = p && ownProperty(p, 'format');
+  return format ? format(v) : String(v);
 }
 
 /**
@@ -768,12 +862,47 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
     const value = p.pattern.test(text) ? (ownProperty(p, 'value') ?? Number)(text) : NaN;
     options = { ...options, [p.option]: value };
     texts.set(p.option, [p, text]);
-    shown.set(p, formatValue(value));
+    shown.set(p, ownProperty(p, 'required') ? text : formatValue(value, p)); // `levels` as given
+  }
+  // a required option (quantile `levels`): in the id or in `extra`, exactly once
+  const required = params.filter((p) => ownProperty(p, 'required') === true);
+  const fromExtra: Record<string, unknown> = {};
+  for (const p of required) {
+    const inExtra = given[p.option] !== undefined;
+    if (texts.has(p.option) && inExtra)
+      fail(
+        'getMetricFromId',
+        p.option,
+        `${p.option} given twice: the id ${clip(JSON.stringify(id))} carries ${ARG} and \`extra\` gives it too: give it in one place`,
+      );
+    if (!texts.has(p.option) && !inExtra)
+      fail(
+        'getMetricFromId',
+        p.option,
+        `the id ${clip(JSON.stringify(id))} needs ${ARG}: give them in the id or as getMetricFromId(id, { ${p.option} }) (did you mean "${base}_${p.name}=${EXAMPLE_LEVELS}"?)`,
+      );
+    if (inExtra) fromExtra[p.option] = given[p.option];
+  }
+  if (required.length > 0 && texts.size === 0) {
+    // only `extra` gives the required option: the class checks it, and the error names the id
+    const problem = optionProblem(entry, { ...options, ...given });
+    if (problem)
+      fail(
+        'getMetricFromId',
+        'extra',
+        `expected ${ARG} to suit the id ${clip(JSON.stringify(id))}, but ${problem.option} must be ${problem.expected}`,
+      );
   }
   // the class checks the options together (e.g. `debias` needs `norm: 'l2'`), in its own words
-  const problem = texts.size > 0 ? optionProblem(entry, options) : null;
+  const problem = texts.size > 0 ? optionProblem(entry, { ...options, ...fromExtra }) : null;
   if (problem) {
     const named = texts.get(problem.option);
+    if (!named && problem.option in fromExtra)
+      fail(
+        'getMetricFromId',
+        'extra',
+        `expected ${ARG} to suit the id ${clip(JSON.stringify(id))}, but ${problem.option} must be ${problem.expected}`,
+      );
     if (!named)
       return bad(`it conflicts with the default \`${problem.option}\`: ${problem.option} must be ${problem.expected}`);
     return bad(`${named[0].name} must be ${problem.expected}, got ${clip(JSON.stringify(named[1]))}`);
@@ -794,11 +923,11 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
       );
     // a parameter the id leaves out is named with the value `extra` gives it
     const p = params.find((q) => q.option === option);
-    if (p && !fromId && value !== undefined) shown.set(p, formatValue(value));
+    if (p && !fromId && value !== undefined) shown.set(p, formatValue(value, p));
   }
   const first = params[0] as Param | undefined;
   if (first && !ownProperty(first, 'quiet') && !shown.has(first))
-    shown.set(first, formatValue(paramDefault(entry, first)));
+    shown.set(first, formatValue(paramDefault(entry, first), first));
   const suffix = params
     .filter((p) => shown.has(p))
     .map((p) => `${p.name}=${shown.get(p) as string}`)

@@ -17,6 +17,7 @@ import { type MainOptions } from '../src/cli/main';
 import { plotSamples, regressionRiskCoverage, riskCoverage, type PlotData } from '../src/cli/plots';
 import { readInputFile, type Batch } from '../src/cli/readers';
 import { applyTemperature, fitTemperature, getMetricFromId, METRIC_IDS, riskCoverageCurve } from '../src/index';
+import { FORECAST_BASES } from './helpers/specIds';
 import { regressionCalibrationCurve } from '../src/plots/index';
 import { formatNumber } from '../src/plots/svg';
 import { runCli as run, runCliOk, runCliUsageError } from './helpers/cli';
@@ -60,7 +61,8 @@ const regCols = regCsv[0].split(',');
 const regCol = (name: string): number[] => regCsv.slice(1).map((l) => Number(l.split(',')[regCols.indexOf(name)]));
 const REG = { p: regCol('prediction'), t: regCol('target'), s: regCol('std') };
 /** The regression ids of the registry (none until they are registered) and the CLI's risk_aurc. */
-const REG_IDS = METRIC_IDS.filter((id) => id.startsWith('reg_'));
+// the forecast ids (SPEC §15) take samples or quantiles, not (yPred, yTrue, yStd) files
+const REG_IDS = METRIC_IDS.filter((id) => id.startsWith('reg_') && !FORECAST_BASES.has(id));
 
 const CONF_IDS = METRIC_IDS.filter((id) => id.startsWith('conf_'));
 const CLS_IDS = METRIC_IDS.filter((id) => id.startsWith('cls_'));

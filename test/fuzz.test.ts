@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { getMetricFromId, METRIC_IDS, metricFromJSON, MetricInputError } from '../src/index';
 import { clip } from '../src/errors';
-import { ID_TABLE, SCORES_BASES } from './helpers/specIds';
+import { ID_TABLE, LEVELS_BASES, SCORES_BASES } from './helpers/specIds';
 
 fc.configureGlobal({ seed: 42, numRuns: 200 });
 
@@ -111,6 +111,8 @@ function referenceLookup(id: string): [string, Record<string, unknown>] | null {
     const found = referenceLookup(rest);
     return found && [found[0], { ...found[1], scores: scores[1] }];
   }
+  // a quantile base without `levels` in the id (and no `extra` here) is rejected (SPEC §15.6)
+  if (LEVELS_BASES.has(id)) return null;
   const fixed = ID_TABLE[id];
   if (Object.prototype.hasOwnProperty.call(ID_TABLE, id)) return fixed;
   for (const [base, p] of Object.entries(ID_PARAMS)) {
@@ -311,11 +313,13 @@ describe('getMetricFromId fuzz', () => {
           expect(e.obj.options).toMatchObject(options);
           expect(typeof e.function).toBe('function');
           expect(typeof e.fullName === 'string' && e.fullName.length > 0 && typeof e.display === 'string').toBe(true);
-          // PICP and interval coverage: best at their nominal level; the ensembles' mean
+          // PICP and the interval coverages: best at their nominal level; the ensembles' mean
           // uncertainties: no direction (SPEC §12); set coverages: best at 1 − α (SPEC §14.5)
           const nominal =
             cls === 'IntervalCoverage' ||
             cls === 'PredictionIntervalCoverage' ||
+            cls === 'SampleIntervalCoverage' ||
+            cls === 'QuantileIntervalCoverage' ||
             ENSEMBLE_CLASSES.has(cls) ||
             SET_COVERAGES.has(cls);
           expect(e.higherIsBetter).toBe(nominal ? null : cls.includes('AUC') || HIGHER_IS_BETTER.has(cls));

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { getMetricFromId, METRIC_IDS, MetricInputError } from '../src/index';
 import { confidenceData, logitData } from './helpers/data';
+import { LEVELS_BASES } from './helpers/specIds';
 
 const conf = confidenceData(64, 41);
 const cls = logitData(64, 3, 42);
@@ -83,7 +84,13 @@ describe('getMetricFromId', () => {
 
   it('METRIC_IDS lists every base id once, and each resolves', () => {
     expect(new Set(METRIC_IDS).size).toBe(METRIC_IDS.length);
-    for (const id of METRIC_IDS) expect(() => getMetricFromId(id)).not.toThrow();
+    for (const id of METRIC_IDS) {
+      if (LEVELS_BASES.has(id)) {
+        // no default levels (SPEC §15.6): they come with the id or from `extra`
+        expect(() => getMetricFromId(id)).toThrow(/levels/);
+        getMetricFromId(id, { levels: [0.05, 0.5, 0.95] }).obj.dispose();
+      } else getMetricFromId(id).obj.dispose();
+    }
     for (const [id] of SPEC_IDS) if (!id.includes('=')) expect(METRIC_IDS).toContain(id);
   });
 

@@ -12,6 +12,7 @@ import { reduceRowsOnDevice } from '../src/inputs/deviceRows';
 import { CONFIDENCE_INPUTS } from '../src/inputs/confidences';
 import { LOGIT_INPUTS } from '../src/inputs/logits';
 import { MEMBER_INPUTS } from '../src/inputs/members';
+import { QUANTILES, SAMPLES } from '../src/inputs/forecast';
 import { SCOD_INPUTS } from '../src/inputs/scod';
 import { OOD_INPUTS, SCORE_INPUTS } from '../src/inputs/scores';
 import { SET_INPUTS } from '../src/inputs/sets';
@@ -62,6 +63,14 @@ function inputsFor(inputs: readonly string[], n = 60, seed = 5): number[][] | nu
       Array.from({ length: n }, () => (r() < 0.2 ? 1 : 0)),
     ];
   }
+  if (inputs === SAMPLES.names || inputs === QUANTILES.names) {
+    // five members per sample, or quantiles at the three levels of OPTIONS (crossing now and then)
+    const width = inputs === SAMPLES.names ? 5 : 3;
+    return [
+      Array.from({ length: n }, () => Array.from({ length: width }, (_, j) => Math.fround(j - 1 + 0.7 * normal(r)))),
+      Array.from({ length: n }, () => Math.fround(normal(r))),
+    ] as unknown as number[][][];
+  }
   // (yPred, yTrue, uncertainty) or (yPred, yTrue, yStd): one value per sample, the third > 0
   const truth = Array.from({ length: n }, () => Math.fround(normal(r)));
   return [
@@ -94,7 +103,14 @@ const CLASSES = [...METRIC_CLASSES.values()] as unknown as Array<
   Make & { metricName: string; inputs: readonly string[] }
 >;
 /** Options a class cannot do without. */
-const OPTIONS: Record<string, object> = { RejectionPolicy: { fraction: 0.3 } };
+const LEVELS = { levels: [0.1, 0.5, 0.9] };
+const OPTIONS: Record<string, object> = {
+  RejectionPolicy: { fraction: 0.3 },
+  PinballLoss: LEVELS,
+  QuantileCalibrationError: LEVELS,
+  QuantileIntervalCoverage: LEVELS,
+  WeightedIntervalScore: LEVELS,
+};
 
 describe('updateAsync equals update (cpu backend)', () => {
   it('covers every metric class', () => {

@@ -944,9 +944,25 @@ const NEEDS_TEXT: Record<InputKind, string> = {
  */
 export const RISK_AURC_ID = 'risk_aurc';
 
+/** The sample- and quantile-forecast bases (SPEC §15): `reg_*`, but not over (yPred, yTrue, yStd) files. */
+const FORECAST_BASES = [
+  'reg_crps_samples',
+  'reg_picp_samples',
+  'reg_pinball',
+  'reg_qce',
+  'reg_picp_quantiles',
+  'reg_wis',
+];
+
+/** Whether an id is a forecast one, which the report does not read files for yet. */
+function isForecastId(id: string): boolean {
+  return FORECAST_BASES.some((b) => id === b || id.startsWith(`${b}_`));
+}
+
 /** The kind of input an id needs, by its prefix; undefined for ids the report cannot use. */
 function kindOfId(id: string): InputKind | undefined {
   if (id === RISK_AURC_ID) return 'regression';
+  if (isForecastId(id)) return undefined;
   // the ensemble measures read class scores too: one model's, or an ensemble's members'
   if (isEnsembleId(id)) return 'classification';
   return (Object.keys(PREFIX) as InputKind[]).find((kind) => id.startsWith(PREFIX[kind]));
@@ -967,7 +983,9 @@ const isScodId = (id: string): boolean => id.startsWith(PREFIX.scod);
  * ensemble's members, the ensemble measures (ens_*) too; for SCOD data the OOD ids first.
  */
 function defaultIds(kind: InputKind, ensemble = false): string[] {
-  const ids = METRIC_IDS.filter((id) => id.startsWith(PREFIX[kind]) || (ensemble && isEnsembleId(id)));
+  const ids = METRIC_IDS.filter(
+    (id) => (id.startsWith(PREFIX[kind]) && !isForecastId(id)) || (ensemble && isEnsembleId(id)),
+  );
   if (kind === 'scod') return [...defaultIds('ood'), ...ids];
   return kind === 'regression' ? [...ids, RISK_AURC_ID] : ids;
 }

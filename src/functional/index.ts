@@ -29,6 +29,7 @@ export * from './calibration';
 export * from './regression';
 export * from './sets';
 export * from './intervals';
+export * from './forecast';
 export { normalCdf, normalPdf, normalQuantile } from '../math/normal';
 export { decisionsOf, rowProbabilities, rowStats, type ClassifierRows } from '../inputs/logits';
 export type { ConfidenceBatch } from '../inputs/confidences';

@@ -5,6 +5,7 @@ import * as confidence from './confidence';
 import * as detection from './detection';
 import * as ensemble from './ensemble';
 import * as intervals from './intervals';
+import * as forecast from './forecast';
 import * as regression from './regression';
 import * as selective from './selective';
 import * as sets from './sets';
@@ -18,6 +19,7 @@ export * from './ensemble';
 export * from './detection';
 export * from './sets';
 export * from './intervals';
+export * from './forecast';
 
 /** A concrete metric class: constructible with options, with its name and `update` argument names. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any class: each has its own options, inputs and value
@@ -49,6 +51,7 @@ export const METRIC_CLASSES: ReadonlyMap<string, MetricClass> = new Map(
       ...Object.values(detection),
       ...Object.values(sets),
       ...Object.values(intervals),
+      ...Object.values(forecast),
     ] as unknown[]
   )
     .filter(

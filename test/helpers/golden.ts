@@ -56,8 +56,14 @@ const INTEGER_INPUTS = new Set(['labels', 'correctness', 'classificationErrors',
 export function asForm(name: string, values: unknown[], form: GoldenCase['as'], made: tf.Tensor[]): unknown {
   const integer = INTEGER_INPUTS.has(name);
   if (form === 'array') return values;
-  if (form === 'typed' && !Array.isArray(values[0]))
-    return integer ? Int32Array.from(values as number[]) : Float32Array.from(values as number[]);
+  if (form === 'typed' && Array.isArray(values[0])) {
+    // a typed array is 1-D only (SPEC §1): rows [N, C] as a tensor made from one Float32Array
+    const rows = values as number[][];
+    const t = tf.tensor2d(Float32Array.from(rows.flat()), [rows.length, rows[0].length]);
+    made.push(t);
+    return t;
+  }
+  if (form === 'typed') return integer ? Int32Array.from(values as number[]) : Float32Array.from(values as number[]);
   const t = tf.tensor(values as number[], undefined, integer ? 'int32' : 'float32');
   made.push(t);
   return t;

@@ -84,7 +84,22 @@ export const ID_TABLE: Record<string, [string, Record<string, unknown>]> = {
   int_coverage: ['PredictionIntervalCoverage', {}],
   int_width: ['PredictionIntervalWidth', {}],
   int_score: ['IntervalScore', { alpha: 0.1 }],
+  reg_crps_samples: ['SampleCRPS', { fair: false }],
+  reg_picp_samples: ['SampleIntervalCoverage', { level: 0.95 }],
+  reg_pinball: ['PinballLoss', {}],
+  reg_qce: ['QuantileCalibrationError', { norm: 'l1' }],
+  reg_picp_quantiles: ['QuantileIntervalCoverage', {}],
+  reg_wis: ['WeightedIntervalScore', {}],
 };
+
+/**
+ * SPEC §15.6: the quantile bases, which have no default `levels`: the id carries them
+ * (`reg_wis_levels=0.05:0.5:0.95`) or `getMetricFromId(id, { levels })` gives them; neither is an error.
+ */
+export const LEVELS_BASES: ReadonlySet<string> = new Set(['reg_pinball', 'reg_qce', 'reg_picp_quantiles', 'reg_wis']);
+
+/** SPEC §15: the bases over sample or quantile forecasts, whose inputs are not (yPred, yTrue, yStd). */
+export const FORECAST_BASES: ReadonlySet<string> = new Set(['reg_crps_samples', 'reg_picp_samples', ...LEVELS_BASES]);
 
 /** SPEC §13.6: the confidence ranking bases that take `scores` (`confidence` or `real`) too. */
 export const SCORES_BASES: ReadonlySet<string> = new Set([
