@@ -71,6 +71,15 @@ function inputsFor(inputs: readonly string[], n = 60, seed = 5): number[][] | nu
       Array.from({ length: n }, () => Math.fround(normal(r))),
     ] as unknown as number[][][];
   }
+  if (inputs[0] === 'lower') {
+    // (lower, upper, yTrue): lower ≤ upper, some targets outside
+    const lower = Array.from({ length: n }, () => Math.fround(normal(r)));
+    return [
+      lower,
+      lower.map((l) => Math.fround(l + r())),
+      lower.map((l) => Math.fround(l + 1.5 * r() - 0.25)),
+    ];
+  }
   // (yPred, yTrue, uncertainty) or (yPred, yTrue, yStd): one value per sample, the third > 0
   const truth = Array.from({ length: n }, () => Math.fround(normal(r)));
   return [
