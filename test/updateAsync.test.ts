@@ -74,11 +74,7 @@ function inputsFor(inputs: readonly string[], n = 60, seed = 5): number[][] | nu
   if (inputs[0] === 'lower') {
     // (lower, upper, yTrue): lower ≤ upper, some targets outside
     const lower = Array.from({ length: n }, () => Math.fround(normal(r)));
-    return [
-      lower,
-      lower.map((l) => Math.fround(l + r())),
-      lower.map((l) => Math.fround(l + 1.5 * r() - 0.25)),
-    ];
+    return [lower, lower.map((l) => Math.fround(l + r())), lower.map((l) => Math.fround(l + 1.5 * r() - 0.25))];
   }
   // (yPred, yTrue, uncertainty) or (yPred, yTrue, yStd): one value per sample, the third > 0
   const truth = Array.from({ length: n }, () => Math.fround(normal(r)));
