@@ -76,13 +76,22 @@ async function compute(tf, ecuas, backend) {
   const errors = y.map((v) => 1 - v);
   // three ensemble members around the logits (SPEC §12: [M, N, K])
   const members = [z, z.map((row) => row.map((v) => Math.fround(v + 0.75))), z.map((row) => row.map((v, j) => Math.fround(j === 0 ? v + 1 : v)))];
+  // prediction sets (SPEC §14.2): the classes within 1 of the row's top logit; intervals (§14.3):
+  // yPred ∓ sd; samples and quantiles (§15): yPred + sd times fixed offsets
+  const sets = z.map((row) => row.map((v) => (Math.max(...row) - v <= 1 ? 1 : 0)));
+  const lower = yPred.map((m, i) => Math.fround(m - sd[i]));
+  const upper = yPred.map((m, i) => Math.fround(m + sd[i]));
+  const samples = yPred.map((m, i) => [-1.5, -0.5, 0, 0.5, 1.5].map((k) => Math.fround(m + k * sd[i])));
+  const quantiles = yPred.map((m, i) => [-1.28, 0, 1.28].map((k) => Math.fround(m + k * sd[i])));
   const inputsOf = (id) =>
-    id.startsWith('conf_') ? [c, y] : id.startsWith('cls_') ? [z, labels] : id.startsWith('reg_') ? [yPred, yTrue, sd] : id.startsWith('ens_') ? [members] : id.startsWith('det_') ? [c, y] : id.startsWith('ood_') ? [c, ood] : [c, errors, ood];
+    id.startsWith('set_') ? [sets, labels] : id.startsWith('int_') ? [lower, upper, yTrue] : id.endsWith('_samples') ? [samples, yTrue] : /^reg_(pinball|qce|picp_quantiles|wis)/.test(id) ? [quantiles, yTrue] : id.startsWith('conf_') ? [c, y] : id.startsWith('cls_') ? [z, labels] : id.startsWith('reg_') ? [yPred, yTrue, sd] : id.startsWith('ens_') ? [members] : id.startsWith('det_') ? [c, y] : id.startsWith('ood_') ? [c, ood] : [c, errors, ood];
   const enc = (v) => (Number.isFinite(v) ? v : String(v));
   const plain = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v, enc) : enc(v)]));
   const before = tf.memory().numTensors;
 
-  const ids = [...ecuas.METRIC_IDS, 'cls_norm_n-ecuas_n=2', 'conf_n-ecuas_n=1.5', 'conf_ece_nbins=15', 'cls_norm_gamma-ecuas_gamma=0.3', 'scod_augrc_cost=0.2'];
+  // the quantile ids need their levels in the id
+  const QUANTILE_IDS = ['reg_pinball', 'reg_qce', 'reg_picp_quantiles', 'reg_wis'];
+  const ids = [...ecuas.METRIC_IDS.filter((id) => !QUANTILE_IDS.includes(id)), ...QUANTILE_IDS.map((id) => id + "_levels=0.1:0.5:0.9"), 'cls_norm_n-ecuas_n=2', 'conf_n-ecuas_n=1.5', 'conf_ece_nbins=15', 'cls_norm_gamma-ecuas_gamma=0.3', 'scod_augrc_cost=0.2'];
   const oneShot = {}, viaTensors = {}, batched = {};
   for (const id of ids) {
     const entry = ecuas.getMetricFromId(id);
