@@ -116,8 +116,11 @@ function table(headers: string[], rows: string[][], alignRight: boolean[] = []):
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+// prediction sets, intervals and sample or quantile forecasts take inputs of their own (SPEC
+// §14–§15), which this example does not make; their guides show them
+const OTHER_INPUTS = /^(set_|int_|reg_(crps_samples|picp_samples|pinball|qce|picp_quantiles|wis)$)/;
 const ids = [
-  ...METRIC_IDS,
+  ...METRIC_IDS.filter((id) => !OTHER_INPUTS.test(id)),
   'cls_norm_n-ecuas_n=2',
   'conf_n-ecuas_n=1',
   'conf_ece_nbins=15',
