@@ -19,10 +19,9 @@ does not time it either) and includes the conversion to float64.
 
 import json
 import math
-import sys
-import time
 
 import numpy as np
+from harness import serve
 
 ALPHA = 0.1
 
@@ -82,30 +81,5 @@ def load(d):
     return z, y, sets
 
 
-def timed(job, z, y, sets):
-    c = time.process_time()
-    t = time.perf_counter()
-    value = JOBS[job](z, y, sets)
-    return (time.perf_counter() - t) * 1000, value, (time.process_time() - c) * 1000
-
-
-def main():
-    if sys.argv[1] == "--versions":
-        return json.dump({"numpy": np.__version__}, sys.stdout)
-    z, y, sets = load(sys.argv[2])
-    if sys.argv[1] == "--cold":
-        ms, value, cpu = timed(sys.argv[3], z, y, sets)
-        return json.dump({"ms": ms, "values": value, "cpuMs": cpu}, sys.stdout)
-    repeats = int(sys.argv[3])
-    out = {}
-    for job in sys.argv[4:]:
-        best, best_cpu, value = float("inf"), float("inf"), None
-        for _ in range(repeats):
-            ms, value, cpu = timed(job, z, y, sets)
-            best, best_cpu = min(best, ms), min(best_cpu, cpu)
-        out[job] = {"ms": best, "values": value, "cpuMs": best_cpu}
-    json.dump(out, sys.stdout)
-
-
 if __name__ == "__main__":
-    main()
+    serve(JOBS, load, {"numpy": np.__version__}, key="values")

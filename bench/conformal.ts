@@ -25,21 +25,26 @@
  * The child: `node --expose-gc --import tsx bench/conformal.ts --child DIR ROW` prints one JSON
  * line, { ms, cpuMs, values }.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import type * as Ecuas from '../src/index';
 import { rng } from '../test/helpers/data';
+import {
+  ARGS,
+  baseline,
+  buildDist,
+  clocked,
+  clockFlag,
+  flag,
+  fmt,
+  importBuilt,
+  median,
+  runChild,
+  setUpCpu,
+} from './harness';
 
-const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const root = fileURLToPath(new URL('..', import.meta.url));
 const K = 100;
 const BATCH = 10_000;
 const ALPHA = 0.1;
@@ -154,12 +159,6 @@ function readData(dir: string): { logits: Float32Array; labels: Int32Array; sets
   };
 }
 
-async function setUp(): Promise<void> {
-  tf.env().set('IS_TEST', true); // no tfjs-node banner
-  await tf.setBackend('cpu');
-  await tf.ready();
-}
-
 // ---------------------------------------------------------------------------------------------
 
 interface Timing {
@@ -170,19 +169,15 @@ interface Timing {
 
 function timed(row: Row, lib: Lib, d: Data): Timing {
   if (!fits.has(d)) fits.set(d, lib.fitConformal(d.logits, d.labels, { alpha: ALPHA, score: 'aps' }));
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const values = row.run(lib, d);
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, values };
+  const { ms, cpuMs, result: values } = clocked(() => row.run(lib, d));
+  return { ms, cpuMs, values };
 }
 
 async function child(dir: string, rowName: string): Promise<void> {
-  await setUp();
+  await setUpCpu();
   const { logits, labels, sets } = readData(dir);
   const d = tensorsOf(logits, labels, sets);
-  const lib = (await import(pathToFileURL(path.join(root, 'dist/index.js')).href)) as Lib;
+  const lib = await importBuilt<Lib>();
   const row = ROWS.find((r) => r.name === rowName);
   if (!row) throw new Error(`no row ${rowName}`);
   if (rowName === 'predictionSets APS')
@@ -192,17 +187,7 @@ async function child(dir: string, rowName: string): Promise<void> {
   console.log(JSON.stringify(timed(row, lib, d)));
 }
 
-function python(...a: string[]): string {
-  const py = spawnSync(process.env.PYTHON ?? 'python3', [path.join(root, 'bench/conformal.py'), ...a], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 24,
-  });
-  if (py.status !== 0) throw new Error(`bench/conformal.py ${a.join(' ')} failed: ${py.stderr}`);
-  return py.stdout;
-}
-
-const median = (v: number[]): number => [...v].sort((a, b) => a - b)[(v.length - 1) >> 1];
-const fmt = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
+const python = baseline('conformal.py');
 
 const PY: Record<string, string> = {
   aps: 'NumPy: APS fit (softmax, sort + cumsum per row, partition)',
@@ -219,15 +204,13 @@ const BASELINE: Record<string, string> = {
 };
 
 async function main(): Promise<void> {
-  if (args[0] === '--child') return child(args[1], args[2]);
+  if (ARGS[0] === '--child') return child(ARGS[1], ARGS[2]);
   const n = Number(flag('--samples') ?? 100_000);
   const repeats = Number(flag('--repeats') ?? 5);
   const coldRuns = Number(flag('--cold-runs') ?? 3);
   const modes = (flag('--mode') ?? 'warm,cold').split(',');
-  const clock = flag('--clock') ?? 'wall';
-  if (clock !== 'wall' && clock !== 'cpu') throw new Error(`--clock: wall or cpu, not ${clock}`);
-  const pick = (t: { ms: number; cpuMs: number }): number => (clock === 'cpu' ? t.cpuMs : t.ms);
-  await setUp();
+  const { clock, pick } = clockFlag();
+  await setUpCpu();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ecuas-conformal-'));
   try {
     const lib: Lib = await import('../src/index');
@@ -268,18 +251,12 @@ async function main(): Promise<void> {
       for (const row of ROWS) process.stderr.write(`  warm ${row.name}: ${fmt(warm.get(row.name) as number)} ms\n`);
     }
     if (modes.includes('cold')) {
-      spawnSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
+      buildDist();
       const runs = new Map<string, number[]>();
       const push = (name: string, v: number): void => void runs.set(name, [...(runs.get(name) ?? []), v]);
       for (let run = 0; run < coldRuns; run++) {
         for (const row of ROWS) {
-          const c = spawnSync(
-            process.execPath,
-            ['--expose-gc', '--import', 'tsx', path.join(root, 'bench/conformal.ts'), '--child', dir, row.name],
-            { encoding: 'utf8', cwd: root, maxBuffer: 1 << 24 },
-          );
-          if (c.status !== 0) throw new Error(`child ${row.name} failed: ${c.stderr}`);
-          const t = JSON.parse(c.stdout.trim().split('\n').pop() as string) as Timing;
+          const t = runChild('conformal.ts', dir, row.name) as Timing;
           push(row.name, pick(t));
           if (!values.has(row.name)) values.set(row.name, t.values);
         }

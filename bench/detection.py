@@ -17,11 +17,8 @@ The timed part starts from the float32 array in memory (reading the file is not 
 node side does not time it either) and includes the conversion to float64.
 """
 
-import json
-import sys
-import time
-
 import numpy as np
+from harness import serve
 
 try:
     import sklearn
@@ -118,13 +115,6 @@ def load(d):
     return score, pos
 
 
-def timed(job, score, pos):
-    c = time.process_time()
-    t = time.perf_counter()
-    value = JOBS[job](score.astype(np.float64), pos)
-    return (time.perf_counter() - t) * 1000, value, (time.process_time() - c) * 1000
-
-
 def reference(score, pos):
     """The value of every JS row: the six on (s, y), and the OOD four with isOod = y."""
     s = score.astype(np.float64)
@@ -142,25 +132,11 @@ def reference(score, pos):
     }
 
 
-def main():
-    if sys.argv[1] == "--versions":
-        return json.dump({"numpy": np.__version__, "sklearn": sklearn and sklearn.__version__}, sys.stdout)
-    score, pos = load(sys.argv[2])
-    if sys.argv[1] == "--reference":
-        return json.dump(reference(score, pos), sys.stdout)
-    if sys.argv[1] == "--cold":
-        ms, value, cpu = timed(sys.argv[3], score, pos)
-        return json.dump({"ms": ms, "value": value, "cpuMs": cpu}, sys.stdout)
-    repeats = int(sys.argv[3])
-    out = {}
-    for job in sys.argv[4:]:
-        best, best_cpu, value = float("inf"), float("inf"), None
-        for _ in range(repeats):
-            ms, value, cpu = timed(job, score, pos)
-            best, best_cpu = min(best, ms), min(best_cpu, cpu)
-        out[job] = {"ms": best, "value": value, "cpuMs": best_cpu}
-    json.dump(out, sys.stdout)
-
-
 if __name__ == "__main__":
-    main()
+    # the scores in float64 inside the timed part, as the library converts them there too
+    serve(
+        {job: (lambda score, pos, f=f: f(score.astype(np.float64), pos)) for job, f in JOBS.items()},
+        load,
+        {"numpy": np.__version__, "sklearn": sklearn and sklearn.__version__},
+        reference,
+    )

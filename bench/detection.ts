@@ -31,21 +31,27 @@
  * The child: `node --expose-gc --import tsx bench/detection.ts --child DIR ROW` prints one JSON line,
  * { ms, cpuMs, values }.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import type * as Ecuas from '../src/index';
 import { rng } from '../test/helpers/data';
+import {
+  ARGS,
+  baseline,
+  buildDist,
+  clocked,
+  clockFlag,
+  flag,
+  fmt,
+  importBuilt,
+  median,
+  rel,
+  runChild,
+  setUpCpu,
+} from './harness';
 
-const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const root = fileURLToPath(new URL('..', import.meta.url));
 const BATCH = 10_000;
 
 type Lib = typeof Ecuas;
@@ -183,12 +189,6 @@ function readData(dir: string): { scores: Float32Array; positives: Int32Array } 
   return { scores: new Float32Array(whole('scores.f32')), positives: new Int32Array(whole('positives.i32')) };
 }
 
-async function setUp(): Promise<void> {
-  tf.env().set('IS_TEST', true); // no tfjs-node banner
-  await tf.setBackend('cpu');
-  await tf.ready();
-}
-
 // ---------------------------------------------------------------------------------------------
 
 interface Timing {
@@ -201,19 +201,15 @@ interface Timing {
 const flip = (batches: Batch[]): Batch[] => batches.map(([s, y]) => tf.tidy(() => [tf.neg(s), tf.sub(1, y)] as Batch));
 
 function timed(row: Row, lib: Lib, batches: Batch[], flipped: Batch[]): Timing {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const values = row.run(lib, row.flipped ? flipped : batches);
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, values };
+  const { ms, cpuMs, result: values } = clocked(() => row.run(lib, row.flipped ? flipped : batches));
+  return { ms, cpuMs, values };
 }
 
 async function child(dir: string, rowName: string): Promise<void> {
-  await setUp();
+  await setUpCpu();
   const { scores, positives } = readData(dir);
   const batches = toBatches(scores, positives);
-  const lib = (await import(pathToFileURL(path.join(root, 'dist/index.js')).href)) as Lib;
+  const lib = await importBuilt<Lib>();
   const row = allRows(lib).find((r) => r.name === rowName);
   if (!row) throw new Error(`no row ${rowName}`);
   const flipped = row.flipped ? flip(batches) : [];
@@ -221,34 +217,19 @@ async function child(dir: string, rowName: string): Promise<void> {
   console.log(JSON.stringify(timed(row, lib, batches, flipped)));
 }
 
-function python(...a: string[]): string {
-  // PYTHON: another interpreter for the baseline (e.g. /usr/bin/python3, where Debian's python3-sklearn is)
-  const py = spawnSync(process.env.PYTHON ?? 'python3', [path.join(root, 'bench/detection.py'), ...a], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 24,
-  });
-  if (py.status !== 0) throw new Error(`bench/detection.py ${a.join(' ')} failed: ${py.stderr}`);
-  return py.stdout;
-}
-
-const median = (v: number[]): number => [...v].sort((a, b) => a - b)[(v.length - 1) >> 1];
-const fmt = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
-const rel = (a: number, b: number): number =>
-  Number.isNaN(a) && Number.isNaN(b) ? 0 : Math.abs(a - b) / Math.max(Math.abs(b), 1e-300);
+const python = baseline('detection.py');
 
 const PY_NUMPY = 'NumPy: the six from one argsort';
 const PY_SKLEARN = 'scikit-learn: roc_auc_score + average_precision_score + roc_curve';
 
 async function main(): Promise<void> {
-  if (args[0] === '--child') return child(args[1], args[2]);
+  if (ARGS[0] === '--child') return child(ARGS[1], ARGS[2]);
   const n = Number(flag('--samples') ?? 2_000_000);
   const repeats = Number(flag('--repeats') ?? 5);
   const coldRuns = Number(flag('--cold-runs') ?? 3);
   const modes = (flag('--mode') ?? 'warm,cold').split(',');
-  const clock = flag('--clock') ?? 'wall';
-  if (clock !== 'wall' && clock !== 'cpu') throw new Error(`--clock: wall or cpu, not ${clock}`);
-  const pick = (t: { ms: number; cpuMs: number }): number => (clock === 'cpu' ? t.cpuMs : t.ms);
-  await setUp();
+  const { clock, pick } = clockFlag();
+  await setUpCpu();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ecuas-det-'));
   try {
     const { scores, positives } = makeData(n);
@@ -291,19 +272,13 @@ async function main(): Promise<void> {
       for (const row of rows) process.stderr.write(`  warm ${row.name}: ${fmt(warm.get(row.name) as number)} ms\n`);
     }
     if (modes.includes('cold')) {
-      spawnSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
+      buildDist();
       const runs = new Map<string, number[]>();
       const push = (name: string, v: number): void => void runs.set(name, [...(runs.get(name) ?? []), v]);
       for (let run = 0; run < coldRuns; run++) {
         // every row once per run, so that a slow spell of the machine hits them alike
         for (const row of rows) {
-          const c = spawnSync(
-            process.execPath,
-            ['--expose-gc', '--import', 'tsx', path.join(root, 'bench/detection.ts'), '--child', dir, row.name],
-            { encoding: 'utf8', cwd: root, maxBuffer: 1 << 24 },
-          );
-          if (c.status !== 0) throw new Error(`child ${row.name} failed: ${c.stderr}`);
-          const t = JSON.parse(c.stdout.trim().split('\n').pop() as string) as Timing;
+          const t = runChild('detection.ts', dir, row.name) as Timing;
           push(row.name, pick(t));
           if (!values.has(row.name)) values.set(row.name, t.values);
         }

@@ -16,10 +16,9 @@ node side does not time it either) and includes the conversion to float64.
 """
 
 import json
-import sys
-import time
 
 import numpy as np
+from harness import serve
 
 
 def crps(x, y, fair=False):
@@ -77,33 +76,8 @@ def load(d):
     n = len(y)
     samples = np.fromfile(f"{d}/samples.f32", dtype="<f4").reshape(n, meta["members"])
     quantiles = np.fromfile(f"{d}/quantiles.f32", dtype="<f4").reshape(n, len(tau))
-    return {"samples": samples, "quantiles": quantiles, "y": y, "tau": tau}
-
-
-def timed(job, data):
-    c = time.process_time()
-    t = time.perf_counter()
-    value = JOBS[job](data)
-    return (time.perf_counter() - t) * 1000, value, (time.process_time() - c) * 1000
-
-
-def main():
-    if sys.argv[1] == "--versions":
-        return json.dump({"numpy": np.__version__}, sys.stdout)
-    data = load(sys.argv[2])
-    if sys.argv[1] == "--cold":
-        ms, value, cpu = timed(sys.argv[3], data)
-        return json.dump({"ms": ms, "value": value, "cpuMs": cpu}, sys.stdout)
-    repeats = int(sys.argv[3])
-    out = {}
-    for job in sys.argv[4:]:
-        best, best_cpu, value = float("inf"), float("inf"), None
-        for _ in range(repeats):
-            ms, value, cpu = timed(job, data)
-            best, best_cpu = min(best, ms), min(best_cpu, cpu)
-        out[job] = {"ms": best, "value": value, "cpuMs": best_cpu}
-    json.dump(out, sys.stdout)
+    return ({"samples": samples, "quantiles": quantiles, "y": y, "tau": tau},)
 
 
 if __name__ == "__main__":
-    main()
+    serve(JOBS, load, {"numpy": np.__version__})

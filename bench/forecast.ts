@@ -24,22 +24,28 @@
  * The child: `node --expose-gc --import tsx bench/forecast.ts --child DIR ROW` prints one JSON
  * line, { ms, cpuMs, values }.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import type * as Ecuas from '../src/index';
 import { normalQuantile } from '../src/math/normal';
 import { rng } from '../test/helpers/data';
+import {
+  ARGS,
+  baseline,
+  buildDist,
+  clocked,
+  clockFlag,
+  flag,
+  fmt,
+  importBuilt,
+  median,
+  rel,
+  runChild,
+  setUpCpu,
+} from './harness';
 
-const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const root = fileURLToPath(new URL('..', import.meta.url));
 const BATCH = 10_000;
 const MEMBERS = 50;
 /** The 23 levels of the COVID-19 forecast hubs. */
@@ -155,12 +161,6 @@ function batchesOf(data: Data): Record<Row['input'], Batch[]> {
   };
 }
 
-async function setUp(): Promise<void> {
-  tf.env().set('IS_TEST', true); // no tfjs-node banner
-  await tf.setBackend('cpu');
-  await tf.ready();
-}
-
 // ---------------------------------------------------------------------------------------------
 
 interface Timing {
@@ -170,47 +170,30 @@ interface Timing {
 }
 
 function timed(row: Row, lib: Lib, batches: Record<Row['input'], Batch[]>): Timing {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const value = run(row, lib, batches[row.input]);
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, value };
+  const { ms, cpuMs, result: value } = clocked(() => run(row, lib, batches[row.input]));
+  return { ms, cpuMs, value };
 }
 
 async function child(dir: string, rowName: string): Promise<void> {
-  await setUp();
+  await setUpCpu();
   const batches = batchesOf(readData(dir));
-  const lib = (await import(pathToFileURL(path.join(root, 'dist/index.js')).href)) as Lib;
+  const lib = await importBuilt<Lib>();
   const row = ROWS.find((r) => r.name === rowName);
   if (!row) throw new Error(`no row ${rowName}`);
   (globalThis as { gc?: () => void }).gc?.();
   console.log(JSON.stringify(timed(row, lib, batches)));
 }
 
-function python(...a: string[]): string {
-  const py = spawnSync(process.env.PYTHON ?? 'python3', [path.join(root, 'bench/forecast.py'), ...a], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 24,
-  });
-  if (py.status !== 0) throw new Error(`bench/forecast.py ${a.join(' ')} failed: ${py.stderr}`);
-  return py.stdout;
-}
-
-const median = (v: number[]): number => [...v].sort((a, b) => a - b)[(v.length - 1) >> 1];
-const fmt = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
-const rel = (a: number, b: number): number => Math.abs(a - b) / Math.max(Math.abs(b), 1e-300);
+const python = baseline('forecast.py');
 
 async function main(): Promise<void> {
-  if (args[0] === '--child') return child(args[1], args[2]);
+  if (ARGS[0] === '--child') return child(ARGS[1], ARGS[2]);
   const n = Number(flag('--samples') ?? 100_000);
   const repeats = Number(flag('--repeats') ?? 5);
   const coldRuns = Number(flag('--cold-runs') ?? 3);
   const modes = (flag('--mode') ?? 'warm,cold').split(',');
-  const clock = flag('--clock') ?? 'wall';
-  if (clock !== 'wall' && clock !== 'cpu') throw new Error(`--clock: wall or cpu, not ${clock}`);
-  const pick = (t: { ms: number; cpuMs: number }): number => (clock === 'cpu' ? t.cpuMs : t.ms);
-  await setUp();
+  const { clock, pick } = clockFlag();
+  await setUpCpu();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ecuas-forecast-'));
   try {
     const data = makeData(n);
@@ -250,18 +233,12 @@ async function main(): Promise<void> {
       for (const row of ROWS) process.stderr.write(`  warm ${row.name}: ${fmt(warm.get(row.name) as number)} ms\n`);
     }
     if (modes.includes('cold')) {
-      spawnSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
+      buildDist();
       const runs = new Map<string, number[]>();
       const push = (key: string, v: number): void => void runs.set(key, [...(runs.get(key) ?? []), v]);
       for (let r = 0; r < coldRuns; r++) {
         for (const row of ROWS) {
-          const c = spawnSync(
-            process.execPath,
-            ['--expose-gc', '--import', 'tsx', path.join(root, 'bench/forecast.ts'), '--child', dir, row.name],
-            { encoding: 'utf8', cwd: root, maxBuffer: 1 << 24 },
-          );
-          if (c.status !== 0) throw new Error(`child ${row.name} failed: ${c.stderr}`);
-          const t = JSON.parse(c.stdout.trim().split('\n').pop() as string) as Timing;
+          const t = runChild('forecast.ts', dir, row.name) as Timing;
           push(`js ${row.name}`, pick(t));
           if (!values.has(row.name)) values.set(row.name, t.value);
           const p = JSON.parse(python('--cold', dir, row.job)) as Timing;

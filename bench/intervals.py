@@ -15,13 +15,12 @@ The timed part starts from the float32 arrays in memory (reading the files is no
 node side does not time it either) and includes the conversion to float64.
 """
 
-import json
 import math
-import sys
-import time
+
 from fractions import Fraction
 
 import numpy as np
+from harness import serve
 
 ALPHA = 0.1
 
@@ -71,35 +70,8 @@ JOBS = {
 
 
 def load(directory):
-    return {k: np.fromfile(f"{directory}/{k}.f32", dtype="<f4") for k in ("mu", "sigma", "y", "lower", "upper")}
-
-
-def timed(job, d):
-    c = time.process_time()
-    t = time.perf_counter()
-    value = JOBS[job](d)
-    return (time.perf_counter() - t) * 1000, value, (time.process_time() - c) * 1000
-
-
-def main():
-    if sys.argv[1] == "--versions":
-        return json.dump({"numpy": np.__version__}, sys.stdout)
-    d = load(sys.argv[2])
-    if sys.argv[1] == "--reference":
-        return json.dump({job: f(d) for job, f in JOBS.items()}, sys.stdout)
-    if sys.argv[1] == "--cold":
-        ms, value, cpu = timed(sys.argv[3], d)
-        return json.dump({"ms": ms, "values": value, "cpuMs": cpu}, sys.stdout)
-    repeats = int(sys.argv[3])
-    out = {}
-    for job in sys.argv[4:]:
-        best, best_cpu, value = float("inf"), float("inf"), None
-        for _ in range(repeats):
-            ms, value, cpu = timed(job, d)
-            best, best_cpu = min(best, ms), min(best_cpu, cpu)
-        out[job] = {"ms": best, "values": value, "cpuMs": best_cpu}
-    json.dump(out, sys.stdout)
+    return ({k: np.fromfile(f"{directory}/{k}.f32", dtype="<f4") for k in ("mu", "sigma", "y", "lower", "upper")},)
 
 
 if __name__ == "__main__":
-    main()
+    serve(JOBS, load, {"numpy": np.__version__}, lambda d: {job: f(d) for job, f in JOBS.items()}, key="values")

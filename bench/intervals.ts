@@ -24,21 +24,27 @@
  * `--clock cpu` times by process.cpuUsage (user + system of every thread; Python's
  * time.process_time): on a machine that others load, wall time mostly measures the waiting.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import type * as Ecuas from '../src/index';
 import { normal, rng } from '../test/helpers/data';
+import {
+  ARGS,
+  baseline,
+  buildDist,
+  clocked,
+  clockFlag,
+  flag,
+  fmt,
+  importBuilt,
+  median,
+  rel,
+  runChild,
+  setUpCpu,
+} from './harness';
 
-const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const root = fileURLToPath(new URL('..', import.meta.url));
 const BATCH = 10_000;
 const KEYS = ['mu', 'sigma', 'y', 'lower', 'upper'] as const;
 
@@ -135,12 +141,6 @@ function readData(dir: string): Data {
   return Object.fromEntries(KEYS.map((k) => [k, read(k)])) as Data;
 }
 
-async function setUp(): Promise<void> {
-  tf.env().set('IS_TEST', true); // no tfjs-node banner
-  await tf.setBackend('cpu');
-  await tf.ready();
-}
-
 interface Timing {
   ms: number;
   cpuMs: number;
@@ -148,37 +148,23 @@ interface Timing {
 }
 
 function timed(row: Row, lib: Lib, data: Data, batches: Batches): Timing {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const values = row.run(lib, data, batches);
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, values };
+  const { ms, cpuMs, result: values } = clocked(() => row.run(lib, data, batches));
+  return { ms, cpuMs, values };
 }
 
 async function child(dir: string, rowName: string): Promise<void> {
-  await setUp();
+  await setUpCpu();
   const data = readData(dir);
   const batches = toBatches(data);
-  const lib = (await import(pathToFileURL(path.join(root, 'dist/index.js')).href)) as Lib;
+  const lib = await importBuilt<Lib>();
   const row = ROWS.find((r) => r.name === rowName);
   if (!row) throw new Error(`no row ${rowName}`);
   (globalThis as { gc?: () => void }).gc?.();
   console.log(JSON.stringify(timed(row, lib, data, batches)));
 }
 
-function python(...a: string[]): string {
-  const py = spawnSync(process.env.PYTHON ?? 'python3', [path.join(root, 'bench/intervals.py'), ...a], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 24,
-  });
-  if (py.status !== 0) throw new Error(`bench/intervals.py ${a.join(' ')} failed: ${py.stderr}`);
-  return py.stdout;
-}
+const python = baseline('intervals.py');
 
-const median = (v: number[]): number => [...v].sort((a, b) => a - b)[(v.length - 1) >> 1];
-const fmt = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
-const rel = (a: number, b: number): number => (a === b ? 0 : Math.abs(a - b) / Math.max(Math.abs(b), 1e-300));
 const load = (): string =>
   os
     .loadavg()
@@ -186,15 +172,13 @@ const load = (): string =>
     .join(' ');
 
 async function main(): Promise<void> {
-  if (args[0] === '--child') return child(args[1], args[2]);
+  if (ARGS[0] === '--child') return child(ARGS[1], ARGS[2]);
   const n = Number(flag('--samples') ?? 1_000_000);
   const repeats = Number(flag('--repeats') ?? 5);
   const coldRuns = Number(flag('--cold-runs') ?? 3);
   const modes = (flag('--mode') ?? 'warm,cold').split(',');
-  const clock = flag('--clock') ?? 'wall';
-  if (clock !== 'wall' && clock !== 'cpu') throw new Error(`--clock: wall or cpu, not ${clock}`);
-  const pick = (t: { ms: number; cpuMs: number }): number => (clock === 'cpu' ? t.cpuMs : t.ms);
-  await setUp();
+  const { clock, pick } = clockFlag();
+  await setUpCpu();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ecuas-int-'));
   try {
     const data = makeData(n);
@@ -225,20 +209,14 @@ async function main(): Promise<void> {
       for (const row of ROWS) process.stderr.write(`  warm ${row.name}: ${fmt(warm.get(row.name) as number)} ms\n`);
     }
     if (modes.includes('cold')) {
-      spawnSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
+      buildDist();
       const runs = new Map<string, number[]>();
       const push = (m: Map<string, number[]>, name: string, v: number): void =>
         void m.set(name, [...(m.get(name) ?? []), v]);
       const pyRuns = new Map<string, number[]>();
       for (let run = 0; run < coldRuns; run++) {
         for (const row of ROWS) {
-          const c = spawnSync(
-            process.execPath,
-            ['--expose-gc', '--import', 'tsx', path.join(root, 'bench/intervals.ts'), '--child', dir, row.name],
-            { encoding: 'utf8', cwd: root, maxBuffer: 1 << 24 },
-          );
-          if (c.status !== 0) throw new Error(`child ${row.name} failed: ${c.stderr}`);
-          const t = JSON.parse(c.stdout.trim().split('\n').pop() as string) as Timing;
+          const t = runChild('intervals.ts', dir, row.name) as Timing;
           push(runs, row.name, pick(t));
           if (!values.has(row.name)) values.set(row.name, t.values);
           push(pyRuns, row.py, pick(JSON.parse(python('--cold', dir, row.py)) as Timing));
