@@ -1,8 +1,7 @@
 import { ARG, clip, fail } from './errors';
 import { readFiniteVector, requireSameN, type TensorLike } from './inputs/read';
 import { readStd } from './inputs/regression';
-import { conformalRank } from './math/conformalRank';
-import { selectKth } from './math/select';
+import { conformalRank, kthSmallest } from './math/conformalRank';
 import { isRecord, levelOption, resolveOptions, type OptionSpec } from './options';
 
 // Split-conformal regression (SPEC §14.4): the threshold q̂ is the k-th smallest calibration
@@ -112,8 +111,7 @@ export function fitConformalInterval(
   const n = mu.length;
   if (n === 0) fail(FIT, 'yPred', `expected argument ${ARG} to hold calibration samples, but got none (N = 0)`);
   const rank = conformalRank(n, o.alpha);
-  // the k-th smallest by selection (kthSmallest's value, without its full sort); +∞ when k > n
-  const threshold = rank > n ? Infinity : selectKth(conformalScores(mu, y, sigma), rank);
+  const threshold = kthSmallest(conformalScores(mu, y, sigma), rank);
   return { threshold, alpha: o.alpha, n, rank, normalized: sigma !== null };
 }
 
