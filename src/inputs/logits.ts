@@ -194,7 +194,7 @@ function rowsOfRaw(
 ): ClassifierRows {
   if (raw.shape.length === 3) {
     const members = membersOf(metric, LOGIT_INPUTS[0], raw, probabilities);
-    return ensembleRows(members, checkedLabels(metric, y, members.n, members.k, expectedK));
+    return ensembleRows(members, checkedLabels(metric, LOGIT_INPUTS, y, members.n, members.k, expectedK));
   }
   const logits = logitsShape(metric, LOGIT_INPUTS[0], raw);
   if (probabilities === true && !logits.binary) {
@@ -204,7 +204,7 @@ function rowsOfRaw(
   }
   if (logits.k > MAX_CLASSES)
     fail(metric, LOGIT_INPUTS[0], `expected argument ${ARG} to have at most 2^24 classes, but got K = ${logits.k}`);
-  const labels = checkedLabels(metric, y, logits.n, logits.k, expectedK);
+  const labels = checkedLabels(metric, LOGIT_INPUTS, y, logits.n, logits.k, expectedK);
   if (logits.binary) return binaryRows(metric, logits.values, labels, probabilities);
   if (probabilities === true) {
     checkProbabilities(metric, LOGIT_INPUTS[0], logits.values, logits.n, logits.k, true);
@@ -214,14 +214,24 @@ function rowsOfRaw(
   return logitRows(metric, logits.values, logits.n, logits.k, labels, probabilities === undefined);
 }
 
-/** The labels of n rows of k classes, with N and K (against `expectedK` of earlier updates, 0: none) checked. */
-function checkedLabels(metric: string, y: unknown, n: number, k: number, expectedK: number): Int32Array {
-  const labels = readLabels(metric, LOGIT_INPUTS[1], y, k);
-  requireSameN(metric, LOGIT_INPUTS, [n, labels.length]);
+/**
+ * The labels of n rows of k classes, with N and K (against `expectedK` of earlier updates, 0:
+ * none) checked; `names`: the rows' argument and the labels' (messages name them).
+ */
+export function checkedLabels(
+  metric: string,
+  names: readonly [string, string],
+  y: unknown,
+  n: number,
+  k: number,
+  expectedK: number,
+): Int32Array {
+  const labels = readLabels(metric, names[1], y, k);
+  requireSameN(metric, names, [n, labels.length]);
   if (n > 0 && expectedK > 0 && k !== expectedK) {
     fail(
       metric,
-      LOGIT_INPUTS[0],
+      names[0],
       `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${k}`,
     );
   }

@@ -1,7 +1,8 @@
 import { ARG, fail } from '../errors';
 import type { InputAdapter } from './adapter';
 import { MAX_CLASSES } from './probabilities';
-import { readLabels, readRaw, requireSameN, shapeText } from './read';
+import { checkedLabels } from './logits';
+import { readRaw, shapeText } from './read';
 
 /** Argument names of the set metrics (SPEC §14.2). */
 export const SET_INPUTS = Object.freeze(['sets', 'labels'] as const);
@@ -88,15 +89,7 @@ function readSets(metric: string, [s, y]: readonly unknown[], expectedK: number)
       `expected argument ${ARG} to hold 0/1 or booleans (class in the set or not), but got ${v[bad]} at row ${Math.floor(bad / k)}, class ${bad % k}`,
     );
   }
-  const labels = readLabels(metric, SET_INPUTS[1], y, Math.max(k, 2));
-  requireSameN(metric, SET_INPUTS, [n, labels.length]);
-  if (n > 0 && expectedK > 0 && k !== expectedK) {
-    fail(
-      metric,
-      SET_INPUTS[0],
-      `expected argument ${ARG} to keep K = ${expectedK} classes of earlier updates, but got K = ${k}`,
-    );
-  }
+  const labels = checkedLabels(metric, SET_INPUTS, y, n, Math.max(k, 2), expectedK); // K ≥ 2 once N > 0
   return { n, k, sets: v, sizes, labels };
 }
 
