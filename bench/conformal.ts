@@ -31,19 +31,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import type * as Ecuas from '../src/index';
 import { rng } from '../test/helpers/data';
-import {
-  ARGS,
-  baseline,
-  buildDist,
-  clocked,
-  clockFlag,
-  flag,
-  fmt,
-  importBuilt,
-  median,
-  runChild,
-  setUpCpu,
-} from './harness';
+import { ARGS, baseline, buildDist, clocked, fmt, importBuilt, median, runChild, runFlags, setUpCpu } from './harness';
 
 const K = 100;
 const BATCH = 10_000;
@@ -205,11 +193,7 @@ const BASELINE: Record<string, string> = {
 
 async function main(): Promise<void> {
   if (ARGS[0] === '--child') return child(ARGS[1], ARGS[2]);
-  const n = Number(flag('--samples') ?? 100_000);
-  const repeats = Number(flag('--repeats') ?? 5);
-  const coldRuns = Number(flag('--cold-runs') ?? 3);
-  const modes = (flag('--mode') ?? 'warm,cold').split(',');
-  const { clock, pick } = clockFlag();
+  const { n, repeats, coldRuns, modes, clock, pick } = runFlags(100_000);
   await setUpCpu();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ecuas-conformal-'));
   try {

@@ -42,8 +42,7 @@ import {
   baseline,
   buildDist,
   clocked,
-  clockFlag,
-  flag,
+  runFlags,
   fmt,
   importBuilt,
   median,
@@ -224,11 +223,7 @@ const PY_SKLEARN = 'scikit-learn: roc_auc_score + average_precision_score + roc_
 
 async function main(): Promise<void> {
   if (ARGS[0] === '--child') return child(ARGS[1], ARGS[2]);
-  const n = Number(flag('--samples') ?? 2_000_000);
-  const repeats = Number(flag('--repeats') ?? 5);
-  const coldRuns = Number(flag('--cold-runs') ?? 3);
-  const modes = (flag('--mode') ?? 'warm,cold').split(',');
-  const { clock, pick } = clockFlag();
+  const { n, repeats, coldRuns, modes, clock, pick } = runFlags(2_000_000);
   await setUpCpu();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ecuas-det-'));
   try {

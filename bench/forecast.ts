@@ -36,8 +36,7 @@ import {
   baseline,
   buildDist,
   clocked,
-  clockFlag,
-  flag,
+  runFlags,
   fmt,
   importBuilt,
   median,
@@ -188,11 +187,7 @@ const python = baseline('forecast.py');
 
 async function main(): Promise<void> {
   if (ARGS[0] === '--child') return child(ARGS[1], ARGS[2]);
-  const n = Number(flag('--samples') ?? 100_000);
-  const repeats = Number(flag('--repeats') ?? 5);
-  const coldRuns = Number(flag('--cold-runs') ?? 3);
-  const modes = (flag('--mode') ?? 'warm,cold').split(',');
-  const { clock, pick } = clockFlag();
+  const { n, repeats, coldRuns, modes, clock, pick } = runFlags(100_000);
   await setUpCpu();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ecuas-forecast-'));
   try {

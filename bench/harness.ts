@@ -35,6 +35,27 @@ export function clockFlag(): { clock: 'wall' | 'cpu'; pick: (t: Clocked) => numb
   return { clock, pick: (t) => (clock === 'cpu' ? t.cpuMs : t.ms) };
 }
 
+/**
+ * The flags every benchmark takes: `--samples` (default `samples`), `--repeats` (warm: best of,
+ * default 5), `--cold-runs` (cold: median of, default 3), `--mode` (`warm,cold`) and `--clock`.
+ */
+export function runFlags(samples: number): {
+  n: number;
+  repeats: number;
+  coldRuns: number;
+  modes: string[];
+  clock: 'wall' | 'cpu';
+  pick: (t: Clocked) => number;
+} {
+  return {
+    n: Number(flag('--samples') ?? samples),
+    repeats: Number(flag('--repeats') ?? 5),
+    coldRuns: Number(flag('--cold-runs') ?? 3),
+    modes: (flag('--mode') ?? 'warm,cold').split(','),
+    ...clockFlag(),
+  };
+}
+
 /** `f()` timed by both clocks. */
 export function clocked<T>(f: () => T): Clocked & { result: T } {
   const cpu0 = process.cpuUsage();

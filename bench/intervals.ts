@@ -35,8 +35,7 @@ import {
   baseline,
   buildDist,
   clocked,
-  clockFlag,
-  flag,
+  runFlags,
   fmt,
   importBuilt,
   median,
@@ -173,11 +172,7 @@ const load = (): string =>
 
 async function main(): Promise<void> {
   if (ARGS[0] === '--child') return child(ARGS[1], ARGS[2]);
-  const n = Number(flag('--samples') ?? 1_000_000);
-  const repeats = Number(flag('--repeats') ?? 5);
-  const coldRuns = Number(flag('--cold-runs') ?? 3);
-  const modes = (flag('--mode') ?? 'warm,cold').split(',');
-  const { clock, pick } = clockFlag();
+  const { n, repeats, coldRuns, modes, clock, pick } = runFlags(1_000_000);
   await setUpCpu();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ecuas-int-'));
   try {
