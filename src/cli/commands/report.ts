@@ -1,0 +1,571 @@
+/** `ecuas report FILE [options]`: the metrics of the samples in FILE, with intervals, plots and a saved state. */
+import { basename } from 'node:path';
+import { bootstrap, MAX_RESAMPLES } from '../../bootstrap';
+import { clip, MetricInputError, printable } from '../../errors';
+import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../../registry';
+import { type BackendChoice, ensureBackend } from '../backend';
+import {
+  ENSEMBLE_TEMPERATURE,
+  membersField,
+  feed,
+  readProgress,
+  refuseDisguisedProbabilities,
+  reportRows,
+  requireFiniteScaling,
+  requireLogits,
+  SampleStore,
+  scaleBatch,
+} from '../feed';
+import { type Format, formatReport } from '../format';
+import type { ColumnMap } from '../formats/mapping';
+import {
+  type ActiveMetric,
+  defaultIds,
+  holdsText,
+  isEnsembleId,
+  isScodId,
+  realScoreIds,
+  resolveMetrics,
+  RISK_AURC_ID,
+  RiskAURC,
+  SomeInputs,
+} from '../ids';
+import {
+  BACKEND_HELP,
+  bounded,
+  CliError,
+  type CliIO,
+  type MainOptions,
+  oneFile,
+  type ParseArgsOptionsConfig,
+  parseBackend,
+  parseColumns,
+  parseFormat,
+  parseOptions,
+  parseSaveState,
+  parseTemperature,
+  quote,
+  type Subcommand,
+  usage,
+  wrapList,
+} from '../options';
+import { checkPlotsFolder, checkWritable, saveState } from '../outputs';
+import type { PlotData } from '../plots';
+import { ProgressBar } from '../progress';
+import { noSamples, readInputFile, SCORE_KINDS } from '../readers';
+import type { StateFormat } from '../state';
+import { classifierTensor, rowLength } from '../tensors';
+
+/** `--columns` in `ecuas report --help`. */
+const COLUMNS_HELP = `  --columns MAP       FILE's own names for the input roles, ROLE=NAME,… e.g.
+                      label=y,logits=score_* or confidence=p,correct=hit. Roles: label,
+                      logits, probabilities, confidence, correct, prediction, target, std,
+                      score, positive, ood_score, is_ood, classification_error, lower,
+                      upper (or as the JSON keys: labels, confidences, correctness,
+                      yPred, yTrue, yStd, scores, positives, oodScores, isOod,
+                      classificationErrors; an interval file's target: target or yTrue). CSV
+                      and Parquet: the class scores are a glob whose * is the class
+                      number (score_1, …, score_10 in numeric order, from 0 or 1; names
+                      that are not numbers keep the file's order), and names match
+                      ignoring case. JSON and .npz: a key or array, matched exactly. Roles
+                      left out keep their default names; other columns are ignored. A NAME
+                      in double quotes is taken as written (commas, *, =).
+`;
+
+function reportHelp(): string {
+  const conf = METRIC_IDS.filter((id) => id.startsWith('conf_'));
+  const cls = METRIC_IDS.filter((id) => id.startsWith('cls_'));
+  const ens = METRIC_IDS.filter(isEnsembleId);
+  const reg = defaultIds('regression');
+  return `Usage: ecuas report FILE [options]
+
+Computes metrics of the samples in FILE and prints them (stdout).
+
+FILE is CSV or JSON (either gzip-compressed too; - reads standard input), a NumPy .npz
+with arrays named like the JSON keys, or Parquet with the CSV columns. CSV and JSON are told
+apart by the extension (.csv, .json), else by the first character:
+  CSV    header "confidence,correct", then one row per sample, e.g. 0.93,1
+         header "label,logit_0,…,logit_{K-1}" (K ≥ 2), then e.g. 2,0.1,-1.3,2.4
+         header "label,prob_0,…,prob_{K-1}" (K ≥ 2), then e.g. 2,0.1,0.2,0.7
+         header "prediction,target,std" (columns in any order), then e.g. 2.31,2.05,0.4
+         header "score,positive": a detector's score (higher = more likely positive), the
+         true class, e.g. 0.7,1
+         header "ood_score,is_ood": an OOD score (higher = more OOD-like), the true OOD
+         flag, e.g. 3.2,1; with a column "classification_error" (1 where the classifier
+         is wrong) the scod_* ids too; scores are any finite reals
+         header "lower,upper,target": a prediction interval [lower, upper] (lower ≤ upper,
+         both finite) and the true value, e.g. 1.2,3.4,2.05
+         correct, positive, is_ood and classification_error are 0/1 or true/false; a
+         confidence may be NaN (read as 0.5)
+         a binary classifier: header "label,logit" (or "label,prob"), the logit (or the
+         probability) of class 1, then e.g. 1,0.83
+         an ensemble: header "label,member0_logit_0,…,member0_logit_{K-1},member1_logit_0,…"
+         (or member<m>_prob_<k>; member<m>_logit for binary members), one row per sample
+  JSON   {"confidences": [0.93, …], "correctness": [1, …]}  (true/false also allowed)
+         {"logits": [[0.1, -1.3, 2.4], …], "labels": [2, …]}
+         {"probabilities": [[0.1, 0.2, 0.7], …], "labels": [2, …]}
+         {"logits": [0.83, …], "labels": [1, …]}  a binary classifier (or [[0.83], …])
+         {"logits": [[[0.1, -1.3, 2.4], …], …], "labels": [2, …]}  an ensemble: members
+         first, [M][N][K] (a two-level array is one model's [N][K]; binary members [M][N][1])
+         {"yPred": [2.31, …], "yTrue": [2.05, …], "yStd": [0.4, …]}
+         {"scores": [0.7, …], "positives": [1, …]}
+         {"oodScores": [3.2, …], "isOod": [1, …], "classificationErrors": [0, …]}  (the
+         last key optional)
+         {"lower": [1.2, …], "upper": [3.4, …], "yTrue": [2.05, …]}  ("target" for "yTrue")
+         other keys are ignored; NaN is accepted, as Python's json.dump writes it
+  .npz   the JSON keys as arrays: logits [N, K], [N] or [N, 1] (binary), [M, N, K] or
+         [M, N, 1] (an ensemble, members first); the others [N]
+Other names for these columns, keys and arrays: --columns. An input with no samples (a
+header but no rows, empty arrays) is an error, unless --save-state saves its state alone.
+Probabilities (prob_* columns, the "probabilities" key, or --probabilities) must be
+finite, ≥ 0 and sum to 1 within δ_K = min(0.1, K/200) in every row (so rows rounded to 2
+decimals pass for K ≤ 20, to 3 for K ≤ 200); the cls_* metrics use p = x/Σx instead of a
+softmax. A batch of logits in which at least half of the rows lie in [0, 1] and sum to 1
+within δ_K is refused as probabilities in disguise: name them as probabilities or pass
+--probabilities; so is a binary classifier's batch of 16 values or more, all in [0, 1].
+An ensemble's JSON rows are held in memory while they are read (4 bytes per value).
+Both are read as streams and fed to the metrics in batches of 10,000 rows, so files larger
+than memory work; a JSON file is read twice when its "labels" (or "correctness") come
+after its rows. Ranking metrics (AUC, AURC, AUGRC, FPR95, …) still keep a few bytes per
+sample.
+Regression files hold Gaussian predictive distributions N(prediction, std²): predictions and
+targets finite, std finite and > 0. A regression JSON file is held in memory while it is read
+(12 bytes per sample), and so is a JSON file of scores (8 or 12) or of intervals (12). Scores
+and OOD scores are finite reals of any sign.
+
+Options:
+  --metrics ID,ID,…   metrics to compute (ids below; parameterized forms such as
+                      cls_norm_n-ecuas_n=2, conf_gamma-ecuas_gamma=0.3; parameters chain,
+                      in any order: cls_ece_nbins=15_norm=l2_binning=quantile,
+                      cls_cw_ece_norm=max, conf_smece_sigma=0.05).
+                      Default: every cls_* id for logits or probabilities (and every ens_*
+                      id for an ensemble), every conf_* id for confidences, every reg_* id
+                      and ${RISK_AURC_ID} for regression, every det_* id for scores and
+                      positives, every ood_* id for OOD scores (and every scod_* id with
+                      classification errors), every int_* id for prediction intervals.
+                      The ens_* ids take one model's class scores too (M = 1).
+  --probabilities     the logit_* columns (or "logits" key) of FILE hold probabilities:
+                      read them as prob_* columns (or a "probabilities" key). Only for
+                      classification files; --ci and --plots use the probabilities too.
+  --scores real       the confidences of FILE are real-valued scores, higher = more
+                      confident (e.g. -energy, a logit margin): any finite number, read
+                      by the ranking metrics, which depend on their order only. Every
+                      conf_* id that takes it gets scores=real (conf_aurc_scores=real);
+                      ids that need confidences in [0, 1] (ECE, Brier, …) are left out
+                      by default and refused if named. Only for confidence files; not
+                      with --plots. Default: --scores confidence.
+${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
+                      json: {"<id>": value}, with --ci {"<id>": {"value", "low", "high"}};
+                      NaN (an undefined value, e.g. AUC with one class) is null in json,
+                      NaN in csv and in the tables.
+  --ci LEVEL          add percentile bootstrap confidence intervals at this level, e.g. 0.95.
+                      This holds all samples in memory (5 bytes per sample for confidences
+                      or scores, 6 with classification errors, 4·K + 4 for logits or
+                      probabilities, 12 for regression or intervals, plus a working copy while
+                      resampling) and evaluates every metric --resamples times.
+  --resamples N       bootstrap resamples, an integer from 1 to 1000000 (default 1000)
+  --seed S            bootstrap seed, an integer (default 0): the same seed gives the same
+                      intervals, and every metric sees the same resamples
+  --plots DIR         also write SVG plots into DIR (created if needed): reliability.svg,
+                      risk-coverage.svg, cost-curve.svg; for regression calibration.svg
+                      (observed against expected share of targets in the centered Gaussian
+                      intervals, the miscalibration area shaded) and risk-coverage.svg (by
+                      std); for detection and OOD files roc.svg (the point at TPR 0.95
+                      marked) and precision-recall.svg, OOD data with the in-distribution
+                      samples positive and -ood_score as their score, so the marked FPR is
+                      ood_fpr95 and the AP ood_aupr_in. Holds all samples in memory.
+                      Not for interval files (see intervalCoveragePlot in the library).
+  --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
+                      \`ecuas calibrate\`). Needs logits: a file of probabilities is refused
+                      unless --probabilities is given, and then log p is scaled as logits.
+                      T ≥ 2^-126, and ≥ the largest |logit| / 3.4e38 (z/T stays float32).
+  --save-state OUT    also write the metrics' states to OUT, for \`ecuas merge\`: run report
+                      on each shard of a large evaluation, then merge the states (see
+                      \`ecuas merge --help\`). JSON if OUT ends in .json, else binary.
+  --state-format F    json or binary: the form of OUT whatever its name. Binary has no size
+                      limit; JSON holds at most about 100 million samples of ranking metrics
+                      (a larger state is written in binary, with a warning).
+  --backend B         the TensorFlow.js backend: auto (default), cpu, wasm or node
+  -h, --help          show this help
+Each option may be given once.
+
+Metric ids for confidences (conf_*):
+${wrapList(conf, '  ')}
+Metric ids for logits or probabilities (cls_*):
+${wrapList(cls, '  ')}
+Metric ids for an ensemble's uncertainty (ens_*; of the members' mean p̄, no labels needed):
+${wrapList(ens, '  ')}
+Metric ids for regression (reg_*; parameters as reg_picp_level=0.9, reg_mace_nlevels=50):
+${wrapList(reg, '  ')}
+  ${RISK_AURC_ID} is the area under the risk–coverage curve of the squared error, accepting
+  the smallest std first, one point per sample (riskCoverageCurve(yPred, yTrue, yStd,
+  { nPoints: 'all' }).aurc).
+Metric ids for a detector's scores and positives (det_*; det_fpr_at_tpr_tpr=0.9,
+det_tpr_at_fpr_fpr=0.01):
+${wrapList(defaultIds('detection'), '  ')}
+Metric ids for OOD scores and flags (ood_*; AUPR-In and FPR95: ID samples positive):
+${wrapList(defaultIds('ood'), '  ')}
+Metric ids for OOD scores, flags and classification errors (scod_*; scod_aurc_cost=0.5):
+${wrapList(METRIC_IDS.filter(isScodId), '  ')}
+Metric ids for prediction intervals and targets (int_*; int_score_alpha=0.05):
+${wrapList(defaultIds('interval'), '  ')}
+
+${BACKEND_HELP}
+
+Exit status: 0 success, 1 unreadable or malformed input, 2 bad command line.
+`;
+}
+
+interface ReportArgs {
+  file: string;
+  metrics?: string[];
+  /** `--probabilities`: a classification file's logits hold probabilities. */
+  probabilities: boolean;
+  /** `--scores real`: a confidence file holds real-valued scores (SPEC §13.4). */
+  realScores: boolean;
+  /** `--columns`: the file's names for the input roles. */
+  columns?: ColumnMap;
+  format: Format;
+  plots?: string;
+  ci?: number;
+  resamples: number;
+  seed: number;
+  /** `--temperature`: score the logits divided by it. */
+  temperature?: number;
+  /** `--save-state`: write the metrics' states there. */
+  saveState?: string;
+  /** The form of the state file: `--state-format`, else by the name of `saveState`. */
+  stateFormat: StateFormat;
+  /** `--backend`. */
+  backend: BackendChoice;
+}
+
+const SEE = '(see `ecuas report --help`)';
+/** `ecuas report FILE [options]`; numbers are strings here and checked below. */
+export const REPORT_OPTIONS = {
+  metrics: { type: 'string' },
+  probabilities: { type: 'boolean' },
+  scores: { type: 'string' },
+  columns: { type: 'string' },
+  format: { type: 'string' },
+  ci: { type: 'string' },
+  resamples: { type: 'string' },
+  seed: { type: 'string' },
+  plots: { type: 'string' },
+  temperature: { type: 'string' },
+  'save-state': { type: 'string' },
+  'state-format': { type: 'string' },
+  backend: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsOptionsConfig;
+
+/** The arguments of `ecuas report`, or undefined when its help is asked for. */
+function parseReport(argv: readonly string[]): ReportArgs | undefined {
+  const parsed = parseOptions(argv, REPORT_OPTIONS, ['help'], SEE);
+  if (parsed.stop !== undefined) return undefined;
+  const { values, positionals } = parsed;
+  const file = oneFile(positionals, 'report', SEE);
+  const format = parseFormat(values.format);
+  const temperature = parseTemperature('--temperature', values.temperature);
+
+  let ci: number | undefined;
+  if (values.ci !== undefined) {
+    const text = values.ci;
+    ci = /^\s*[0-9.eE+-]+\s*$/.test(text) ? Number(text) : NaN;
+    if (!(ci > 0 && ci < 1))
+      usage(
+        `--ci must be a level in (0, 1), e.g. 0.95, got ${quote(text)}${ci >= 1 && ci < 100 ? ` (for ${ci} % write ${ci / 100})` : ''}`,
+      );
+  }
+  const integer = (name: string, text: string | undefined, dflt: number, min: number, max = Infinity): number => {
+    if (text === undefined) return dflt;
+    const v = /^\s*[+-]?[0-9]+\s*$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(v) || v < min)
+      usage(`${name} must be an integer${min > -Infinity ? ` ≥ ${min}` : ''}, got ${quote(text)}`);
+    if (v > max) usage(`${name} must be at most ${max}, got ${quote(text)}`);
+    return v;
+  };
+  const resamples = integer('--resamples', values.resamples, 1000, 1, MAX_RESAMPLES);
+  const seed = integer('--seed', values.seed, 0, -Infinity);
+
+  let metrics: string[] | undefined;
+  if (values.metrics !== undefined) {
+    const ids = values.metrics
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    if (ids.length === 0) usage(`--metrics needs at least one metric id ${SEE}`);
+    metrics = [...new Set(ids)];
+    for (const id of metrics) {
+      if (id === RISK_AURC_ID) continue;
+      try {
+        getMetricFromId(id).obj.dispose();
+      } catch (e) {
+        if (e instanceof MetricInputError) usage(`--metrics: ${e.message.replace(/^getMetricFromId: /, '')}`);
+        throw e;
+      }
+    }
+  }
+  const plots = values.plots;
+  if (plots?.trim() === '') usage('--plots needs a directory');
+  // ids that all ask for scores=real read the file's scores as real-valued, as --scores real does
+  const realScores =
+    values.scores !== undefined
+      ? parseScores(values.scores)
+      : (metrics?.every((id) => /(?:^|_)scores=real(?:_|$)/.test(id)) ?? false);
+  if (realScores && plots !== undefined)
+    usage(
+      '--plots draws the reliability diagram and the cost curve of confidences in [0, 1], which real-valued scores are not: leave out --plots or --scores real',
+    );
+  const { saveState, stateFormat } = parseSaveState(values['save-state'], values['state-format']);
+  const probabilities = values.probabilities === true;
+  const columns = parseColumns(values.columns, SEE);
+  const backend = parseBackend(values.backend);
+  return {
+    file,
+    metrics,
+    probabilities,
+    realScores,
+    columns,
+    format,
+    plots,
+    ci,
+    resamples,
+    seed,
+    temperature,
+    saveState,
+    stateFormat,
+    backend,
+  };
+}
+
+/** `--scores confidence|real` (default confidence): whether a confidence file holds real-valued scores. */
+function parseScores(text: string | undefined): boolean {
+  const scores = (text ?? 'confidence').toLowerCase();
+  if (scores !== 'confidence' && scores !== 'real') usage(`--scores must be confidence or real, got ${quote(text)}`);
+  return scores === 'real';
+}
+
+async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promise<void> {
+  // checked before a long read, made only after it: a missing input leaves no empty folder
+  if (args.plots !== undefined) {
+    // the plot code is loaded only for --plots: a report without them starts sooner
+    const { plotsAvailable } = await import('../plots');
+    if (!plotsAvailable()) throw new CliError('--plots: plots are not available in this build of ecuas', 1);
+    checkPlotsFolder(args.plots, args.file);
+  }
+  if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, [args.file]);
+  await ensureBackend(args.backend);
+
+  const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
+  const keep = args.ci !== undefined || args.plots !== undefined;
+  const store = keep ? new SampleStore() : null;
+  let metrics: ActiveMetric[] = [];
+  let probabilities = false;
+
+  try {
+    const summary = await readInputFile(
+      args.file,
+      {
+        onKind(kind, asProbabilities, ensemble) {
+          if (ensemble && args.temperature !== undefined)
+            usage(`--temperature ${ENSEMBLE_TEMPERATURE} (${clip(args.file)} holds an ensemble's member outputs)`);
+          if (kind !== 'classification' && args.probabilities) {
+            usage(
+              `--probabilities applies to files of logits and labels, but ${clip(args.file)} holds ${holdsText(kind, false)}: leave it out`,
+            );
+          }
+          if (args.temperature !== undefined)
+            requireLogits(kind, asProbabilities, args.probabilities, args.file, '--temperature');
+          if (args.realScores && kind !== 'confidence')
+            usage(
+              `--scores real applies to files of confidences and correctness, but ${clip(args.file)} holds ${holdsText(kind, asProbabilities)}: leave it out`,
+            );
+          // an interval plot needs the calibration data the intervals were fitted on (intervalCoveragePlot)
+          if (args.plots !== undefined && kind === 'interval')
+            usage(`--plots has no plots of ${holdsText(kind, false)} (${clip(args.file)}): leave it out`);
+          probabilities = asProbabilities;
+          metrics = resolveMetrics(
+            args.realScores ? realScoreIds(args.metrics) : args.metrics,
+            kind,
+            probabilities,
+            args.file,
+            args.temperature !== undefined,
+            ensemble === true,
+          );
+        },
+        onBatch(batch) {
+          let b = batch;
+          if (args.temperature !== undefined) {
+            // the rows as given are checked; scaled ones could pass for probabilities, or stop doing so
+            if (!probabilities) {
+              refuseDisguisedProbabilities(batch, args.file);
+              const z = (batch.logits as Float32Array).subarray(0, batch.n * rowLength(batch));
+              requireFiniteScaling('--temperature', args.temperature, z, `${clip(args.file)}: ${batch.where}`);
+            }
+            b = scaleBatch(batch, args.temperature, probabilities);
+          }
+          feed(metrics, b, args.file);
+          store?.add(b);
+        },
+        onProgress: readProgress(progress, args.file, options),
+      },
+      {
+        batchSize: options.batchSize,
+        probabilities: args.probabilities,
+        realScores: args.realScores,
+        columns: args.columns,
+      },
+    );
+    progress.clear();
+
+    const save = async (): Promise<void> => {
+      if (args.saveState === undefined) return;
+      const { kind, probabilities, n, k } = summary;
+      const source = basename(args.file);
+      const temperature = args.temperature ?? null;
+      await saveState(
+        args.saveState,
+        args.stateFormat,
+        metrics,
+        { source, kind, probabilities, k, temperature, n, ...membersField(summary.members) },
+        io,
+      );
+    };
+    if (summary.n === 0) {
+      // an empty shard of a sharded run: no metric has a value, but its state is written for the merge
+      if (args.ci !== undefined) noSamples(args.file, summary.format, '--ci has nothing to resample');
+      if (args.plots !== undefined) noSamples(args.file, summary.format, '--plots has nothing to plot');
+      if (args.saveState === undefined)
+        noSamples(
+          args.file,
+          summary.format,
+          'no metric can be computed (an empty shard can still be saved with --save-state, for `ecuas merge`)',
+        );
+      await save();
+      return;
+    }
+    const rows = reportRows(metrics);
+
+    if (args.ci !== undefined && store) {
+      const level = args.ci;
+      const work = summary.n * args.resamples * rows.length;
+      const showBoot = work >= (options.progressMinWork ?? 1e7);
+      const z =
+        summary.kind === 'classification'
+          ? classifierTensor(store.first, summary.n, { k: summary.k, width: store.width, members: store.members })
+          : null;
+      try {
+        const inputs = z
+          ? [z, store.second]
+          : summary.kind === 'regression'
+            ? [store.first, store.second, store.third]
+            : summary.kind === 'interval'
+              ? [store.first, store.third, store.second]
+              : summary.kind === 'scod'
+                ? [store.first, store.classificationErrors, store.second]
+                : [store.first, store.second];
+        // every metric at once: one set of resamples, drawn once
+        const metricsToBoot = rows.map((row) =>
+          row.id === RISK_AURC_ID
+            ? () => new RiskAURC() as unknown as MetricEntry['obj']
+            : isEnsembleId(row.id)
+              ? () =>
+                  new SomeInputs(
+                    getMetricFromId(row.id, { probabilities: summary.probabilities }).obj,
+                    [0],
+                  ) as unknown as MetricEntry['obj']
+              : summary.kind === 'scod' && !isScodId(row.id)
+                ? () => new SomeInputs(getMetricFromId(row.id).obj, [0, 2]) as unknown as MetricEntry['obj']
+                : row.id,
+        );
+        const results = bootstrap(metricsToBoot, inputs, {
+          resamples: args.resamples,
+          level,
+          seed: args.seed,
+          // scaled logits were checked before scaling (see feed)
+          probabilities: summary.probabilities ? true : args.temperature !== undefined ? false : undefined,
+          onProgress: showBoot
+            ? (done, total) => progress.update(`bootstrap ${done}/${total}`, done / total, `${rows.length} metrics`)
+            : undefined,
+        });
+        results.forEach((r, i) => {
+          rows[i] = { ...rows[i], ci: { low: r.low, high: r.high, nanResamples: r.nanResamples } };
+        });
+      } finally {
+        z?.dispose();
+        progress.clear();
+      }
+    }
+
+    await save();
+
+    io.stdout(
+      formatReport(args.format, rows, {
+        file: basename(args.file),
+        kind: summary.kind,
+        probabilities: summary.probabilities,
+        ...(args.realScores ? { realScores: true } : {}),
+        n: summary.n,
+        k: summary.k,
+        binary: summary.binary,
+        members: summary.members,
+        ci: args.ci !== undefined ? { level: args.ci, resamples: args.resamples, seed: args.seed } : undefined,
+        temperature: args.temperature,
+      }),
+    );
+
+    if (args.plots !== undefined && store) {
+      const data: PlotData =
+        summary.kind === 'confidence'
+          ? { kind: 'confidence', confidences: store.first, correctness: store.second as Uint8Array }
+          : summary.kind === 'regression'
+            ? { kind: 'regression', yPred: store.first, yTrue: store.second as Float32Array, yStd: store.third }
+            : SCORE_KINDS.includes(summary.kind)
+              ? {
+                  // SCOD data are drawn as OOD data: the curves do not use the classification errors
+                  kind: summary.kind === 'detection' ? 'detection' : 'ood',
+                  scores: store.first,
+                  flags: store.second as Uint8Array,
+                }
+              : {
+                  kind: 'classification',
+                  n: summary.n,
+                  k: summary.k,
+                  width: store.width,
+                  members: store.members,
+                  values: store.first,
+                  labels: store.second as Int32Array,
+                  probabilities: summary.probabilities,
+                };
+      let written: string[];
+      try {
+        const { writePlots } = await import('../plots');
+        written = await writePlots(args.plots, data, { source: basename(args.file) });
+      } catch (e) {
+        throw new CliError(`--plots: ${bounded((e as Error).message)}`, 1);
+      }
+      io.stderr(`ecuas: wrote ${printable(written.join(', '))}\n`);
+    }
+  } finally {
+    progress.clear();
+    for (const m of metrics) m.entry.obj.dispose();
+  }
+}
+
+/** `ecuas report FILE [options]`. */
+export const reportCommand: Subcommand = {
+  name: 'report',
+  synopsis: 'FILE [options]',
+  summary: [
+    'compute uncertainty, calibration and selective-prediction',
+    'metrics of the samples in FILE (CSV, JSON, .npz or Parquet)',
+  ],
+  helpFor: 'for the options and the file formats',
+  help: reportHelp,
+  async run(argv, io, options) {
+    const args = parseReport(argv);
+    if (args === undefined) io.stdout(reportHelp());
+    else await report(args, io, options);
+  },
+};
