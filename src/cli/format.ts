@@ -65,11 +65,11 @@ export function shortNumber(v: number): string {
 }
 
 /** Full precision for machine-readable output. */
-function fullNumber(v: number): string {
+export function fullNumber(v: number): string {
   return v !== v ? 'NaN' : String(v);
 }
 
-function jsonNumber(v: number): number | null {
+export function jsonNumber(v: number): number | null {
   return Number.isFinite(v) ? v : null;
 }
 
@@ -77,7 +77,7 @@ function levelText(level: number): string {
   return `${Number((level * 100).toPrecision(10))}%`;
 }
 
-function arrow(row: { readonly higherIsBetter: boolean | null }): string {
+export function arrow(row: { readonly higherIsBetter: boolean | null }): string {
   return row.higherIsBetter === null ? '·' : row.higherIsBetter ? '↑' : '↓';
 }
 
@@ -85,7 +85,7 @@ function interval(row: ReportRow): string {
   return row.ci ? `[${shortNumber(row.ci.low)}, ${shortNumber(row.ci.high)}]` : '';
 }
 
-function describeData(meta: ReportMeta): string {
+export function describeData(meta: ReportMeta): string {
   if (meta.kind === 'confidence')
     return `${meta.n} samples (${meta.realScores ? 'real-valued confidence scores' : 'confidences'}, correctness)`;
   if (meta.kind === 'regression') return `${meta.n} samples (predictions, targets, standard deviations)`;
@@ -142,7 +142,7 @@ function pad(s: string, w: number, right = false): string {
 }
 
 /** A plain-text table: header, a rule, the rows; columns padded to their widest cell (`right`: right-aligned). */
-function textGrid(head: readonly string[], body: readonly string[][], right: readonly boolean[]): string[] {
+export function textGrid(head: readonly string[], body: readonly string[][], right: readonly boolean[]): string[] {
   const widths = head.map((h, j) => Math.max(width(h), ...body.map((b) => width(b[j]))));
   const line = (cells: readonly string[]): string =>
     cells
@@ -153,7 +153,7 @@ function textGrid(head: readonly string[], body: readonly string[][], right: rea
 }
 
 /** A Markdown table: header, the alignment row (`---`, `---:`, `:---:`), the rows; `|` escaped. */
-function markdownGrid(head: readonly string[], body: readonly string[][], align: readonly string[]): string[] {
+export function markdownGrid(head: readonly string[], body: readonly string[][], align: readonly string[]): string[] {
   const esc = (s: string): string => s.replace(/\|/g, '\\|');
   const line = (cells: readonly string[]): string => `| ${cells.map(esc).join(' | ')} |`;
   return [line(head), `|${align.join('|')}|`, ...body.map(line)];
@@ -203,7 +203,7 @@ function json(rows: readonly ReportRow[], meta: ReportMeta): string {
   return JSON.stringify(out, null, 2) + '\n';
 }
 
-function csvCell(s: string): string {
+export function csvCell(s: string): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

@@ -8,6 +8,7 @@
 import { MetricInputError } from '../errors';
 import { BackendError } from './backend';
 import { calibrateCommand } from './commands/calibrate';
+import { conformalCommand } from './commands/conformal';
 import { mergeCommand } from './commands/merge';
 import { reportCommand } from './commands/report';
 import {
@@ -29,7 +30,7 @@ export { CliError, version, type CliIO, type MainOptions } from './options';
 export { RISK_AURC_ID } from './ids';
 
 /** The subcommands, in the order `ecuas --help` lists them. */
-const COMMANDS: readonly Subcommand[] = [reportCommand, calibrateCommand, mergeCommand];
+const COMMANDS: readonly Subcommand[] = [reportCommand, calibrateCommand, mergeCommand, conformalCommand];
 
 /** `ecuas NAME` and what it takes, without its options: `ecuas report FILE`. */
 const invocation = (c: Subcommand): string => `\`ecuas ${c.name} ${c.synopsis.replace(/\s*\[options\]$/, '')}\``;
@@ -39,16 +40,17 @@ function listed(items: readonly string[], joiner: string): string {
   return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} ${joiner} ${items[items.length - 1]}`;
 }
 
-/** The usage lines of `ecuas --help`: a command, padded to one column, then its summary. */
+/**
+ * The usage lines of `ecuas --help`: each command padded to one column (two spaces past the
+ * longest), then its summary wrapped beside it.
+ */
 function usageLines(): string {
-  const column = 35;
-  const line = (head: string, summary: readonly string[]): string =>
-    summary.map((s, i) => (i === 0 ? head.padEnd(column) : ' '.repeat(column)) + s).join('\n');
-  return [
-    ...COMMANDS.map((c) => line(`  ecuas ${c.name} ${c.synopsis}`, c.summary)),
-    line('  ecuas --help', ['show this help']),
-    line('  ecuas --version', ['show the version']),
-  ].join('\n');
+  const heads = [...COMMANDS.map((c) => `  ecuas ${c.name} ${c.synopsis}`), '  ecuas --help', '  ecuas --version'];
+  const summaries = [...COMMANDS.map((c) => c.summary), 'show this help', 'show the version'];
+  const column = Math.max(...heads.map((h) => h.length)) + 2;
+  return heads
+    .map((head, i) => wrapList(summaries[i].split(' '), ' '.repeat(column), 92).replace(/^ +/, head.padEnd(column)))
+    .join('\n');
 }
 
 function mainHelp(): string {
@@ -61,7 +63,7 @@ function mainHelp(): string {
 Usage:
 ${usageLines()}
 
-${wrapList(`Run ${see}.`.split(' '), '', 90)}
+${wrapList(`Run ${see}.`.match(/`[^`]*`[,.]?|\S+/g) ?? [], '', 90)}
 `;
 }
 

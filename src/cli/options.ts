@@ -335,8 +335,8 @@ export interface Subcommand {
   readonly name: string;
   /** What follows the name in the usage line, e.g. `FILE [options]`. */
   readonly synopsis: string;
-  /** What it does, in the lines `ecuas --help` shows beside the usage. */
-  readonly summary: readonly string[];
+  /** What it does, as `ecuas --help` shows it beside the usage (wrapped there). */
+  readonly summary: string;
   /** What `ecuas NAME --help` shows its help for, e.g. `for temperature scaling`. */
   readonly helpFor: string;
   /** The text of `ecuas NAME --help`. */

@@ -211,10 +211,7 @@ async function calibrate(args: CalibrateArgs, io: CliIO, options: MainOptions): 
 export const calibrateCommand: Subcommand = {
   name: 'calibrate',
   synopsis: 'FILE [options]',
-  summary: [
-    'fit the temperature of temperature scaling to the logits',
-    'in FILE and show the metrics before and after',
-  ],
+  summary: 'fit the temperature of temperature scaling to the logits in FILE and show the metrics before and after',
   helpFor: 'for temperature scaling',
   help: calibrateHelp,
   async run(argv, io, options) {

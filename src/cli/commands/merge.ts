@@ -291,10 +291,7 @@ function addState(m: ActiveMetric, state: unknown, n: number, k: number, file: s
 export const mergeCommand: Subcommand = {
   name: 'merge',
   synopsis: 'STATE… [options]',
-  summary: [
-    'merge the states that `ecuas report SHARD --save-state',
-    'STATE` wrote and show the metrics of all the shards',
-  ],
+  summary: 'merge the states that `ecuas report SHARD --save-state STATE` wrote and show the metrics of all the shards',
   helpFor: 'for sharded evaluations',
   help: () => MERGE_HELP,
   async run(argv, io, options) {

@@ -557,10 +557,8 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
 export const reportCommand: Subcommand = {
   name: 'report',
   synopsis: 'FILE [options]',
-  summary: [
-    'compute uncertainty, calibration and selective-prediction',
-    'metrics of the samples in FILE (CSV, JSON, .npz or Parquet)',
-  ],
+  summary:
+    'compute uncertainty, calibration and selective-prediction metrics of the samples in FILE (CSV, JSON, .npz or Parquet)',
   helpFor: 'for the options and the file formats',
   help: reportHelp,
   async run(argv, io, options) {
