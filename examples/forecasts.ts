@@ -145,7 +145,7 @@ async function main(): Promise<void> {
       ['predictive draws', draws],
     ] as const)
       samplesRows.push(
-        `${split.padEnd(21)}${name.padEnd(18)}${cell(crps(s, test.y), 9)}${cell(fairCrps(s, test.y), 9)}${cell(cover90(s, test.y), 9, 3)}${''.padStart(9)}`,
+        `${split.padEnd(21)}${name.padEnd(18)}${cell(crps(s, test.y), 9)}${cell(fairCrps(s, test.y), 9)}${cell(cover90(s, test.y), 9, 3)}`,
       );
     samplesRows.push(
       `${split.padEnd(21)}${'Gaussian (μ, σ)'.padEnd(18)}${cell(GaussianCRPS.createShortcutFunction()(...gaussian), 9)}${''.padStart(9)}` +
