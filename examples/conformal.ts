@@ -72,7 +72,8 @@ async function main(): Promise<void> {
   const K = SPECIES.length;
   const byClass = SPECIES.map((_, c) => yTest.filter((l) => l === c).length);
   console.log(
-    `Test penguins per species: ${SPECIES.map((s, c) => `${s} ${byClass[c]}`).join(', ')}.\n\n` +
+    `Penguins per species, calibration / test: ` +
+      `${SPECIES.map((s, c) => `${s} ${yCal.filter((l) => l === c).length} / ${byClass[c]}`).join(', ')}.\n\n` +
       `α = ${ALPHA}: coverage ≥ ${1 - ALPHA} on exchangeable data.`,
   );
 
