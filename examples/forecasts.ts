@@ -73,7 +73,7 @@ function forward(x: tf.Tensor, pass: number): { mu: tf.Tensor1D; sigma: tf.Tenso
     const h = tf.dropout(hidden.apply(x) as tf.Tensor, RATE, undefined, pass);
     const [mu, s] = tf.split(head.apply(h) as tf.Tensor2D, 2, 1);
     // the floor keeps the likelihood finite while the fit is young
-    return { mu: mu.reshape<tf.Rank.R1>([-1]), sigma: tf.softplus(s).add(1e-3).reshape<tf.Rank.R1>([-1]) };
+    return { mu: mu.reshape<tf.Tensor1D>([-1]), sigma: tf.softplus(s).add(1e-3).reshape<tf.Tensor1D>([-1]) };
   });
 }
 

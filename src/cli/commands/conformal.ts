@@ -211,7 +211,7 @@ function parseConformal(argv: readonly string[]): ConformalArgs | undefined {
     kReg: 'k-reg',
     residuals: 'residuals',
   };
-  const given = (Object.keys(fit) as (keyof FitArgs)[]).filter((key) => fit[key] !== undefined);
+  const given = (Object.keys(fit) as Array<keyof FitArgs>).filter((key) => fit[key] !== undefined);
   if (fitted !== undefined && given.length > 0)
     usage(`--fitted takes its ${given.map((key) => `--${flags[key]}`).join(', ')} from the fit: leave it out`);
   if ((fit.lambda !== undefined || fit.kReg !== undefined) && fit.score !== 'raps')
@@ -274,7 +274,7 @@ async function readWhole(
   const summary = await readInputFile(
     file,
     {
-      onKind(found, _probabilities, ensemble) {
+      onKind(found) {
         if (found !== 'classification' && found !== 'regression')
           usage(
             `${clip(file)} holds ${describeKind(found)}: conformal prediction needs a classifier's class scores and labels, or a regressor's predictions, targets and standard deviations`,
@@ -293,7 +293,6 @@ async function readWhole(
           usage(
             `--${args.nonEmpty ? 'non-empty' : 'score'} applies to classification files, but ${clip(file)} holds ${describeKind(found)}`,
           );
-        void ensemble;
       },
       onBatch(batch: Batch) {
         store.add(batch);
@@ -366,11 +365,12 @@ function readFitted(file: string): FittedFile {
     throw new InputFileError(`--fitted: ${clip(file)} is not a fit that --save-fitted wrote: ${problem}`);
   };
   if (!isRecord(data)) return bad('expected a JSON object');
-  const { kind, k, fit } = data as Record<string, unknown>;
+  const { kind, k, fit } = data;
+  const shown = (v: unknown): string => (v === undefined ? 'missing' : clip(JSON.stringify(v)));
   if (kind !== 'classification' && kind !== 'regression')
-    bad(`its "kind" is ${clip(JSON.stringify(kind) ?? 'missing')}, expected "classification" or "regression"`);
+    bad(`its "kind" is ${shown(kind)}, expected "classification" or "regression"`);
   if (kind === 'classification' && !(Number.isSafeInteger(k) && (k as number) >= 2))
-    bad(`its "k" is ${clip(JSON.stringify(k) ?? 'missing')}, expected the number of classes`);
+    bad(`its "k" is ${shown(k)}, expected the number of classes`);
   if (!isRecord(fit)) bad('it has no "fit" object');
   return data as unknown as FittedFile;
 }
@@ -468,7 +468,7 @@ async function conformal(args: ConformalArgs, io: CliIO, options: MainOptions): 
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
   try {
     const cal = args.calibration !== undefined ? await readWhole(args.calibration, args, progress, options) : undefined;
-    if (cal && cal.summary.n === 0) noSamples(cal.file, cal.summary.format, 'there is nothing to calibrate on');
+    if (cal?.summary.n === 0) noSamples(cal.file, cal.summary.format, 'there is nothing to calibrate on');
     const kind = (cal?.summary.kind ?? given?.kind) as FitKind;
     const test = await readWhole(args.test, args, progress, options, kind);
     if (test.summary.n === 0) noSamples(test.file, test.summary.format, 'there is nothing to test the fit on');
