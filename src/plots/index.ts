@@ -17,6 +17,15 @@ export {
   type RocOperatingPoint,
   type RocPlotOptions,
 } from './detectionCurves';
+export {
+  intervalCoverageCurve,
+  intervalCoveragePlot,
+  type IntervalCoverageCurve,
+  type IntervalCoverageCurveOptions,
+  type IntervalCoveragePlotOptions,
+  type IntervalCoverageSplit,
+  type LabelledIntervalCoverage,
+} from './intervalCoveragePlot';
 export { classificationRiskCoverage, confidenceRiskCoverage } from './decisionRiskCoverage';
 export {
   reliabilityDiagram,
