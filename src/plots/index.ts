@@ -26,6 +26,22 @@ export {
   type IntervalCoverageSplit,
   type LabelledIntervalCoverage,
 } from './intervalCoveragePlot';
+export {
+  quantileCalibrationCurve,
+  quantileCalibrationPlot,
+  type LabelledQuantileCalibration,
+  type QuantileCalibrationCurve,
+  type QuantileCalibrationCurveOptions,
+  type QuantileCalibrationPlotOptions,
+} from './quantileCalibrationPlot';
+export {
+  rankHistogram,
+  rankHistogramPlot,
+  type LabelledRankHistogram,
+  type RankHistogram,
+  type RankHistogramOptions,
+  type RankHistogramPlotOptions,
+} from './rankHistogramPlot';
 export { classificationRiskCoverage, confidenceRiskCoverage } from './decisionRiskCoverage';
 export {
   reliabilityDiagram,
