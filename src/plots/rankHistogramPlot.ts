@@ -82,7 +82,8 @@ const binsOption: OptionSpec<number | undefined> = {
  * `bins: B` that same mass — uniform over [r/(M + 1), (r + t + 1)/(M + 1)] for each sample — is
  * counted in B equal-width bins of [0, 1] instead (an exact share, in integer arithmetic, of each
  * sample's cell), so B = M + 1 is the rank histogram itself, and a coarser B pools ranks for a
- * large ensemble. `samples` [N, M] and `yTrue` [N] are read and checked as the sample metrics
+ * large ensemble. M is one number per call (an [N, M] array): counted in the same B, the counts
+ * of forecasts with different M add up to their pooled histogram. `samples` [N, M] and `yTrue` [N] are read and checked as the sample metrics
  * read them; tensors are read, never modified or disposed. O(N·(M + B)).
  *
  * @example
