@@ -17,6 +17,31 @@ export {
   type RocOperatingPoint,
   type RocPlotOptions,
 } from './detectionCurves';
+export {
+  intervalCoverageCurve,
+  intervalCoveragePlot,
+  type IntervalCoverageCurve,
+  type IntervalCoverageCurveOptions,
+  type IntervalCoveragePlotOptions,
+  type IntervalCoverageSplit,
+  type LabelledIntervalCoverage,
+} from './intervalCoveragePlot';
+export {
+  quantileCalibrationCurve,
+  quantileCalibrationPlot,
+  type LabelledQuantileCalibration,
+  type QuantileCalibrationCurve,
+  type QuantileCalibrationCurveOptions,
+  type QuantileCalibrationPlotOptions,
+} from './quantileCalibrationPlot';
+export {
+  rankHistogram,
+  rankHistogramPlot,
+  type LabelledRankHistogram,
+  type RankHistogram,
+  type RankHistogramOptions,
+  type RankHistogramPlotOptions,
+} from './rankHistogramPlot';
 export { classificationRiskCoverage, confidenceRiskCoverage } from './decisionRiskCoverage';
 export {
   reliabilityDiagram,
