@@ -248,6 +248,33 @@ describe('ecuas conformal on regression files', () => {
   });
 });
 
+describe('ecuas conformal --plots', () => {
+  it('writes the set-size plot of the test sets, or the interval coverage over a sweep of α', async () => {
+    const dir = files.path('plots');
+    const r = await runCli(['conformal', calCsv, testCsv, '--plots', dir, '--format', 'csv']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(`ecuas: wrote ${dir}/set-sizes.svg\n`);
+    const sets = readFileSync(`${dir}/set-sizes.svg`, 'utf8');
+    expect(sets).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect(sets).toContain('Set sizes and coverage — test.csv');
+    const r2 = await runCli(['conformal', rcalCsv, rtestCsv, '--plots', dir, '--format', 'csv']);
+    expect(r2.code).toBe(0);
+    const intervals = readFileSync(`${dir}/interval-coverage.svg`, 'utf8');
+    expect(intervals).toContain('Conformal interval coverage — rtest.csv');
+    expect(intervals).toContain('Normalized |y − μ|/σ');
+  });
+
+  it('refuses a regression fit from --fitted, whose sweep needs the calibration file, and a plot over an input', async () => {
+    const saved = files.path('rfit.json');
+    await runCliOk(['conformal', rcalCsv, rtestCsv, '--save-fitted', saved]);
+    await runCliUsageError(
+      ['conformal', '--fitted', saved, rtestCsv, '--plots', files.path('p')],
+      /give CAL_FILE instead of --fitted/,
+    );
+    expectOneLineError(await runCli(['conformal', calCsv, testCsv, '--plots', calCsv]), /--plots: .* is the input/);
+  });
+});
+
 describe('ecuas conformal refuses misuse in one line', () => {
   it('takes CAL and TEST, or --fitted and TEST', async () => {
     await runCliUsageError(['conformal', calCsv], /expected CAL_FILE TEST_FILE, got 1 file/);

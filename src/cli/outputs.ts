@@ -74,6 +74,8 @@ export const PLOT_FILES = [
   'calibration.svg',
   'roc.svg',
   'precision-recall.svg',
+  'set-sizes.svg',
+  'interval-coverage.svg',
 ];
 
 /**
@@ -83,13 +85,13 @@ export const PLOT_FILES = [
  * levels it made, so that a run that fails later leaves no empty folder. Neither the folder nor
  * a plot in it may be the input.
  */
-export function checkPlotsFolder(given: string, input: string): void {
+export function checkPlotsFolder(given: string, inputs: readonly string[]): void {
   const path = clip(given);
   const fail = (what: string, e?: unknown): never => {
     const code = (e as NodeJS.ErrnoException | undefined)?.code;
     throw new CliError(`--plots: ${what}${code ? ` (${code})` : ''}`, 1);
   };
-  for (const f of ['', ...PLOT_FILES]) refuseInput('--plots', f ? join(given, f) : given, [input]);
+  for (const f of ['', ...PLOT_FILES]) refuseInput('--plots', f ? join(given, f) : given, inputs);
   const missing: string[] = [];
   let at = resolve(given);
   while (!existsSync(at) && dirname(at) !== at) {

@@ -4,6 +4,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
 import { classifierTensor } from './tensors';
 import { ensembleUncertainty } from '../ensembleUncertainty';
 import { topOneStats } from '../math/topOne';
@@ -13,12 +14,15 @@ import type { DetectionScores } from '../plots/detectionCurves';
 import { decisionCurve, MAX_CURVE_POINTS } from '../plots/decisionRiskCoverage';
 import {
   costCurvePlot,
+  intervalCoverageCurve,
+  intervalCoveragePlot,
   precisionRecallPlot,
   regressionCalibrationPlot,
   reliabilityDiagram,
   reliabilityDiagramFromLogits,
   riskCoveragePlot,
   rocPlot,
+  setSizePlot,
 } from '../plots/index';
 
 /** The samples of a report, held in memory for plotting. */
@@ -249,6 +253,57 @@ function detectionPlots(
       precisionRecallPlot(curve, { title: `Precision–recall curve${convention}${suffix}`, label }),
     ],
   ];
+}
+
+/** What `ecuas conformal --plots` draws from: the test sets and labels, or both splits of a regressor. */
+export type ConformalPlotData =
+  | {
+      readonly kind: 'sets';
+      /** The test rows' sets, row-major [n, k] 0/1 (from predictionSets). */
+      readonly mask: Uint8Array;
+      readonly n: number;
+      readonly k: number;
+      readonly labels: Int32Array;
+      /** The α the sets were made for. */
+      readonly alpha: number;
+    }
+  | {
+      readonly kind: 'intervals';
+      /** The calibration and test splits; yStd in both for normalized residuals, in neither for absolute. */
+      readonly calibration: {
+        readonly yPred: Float32Array;
+        readonly yTrue: Float32Array;
+        readonly yStd?: Float32Array;
+      };
+      readonly test: { readonly yPred: Float32Array; readonly yTrue: Float32Array; readonly yStd?: Float32Array };
+    };
+
+/**
+ * `ecuas conformal --plots DIR`: the set-size histogram of the test sets with the coverage per
+ * size (set-sizes.svg), or, for a regressor, the test coverage of split-conformal intervals
+ * against 1 − α over a sweep of α fitted on the calibration split (interval-coverage.svg).
+ */
+export async function writeConformalPlots(
+  dir: string,
+  data: ConformalPlotData,
+  options: WritePlotsOptions = {},
+): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const suffix = options.source ? ` — ${options.source}` : '';
+  if (data.kind === 'intervals') {
+    const curve = intervalCoverageCurve(data.calibration, data.test);
+    const label = data.calibration.yStd ? 'Normalized |y − μ|/σ' : 'Absolute |y − μ|';
+    return writeFiles(dir, [
+      ['interval-coverage.svg', intervalCoveragePlot(curve, { label, title: `Conformal interval coverage${suffix}` })],
+    ]);
+  }
+  const sets = tf.tensor2d(data.mask, [data.n, data.k], 'int32');
+  try {
+    const svg = setSizePlot(sets, data.labels, { alpha: data.alpha, title: `Set sizes and coverage${suffix}` });
+    return await writeFiles(dir, [['set-sizes.svg', svg]]);
+  } finally {
+    sets.dispose();
+  }
 }
 
 async function writeFiles(dir: string, files: ReadonlyArray<[string, string]>): Promise<string[]> {

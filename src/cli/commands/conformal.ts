@@ -16,7 +16,7 @@ import {
   type ConformalIntervalFit,
   type ConformalIntervalFitLike,
 } from '../../conformalRegression';
-import { clip, MetricInputError } from '../../errors';
+import { clip, MetricInputError, printable } from '../../errors';
 import { DisguisedProbabilitiesError } from '../../inputs/logits';
 import { isRecord } from '../../options';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../../registry';
@@ -50,7 +50,7 @@ import {
   type ParseArgsOptionsConfig,
   type Subcommand,
 } from '../options';
-import { checkWritable, refuseInput } from '../outputs';
+import { checkPlotsFolder, checkWritable, refuseInput } from '../outputs';
 import { ProgressBar } from '../progress';
 import { InputFileError, noSamples, readInputFile, type Batch, type InputKind, type ReadSummary } from '../readers';
 import { classifierTensor } from '../tensors';
@@ -109,6 +109,10 @@ Options:
                        json: {"fit": {…}, "metrics": {"<id>": value}}; csv: id,value with
                        first rows threshold, rank and calibration_samples
   --save-fitted OUT    also write the fit to OUT (JSON), for --fitted
+  --plots DIR          also write an SVG plot into DIR (created if needed): set-sizes.svg, the
+                       share of test sets of each size and the coverage within it; for
+                       regression interval-coverage.svg, the test coverage against 1 − α of
+                       intervals fitted on CAL_FILE for α = 0.05, 0.1, …, 0.95 (needs CAL_FILE)
   --fitted FIT         use the fit in FIT (written by --save-fitted) instead of fitting: give
                        only TEST_FILE, and none of --alpha, --score, --lambda, --k-reg,
                        --residuals (the fit holds them)
@@ -134,6 +138,7 @@ const CONFORMAL_OPTIONS = {
   columns: { type: 'string' },
   format: { type: 'string' },
   'save-fitted': { type: 'string' },
+  plots: { type: 'string' },
   fitted: { type: 'string' },
   backend: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -159,6 +164,8 @@ interface ConformalArgs {
   columns?: ColumnMap;
   format: Format;
   saveFitted?: string;
+  /** `--plots DIR`. */
+  plots?: string;
   fitted?: string;
   backend: BackendChoice;
 }
@@ -238,6 +245,8 @@ function parseConformal(argv: readonly string[]): ConformalArgs | undefined {
       }
     }
   }
+  const plots = values.plots;
+  if (plots?.trim() === '') usage('--plots needs a directory');
   const saveFitted = values['save-fitted'];
   if (saveFitted?.trim() === '') usage('--save-fitted needs a file name');
   return {
@@ -250,6 +259,7 @@ function parseConformal(argv: readonly string[]): ConformalArgs | undefined {
     columns: parseColumns(values.columns, SEE),
     format: parseFormat(values.format),
     saveFitted,
+    plots,
     fitted,
     backend: parseBackend(values.backend),
   };
@@ -463,7 +473,12 @@ async function conformal(args: ConformalArgs, io: CliIO, options: MainOptions): 
   if (args.saveFitted !== undefined) checkWritable('--save-fitted', args.saveFitted, inputs);
   if (args.saveFitted !== undefined && args.fitted !== undefined)
     refuseInput('--save-fitted', args.saveFitted, [args.fitted]);
+  if (args.plots !== undefined) checkPlotsFolder(args.plots, [...inputs, ...(args.fitted ? [args.fitted] : [])]);
   const given = args.fitted !== undefined ? readFitted(args.fitted) : undefined;
+  if (given?.kind === 'regression' && args.plots !== undefined)
+    usage(
+      '--plots draws the coverage of intervals refitted on CAL_FILE over a sweep of α, which a regression fit from --fitted cannot do: give CAL_FILE instead of --fitted',
+    );
   await ensureBackend(args.backend);
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
   try {
@@ -490,7 +505,8 @@ async function conformal(args: ConformalArgs, io: CliIO, options: MainOptions): 
       usage(
         `--metrics: ${quote(wrong)} is a metric of ${kind === 'classification' ? 'intervals, but the files hold class scores (use set_* ids)' : 'prediction sets, but the files hold regression samples (use int_* ids)'}`,
       );
-    const rows = kind === 'classification' ? setRows(test, fitted, args, ids) : intervalRows(test, fitted, ids);
+    const sets = kind === 'classification' ? setRows(test, fitted, args, ids) : undefined;
+    const rows = sets?.rows ?? intervalRows(test, fitted, ids);
 
     if (args.saveFitted !== undefined) {
       try {
@@ -502,6 +518,7 @@ async function conformal(args: ConformalArgs, io: CliIO, options: MainOptions): 
     const data = describeData({ ...test.summary, file: '', members: test.summary.members });
     const head = `${cal ? `${clip(basename(cal.file))} → ` : `${clip(basename(args.fitted ?? ''))} → `}${clip(basename(test.file))}: ${data.replace(/^\d+ samples/, `${test.summary.n} test samples`)}`;
     io.stdout(render(args.format, fitted, rows, head));
+    if (args.plots !== undefined) await plot(args.plots, test, fitted, sets?.mask, cal, io);
   } finally {
     progress.clear();
   }
@@ -533,8 +550,13 @@ function fitOn(cal: ReadFile, fit: FitArgs): ConformalFit | ConformalIntervalFit
   }
 }
 
-/** The set metrics of the test file's prediction sets. */
-function setRows(test: ReadFile, fitted: FittedFile, args: ConformalArgs, ids: readonly string[]): ReportRow[] {
+/** The set metrics of the test file's prediction sets, and the sets (row-major [n, K] 0/1) for a plot. */
+function setRows(
+  test: ReadFile,
+  fitted: FittedFile,
+  args: ConformalArgs,
+  ids: readonly string[],
+): { rows: ReportRow[]; mask: Uint8Array } {
   const { z, labels } = classifierInputs(test);
   let sets: tf.Tensor | undefined;
   try {
@@ -543,7 +565,7 @@ function setRows(test: ReadFile, fitted: FittedFile, args: ConformalArgs, ids: r
       ...(test.summary.probabilities ? { probabilities: true } : {}),
     });
     sets = tf.tensor2d(mask, [test.summary.n, numClasses], 'int32');
-    return testRows(ids, [sets, labels]);
+    return { rows: testRows(ids, [sets, labels]), mask };
   } catch (e) {
     if (e instanceof MetricInputError && !(e instanceof DisguisedProbabilitiesError) && args.fitted !== undefined)
       throw new InputFileError(`--fitted: ${clip(args.fitted)}: ${e.message}`);
@@ -570,6 +592,48 @@ function intervalRows(test: ReadFile, fitted: FittedFile, ids: readonly string[]
   } catch (e) {
     throw fileProblem(e, test);
   }
+}
+
+/** `--plots DIR`: the set-size plot of the test sets, or the interval coverage over a sweep of α. */
+async function plot(
+  dir: string,
+  test: ReadFile,
+  fitted: FittedFile,
+  mask: Uint8Array | undefined,
+  cal: ReadFile | undefined,
+  io: CliIO,
+): Promise<void> {
+  const { writeConformalPlots } = await import('../plots');
+  const { n, k } = test.summary;
+  const split = (read: ReadFile, normalized: boolean) => ({
+    yPred: read.store.first,
+    yTrue: read.store.second as Float32Array,
+    ...(normalized ? { yStd: read.store.third } : {}),
+  });
+  const source = basename(test.file);
+  let written: string[];
+  try {
+    if (mask !== undefined) {
+      const labels = test.store.second as Int32Array;
+      written = await writeConformalPlots(
+        dir,
+        { kind: 'sets', mask, n, k, labels, alpha: fitted.fit.alpha },
+        { source },
+      );
+    } else {
+      // a regression fit from --fitted is refused with --plots: the sweep refits on CAL_FILE
+      const { normalized } = fitted.fit as ConformalIntervalFit;
+      const calibration = split(cal as ReadFile, normalized);
+      written = await writeConformalPlots(
+        dir,
+        { kind: 'intervals', calibration, test: split(test, normalized) },
+        { source },
+      );
+    }
+  } catch (e) {
+    throw new CliError(`--plots: ${clip((e as Error).message)}`, 1);
+  }
+  io.stderr(`ecuas: wrote ${printable(written.join(', '))}\n`);
 }
 
 /** `ecuas conformal CAL_FILE TEST_FILE [options]`. */

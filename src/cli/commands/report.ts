@@ -352,7 +352,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
     // the plot code is loaded only for --plots: a report without them starts sooner
     const { plotsAvailable } = await import('../plots');
     if (!plotsAvailable()) throw new CliError('--plots: plots are not available in this build of ecuas', 1);
-    checkPlotsFolder(args.plots, args.file);
+    checkPlotsFolder(args.plots, [args.file]);
   }
   if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, [args.file]);
   await ensureBackend(args.backend);
