@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fitConformal, predictionSets, SetCoverage, type ConformalFit, type ConformalScore } from '../src/index';
 import { readClassifierRows, rowProbabilities } from '../src/inputs/logits';
 import { classProbabilities, softmaxRows } from '../src/math/classProbabilities';
-import { labelScores } from '../src/math/conformalScores';
+import { labelScores, predictionMasks } from '../src/math/conformalScores';
 import { logitData, normal, permutation, rng } from './helpers/data';
 import { expectInputError } from './helpers/errors';
 
@@ -195,6 +195,39 @@ describe('split-conformal properties', () => {
       const fast = labelScores({ softmax: softmaxRows(z, n, k) }, n, k, labels, spec);
       const full = labelScores({ p: classProbabilities(z, n, k, false) }, n, k, labels, spec);
       expect(fast).toEqual(full);
+    }
+  });
+
+  it('APS/RAPS sets hold exactly the classes whose own score is within the limit, of logits and of probabilities', () => {
+    // each class k scored as a label would be (SPEC §14.1's s(x, k)), against the sets' walk down
+    // the row a tie block at a time; limits placed on the scores themselves hit the boundary exactly
+    const r = rng(71);
+    for (const k of [2, 3, 7, 30]) {
+      const n = 60;
+      const { z } = tiedLogits(n, k, 100 + k);
+      const values = Float32Array.from(z.flat(), (v, i) => (i % 5 === 0 ? v + r() * 1e-6 : v));
+      const sm = softmaxRows(values, n, k);
+      const p = new Float64Array(n * k);
+      for (let i = 0; i < n * k; i++)
+        p[i] = Math.exp(values[i] - sm.m[Math.floor(i / k)] - sm.log1pS[Math.floor(i / k)]);
+      for (const score of ['aps', 'raps'] as const) {
+        const spec = { score, lambda: score === 'raps' ? 0.05 : 0, kReg: 1 };
+        for (const src of [{ softmax: sm }, { p }] as const) {
+          const own = Array.from({ length: k }, (_, c) => labelScores(src, n, k, new Int32Array(n).fill(c), spec));
+          const pool = own.flatMap((s) => Array.from(s)).sort((x, y) => x - y);
+          for (const limit of [pool[3], pool[Math.floor(pool.length / 2)], pool[pool.length - 5], 0.7]) {
+            const { mask, sizes } = predictionMasks(src, n, k, limit, spec, false);
+            for (let i = 0; i < n; i++) {
+              let size = 0;
+              for (let c = 0; c < k; c++) {
+                expect(mask[i * k + c], `k ${k} ${score} row ${i} class ${c}`).toBe(own[c][i] <= limit ? 1 : 0);
+                size += mask[i * k + c];
+              }
+              expect(sizes[i]).toBe(size);
+            }
+          }
+        }
+      }
     }
   });
 

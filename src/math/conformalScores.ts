@@ -109,9 +109,9 @@ export interface SetMasks {
 /**
  * The sets {k : s(x, k) ≤ limit} of probability rows [n, k] (limit = q̂ + τ, or +∞), with an
  * empty set replaced by the top block {k : p_k = max p} when `nonEmpty`. LAC compares each class,
- * O(N·K); APS and RAPS sort each row's values (a copy; no index permutation is needed, as the
- * set is every class with p_k at least the last block's p) and binary-search the last block whose
- * score is within the limit, O(N·K log K).
+ * O(N·K); APS and RAPS take each row's values from the largest down, a tie block at a time, until
+ * a block's score exceeds the limit (see {@link apsCut}); no index permutation is needed, as the
+ * set is every class with p_k at least the last block's p.
  */
 export function predictionMasks(
   src: ProbabilitySource,
@@ -129,26 +129,38 @@ export function predictionMasks(
     return { mask, sizes };
   }
   const row = new Float64Array(k);
-  const sorted = new Float64Array(k);
+  const heap = new Float64Array(k);
+  const taken = new Float64Array(k);
+  const sm = src.softmax;
   for (let i = 0; i < n; i++) {
     const at = i * k;
-    fillRow(src, i, k, row);
-    // the smallest p a class may have to be in the set; +∞: none is
-    let cut = Infinity;
-    if (spec.score !== 'lac') {
-      sorted.set(row);
-      sorted.sort(); // ascending: the top t values are sorted[k − t … k − 1]
-      cut = apsCut(sorted, k, limit, spec);
-    }
     let size = 0;
-    for (let j = 0; j < k; j++) {
-      const v = row[j];
-      if (spec.score === 'lac' ? 1 - v <= limit : v >= cut) {
-        mask[at + j] = 1;
-        size++;
+    if (spec.score === 'lac') {
+      fillRow(src, i, k, row);
+      for (let j = 0; j < k; j++) {
+        if (1 - row[j] <= limit) {
+          mask[at + j] = 1;
+          size++;
+        }
+      }
+    } else {
+      // APS and RAPS rank the classes by p, which logits rank as their z do: of logits, only
+      // the classes taken get their exp
+      if (sm) for (let j = 0; j < k; j++) row[j] = sm.values[at + j];
+      else fillRow(src, i, k, row);
+      // the smallest key (z or p) a class may have to be in the set; +∞: none is
+      const cut = sm
+        ? apsCut(row, heap, taken, k, limit, spec, true, sm.m[i], sm.log1pS[i])
+        : apsCut(row, heap, taken, k, limit, spec, false, 0, 0);
+      for (let j = 0; j < k; j++) {
+        if (row[j] >= cut) {
+          mask[at + j] = 1;
+          size++;
+        }
       }
     }
     if (size === 0 && nonEmpty) {
+      fillRow(src, i, k, row);
       let top = -Infinity;
       for (let j = 0; j < k; j++) top = Math.max(top, row[j]);
       for (let j = 0; j < k; j++) {
@@ -163,32 +175,74 @@ export function predictionMasks(
   return { mask, sizes };
 }
 
-/**
- * The p of the last tie block whose APS/RAPS score is within `limit` (+∞ if not even the top
- * block's is), for one row's values sorted ascending. A block of the t largest values (t at a
- * block end) scores the order-free sum of those t plus the penalty at rank t; the scores grow
- * with t, so a binary search over t finds the last one in O(K log K).
- */
-function apsCut(sorted: Float64Array, k: number, limit: number, spec: ScoreSpec): number {
-  /** The end of the block holding the t-th largest value: its tie-inclusive rank. */
-  const blockEnd = (t: number): number => {
-    const v = sorted[k - t];
-    while (t < k && sorted[k - t - 1] === v) t++;
-    return t;
-  };
-  const scoreAt = (t: number): number => orderFreeSum(sorted, k - t, t) + penalty(spec, t);
-  // invariant: the block of rank lo is in (lo = 0: none yet); t > hi is out
-  let lo = 0;
-  let hi = k;
-  while (lo < hi) {
-    const t = blockEnd(lo + 1 + ((hi - lo - 1) >> 1));
-    if (scoreAt(t) <= limit) lo = t;
-    else {
-      // every t' in its block shares its score: the block is out, and so is all above it
-      let start = t;
-      while (start > lo + 1 && sorted[k - start + 1] === sorted[k - t]) start--;
-      hi = start - 1;
-    }
+/** Moves heap[at] down to its place in the max-heap heap[0 … size−1]. */
+function siftDown(heap: Float64Array, at: number, size: number): void {
+  const v = heap[at];
+  let i = at;
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= size) break;
+    if (c + 1 < size && heap[c + 1] > heap[c]) c++;
+    if (!(heap[c] > v)) break;
+    heap[i] = heap[c];
+    i = c;
   }
-  return lo === 0 ? Infinity : sorted[k - lo];
+  heap[i] = v;
+}
+
+/**
+ * The key of the last tie block whose APS/RAPS score is within `limit` (+∞ if not even the top
+ * block's is), for one row's keys: its probabilities, or (`logits`, with the row's softmax
+ * statistics m and log1pS) its logits, whose order is their p's. A block of the t largest p (t at a block end:
+ * every class whose p is bit-equal to the last one's) scores the order-free sum of those t plus
+ * the penalty at rank t, and the scores grow with t, so the blocks are taken from the top down —
+ * popped off a max-heap of the keys, O(K + t log K) for a set of t classes rather than a sort of
+ * all K — until one is out. A running plain sum brackets each block's score within its rounding
+ * error; the order-free sum, which the fit's label scores use, decides only a block whose plain
+ * score lies within that error of the limit, so the decision is the order-free score's, bit for bit.
+ */
+function apsCut(
+  keys: Float64Array,
+  heap: Float64Array,
+  taken: Float64Array,
+  k: number,
+  limit: number,
+  spec: ScoreSpec,
+  logits: boolean,
+  m: number,
+  log1pS: number,
+): number {
+  heap.set(keys);
+  for (let i = (k >> 1) - 1; i >= 0; i--) siftDown(heap, i, k);
+  let size = k;
+  let t = 0;
+  let plain = 0;
+  let cut = Infinity;
+  let next = logits ? softmaxProbability(heap[0], m, log1pS) : heap[0];
+  while (size > 0) {
+    // the next tie block of p, off the top of the heap (p grows with the key, so a block is a run)
+    const v = next;
+    let last: number;
+    do {
+      last = heap[0];
+      taken[t++] = next;
+      plain += next;
+      heap[0] = heap[--size];
+      siftDown(heap, 0, size);
+      next = size === 0 ? NaN : logits ? softmaxProbability(heap[0], m, log1pS) : heap[0];
+    } while (next === v);
+    const approx = plain + penalty(spec, t);
+    // |plain − Σ| ≤ (t − 1)·2^−53·plain; the order-free sum is within an ulp of Σ, and each adds
+    // the penalty with one rounding: 2^−50·(t + 4)·approx bounds their difference, with room
+    const slack = 2 ** -50 * (t + 4) * approx + Number.MIN_VALUE;
+    const within =
+      approx + slack < limit
+        ? true
+        : approx - slack > limit
+          ? false
+          : orderFreeSum(taken, 0, t) + penalty(spec, t) <= limit;
+    if (!within) break;
+    cut = last;
+  }
+  return cut;
 }
