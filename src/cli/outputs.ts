@@ -76,6 +76,8 @@ export const PLOT_FILES = [
   'precision-recall.svg',
   'set-sizes.svg',
   'interval-coverage.svg',
+  'rank-histogram.svg',
+  'quantile-calibration.svg',
 ];
 
 /**

@@ -14,6 +14,10 @@ import type { DetectionScores } from '../plots/detectionCurves';
 import { decisionCurve, MAX_CURVE_POINTS } from '../plots/decisionRiskCoverage';
 import {
   costCurvePlot,
+  quantileCalibrationCurve,
+  quantileCalibrationPlot,
+  rankHistogram,
+  rankHistogramPlot,
   intervalCoverageCurve,
   intervalCoveragePlot,
   precisionRecallPlot,
@@ -64,6 +68,22 @@ export type PlotData =
       readonly scores: Float32Array;
       /** The positives, or isOod: 0/1. */
       readonly flags: Uint8Array;
+    }
+  | {
+      /** Sample forecasts [n, m] (members or draws, row-major) and targets (SPEC §15). */
+      readonly kind: 'samples';
+      readonly n: number;
+      readonly m: number;
+      readonly values: Float32Array;
+      readonly yTrue: Float32Array;
+    }
+  | {
+      /** Quantile forecasts [n, q] at `levels` (row-major) and targets (SPEC §15). */
+      readonly kind: 'quantiles';
+      readonly n: number;
+      readonly levels: readonly number[];
+      readonly values: Float32Array;
+      readonly yTrue: Float32Array;
     };
 
 /** Options of {@link writePlots}. */
@@ -152,6 +172,7 @@ export async function writePlots(dir: string, data: PlotData, options: WritePlot
   const suffix = options.source ? ` — ${options.source}` : '';
   if (data.kind === 'regression') return writeFiles(dir, regressionPlots(data, suffix));
   if (data.kind === 'detection' || data.kind === 'ood') return writeFiles(dir, detectionPlots(data, suffix));
+  if (data.kind === 'samples' || data.kind === 'quantiles') return writeFiles(dir, forecastPlots(data, suffix));
   const samples = plotSamples(data);
   const { confidence, correct } = samples;
   const title = `Reliability diagram${suffix}`;
@@ -253,6 +274,34 @@ function detectionPlots(
       precisionRecallPlot(curve, { title: `Precision–recall curve${convention}${suffix}`, label }),
     ],
   ];
+}
+
+/** Rank histograms of more members than this are drawn in this many equal PIT bins. */
+const MAX_RANK_BINS = 50;
+
+/**
+ * A forecast file's plot: the rank (PIT) histogram of the targets among the samples
+ * (rank-histogram.svg: one bin per rank, or 50 equal PIT bins beyond 49 members), or the
+ * quantile calibration curve, observed against nominal level (quantile-calibration.svg).
+ */
+function forecastPlots(
+  data: Extract<PlotData, { kind: 'samples' | 'quantiles' }>,
+  suffix: string,
+): Array<[string, string]> {
+  const width = data.kind === 'samples' ? data.m : data.levels.length;
+  const rows = tf.tensor2d(data.values, [data.n, width], 'float32');
+  try {
+    if (data.kind === 'samples') {
+      const histogram = rankHistogram(rows, data.yTrue, data.m + 1 > MAX_RANK_BINS ? { bins: MAX_RANK_BINS } : {});
+      return [
+        ['rank-histogram.svg', rankHistogramPlot(histogram, { title: `Rank histogram of the targets${suffix}` })],
+      ];
+    }
+    const curve = quantileCalibrationCurve(rows, data.yTrue, { levels: data.levels });
+    return [['quantile-calibration.svg', quantileCalibrationPlot(curve, { title: `Quantile calibration${suffix}` })]];
+  } finally {
+    rows.dispose();
+  }
 }
 
 /** What `ecuas conformal --plots` draws from: the test sets and labels, or both splits of a regressor. */
