@@ -45,8 +45,17 @@ import { Grow } from './grow';
 import { classifierTensor, rowLength } from './tensors';
 import type { PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
+import { forecastDefaults, forecastKindOfId, forecastTensor, quantileIdOptions, SAMPLE_IDS } from './formats/forecast';
 import { parseColumnMap, type ColumnMap } from './formats/mapping';
-import { InputFileError, noSamples, readInputFile, SCORE_KINDS, type Batch, type InputKind } from './readers';
+import {
+  InputFileError,
+  isForecastKind,
+  noSamples,
+  readInputFile,
+  SCORE_KINDS,
+  type Batch,
+  type InputKind,
+} from './readers';
 import {
   fileIdentity,
   openStateFile,
@@ -915,6 +924,8 @@ function parseMerge(argv: readonly string[]): Command {
 interface ActiveMetric {
   readonly id: string;
   readonly entry: MetricEntry;
+  /** The options given beside the id (a quantile file's levels), for the bootstrap's fresh copies. */
+  readonly extra?: Record<string, unknown>;
 }
 
 /** The prefix of each kind's ids (the scod kind takes the ood_* ids too). */
@@ -926,6 +937,8 @@ const PREFIX: Record<InputKind, string> = {
   ood: 'ood_',
   scod: 'scod_',
   interval: 'int_',
+  samples: 'reg_',
+  quantiles: 'reg_',
 };
 const NEEDS_TEXT: Record<InputKind, string> = {
   confidence: 'confidences and correctness',
@@ -935,6 +948,8 @@ const NEEDS_TEXT: Record<InputKind, string> = {
   ood: 'OOD scores and OOD flags',
   scod: 'OOD scores, OOD flags and classification errors',
   interval: 'prediction intervals (lower and upper bounds) and targets',
+  samples: 'sample forecasts (members or draws) and targets',
+  quantiles: 'quantile forecasts and targets',
 };
 
 /**
@@ -944,25 +959,14 @@ const NEEDS_TEXT: Record<InputKind, string> = {
  */
 export const RISK_AURC_ID = 'risk_aurc';
 
-/** The sample- and quantile-forecast bases (SPEC §15): `reg_*`, but not over (yPred, yTrue, yStd) files. */
-const FORECAST_BASES = [
-  'reg_crps_samples',
-  'reg_picp_samples',
-  'reg_pinball',
-  'reg_qce',
-  'reg_picp_quantiles',
-  'reg_wis',
-];
-
-/** Whether an id is a forecast one, which the report does not read files for yet. */
-function isForecastId(id: string): boolean {
-  return FORECAST_BASES.some((b) => id === b || id.startsWith(`${b}_`));
-}
+/** Whether an id is a forecast one (SPEC §15): `reg_*`, but over sample or quantile files. */
+const isForecastId = (id: string): boolean => forecastKindOfId(id) !== undefined;
 
 /** The kind of input an id needs, by its prefix; undefined for ids the report cannot use. */
 function kindOfId(id: string): InputKind | undefined {
   if (id === RISK_AURC_ID) return 'regression';
-  if (isForecastId(id)) return undefined;
+  const forecast = forecastKindOfId(id);
+  if (forecast) return forecast;
   // the ensemble measures read class scores too: one model's, or an ensemble's members'
   if (isEnsembleId(id)) return 'classification';
   return (Object.keys(PREFIX) as InputKind[]).find((kind) => id.startsWith(PREFIX[kind]));
@@ -982,7 +986,8 @@ const isScodId = (id: string): boolean => id.startsWith(PREFIX.scod);
  * The default metrics of a kind: every id of its prefix (and risk_aurc for regression); for an
  * ensemble's members, the ensemble measures (ens_*) too; for SCOD data the OOD ids first.
  */
-function defaultIds(kind: InputKind, ensemble = false): string[] {
+function defaultIds(kind: InputKind, ensemble = false, levels?: readonly number[]): string[] {
+  if (isForecastKind(kind)) return forecastDefaults(kind, levels);
   const ids = METRIC_IDS.filter(
     (id) => (id.startsWith(PREFIX[kind]) && !isForecastId(id)) || (ensemble && isEnsembleId(id)),
   );
@@ -994,6 +999,8 @@ function defaultIds(kind: InputKind, ensemble = false): string[] {
 function idsHint(kind: InputKind): string {
   if (kind === 'regression') return `reg_* ids (or ${RISK_AURC_ID})`;
   if (kind === 'scod') return 'ood_* or scod_* ids';
+  if (kind === 'samples') return `${SAMPLE_IDS.join(' or ')} ids`;
+  if (kind === 'quantiles') return 'reg_pinball, reg_qce, reg_picp_quantiles or reg_wis ids';
   return `${PREFIX[kind]}* ids`;
 }
 
@@ -1080,8 +1087,9 @@ function resolveMetrics(
   file: string,
   scaled = false,
   ensemble = false,
+  levels?: readonly number[],
 ): ActiveMetric[] {
-  const wanted = ids ?? defaultIds(kind, ensemble);
+  const wanted = ids ?? defaultIds(kind, ensemble, levels);
   for (const id of wanted) {
     const needs = kindOfId(id) ?? kind;
     if (!holdsWhatIdNeeds(kind, needs)) {
@@ -1096,6 +1104,13 @@ function resolveMetrics(
   }
   // only cls_* ids get here with probabilities (other files are refused earlier)
   const extra = probabilities ? { probabilities: true } : scaled ? { probabilities: false } : undefined;
+  if (kind === 'quantiles')
+    return wanted.map((id) => {
+      // the file's levels are the metric's, unless the id names the same ones itself
+      const options = quantileIdOptions(id, levels ?? []);
+      if (typeof options === 'string') return usage(`--metrics: ${quote(id)} cannot read ${clip(file)}: ${options}`);
+      return { id, entry: getMetricFromId(id, options.extra), ...(options.extra ? { extra: options.extra } : {}) };
+    });
   return wanted.map((id) => ({ id, entry: metricEntry(id, extra) }));
 }
 
@@ -1275,7 +1290,7 @@ class SampleStore {
       this.b =
         batch.kind === 'classification'
           ? new Grow((n) => new Int32Array(n))
-          : batch.kind === 'regression' || batch.kind === 'interval'
+          : batch.kind === 'regression' || batch.kind === 'interval' || isForecastKind(batch.kind)
             ? new Grow((n) => new Float32Array(n))
             : new Grow((n) => new Uint8Array(n));
     }
@@ -1287,6 +1302,10 @@ class SampleStore {
       this.a.append((batch.yPred as Float32Array).subarray(0, batch.n));
       this.b.append((batch.yTrue as Float32Array).subarray(0, batch.n));
       this.c.append((batch.yStd as Float32Array).subarray(0, batch.n));
+    } else if (isForecastKind(batch.kind)) {
+      const rows = (batch.samples ?? batch.quantiles) as Float32Array;
+      this.a.append(rows.subarray(0, batch.n * this.width));
+      this.b.append((batch.yTrue as Float32Array).subarray(0, batch.n));
     } else if (batch.kind === 'interval') {
       this.a.append((batch.lower as Float32Array).subarray(0, batch.n));
       this.b.append((batch.yTrue as Float32Array).subarray(0, batch.n));
@@ -1378,6 +1397,8 @@ function inputsOf(id: string, batch: Batch): { kind: string; read: Inputs } {
       : { kind: 'rows', read: (b, z) => [z, b.labels] };
   if (batch.kind === 'regression') return { kind: 'regression', read: (b) => [b.yPred, b.yTrue, b.yStd] };
   if (batch.kind === 'interval') return { kind: 'interval', read: (b) => [b.lower, b.upper, b.yTrue] };
+  // a forecast's rows as a tensor [n, M] or [n, Q] (z), with the targets
+  if (isForecastKind(batch.kind)) return { kind: batch.kind, read: (b, z) => [z, b.yTrue] };
   // the SCOD metrics take (oodScores, classificationErrors, isOod), the others (scores, flags)
   if (batch.errors && isScodId(id)) return { kind: 'scod', read: (b) => [b.scores, b.errors, b.flags] };
   if (batch.scores) return { kind: 'scores', read: (b) => [b.scores, b.flags] };
@@ -1426,6 +1447,7 @@ function feed(metrics: readonly ActiveMetric[], batch: Batch, file: string): voi
   let z: tf.Tensor | null = null;
   try {
     if (batch.kind === 'classification') z = classifierTensor(batch.logits as Float32Array, batch.n, batch);
+    else z = forecastTensor(batch);
     const plan = feedPlan(metrics, batch);
     for (const { set, read } of plan.collections) set.update(...read(batch, z));
     for (const { metric, read } of plan.single) metric.entry.obj.update(...read(batch, z));
@@ -1631,7 +1653,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
     const summary = await readInputFile(
       args.file,
       {
-        onKind(kind, asProbabilities, ensemble) {
+        onKind(kind, asProbabilities, ensemble, levels) {
           if (ensemble && args.temperature !== undefined)
             usage(`--temperature ${ENSEMBLE_TEMPERATURE} (${clip(args.file)} holds an ensemble's member outputs)`);
           if (kind !== 'classification' && args.probabilities) {
@@ -1646,8 +1668,13 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
               `--scores real applies to files of confidences and correctness, but ${clip(args.file)} holds ${holdsText(kind, asProbabilities)}: leave it out`,
             );
           // an interval plot needs the calibration data the intervals were fitted on (intervalCoveragePlot)
-          if (args.plots !== undefined && kind === 'interval')
+          if (args.plots !== undefined && (kind === 'interval' || isForecastKind(kind)))
             usage(`--plots has no plots of ${holdsText(kind, false)} (${clip(args.file)}): leave it out`);
+          // a quantile id's state names no levels when the file gave them, so a merge could not rebuild it
+          if (args.saveState !== undefined && isForecastKind(kind))
+            usage(
+              `--save-state does not take ${holdsText(kind, false)} (${clip(args.file)}): evaluate the whole file with \`ecuas report\` instead of merging shards`,
+            );
           probabilities = asProbabilities;
           metrics = resolveMetrics(
             args.realScores ? realScoreIds(args.metrics) : args.metrics,
@@ -1656,6 +1683,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
             args.file,
             args.temperature !== undefined,
             ensemble === true,
+            levels,
           );
         },
         onBatch(batch) {
@@ -1718,10 +1746,12 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       const z =
         summary.kind === 'classification'
           ? classifierTensor(store.first, summary.n, { k: summary.k, width: store.width, members: store.members })
-          : null;
+          : isForecastKind(summary.kind)
+            ? tf.tensor2d(store.first, [summary.n, store.width], 'float32')
+            : null;
       try {
         const inputs = z
-          ? [z, store.second]
+          ? [z, store.second] // class scores and labels, or a forecast's rows and targets
           : summary.kind === 'regression'
             ? [store.first, store.second, store.third]
             : summary.kind === 'interval'
@@ -1730,18 +1760,20 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
                 ? [store.first, store.classificationErrors, store.second]
                 : [store.first, store.second];
         // every metric at once: one set of resamples, drawn once
-        const metricsToBoot = rows.map((row) =>
-          row.id === RISK_AURC_ID
-            ? () => new RiskAURC() as unknown as MetricEntry['obj']
-            : isEnsembleId(row.id)
-              ? () =>
-                  new SomeInputs(
-                    getMetricFromId(row.id, { probabilities: summary.probabilities }).obj,
-                    [0],
-                  ) as unknown as MetricEntry['obj']
-              : summary.kind === 'scod' && !isScodId(row.id)
-                ? () => new SomeInputs(getMetricFromId(row.id).obj, [0, 2]) as unknown as MetricEntry['obj']
-                : row.id,
+        const metricsToBoot = rows.map((row, i) =>
+          metrics[i].extra !== undefined
+            ? () => getMetricFromId(row.id, metrics[i].extra).obj
+            : row.id === RISK_AURC_ID
+              ? () => new RiskAURC() as unknown as MetricEntry['obj']
+              : isEnsembleId(row.id)
+                ? () =>
+                    new SomeInputs(
+                      getMetricFromId(row.id, { probabilities: summary.probabilities }).obj,
+                      [0],
+                    ) as unknown as MetricEntry['obj']
+                : summary.kind === 'scod' && !isScodId(row.id)
+                  ? () => new SomeInputs(getMetricFromId(row.id).obj, [0, 2]) as unknown as MetricEntry['obj']
+                  : row.id,
         );
         const results = bootstrap(metricsToBoot, inputs, {
           resamples: args.resamples,
@@ -1774,6 +1806,8 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         k: summary.k,
         binary: summary.binary,
         members: summary.members,
+        width: summary.width,
+        levels: summary.levels,
         ci: args.ci !== undefined ? { level: args.ci, resamples: args.resamples, seed: args.seed } : undefined,
         temperature: args.temperature,
       }),

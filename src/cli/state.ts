@@ -542,6 +542,8 @@ const DATA: Record<InputKind, string> = {
   ood: 'OOD scores and OOD flags',
   scod: 'OOD scores, OOD flags and classification errors',
   interval: 'prediction intervals and targets',
+  samples: 'sample forecasts and targets',
+  quantiles: 'quantile forecasts and targets',
 };
 
 function dataText(s: StateSetup): string {
