@@ -97,7 +97,9 @@ function describeData(meta: ReportMeta): string {
   if (meta.kind === 'ood') return `${meta.n} samples (OOD scores, OOD flags)`;
   if (meta.kind === 'scod') return `${meta.n} samples (OOD scores, OOD flags, classification errors)`;
   if (meta.kind === 'interval') return `${meta.n} samples (lower bounds, upper bounds, targets)`;
-  if (meta.kind === 'samples') return `${meta.n} samples (${meta.width ?? 0} members or draws each, targets)`;
+  if (meta.kind === 'samples')
+    // merged states need not share M: a merge names no M
+    return `${meta.n} samples (${meta.width === undefined ? 'members or draws' : `${meta.width} members or draws each`}, targets)`;
   if (meta.kind === 'quantiles')
     return `${meta.n} samples (quantiles at levels ${(meta.levels ?? []).join(', ')}, targets)`;
   const rows = `${meta.probabilities ? 'probabilities' : 'logits'}${meta.binary ? ' of class 1' : ''}`;

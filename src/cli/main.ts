@@ -45,7 +45,14 @@ import { Grow } from './grow';
 import { classifierTensor, rowLength } from './tensors';
 import type { PlotData } from './plots';
 import { bytesText, ProgressBar } from './progress';
-import { forecastDefaults, forecastKindOfId, forecastTensor, quantileIdOptions, SAMPLE_IDS } from './formats/forecast';
+import {
+  forecastDefaults,
+  forecastKindOfId,
+  forecastTensor,
+  quantileIdOptions,
+  SAMPLE_IDS,
+  takesFileLevels,
+} from './formats/forecast';
 import { parseColumnMap, type ColumnMap } from './formats/mapping';
 import {
   InputFileError,
@@ -809,7 +816,8 @@ function parseReport(argv: readonly string[]): Command {
     if (ids.length === 0) usage(`--metrics needs at least one metric id ${SEE}`);
     metrics = [...new Set(ids)];
     for (const id of metrics) {
-      if (id === RISK_AURC_ID) continue;
+      // a quantile id without levels takes the file's: it is checked once they are read
+      if (id === RISK_AURC_ID || takesFileLevels(id)) continue;
       try {
         getMetricFromId(id).obj.dispose();
       } catch (e) {
@@ -1109,7 +1117,14 @@ function resolveMetrics(
       // the file's levels are the metric's, unless the id names the same ones itself
       const options = quantileIdOptions(id, levels ?? []);
       if (typeof options === 'string') return usage(`--metrics: ${quote(id)} cannot read ${clip(file)}: ${options}`);
-      return { id, entry: getMetricFromId(id, options.extra), ...(options.extra ? { extra: options.extra } : {}) };
+      let entry: MetricEntry;
+      try {
+        entry = getMetricFromId(id, options.extra);
+      } catch (e) {
+        if (e instanceof MetricInputError) return usage(`--metrics: ${e.message.replace(/^getMetricFromId: /, '')}`);
+        throw e;
+      }
+      return { id, entry, ...(options.extra ? { extra: options.extra } : {}) };
     });
   return wanted.map((id) => ({ id, entry: metricEntry(id, extra) }));
 }
@@ -1670,10 +1685,10 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
           // an interval plot needs the calibration data the intervals were fitted on (intervalCoveragePlot)
           if (args.plots !== undefined && (kind === 'interval' || isForecastKind(kind)))
             usage(`--plots has no plots of ${holdsText(kind, false)} (${clip(args.file)}): leave it out`);
-          // a quantile id's state names no levels when the file gave them, so a merge could not rebuild it
-          if (args.saveState !== undefined && isForecastKind(kind))
+          // a state names its ids, not the file's levels, so a merge could not rebuild a quantile metric
+          if (args.saveState !== undefined && kind === 'quantiles')
             usage(
-              `--save-state does not take ${holdsText(kind, false)} (${clip(args.file)}): evaluate the whole file with \`ecuas report\` instead of merging shards`,
+              `--save-state does not take ${holdsText(kind, false)} (${clip(args.file)}): a state keeps its metric ids, not the file's levels, so \`ecuas merge\` could not rebuild the metrics: evaluate the whole file with \`ecuas report\``,
             );
           probabilities = asProbabilities;
           metrics = resolveMetrics(

@@ -252,6 +252,7 @@ const KINDS: readonly InputKind[] = [
   'ood',
   'scod',
   'interval',
+  'samples',
 ];
 /** A value from a file, as message text: JSON, clipped. */
 const quote = (v: unknown): string => (v === undefined ? 'nothing' : clip(JSON.stringify(v)));

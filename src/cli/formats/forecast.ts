@@ -32,6 +32,12 @@ export function forecastTensor(batch: Batch): tf.Tensor2D | null {
   return tf.tensor2d(rows.subarray(0, batch.n * width), [batch.n, width], 'float32');
 }
 
+/** Whether an id is a quantile one without `levels=`: it takes a file's levels (`getMetricFromId(id, { levels })`). */
+export function takesFileLevels(id: string): boolean {
+  const base = baseOf(id, QUANTILE_IDS);
+  return base !== undefined && !/_levels=/.test(id.slice(base.length));
+}
+
 /** Levels as `ids` write them (`0.05:0.5:0.95`), for messages. */
 export function levelsText(levels: readonly number[]): string {
   return levels.map(String).join(':');
@@ -58,7 +64,7 @@ export function quantileIdOptions(
   id: string,
   levels: readonly number[],
 ): { extra: { levels: number[] } | undefined } | string {
-  const own = /(?:^|_)levels=([^_]*)/.exec(id.slice((baseOf(id, QUANTILE_IDS) ?? '').length));
+  const own = /_levels=([^_]*)/.exec(id.slice((baseOf(id, QUANTILE_IDS) ?? '').length));
   if (own) {
     const given = own[1].split(':').map((t) => parseDecimal(t) ?? NaN);
     const same = given.length === levels.length && given.every((v, j) => v === levels[j]);
@@ -71,7 +77,7 @@ export function quantileIdOptions(
     if (bad)
       return `WIS needs ${bad}, but the file's levels are ${levelsText(levels)} (which is why it is not among the defaults for this file)`;
   }
-  if (baseOf(id, ['reg_picp_quantiles']) && levels.length < 2 && !/(?:^|_)level=/.test(id))
+  if (baseOf(id, ['reg_picp_quantiles']) && levels.length < 2 && !/_level=/.test(id))
     return `the interval coverage without level= takes the first and last levels, but the file has one, ${levelsText(levels)}`;
   return { extra: { levels: [...levels] } };
 }
