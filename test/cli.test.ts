@@ -891,7 +891,7 @@ describe('ecuas report: malformed input', () => {
     [
       'nokeys.json',
       '{"predictions": [1]}',
-      /missing keys: expected "logits" \(or "probabilities"\) and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", "oodScores" and "isOod" \(and "classificationErrors"\), or "lower", "upper" and "yTrue"; found "predictions"$/,
+      /missing keys: expected "logits" \(or "probabilities"\) and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", "oodScores" and "isOod" \(and "classificationErrors"\), "lower", "upper" and "yTrue", "samples" and "yTrue", or "quantiles", "levels" and "yTrue"; found "predictions"$/,
     ],
     ['array.json', '[[1, 2]]', /array\.json: expected a JSON object with the keys .*, got an array \(line 1\)$/],
     [
