@@ -41,7 +41,9 @@ const [SAMPLES, QUANTILES, TARGET] = (() => {
 
 const SAMPLE_IDS = ['reg_crps_samples', 'reg_picp_samples'];
 const QUANTILE_IDS = ['reg_pinball', 'reg_qce', 'reg_picp_quantiles', 'reg_wis'];
-type Updatable = { update(...a: unknown[]): { compute(): number } };
+interface Updatable {
+  update(...a: unknown[]): { compute(): number };
+}
 const on = (m: Updatable, x: number[][], y: number[]): number => m.update(x, y).compute();
 const sampleWant = (s: number[][], y: number[]): Record<string, number> => ({
   reg_crps_samples: on(new SampleCRPS(), s, y),
@@ -69,7 +71,7 @@ const csv = (header: string, rows: number[][], y: number[]): string =>
   `${header}\n${rows.map((row, i) => [y[i], ...row].join(',')).join('\n')}\n`;
 const sampleHeader = (m: number, name = (j: number): string => `sample_${j}`): string =>
   ['target', ...Array.from({ length: m }, (_, j) => name(j))].join(',');
-const quantileHeader = (levels: readonly (number | string)[], prefix = 'q'): string =>
+const quantileHeader = (levels: ReadonlyArray<number | string>, prefix = 'q'): string =>
   ['target', ...levels.map((t) => `${prefix}${t}`)].join(',');
 const f64 = (v: ArrayLike<number>): Uint8Array => new Uint8Array(Float64Array.from(v).buffer);
 const f32 = (v: ArrayLike<number>): Uint8Array => new Uint8Array(Float32Array.from(v).buffer);

@@ -170,9 +170,9 @@ const COLUMNS_HELP = `  --columns MAP       FILE's own names for the input roles
                       confidences, correctness, yPred, yTrue, yStd, scores, positives,
                       oodScores, isOod, classificationErrors; an interval or forecast
                       file's target: target or yTrue). CSV and Parquet: the class scores
-                      and samples are a glob whose * is the number (score_1, …, score_10
-                      in numeric order, from 0 or 1; names that are not numbers keep the
-                      file's order), the quantiles a glob whose * is the level
+                      and samples are a glob whose * is the number (score_1, …,
+                      score_10 in numeric order, from 0 or 1; names that are not numbers
+                      keep the file's order), the quantiles a glob whose * is the level
                       (quantiles=p_* for p_0.05, p_0.5, …; levels is for JSON and .npz
                       only), e.g. target=y,samples=draw_*; names match
                       ignoring case. JSON and .npz: a key or array, matched exactly. Roles

@@ -45,7 +45,7 @@ export interface Layout {
 }
 
 export const EXPECTED_COLUMNS =
-  '"confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2 (or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble), "prediction,target,std", "score,positive", "ood_score,is_ood" with an optional "classification_error", "lower,upper,target", "target,sample_0,…,sample_{M-1}" or "target,q0.05,q0.5,q0.95" (levels in the names; any order)';
+  '"confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2 (or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble), "prediction,target,std", "score,positive", "ood_score,is_ood" with an optional "classification_error", "lower,upper,target", "target,sample_0,…,sample_{M-1}" or "target,q0.05,q0.5,q0.95" with the levels in the names (any order)';
 
 const REGRESSION_COLUMNS = ['prediction', 'target', 'std'] as const;
 const DETECTION_COLUMNS = ['score', 'positive'] as const;

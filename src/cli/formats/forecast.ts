@@ -35,7 +35,7 @@ export function forecastTensor(batch: Batch): tf.Tensor2D | null {
 /** Whether an id is a quantile one without `levels=`: it takes a file's levels (`getMetricFromId(id, { levels })`). */
 export function takesFileLevels(id: string): boolean {
   const base = baseOf(id, QUANTILE_IDS);
-  return base !== undefined && !/_levels=/.test(id.slice(base.length));
+  return base !== undefined && !id.slice(base.length).includes('_levels=');
 }
 
 /** Levels as `ids` write them (`0.05:0.5:0.95`), for messages. */
@@ -77,7 +77,7 @@ export function quantileIdOptions(
     if (bad)
       return `WIS needs ${bad}, but the file's levels are ${levelsText(levels)} (which is why it is not among the defaults for this file)`;
   }
-  if (baseOf(id, ['reg_picp_quantiles']) && levels.length < 2 && !/_level=/.test(id))
+  if (baseOf(id, ['reg_picp_quantiles']) && levels.length < 2 && !id.includes('_level='))
     return `the interval coverage without level= takes the first and last levels, but the file has one, ${levelsText(levels)}`;
   return { extra: { levels: [...levels] } };
 }
