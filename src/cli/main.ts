@@ -1798,18 +1798,18 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
                 : [store.first, store.second];
         // every metric at once: one set of resamples, drawn once
         const metricsToBoot = rows.map((row, i) =>
-          metrics[i].extra !== undefined
-            ? () => getMetricFromId(row.id, metrics[i].extra).obj
-            : row.id === RISK_AURC_ID
-              ? () => new RiskAURC() as unknown as MetricEntry['obj']
-              : isEnsembleId(row.id)
-                ? () =>
-                    new SomeInputs(
-                      getMetricFromId(row.id, { probabilities: summary.probabilities }).obj,
-                      [0],
-                    ) as unknown as MetricEntry['obj']
-                : summary.kind === 'scod' && !isScodId(row.id)
-                  ? () => new SomeInputs(getMetricFromId(row.id).obj, [0, 2]) as unknown as MetricEntry['obj']
+          row.id === RISK_AURC_ID
+            ? () => new RiskAURC() as unknown as MetricEntry['obj']
+            : isEnsembleId(row.id)
+              ? () =>
+                  new SomeInputs(
+                    getMetricFromId(row.id, { probabilities: summary.probabilities }).obj,
+                    [0],
+                  ) as unknown as MetricEntry['obj']
+              : summary.kind === 'scod' && !isScodId(row.id)
+                ? () => new SomeInputs(getMetricFromId(row.id).obj, [0, 2]) as unknown as MetricEntry['obj']
+                : metrics[i].extra !== undefined
+                  ? () => getMetricFromId(row.id, metrics[i].extra).obj // a quantile file's levels
                   : row.id,
         );
         const results = bootstrap(metricsToBoot, inputs, {

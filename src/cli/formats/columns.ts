@@ -112,7 +112,8 @@ export function resolveColumns(
   // before regression, which shares the target: members or draws (sample_*), quantiles (q<level>)
   const samples = names.some((c, i) => used[i] && SAMPLE_NAME.test(c));
   const quantiles = !samples && names.some((c, i) => used[i] && QUANTILE_NAME.test(c));
-  if ((samples || quantiles) && !has('prediction') && !has('std') && !has('lower') && !has('upper')) {
+  // (only where no other kind's column is: those files keep their own messages)
+  if ((samples || quantiles) && PLAIN.every((c) => c === 'target' || !has(c))) {
     const target = once('target');
     if (typeof target === 'string') return target;
     const role = samples ? 'samples' : 'quantiles';
