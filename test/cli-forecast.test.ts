@@ -5,6 +5,8 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   PinballLoss,
@@ -99,7 +101,7 @@ describe('ecuas report: sample forecasts (target, sample_0, …)', () => {
     expect(table).toContain('Ensemble CRPS');
   });
 
-  it('JSON (yTrue or target, any key order), .npz (float32, float64, Fortran order) and Parquet give the same values', async () => {
+  it('JSON (yTrue or target, any key order), .npz (float32, float64, Fortran order), Parquet and gzip give the same values', async () => {
     const files = [
       tmp.file('s.json', JSON.stringify({ samples: SAMPLES, yTrue: TARGET })),
       tmp.file('t.json', JSON.stringify({ target: TARGET, samples: SAMPLES })),
@@ -118,6 +120,9 @@ describe('ecuas report: sample forecasts (target, sample_0, …)', () => {
         ]),
       ),
       await parquetOf(SAMPLE_CSV, 's.parquet'),
+      // gzip-compressed text, told apart by its first bytes
+      tmp.file('s.csv.gz', gzipSync(readFileSync(SAMPLE_CSV))),
+      tmp.file('data', gzipSync(JSON.stringify({ samples: SAMPLES, yTrue: TARGET }))),
     ];
     for (const f of files) expect(await values(['report', f]), f).toEqual(SAMPLE_WANT);
   });
@@ -214,7 +219,7 @@ describe('ecuas report: quantile forecasts (target, q<level>, …)', () => {
     expect(table).toContain('Weighted Interval Score (levels=0.05:0.25:0.5:0.75:0.95)');
   });
 
-  it('JSON (levels anywhere), .npz (float32 rows, Fortran order) and Parquet give the same values', async () => {
+  it('JSON (levels anywhere), .npz (float32 rows, Fortran order), Parquet and gzip give the same values', async () => {
     const files = [
       tmp.file('q.json', JSON.stringify({ quantiles: QUANTILES, levels: LEVELS, yTrue: TARGET })),
       tmp.file('l.json', JSON.stringify({ levels: LEVELS, target: TARGET, quantiles: QUANTILES })),
@@ -238,6 +243,7 @@ describe('ecuas report: quantile forecasts (target, q<level>, …)', () => {
         ),
       ),
       await parquetOf(QUANTILE_CSV, 'q.parquet'),
+      tmp.file('q.csv.gz', gzipSync(readFileSync(QUANTILE_CSV))),
     ];
     for (const f of files) expect(await values(['report', f]), f).toEqual(QUANTILE_WANT);
   });
