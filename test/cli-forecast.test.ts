@@ -325,7 +325,7 @@ describe('ecuas report: quantile forecasts (target, q<level>, …)', () => {
     );
   });
 
-  it('--ci gives intervals around each value; --save-state is refused, saying why', async () => {
+  it('--ci gives intervals around each value', async () => {
     const ci = JSON.parse(
       await runCliOk(['report', QUANTILE_CSV, '--ci', '0.9', '--resamples', '30', '--format', 'json']),
     ) as Record<string, { value: number; low: number; high: number }>;
@@ -335,9 +335,42 @@ describe('ecuas report: quantile forecasts (target, q<level>, …)', () => {
       expect(ci[id].low, id).toBeLessThanOrEqual(QUANTILE_WANT[id]);
       expect(ci[id].high, id).toBeGreaterThanOrEqual(QUANTILE_WANT[id]);
     }
+  });
+
+  it('--save-state names the ids with the file levels, so merge rebuilds them; other levels do not merge', async () => {
+    const a = tmp.file('a.csv', csv(quantileHeader(LEVELS), QUANTILES.slice(0, 15), TARGET.slice(0, 15)));
+    const b = tmp.file(
+      'b.json',
+      JSON.stringify({ quantiles: QUANTILES.slice(15), levels: LEVELS, yTrue: TARGET.slice(15) }),
+    );
+    const [sa, sb] = [tmp.path('a.state'), tmp.path('b.json')];
+    await runCliOk(['report', a, '--save-state', sa, '--format', 'csv']);
+    await runCliOk(['report', b, '--save-state', sb, '--format', 'csv']);
+    const merged = JSON.parse(await runCliOk(['merge', sa, sb, '--format', 'json'])) as Record<string, number>;
+    const named = (id: string): string => `${id}_levels=0.05:0.25:0.5:0.75:0.95`;
+    expect(Object.keys(merged)).toEqual(QUANTILE_IDS.map(named));
+    for (const id of QUANTILE_IDS) expect(merged[named(id)], id).toBeCloseTo(QUANTILE_WANT[id], 12);
+    expect((await runCliOk(['merge', sa, sb])).split('\n')[0]).toBe(
+      `2 merged states: ${N} samples (quantile forecasts, targets)`,
+    );
+    const other = tmp.file(
+      'o.csv',
+      csv(
+        quantileHeader([0.1, 0.5, 0.9]),
+        QUANTILES.map((r) => r.slice(1, 4)),
+        TARGET,
+      ),
+    );
+    const so = tmp.path('o.state');
+    await runCliOk(['report', other, '--save-state', so, '--format', 'csv']);
+    const r = await runCli(['merge', sa, so]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^ecuas: cannot merge the states: /);
+    // levels with no decimal form for an id: no state, and the reason
+    const tiny = tmp.file('t.csv', 'target,q1e-7,q0.5\n1,0,2\n');
     await runCliUsageError(
-      ['report', QUANTILE_CSV, '--save-state', tmp.path('q.state')],
-      /--save-state does not take quantile forecasts and targets .*: a state keeps its metric ids, not the file's levels/,
+      ['report', tiny, '--save-state', tmp.path('t.state')],
+      /--save-state: the levels of \S*t\.csv \(1e-7, 0\.5\) have no levels= form for the ids of a state/,
     );
   });
 });

@@ -101,7 +101,7 @@ function describeData(meta: ReportMeta): string {
     // merged states need not share M: a merge names no M
     return `${meta.n} samples (${meta.width === undefined ? 'members or draws' : `${meta.width} members or draws each`}, targets)`;
   if (meta.kind === 'quantiles')
-    return `${meta.n} samples (quantiles at levels ${(meta.levels ?? []).join(', ')}, targets)`;
+    return `${meta.n} samples (${meta.levels === undefined ? 'quantile forecasts' : `quantiles at levels ${meta.levels.join(', ')}`}, targets)`;
   const rows = `${meta.probabilities ? 'probabilities' : 'logits'}${meta.binary ? ' of class 1' : ''}`;
   const scaled = meta.temperature === undefined ? '' : ` at temperature ${meta.temperature}`;
   const members =

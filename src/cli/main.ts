@@ -52,6 +52,7 @@ import {
   QUANTILE_IDS,
   quantileIdOptions,
   SAMPLE_IDS,
+  savedQuantileId,
   takesFileLevels,
 } from './formats/forecast';
 import { parseColumnMap, type ColumnMap } from './formats/mapping';
@@ -303,7 +304,7 @@ ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
   --save-state OUT    also write the metrics' states to OUT, for \`ecuas merge\`: run report
                       on each shard of a large evaluation, then merge the states (see
                       \`ecuas merge --help\`). JSON if OUT ends in .json, else binary.
-                      Not for quantile files (a state keeps its ids, not the levels).
+                      A quantile file's ids are saved with its levels (reg_wis_levels=…).
   --state-format F    json or binary: the form of OUT whatever its name. Binary has no size
                       limit; JSON holds at most about 100 million samples of ranking metrics
                       (a larger state is written in binary, with a warning).
@@ -1137,7 +1138,7 @@ function resolveMetrics(
   if (kind === 'quantiles')
     return wanted.map((id) => {
       // the file's levels are the metric's, unless the id names the same ones itself
-      const options = quantileIdOptions(id, levels ?? []);
+      const options = quantileIdOptions(id, levels);
       if (typeof options === 'string') return usage(`--metrics: ${quote(id)} cannot read ${clip(file)}: ${options}`);
       let entry: MetricEntry;
       try {
@@ -1707,11 +1708,6 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
           // an interval plot needs the calibration data the intervals were fitted on (intervalCoveragePlot)
           if (args.plots !== undefined && (kind === 'interval' || isForecastKind(kind)))
             usage(`--plots has no plots of ${holdsText(kind, false)} (${clip(args.file)}): leave it out`);
-          // a state names its ids, not the file's levels, so a merge could not rebuild a quantile metric
-          if (args.saveState !== undefined && kind === 'quantiles')
-            usage(
-              `--save-state does not take ${holdsText(kind, false)} (${clip(args.file)}): a state keeps its metric ids, not the file's levels, so \`ecuas merge\` could not rebuild the metrics: evaluate the whole file with \`ecuas report\``,
-            );
           probabilities = asProbabilities;
           metrics = resolveMetrics(
             args.realScores ? realScoreIds(args.metrics) : args.metrics,
@@ -1756,7 +1752,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       await saveState(
         args.saveState,
         args.stateFormat,
-        metrics,
+        summary.levels === undefined ? metrics : withSavedLevels(metrics, summary.levels, args.file),
         { source, kind, probabilities, k, temperature, n, ...membersField(summary.members) },
         io,
       );
@@ -1886,6 +1882,18 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
     progress.clear();
     for (const m of metrics) m.entry.obj.dispose();
   }
+}
+
+/** A quantile file's metrics as a state names them: each id with the file's levels (see savedQuantileId). */
+function withSavedLevels(metrics: readonly ActiveMetric[], levels: readonly number[], file: string): ActiveMetric[] {
+  return metrics.map((m) => {
+    const id = savedQuantileId(m.id, levels);
+    if (id === undefined)
+      usage(
+        `--save-state: the levels of ${clip(file)} (${levels.join(', ')}) have no levels= form for the ids of a state (decimals such as 0.05): give ids with their levels, e.g. ${m.id}_levels=…`,
+      );
+    return { ...m, id: id as string };
+  });
 }
 
 /** The report's rows: each metric's value (over one sample at least), those fed together computed together. */

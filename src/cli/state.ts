@@ -253,6 +253,7 @@ const KINDS: readonly InputKind[] = [
   'scod',
   'interval',
   'samples',
+  'quantiles',
 ];
 /** A value from a file, as message text: JSON, clipped. */
 const quote = (v: unknown): string => (v === undefined ? 'nothing' : clip(JSON.stringify(v)));

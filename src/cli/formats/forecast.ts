@@ -38,6 +38,17 @@ export function takesFileLevels(id: string): boolean {
   return base !== undefined && !id.slice(base.length).includes('_levels=');
 }
 
+/**
+ * The id a state saves for a quantile id fed a file's levels: the id with `levels=` (SPEC §15.6),
+ * so that `ecuas merge` rebuilds the same metric; undefined when a level has no such decimal form
+ * (`1e-7`). Ids that carry their levels are saved as they are.
+ */
+export function savedQuantileId(id: string, levels: readonly number[]): string | undefined {
+  if (!takesFileLevels(id)) return id;
+  const texts = levels.map(String);
+  return texts.every((t) => /^[0-9]+(?:\.[0-9]+)?$/.test(t)) ? `${id}_levels=${texts.join(':')}` : undefined;
+}
+
 /** Levels as `ids` write them (`0.05:0.5:0.95`), for messages. */
 export function levelsText(levels: readonly number[]): string {
   return levels.map(String).join(':');
@@ -62,9 +73,11 @@ export function forecastDefaults(kind: 'samples' | 'quantiles', levels: readonly
  */
 export function quantileIdOptions(
   id: string,
-  levels: readonly number[],
+  levels: readonly number[] | undefined,
 ): { extra: { levels: number[] } | undefined } | string {
   const own = /_levels=([^_]*)/.exec(id.slice((baseOf(id, QUANTILE_IDS) ?? '').length));
+  // no file levels: a merge of states, whose ids carry their levels (see savedQuantileId)
+  if (levels === undefined) return { extra: undefined };
   if (own) {
     const given = own[1].split(':').map((t) => parseDecimal(t) ?? NaN);
     const same = given.length === levels.length && given.every((v, j) => v === levels[j]);
