@@ -844,7 +844,7 @@ describe('ecuas report: malformed input', () => {
     [
       'header.csv',
       'conf,correct\n0.5,1\n',
-      /header\.csv: line 1: expected the header "confidence,correct", "label,logit_0,…,logit_\{K-1\}", "label,prob_0,…,prob_\{K-1\}" with K ≥ 2 \(or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble\), "prediction,target,std", "score,positive", "ood_score,is_ood" with an optional "classification_error", or "lower,upper,target" \(any order\), got "conf,correct"$/,
+      /header\.csv: line 1: expected the header "confidence,correct", "label,logit_0,…,logit_\{K-1\}", "label,prob_0,…,prob_\{K-1\}" with K ≥ 2 \(or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble\), "prediction,target,std", "score,positive", "ood_score,is_ood" with an optional "classification_error", "lower,upper,target", "target,sample_0,…,sample_\{M-1\}" or "target,q0\.05,q0\.5,q0\.95" with the levels in the names \(any order\), got "conf,correct"$/,
     ],
     ['header-order.csv', 'label,logit_0,logit_2\n0,1,2\n', /line 1: .*column 3 is "logit_2" where "logit_1" belongs$/],
     [
@@ -891,7 +891,7 @@ describe('ecuas report: malformed input', () => {
     [
       'nokeys.json',
       '{"predictions": [1]}',
-      /missing keys: expected "logits" \(or "probabilities"\) and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", "oodScores" and "isOod" \(and "classificationErrors"\), or "lower", "upper" and "yTrue"; found "predictions"$/,
+      /missing keys: expected "logits" \(or "probabilities"\) and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", "oodScores" and "isOod" \(and "classificationErrors"\), "lower", "upper" and "yTrue", "samples" and "yTrue", or "quantiles", "levels" and "yTrue"; found "predictions"$/,
     ],
     ['array.json', '[[1, 2]]', /array\.json: expected a JSON object with the keys .*, got an array \(line 1\)$/],
     [

@@ -8,6 +8,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import { statSync } from 'node:fs';
 import { MetricCollection } from '../collection';
 import { clip, MetricInputError } from '../errors';
+import { forecastTensor } from './formats/forecast';
+import { isForecastKind } from './readers';
 import { DisguisedProbabilitiesError, disguisedRowsText } from '../inputs/logits';
 import { BINARY_SCREEN_MIN } from '../math/sigmoid';
 import { largestLogit, scaleProbabilityRows, temperatureFloor } from '../math/temperature';
@@ -45,7 +47,7 @@ export class SampleStore {
       this.b =
         batch.kind === 'classification'
           ? new Grow((n) => new Int32Array(n))
-          : batch.kind === 'regression' || batch.kind === 'interval'
+          : batch.kind === 'regression' || batch.kind === 'interval' || isForecastKind(batch.kind)
             ? new Grow((n) => new Float32Array(n))
             : new Grow((n) => new Uint8Array(n));
     }
@@ -57,6 +59,10 @@ export class SampleStore {
       this.a.append((batch.yPred as Float32Array).subarray(0, batch.n));
       this.b.append((batch.yTrue as Float32Array).subarray(0, batch.n));
       this.c.append((batch.yStd as Float32Array).subarray(0, batch.n));
+    } else if (isForecastKind(batch.kind)) {
+      const rows = (batch.samples ?? batch.quantiles) as Float32Array;
+      this.a.append(rows.subarray(0, batch.n * this.width));
+      this.b.append((batch.yTrue as Float32Array).subarray(0, batch.n));
     } else if (batch.kind === 'interval') {
       this.a.append((batch.lower as Float32Array).subarray(0, batch.n));
       this.b.append((batch.yTrue as Float32Array).subarray(0, batch.n));
@@ -148,6 +154,8 @@ export function inputsOf(id: string, batch: Batch): { kind: string; read: Inputs
       : { kind: 'rows', read: (b, z) => [z, b.labels] };
   if (batch.kind === 'regression') return { kind: 'regression', read: (b) => [b.yPred, b.yTrue, b.yStd] };
   if (batch.kind === 'interval') return { kind: 'interval', read: (b) => [b.lower, b.upper, b.yTrue] };
+  // a forecast's rows as a tensor [n, M] or [n, Q] (z), with the targets
+  if (isForecastKind(batch.kind)) return { kind: batch.kind, read: (b, z) => [z, b.yTrue] };
   // the SCOD metrics take (oodScores, classificationErrors, isOod), the others (scores, flags)
   if (batch.errors && isScodId(id)) return { kind: 'scod', read: (b) => [b.scores, b.errors, b.flags] };
   if (batch.scores) return { kind: 'scores', read: (b) => [b.scores, b.flags] };
@@ -196,6 +204,7 @@ export function feed(metrics: readonly ActiveMetric[], batch: Batch, file: strin
   let z: tf.Tensor | null = null;
   try {
     if (batch.kind === 'classification') z = classifierTensor(batch.logits as Float32Array, batch.n, batch);
+    else z = forecastTensor(batch);
     const plan = feedPlan(metrics, batch);
     for (const { set, read } of plan.collections) set.update(...read(batch, z));
     for (const { metric, read } of plan.single) metric.entry.obj.update(...read(batch, z));

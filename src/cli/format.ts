@@ -30,6 +30,10 @@ export interface ReportMeta {
   readonly binary?: boolean;
   /** Classification: the number of ensemble members (SPEC §12); absent for one model. */
   readonly members?: number;
+  /** Sample forecasts: the members or draws per sample. */
+  readonly width?: number;
+  /** Quantile forecasts: the file's levels. */
+  readonly levels?: readonly number[];
   readonly ci?: { readonly level: number; readonly resamples: number; readonly seed: number };
   /** `--temperature`: the logits were divided by it. */
   readonly temperature?: number;
@@ -93,6 +97,11 @@ export function describeData(meta: ReportMeta): string {
   if (meta.kind === 'ood') return `${meta.n} samples (OOD scores, OOD flags)`;
   if (meta.kind === 'scod') return `${meta.n} samples (OOD scores, OOD flags, classification errors)`;
   if (meta.kind === 'interval') return `${meta.n} samples (lower bounds, upper bounds, targets)`;
+  if (meta.kind === 'samples')
+    // merged states need not share M: a merge names no M
+    return `${meta.n} samples (${meta.width === undefined ? 'members or draws' : `${meta.width} members or draws each`}, targets)`;
+  if (meta.kind === 'quantiles')
+    return `${meta.n} samples (${meta.levels === undefined ? 'quantile forecasts' : `quantiles at levels ${meta.levels.join(', ')}`}, targets)`;
   const rows = `${meta.probabilities ? 'probabilities' : 'logits'}${meta.binary ? ' of class 1' : ''}`;
   const scaled = meta.temperature === undefined ? '' : ` at temperature ${meta.temperature}`;
   const members =

@@ -4,6 +4,8 @@
  * (`resolveMetrics`), refused in words when the file does not hold what an id needs.
  */
 import { clip, MetricInputError } from '../errors';
+import { forecastDefaults, forecastKindOfId, quantileIdOptions, SAMPLE_IDS } from './formats/forecast';
+import { isForecastKind } from './readers';
 import { Metric } from '../metric';
 import { RiskCoverageCurve } from '../metrics/selective';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../registry';
@@ -13,6 +15,8 @@ import type { InputKind } from './readers';
 export interface ActiveMetric {
   readonly id: string;
   readonly entry: MetricEntry;
+  /** The options given beside the id (a quantile file's levels), for the bootstrap's fresh copies. */
+  readonly extra?: Record<string, unknown>;
 }
 
 /** The prefix of each kind's ids (the scod kind takes the ood_* ids too). */
@@ -24,6 +28,8 @@ export const PREFIX: Record<InputKind, string> = {
   ood: 'ood_',
   scod: 'scod_',
   interval: 'int_',
+  samples: 'reg_',
+  quantiles: 'reg_',
 };
 export const NEEDS_TEXT: Record<InputKind, string> = {
   confidence: 'confidences and correctness',
@@ -33,6 +39,8 @@ export const NEEDS_TEXT: Record<InputKind, string> = {
   ood: 'OOD scores and OOD flags',
   scod: 'OOD scores, OOD flags and classification errors',
   interval: 'prediction intervals (lower and upper bounds) and targets',
+  samples: 'sample forecasts (members or draws) and targets',
+  quantiles: 'quantile forecasts and targets',
 };
 
 /**
@@ -42,25 +50,14 @@ export const NEEDS_TEXT: Record<InputKind, string> = {
  */
 export const RISK_AURC_ID = 'risk_aurc';
 
-/** The sample- and quantile-forecast bases (SPEC §15): `reg_*`, but not over (yPred, yTrue, yStd) files. */
-export const FORECAST_BASES = [
-  'reg_crps_samples',
-  'reg_picp_samples',
-  'reg_pinball',
-  'reg_qce',
-  'reg_picp_quantiles',
-  'reg_wis',
-];
-
-/** Whether an id is a forecast one, which the report does not read files for yet. */
-export function isForecastId(id: string): boolean {
-  return FORECAST_BASES.some((b) => id === b || id.startsWith(`${b}_`));
-}
+/** Whether an id is a forecast one (SPEC §15): `reg_*`, but over sample or quantile files. */
+export const isForecastId = (id: string): boolean => forecastKindOfId(id) !== undefined;
 
 /** The kind of input an id needs, by its prefix; undefined for ids the report cannot use. */
 export function kindOfId(id: string): InputKind | undefined {
   if (id === RISK_AURC_ID) return 'regression';
-  if (isForecastId(id)) return undefined;
+  const forecast = forecastKindOfId(id);
+  if (forecast) return forecast;
   // the ensemble measures read class scores too: one model's, or an ensemble's members'
   if (isEnsembleId(id)) return 'classification';
   return (Object.keys(PREFIX) as InputKind[]).find((kind) => id.startsWith(PREFIX[kind]));
@@ -80,7 +77,8 @@ export const isScodId = (id: string): boolean => id.startsWith(PREFIX.scod);
  * The default metrics of a kind: every id of its prefix (and risk_aurc for regression); for an
  * ensemble's members, the ensemble measures (ens_*) too; for SCOD data the OOD ids first.
  */
-export function defaultIds(kind: InputKind, ensemble = false): string[] {
+export function defaultIds(kind: InputKind, ensemble = false, levels?: readonly number[]): string[] {
+  if (isForecastKind(kind)) return forecastDefaults(kind, levels);
   const ids = METRIC_IDS.filter(
     (id) => (id.startsWith(PREFIX[kind]) && !isForecastId(id)) || (ensemble && isEnsembleId(id)),
   );
@@ -92,6 +90,8 @@ export function defaultIds(kind: InputKind, ensemble = false): string[] {
 export function idsHint(kind: InputKind): string {
   if (kind === 'regression') return `reg_* ids (or ${RISK_AURC_ID})`;
   if (kind === 'scod') return 'ood_* or scod_* ids';
+  if (kind === 'samples') return `${SAMPLE_IDS.join(' or ')} ids`;
+  if (kind === 'quantiles') return 'reg_pinball, reg_qce, reg_picp_quantiles or reg_wis ids';
   return `${PREFIX[kind]}* ids`;
 }
 
@@ -178,8 +178,9 @@ export function resolveMetrics(
   file: string,
   scaled = false,
   ensemble = false,
+  levels?: readonly number[],
 ): ActiveMetric[] {
-  const wanted = ids ?? defaultIds(kind, ensemble);
+  const wanted = ids ?? defaultIds(kind, ensemble, levels);
   for (const id of wanted) {
     const needs = kindOfId(id) ?? kind;
     if (!holdsWhatIdNeeds(kind, needs)) {
@@ -194,6 +195,20 @@ export function resolveMetrics(
   }
   // only cls_* ids get here with probabilities (other files are refused earlier)
   const extra = probabilities ? { probabilities: true } : scaled ? { probabilities: false } : undefined;
+  if (kind === 'quantiles')
+    return wanted.map((id) => {
+      // the file's levels are the metric's, unless the id names the same ones itself
+      const options = quantileIdOptions(id, levels);
+      if (typeof options === 'string') return usage(`--metrics: ${quote(id)} cannot read ${clip(file)}: ${options}`);
+      let entry: MetricEntry;
+      try {
+        entry = getMetricFromId(id, options.extra);
+      } catch (e) {
+        if (e instanceof MetricInputError) return usage(`--metrics: ${e.message.replace(/^getMetricFromId: /, '')}`);
+        throw e;
+      }
+      return { id, entry, ...(options.extra ? { extra: options.extra } : {}) };
+    });
   return wanted.map((id) => ({ id, entry: metricEntry(id, extra) }));
 }
 

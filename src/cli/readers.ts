@@ -11,6 +11,7 @@ import {
   DEFAULT_BATCH,
   fileError,
   InputFileError,
+  isForecastKind,
   MAX_LINE,
   SCORE_KINDS,
   type InputFormat,
@@ -38,7 +39,7 @@ export {
   type ReadSummary,
 } from './formats/common';
 
-export { InputFileError, SCORE_KINDS };
+export { InputFileError, isForecastKind, SCORE_KINDS };
 
 /** How an input of each format holds no samples, for {@link noSamples}. */
 const EMPTY: Record<InputFormat, string> = {

@@ -252,6 +252,8 @@ const KINDS: readonly InputKind[] = [
   'ood',
   'scod',
   'interval',
+  'samples',
+  'quantiles',
 ];
 /** A value from a file, as message text: JSON, clipped. */
 const quote = (v: unknown): string => (v === undefined ? 'nothing' : clip(JSON.stringify(v)));
@@ -542,6 +544,8 @@ const DATA: Record<InputKind, string> = {
   ood: 'OOD scores and OOD flags',
   scod: 'OOD scores, OOD flags and classification errors',
   interval: 'prediction intervals and targets',
+  samples: 'sample forecasts and targets',
+  quantiles: 'quantile forecasts and targets',
 };
 
 function dataText(s: StateSetup): string {

@@ -1,5 +1,8 @@
 /** `ecuas report FILE [options]`: the metrics of the samples in FILE, with intervals, plots and a saved state. */
 import { basename } from 'node:path';
+import { isForecastKind } from '../readers';
+import { QUANTILE_IDS, savedQuantileId, takesFileLevels } from '../formats/forecast';
+import * as tf from '@tensorflow/tfjs-core';
 import { bootstrap, MAX_RESAMPLES } from '../../bootstrap';
 import { clip, MetricInputError, printable } from '../../errors';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../../registry';
@@ -61,12 +64,15 @@ const COLUMNS_HELP = `  --columns MAP       FILE's own names for the input roles
                       label=y,logits=score_* or confidence=p,correct=hit. Roles: label,
                       logits, probabilities, confidence, correct, prediction, target, std,
                       score, positive, ood_score, is_ood, classification_error, lower,
-                      upper (or as the JSON keys: labels, confidences, correctness,
-                      yPred, yTrue, yStd, scores, positives, oodScores, isOod,
-                      classificationErrors; an interval file's target: target or yTrue). CSV
-                      and Parquet: the class scores are a glob whose * is the class
-                      number (score_1, …, score_10 in numeric order, from 0 or 1; names
-                      that are not numbers keep the file's order), and names match
+                      upper, samples, quantiles, levels (or as the JSON keys: labels,
+                      confidences, correctness, yPred, yTrue, yStd, scores, positives,
+                      oodScores, isOod, classificationErrors; an interval or forecast
+                      file's target: target or yTrue). CSV and Parquet: the class scores
+                      and samples are a glob whose * is the number (score_1, …,
+                      score_10 in numeric order, from 0 or 1; names that are not numbers
+                      keep the file's order), the quantiles a glob whose * is the level
+                      (quantiles=p_* for p_0.05, p_0.5, …; levels is for JSON and .npz
+                      only), e.g. target=y,samples=draw_*; names match
                       ignoring case. JSON and .npz: a key or array, matched exactly. Roles
                       left out keep their default names; other columns are ignored. A NAME
                       in double quotes is taken as written (commas, *, =).
@@ -95,6 +101,10 @@ apart by the extension (.csv, .json), else by the first character:
          is wrong) the scod_* ids too; scores are any finite reals
          header "lower,upper,target": a prediction interval [lower, upper] (lower ≤ upper,
          both finite) and the true value, e.g. 1.2,3.4,2.05
+         header "target,sample_0,…,sample_{M-1}" (M ≥ 1): a sample forecast (an ensemble's
+         members or Monte-Carlo draws) and the true value, e.g. 2.05,1.8,2.4,2.2
+         header "target,q0.05,q0.5,q0.95": quantile forecasts, each column's level its name
+         as written (strictly increasing in (0, 1)), e.g. 2.05,1.1,2.2,3.3
          correct, positive, is_ood and classification_error are 0/1 or true/false; a
          confidence may be NaN (read as 0.5)
          a binary classifier: header "label,logit" (or "label,prob"), the logit (or the
@@ -112,9 +122,12 @@ apart by the extension (.csv, .json), else by the first character:
          {"oodScores": [3.2, …], "isOod": [1, …], "classificationErrors": [0, …]}  (the
          last key optional)
          {"lower": [1.2, …], "upper": [3.4, …], "yTrue": [2.05, …]}  ("target" for "yTrue")
+         {"samples": [[1.8, 2.4, 2.2], …], "yTrue": [2.05, …]}  [N][M], ("target" too)
+         {"quantiles": [[1.1, 2.2, 3.3], …], "levels": [0.05, 0.5, 0.95], "yTrue": […]}
          other keys are ignored; NaN is accepted, as Python's json.dump writes it
   .npz   the JSON keys as arrays: logits [N, K], [N] or [N, 1] (binary), [M, N, K] or
-         [M, N, 1] (an ensemble, members first); the others [N]
+         [M, N, 1] (an ensemble, members first); samples [N, M], quantiles [N, Q] and
+         levels [Q]; the others [N]
 Other names for these columns, keys and arrays: --columns. An input with no samples (a
 header but no rows, empty arrays) is an error, unless --save-state saves its state alone.
 Probabilities (prob_* columns, the "probabilities" key, or --probabilities) must be
@@ -142,7 +155,11 @@ Options:
                       id for an ensemble), every conf_* id for confidences, every reg_* id
                       and ${RISK_AURC_ID} for regression, every det_* id for scores and
                       positives, every ood_* id for OOD scores (and every scod_* id with
-                      classification errors), every int_* id for prediction intervals.
+                      classification errors), every int_* id for prediction intervals,
+                      the forecast ids below for samples and quantiles (reg_wis only for
+                      levels symmetric about a median 0.5, reg_picp_quantiles for two
+                      levels or more). A quantile file's levels are the quantile ids'
+                      levels; an id naming other levels= is refused.
                       The ens_* ids take one model's class scores too (M = 1).
   --probabilities     the logit_* columns (or "logits" key) of FILE hold probabilities:
                       read them as prob_* columns (or a "probabilities" key). Only for
@@ -161,7 +178,8 @@ ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
   --ci LEVEL          add percentile bootstrap confidence intervals at this level, e.g. 0.95.
                       This holds all samples in memory (5 bytes per sample for confidences
                       or scores, 6 with classification errors, 4·K + 4 for logits or
-                      probabilities, 12 for regression or intervals, plus a working copy while
+                      probabilities, 12 for regression or intervals, 4·M + 4 for forecasts
+                      of M members or quantiles, plus a working copy while
                       resampling) and evaluates every metric --resamples times.
   --resamples N       bootstrap resamples, an integer from 1 to 1000000 (default 1000)
   --seed S            bootstrap seed, an integer (default 0): the same seed gives the same
@@ -174,7 +192,10 @@ ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
                       marked) and precision-recall.svg, OOD data with the in-distribution
                       samples positive and -ood_score as their score, so the marked FPR is
                       ood_fpr95 and the AP ood_aupr_in. Holds all samples in memory.
-                      Not for interval files (see intervalCoveragePlot in the library).
+                      For sample forecasts rank-histogram.svg (the targets' ranks among
+                      the samples), for quantile forecasts quantile-calibration.svg
+                      (observed against nominal level). Not for interval files (see
+                      \`ecuas conformal --plots\`, or intervalCoveragePlot in the library).
   --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
                       \`ecuas calibrate\`). Needs logits: a file of probabilities is refused
                       unless --probabilities is given, and then log p is scaled as logits.
@@ -182,6 +203,7 @@ ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
   --save-state OUT    also write the metrics' states to OUT, for \`ecuas merge\`: run report
                       on each shard of a large evaluation, then merge the states (see
                       \`ecuas merge --help\`). JSON if OUT ends in .json, else binary.
+                      A quantile file's ids are saved with its levels (reg_wis_levels=…).
   --state-format F    json or binary: the form of OUT whatever its name. Binary has no size
                       limit; JSON holds at most about 100 million samples of ranking metrics
                       (a larger state is written in binary, with a warning).
@@ -209,6 +231,10 @@ Metric ids for OOD scores, flags and classification errors (scod_*; scod_aurc_co
 ${wrapList(METRIC_IDS.filter(isScodId), '  ')}
 Metric ids for prediction intervals and targets (int_*; int_score_alpha=0.05):
 ${wrapList(defaultIds('interval'), '  ')}
+Metric ids for sample forecasts (reg_crps_samples_fair=true, reg_picp_samples_level=0.9):
+${wrapList(defaultIds('samples'), '  ')}
+Metric ids for quantile forecasts (reg_qce_norm=max, reg_picp_quantiles_level=0.9):
+${wrapList(QUANTILE_IDS, '  ')}
 
 ${BACKEND_HELP}
 
@@ -297,7 +323,8 @@ function parseReport(argv: readonly string[]): ReportArgs | undefined {
     if (ids.length === 0) usage(`--metrics needs at least one metric id ${SEE}`);
     metrics = [...new Set(ids)];
     for (const id of metrics) {
-      if (id === RISK_AURC_ID) continue;
+      // a quantile id without levels takes the file's: it is checked once they are read
+      if (id === RISK_AURC_ID || takesFileLevels(id)) continue;
       try {
         getMetricFromId(id).obj.dispose();
       } catch (e) {
@@ -367,7 +394,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
     const summary = await readInputFile(
       args.file,
       {
-        onKind(kind, asProbabilities, ensemble) {
+        onKind(kind, asProbabilities, ensemble, levels) {
           if (ensemble && args.temperature !== undefined)
             usage(`--temperature ${ENSEMBLE_TEMPERATURE} (${clip(args.file)} holds an ensemble's member outputs)`);
           if (kind !== 'classification' && args.probabilities) {
@@ -392,6 +419,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
             args.file,
             args.temperature !== undefined,
             ensemble === true,
+            levels,
           );
         },
         onBatch(batch) {
@@ -427,7 +455,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       await saveState(
         args.saveState,
         args.stateFormat,
-        metrics,
+        summary.levels === undefined ? metrics : withSavedLevels(metrics, summary.levels, args.file),
         { source, kind, probabilities, k, temperature, n, ...membersField(summary.members) },
         io,
       );
@@ -454,10 +482,12 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       const z =
         summary.kind === 'classification'
           ? classifierTensor(store.first, summary.n, { k: summary.k, width: store.width, members: store.members })
-          : null;
+          : isForecastKind(summary.kind)
+            ? tf.tensor2d(store.first, [summary.n, store.width], 'float32')
+            : null;
       try {
         const inputs = z
-          ? [z, store.second]
+          ? [z, store.second] // class scores and labels, or a forecast's rows and targets
           : summary.kind === 'regression'
             ? [store.first, store.second, store.third]
             : summary.kind === 'interval'
@@ -466,7 +496,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
                 ? [store.first, store.classificationErrors, store.second]
                 : [store.first, store.second];
         // every metric at once: one set of resamples, drawn once
-        const metricsToBoot = rows.map((row) =>
+        const metricsToBoot = rows.map((row, i) =>
           row.id === RISK_AURC_ID
             ? () => new RiskAURC() as unknown as MetricEntry['obj']
             : isEnsembleId(row.id)
@@ -477,7 +507,9 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
                   ) as unknown as MetricEntry['obj']
               : summary.kind === 'scod' && !isScodId(row.id)
                 ? () => new SomeInputs(getMetricFromId(row.id).obj, [0, 2]) as unknown as MetricEntry['obj']
-                : row.id,
+                : metrics[i].extra !== undefined
+                  ? () => getMetricFromId(row.id, metrics[i].extra).obj // a quantile file's levels
+                  : row.id,
         );
         const results = bootstrap(metricsToBoot, inputs, {
           resamples: args.resamples,
@@ -510,6 +542,8 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
         k: summary.k,
         binary: summary.binary,
         members: summary.members,
+        width: summary.width,
+        levels: summary.levels,
         ci: args.ci !== undefined ? { level: args.ci, resamples: args.resamples, seed: args.seed } : undefined,
         temperature: args.temperature,
       }),
@@ -517,27 +551,37 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
 
     if (args.plots !== undefined && store) {
       const data: PlotData =
-        summary.kind === 'confidence'
-          ? { kind: 'confidence', confidences: store.first, correctness: store.second as Uint8Array }
-          : summary.kind === 'regression'
-            ? { kind: 'regression', yPred: store.first, yTrue: store.second as Float32Array, yStd: store.third }
-            : SCORE_KINDS.includes(summary.kind)
-              ? {
-                  // SCOD data are drawn as OOD data: the curves do not use the classification errors
-                  kind: summary.kind === 'detection' ? 'detection' : 'ood',
-                  scores: store.first,
-                  flags: store.second as Uint8Array,
-                }
-              : {
-                  kind: 'classification',
-                  n: summary.n,
-                  k: summary.k,
-                  width: store.width,
-                  members: store.members,
-                  values: store.first,
-                  labels: store.second as Int32Array,
-                  probabilities: summary.probabilities,
-                };
+        summary.kind === 'samples'
+          ? { kind: 'samples', n: summary.n, m: store.width, values: store.first, yTrue: store.second as Float32Array }
+          : summary.kind === 'quantiles'
+            ? {
+                kind: 'quantiles',
+                n: summary.n,
+                levels: summary.levels ?? [],
+                values: store.first,
+                yTrue: store.second as Float32Array,
+              }
+            : summary.kind === 'confidence'
+              ? { kind: 'confidence', confidences: store.first, correctness: store.second as Uint8Array }
+              : summary.kind === 'regression'
+                ? { kind: 'regression', yPred: store.first, yTrue: store.second as Float32Array, yStd: store.third }
+                : SCORE_KINDS.includes(summary.kind)
+                  ? {
+                      // SCOD data are drawn as OOD data: the curves do not use the classification errors
+                      kind: summary.kind === 'detection' ? 'detection' : 'ood',
+                      scores: store.first,
+                      flags: store.second as Uint8Array,
+                    }
+                  : {
+                      kind: 'classification',
+                      n: summary.n,
+                      k: summary.k,
+                      width: store.width,
+                      members: store.members,
+                      values: store.first,
+                      labels: store.second as Int32Array,
+                      probabilities: summary.probabilities,
+                    };
       let written: string[];
       try {
         const { writePlots } = await import('../plots');
@@ -551,6 +595,18 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
     progress.clear();
     for (const m of metrics) m.entry.obj.dispose();
   }
+}
+
+/** A quantile file's metrics as a state names them: each id with the file's levels (see savedQuantileId). */
+function withSavedLevels(metrics: readonly ActiveMetric[], levels: readonly number[], file: string): ActiveMetric[] {
+  return metrics.map((m) => {
+    const id = savedQuantileId(m.id, levels);
+    if (id === undefined)
+      usage(
+        `--save-state: the levels of ${clip(file)} (${levels.join(', ')}) have no levels= form for the ids of a state (decimals such as 0.05): give ids with their levels, e.g. ${m.id}_levels=…`,
+      );
+    return { ...m, id: id as string };
+  });
 }
 
 /** `ecuas report FILE [options]`. */

@@ -6,6 +6,7 @@
 import {
   check,
   fileError,
+  isForecastKind,
   quote,
   rowsPerBatch,
   shapeFields,
@@ -15,6 +16,8 @@ import {
   type InputKind,
   type ReadCallbacks,
 } from './common';
+import { QUANTILE_NAME, SAMPLE_NAME } from './forecast';
+import { forecastColumns } from './mapping';
 
 /** Where each value of a row comes from, by role. */
 export interface Layout {
@@ -30,15 +33,19 @@ export interface Layout {
    * The column of each role: confidence [confidence, correct]; classification [label,
    * score_0, …, score_{K-1}] (members one after another: member 0's, member 1's, …; one score
    * each for binary); regression [prediction, target, std]; detection [score, positive]; ood
-   * [ood_score, is_ood]; scod [ood_score, is_ood, classification_error]; interval [lower, upper, target].
+   * [ood_score, is_ood]; scod [ood_score, is_ood, classification_error]; interval [lower, upper, target];
+   * samples [target, sample_0, …, sample_{M-1}]; quantiles [target, q_1, …, q_Q] (levels ascending).
+   * Classification and forecasts: `width` is the number of values after the first column.
    */
   readonly columns: readonly number[];
   /** The role's column names as the file spells them, for messages. */
   readonly names: readonly string[];
+  /** Quantiles: the level of each quantile column, float64 as its name writes it. */
+  readonly levels?: readonly number[];
 }
 
 export const EXPECTED_COLUMNS =
-  '"confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2 (or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble), "prediction,target,std", "score,positive", "ood_score,is_ood" with an optional "classification_error", or "lower,upper,target" (any order)';
+  '"confidence,correct", "label,logit_0,…,logit_{K-1}", "label,prob_0,…,prob_{K-1}" with K ≥ 2 (or "label,logit" for a binary classifier, "label,member0_logit_0,…" for an ensemble), "prediction,target,std", "score,positive", "ood_score,is_ood" with an optional "classification_error", "lower,upper,target", "target,sample_0,…,sample_{M-1}" or "target,q0.05,q0.5,q0.95" with the levels in the names (any order)';
 
 const REGRESSION_COLUMNS = ['prediction', 'target', 'std'] as const;
 const DETECTION_COLUMNS = ['score', 'positive'] as const;
@@ -102,6 +109,42 @@ export function resolveColumns(
     );
   };
   if (has('confidence')) return simple('confidence', ['confidence', 'correct']);
+  // before regression, which shares the target: members or draws (sample_*), quantiles (q<level>)
+  const samples = names.some((c, i) => used[i] && SAMPLE_NAME.test(c));
+  const quantiles = !samples && names.some((c, i) => used[i] && QUANTILE_NAME.test(c));
+  // (only where no other kind's column is: those files keep their own messages)
+  if ((samples || quantiles) && PLAIN.every((c) => c === 'target' || !has(c))) {
+    const target = once('target');
+    if (typeof target === 'string') return target;
+    const role = samples ? 'samples' : 'quantiles';
+    const who = samples ? 'the sample columns (sample_0, …)' : 'the quantile columns (q0.05, …)';
+    const notTarget = used.map((u, i) => u && i !== target);
+    const found = forecastColumns(
+      role,
+      undefined,
+      names,
+      cells.map((c) => c.trim()),
+      notTarget,
+      who,
+    );
+    if (typeof found === 'string') return found;
+    const bad = extra(
+      (c) => c === 'target' || (samples ? SAMPLE_NAME.test(c) : c.startsWith('q')),
+      samples ? 'target, sample_0, …' : 'target, q<level>, …',
+    );
+    if (bad) return bad;
+    const columns = [target, ...found.columns];
+    return {
+      kind: role,
+      k: 0,
+      width: found.columns.length,
+      members: 0,
+      scores: 'logits',
+      columns,
+      names: columns.map((i) => cells[i].trim()),
+      ...(found.levels === undefined ? {} : { levels: found.levels }),
+    };
+  }
   // before regression, which shares the target
   if (has('lower') || has('upper')) return simple('interval', INTERVAL_COLUMNS);
   if (REGRESSION_COLUMNS.some(has)) return simple('regression', REGRESSION_COLUMNS);
@@ -294,18 +337,21 @@ export class RowBatcher {
 
   constructor(
     private readonly file: string,
-    private readonly layout: Pick<Layout, 'kind' | 'k' | 'width' | 'members' | 'scores'>,
+    private readonly layout: Pick<Layout, 'kind' | 'k' | 'width' | 'members' | 'scores' | 'levels'>,
     private readonly read: Announced,
     batchSize: number,
     private readonly cb: ReadCallbacks,
     private readonly place: (row: number, role: number) => string,
     private readonly span: (first: number, last: number) => string,
   ) {
-    this.rows = layout.kind === 'classification' ? rowsPerBatch(batchSize, this.rowLength) : batchSize;
+    this.rows =
+      layout.kind === 'classification' || isForecastKind(layout.kind)
+        ? rowsPerBatch(batchSize, this.rowLength)
+        : batchSize;
     this.fresh();
   }
 
-  /** Values of one sample: its class scores, of every member. */
+  /** Values of one sample: its class scores, of every member; a forecast's M or Q values. */
   private get rowLength(): number {
     return Math.max(1, this.layout.members) * this.layout.width;
   }
@@ -319,6 +365,9 @@ export class RowBatcher {
     } else if (kind === 'classification') {
       this.a = new Float32Array(r * this.rowLength);
       this.c = new Int32Array(r);
+    } else if (isForecastKind(kind)) {
+      this.a = new Float32Array(r * this.rowLength);
+      this.c = new Float32Array(r);
     } else if (kind !== 'regression' && kind !== 'interval') {
       this.a = new Float32Array(r);
       this.c = new Uint8Array(r);
@@ -379,6 +428,20 @@ export class RowBatcher {
             const member = this.layout.members > 0 ? `, member ${m}` : '';
             if (badRow) fileError(this.file, `${this.place(row, -1)}${member}: ${badRow}`);
           }
+        }
+      } else if (isForecastKind(kind)) {
+        // (target, value_0, …): a = the row's members, draws or quantiles, c = target
+        const t = this.value(get[0], i, row, 0);
+        const badT = check.finite(t, 'target');
+        if (badT) fail(row, 0, badT);
+        this.c[b] = t;
+        const what = kind === 'samples' ? 'sample' : 'quantile';
+        const off = b * length;
+        for (let j = 0; j < length; j++) {
+          const v = this.value(get[j + 1], i, row, j + 1);
+          const bad = check.finite(v, what);
+          if (bad) fail(row, j + 1, bad);
+          this.a[off + j] = v;
         }
       } else if (kind === 'interval') {
         // (lower, upper, target): a = lower, d = upper, c = target
@@ -448,6 +511,17 @@ export class RowBatcher {
         ...shapeFields(width, members),
         logits: this.a.subarray(0, b * this.rowLength),
         labels: this.c.subarray(0, b) as Int32Array,
+        where,
+      };
+    else if (isForecastKind(kind))
+      batch = {
+        kind,
+        n: b,
+        k: 0,
+        width,
+        [kind]: this.a.subarray(0, b * this.rowLength),
+        yTrue: this.c.subarray(0, b) as Float32Array,
+        ...(this.layout.levels === undefined ? {} : { levels: this.layout.levels }),
         where,
       };
     else if (kind === 'interval')

@@ -12,9 +12,14 @@ import type { ColumnMap } from './mapping';
  * regression predictions, targets and predictive standard deviations, a binary detector's
  * scores and positives (SPEC §13.1), OOD scores and OOD flags (SPEC §13.3) — `scod` when
  * the classification errors come with them, as the SCOD metrics take them — or prediction
- * intervals and targets (SPEC §14.3).
+ * intervals and targets (SPEC §14.3), or sample or quantile forecasts and targets (SPEC §15).
  */
-export type InputKind = 'confidence' | 'classification' | 'regression' | 'detection' | 'ood' | 'scod' | 'interval';
+export type InputKind =
+  'confidence' | 'classification' | 'regression' | 'detection' | 'ood' | 'scod' | 'interval' | 'samples' | 'quantiles';
+
+/** The forecast kinds (SPEC §15): rows of M members or draws, or of Q quantiles, with a target each. */
+export const isForecastKind = (kind: InputKind): kind is 'samples' | 'quantiles' =>
+  kind === 'samples' || kind === 'quantiles';
 
 /** The kinds of (score, flag) columns: a detector's, or OOD scores with or without classification errors. */
 export const SCORE_KINDS: readonly InputKind[] = ['detection', 'ood', 'scod'];
@@ -55,16 +60,23 @@ export interface Batch {
   readonly logits?: Float32Array;
   /**
    * Classification kind: values per sample and member, when it is not `k`: 1 for a binary
-   * classifier (the logit or probability of class 1, SPEC §11; `k` is 2 then).
+   * classifier (the logit or probability of class 1, SPEC §11; `k` is 2 then). Forecast kinds:
+   * values per sample, M members or draws, or Q quantiles.
    */
   readonly width?: number;
+  /** Samples kind: finite float32 members or draws, row-major [n, width]. */
+  readonly samples?: Float32Array;
+  /** Quantiles kind: finite float32 quantiles, row-major [n, width], column j at `levels[j]`. */
+  readonly quantiles?: Float32Array;
+  /** Quantiles kind: the levels of the columns, float64, strictly increasing in (0, 1). */
+  readonly levels?: readonly number[];
   /** Classification kind: the number of ensemble members M (SPEC §12); absent for one model. */
   readonly members?: number;
   /** Classification kind: labels in [0, k − 1]. */
   readonly labels?: Int32Array;
   /** Regression kind: finite float32 predictions (the Gaussian means). */
   readonly yPred?: Float32Array;
-  /** Regression and interval kinds: finite float32 targets. */
+  /** Regression, interval and forecast kinds: finite float32 targets. */
   readonly yTrue?: Float32Array;
   /** Regression kind: float32 predictive standard deviations, finite and > 0. */
   readonly yStd?: Float32Array;
@@ -95,9 +107,9 @@ export interface ReadCallbacks {
    * Called once, as soon as the kind of input is known and before the first batch; for
    * classification, `probabilities` tells whether the rows are read as probabilities (the file
    * says so, or {@link ReadOptions.probabilities}), and `ensemble` whether they are an ensemble's
-   * member outputs (SPEC §12).
+   * member outputs (SPEC §12); for quantiles, `levels` are the file's levels.
    */
-  onKind(kind: InputKind, probabilities: boolean, ensemble?: boolean): void;
+  onKind(kind: InputKind, probabilities: boolean, ensemble?: boolean, levels?: readonly number[]): void;
   onBatch(batch: Batch): void;
   onProgress?(progress: ReadProgress): void;
 }
@@ -137,6 +149,10 @@ export interface ReadSummary {
   readonly binary?: true;
   /** Classification: the number of ensemble members M (SPEC §12); absent for one model. */
   readonly members?: number;
+  /** Forecast kinds: values per sample, M or Q (0 for a samples file without rows); absent otherwise. */
+  readonly width?: number;
+  /** Quantiles kind: the file's levels; absent otherwise. */
+  readonly levels?: readonly number[];
 }
 
 /** The shape fields of a {@link ReadSummary} or {@link Batch}: only those that apply. */
@@ -147,6 +163,17 @@ export function shapeFields(width: number, members: number): { width?: number; m
 /** The shape fields of a {@link ReadSummary}: only those that apply. */
 export function summaryShape(width: number, members: number): { binary?: true; members?: number } {
   return { ...(width === 1 ? { binary: true as const } : {}), ...(members > 0 ? { members } : {}) };
+}
+
+/** The shape fields of a {@link ReadSummary} of any kind: a forecast's width and levels, else {@link summaryShape}'s. */
+export function kindShape(
+  kind: InputKind,
+  width: number,
+  members: number,
+  levels?: readonly number[],
+): { binary?: true; members?: number; width?: number; levels?: readonly number[] } {
+  if (isForecastKind(kind)) return { width, ...(levels === undefined ? {} : { levels }) };
+  return summaryShape(width, members);
 }
 
 /** A problem with the input file; the message names the file and the line or key at fault. */
@@ -239,6 +266,11 @@ const SPECIAL: Record<string, number> = {
   '-infinity': -Infinity,
 };
 
+/** Parses a decimal (no nan/inf spelling) as the float64 it writes; undefined if it is not one. */
+export function parseDecimal(text: string): number | undefined {
+  return DECIMAL.test(text) ? Number(text) : undefined;
+}
+
 /** Parses a text cell as a number; undefined if it is not one. Accepts nan/inf spellings. */
 export function parseCell(cell: string): number | undefined {
   if (DECIMAL.test(cell)) return Number(cell);
@@ -280,10 +312,12 @@ export function announceKind(
   scores: ClassScores,
   rules: ValueRules,
   ensemble = false,
+  levels?: readonly number[],
 ): Announced {
   const asProbabilities = kind === 'classification' && (scores === 'probabilities' || rules.forced);
   const note = asProbabilities && scores === 'logits' ? FORCED_NOTE : '';
-  cb.onKind(kind, asProbabilities, ensemble);
+  if (levels === undefined) cb.onKind(kind, asProbabilities, ensemble);
+  else cb.onKind(kind, asProbabilities, ensemble, levels);
   return { asProbabilities, note, realScores: kind === 'confidence' && rules.realScores };
 }
 

@@ -12,7 +12,7 @@ import {
   parseCell,
   quote,
   rethrowIo,
-  summaryShape,
+  kindShape,
   type ReadCallbacks,
   type ReadSummary,
   type ValueRules,
@@ -131,7 +131,7 @@ export async function readCsv(
       header = h;
       width = cells.length;
       shownNames = clip(cells.map((c) => c.trim()).join(','));
-      const announced = announceKind(cb, h.kind, h.scores, rules, h.members > 0);
+      const announced = announceKind(cb, h.kind, h.scores, rules, h.members > 0, h.levels);
       asProbabilities = announced.asProbabilities;
       get = getters(h);
       // a CSV row is numbered by its line
@@ -168,6 +168,6 @@ export async function readCsv(
     k: h.k,
     probabilities: asProbabilities,
     passes: 1,
-    ...summaryShape(h.width, h.members),
+    ...kindShape(h.kind, h.width, h.members, h.levels),
   };
 }

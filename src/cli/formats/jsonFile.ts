@@ -16,6 +16,8 @@ import {
   MAX_HELD_VALUES,
   quote,
   rethrowIo,
+  isForecastKind,
+  kindShape,
   rowsPerBatch,
   shapeFields,
   summaryShape,
@@ -25,6 +27,7 @@ import {
   type ReadSummary,
   type ValueRules,
 } from './common';
+import { levelsProblem } from './forecast';
 import { keyNames, listNames, type ColumnMap, type KeyNames } from './mapping';
 import type { Source } from './source';
 import { textChunks } from './text';
@@ -52,12 +55,21 @@ const HELD_KEYS = {
   ood: ['oodScores', 'isOod'],
   scod: ['oodScores', 'isOod', 'classificationErrors'],
   interval: ['lower', 'upper', 'yTrue'],
+  // forecasts: the rows [N][M] or [N][Q] (a matrix key) and the targets; the levels [Q] apart
+  samples: ['samples', 'yTrue'],
+  quantiles: ['quantiles', 'yTrue', 'levels'],
 } as const satisfies Partial<Record<InputKind, readonly string[]>>;
 
 type HeldKind = keyof typeof HELD_KEYS;
 
 const isHeldKind = (kind: InputKind | undefined): kind is HeldKind =>
-  kind === 'regression' || kind === 'detection' || kind === 'ood' || kind === 'scod' || kind === 'interval';
+  kind !== undefined && kind !== 'classification' && kind !== 'confidence';
+
+/** The held keys whose entries are rows of numbers (a forecast's members, draws or quantiles). */
+const MATRIX_KEYS: ReadonlySet<string> = new Set(['samples', 'quantiles']);
+
+/** The kinds whose target may come first, before the key that tells the kind (yTrue alone is regression's). */
+const TARGET_KINDS: ReadonlySet<InputKind> = new Set(['interval', 'samples', 'quantiles']);
 
 /** Whether a held key is read for a file of `kind`: its own keys; OOD files may hold the classification errors. */
 const holdsKey = (kind: HeldKind, key: string): boolean =>
@@ -71,13 +83,15 @@ function kindOfKey(key: string): InputKind | undefined {
   if (key === 'confidences' || key === 'correctness') return 'confidence';
   // yTrue is a regression key until "lower" or "upper" makes the file an interval file
   if (key === 'lower' || key === 'upper') return 'interval';
+  if (key === 'samples') return 'samples';
+  if (key === 'quantiles' || key === 'levels') return 'quantiles';
   for (const kind of ['regression', 'detection', 'scod'] as const)
     if ((HELD_KEYS[kind] as readonly string[]).includes(key)) return kind === 'scod' ? 'ood' : kind;
   return undefined;
 }
 
 const EXPECTED_KEYS =
-  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", "oodScores" and "isOod" (and "classificationErrors"), or "lower", "upper" and "yTrue"';
+  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", "oodScores" and "isOod" (and "classificationErrors"), "lower", "upper" and "yTrue", "samples" and "yTrue", or "quantiles", "levels" and "yTrue"';
 
 function describeScalar(type: JsonScalar, text: string): string {
   if (type === 'string') return `the string ${JSON.stringify(text.length > 24 ? text.slice(0, 24) + '…' : text)}`;
@@ -120,6 +134,10 @@ class JsonDocument {
   memberRows = 0;
   /** Regression, detection, OOD: each key's values, all held (a few bytes a sample) and batched once read. */
   readonly columnValues = new Map<string, Grow<Float32Array>>();
+  /** Forecasts: the values per row of the matrix key, once its first row is read (0 before). */
+  matrixWidth = 0;
+  /** Quantiles: the levels as the file writes them (float64). */
+  levels: number[] | undefined;
   /** A stream, read once: its big array, when it comes before the small one, is held here. */
   held: Grow<Float32Array> | undefined;
   constructor(
@@ -231,7 +249,14 @@ class JsonPass implements JsonHandler {
         this.index = 0;
         return;
       }
-      this.fail(key, `[${this.index}]: expected a number, got ${what}`);
+      if (d === 2 && MATRIX_KEYS.has(key) && !this.inRow) {
+        if (what !== 'an array')
+          this.fail(key, `[${this.index}]: expected a row of ${key} (an array of numbers), got ${what}`);
+        this.inRow = true;
+        this.rowLen = 0;
+        return;
+      }
+      this.fail(key, `[${this.index}]${this.inRow ? `[${this.rowLen}]` : ''}: expected a number, got ${what}`);
     }
     const keys = this.doc.keys();
     const key = this.mode === 'big' ? keys.big : keys.small;
@@ -314,7 +339,8 @@ class JsonPass implements JsonHandler {
     const d = --this.depth;
     if (this.mode === 'skip') return;
     if (this.mode === 'column') {
-      if (d === 1) this.mode = 'skip';
+      if (d === 2 && this.inRow) this.endMatrixRow();
+      else if (d === 1) this.mode = 'skip';
       return;
     }
     const keys = this.doc.keys();
@@ -378,6 +404,26 @@ class JsonPass implements JsonHandler {
       }
       this.finishItem();
     }
+  }
+
+  /** The end of a row of a forecast's matrix key: every row of the same M ≥ 1 (or Q) values. */
+  private endMatrixRow(): void {
+    const doc = this.doc;
+    const key = this.currentRole as string;
+    this.inRow = false;
+    if (doc.matrixWidth === 0) {
+      if (this.rowLen < 1)
+        this.fail(
+          key,
+          `[${this.index}]: expected rows of at least one ${key === 'samples' ? 'member or draw' : 'quantile'}, got an empty row`,
+        );
+      doc.matrixWidth = this.rowLen;
+    } else if (this.rowLen !== doc.matrixWidth)
+      this.fail(
+        key,
+        `[${this.index}]: expected ${doc.matrixWidth} ${key} like row 0, got ${this.rowLen} (ragged rows)`,
+      );
+    this.index++;
   }
 
   /** The end of an ensemble's row (d = 3) or member (d = 2): every row of K values, every member of N rows. */
@@ -445,11 +491,11 @@ class JsonPass implements JsonHandler {
         if (doc.seen.has(key)) fileError(doc.file, `key ${quote(name, 80)} appears twice (${this.where()})`);
         const before = [...doc.seen].map((k) => doc.s(k)).join('/');
         doc.seen.add(key);
-        // a target first is a regression file's until an interval bound says otherwise
-        const interval = (k: InputKind): boolean =>
-          k === 'interval' && [...doc.seen].every((s) => s === 'yTrue' || holdsKey('interval', s));
-        if (doc.kind === undefined || (doc.kind === 'regression' && interval(kind))) doc.kind = kind;
-        else if (doc.kind !== kind && !(doc.kind === 'interval' && key === 'yTrue'))
+        // a target first is a regression file's until an interval bound or a forecast says otherwise
+        const withTarget = (k: InputKind): boolean =>
+          TARGET_KINDS.has(k) && isHeldKind(k) && [...doc.seen].every((s) => s === 'yTrue' || holdsKey(k, s));
+        if (doc.kind === undefined || (doc.kind === 'regression' && withTarget(kind))) doc.kind = kind;
+        else if (doc.kind !== kind && !(TARGET_KINDS.has(doc.kind) && key === 'yTrue'))
           fileError(
             doc.file,
             `key ${quote(name, 80)} cannot be combined with ${before}: give either ${EXPECTED_KEYS} (${this.where()})`,
@@ -465,13 +511,16 @@ class JsonPass implements JsonHandler {
         // classification waits for the rows: their key decides logits or probabilities, their
         // layout an ensemble; OOD data for the end, where the classification errors are known
         // (a target alone: at the end too, where the bounds are known)
-        if (kind !== 'classification' && kind !== 'ood' && key !== 'yTrue') this.announce();
+        // (forecasts: at the end too, where the width and the levels are known)
+        if (kind !== 'classification' && kind !== 'ood' && key !== 'yTrue' && !isForecastKind(kind)) this.announce();
       }
     }
     if (isHeldKind(doc.kind)) {
       if (role !== undefined && holdsKey(doc.kind, role)) {
         this.mode = 'column';
-        doc.columnValues.set(role, new Grow((n) => new Float32Array(n)));
+        this.inRow = false;
+        if (role === 'levels') doc.levels = [];
+        else doc.columnValues.set(role, new Grow((n) => new Float32Array(n)));
       } else this.mode = 'skip';
       return;
     }
@@ -502,23 +551,41 @@ class JsonPass implements JsonHandler {
     if (this.mode === 'column') {
       const key = this.currentRole as string;
       if (d === 1) this.fail(key, `: expected an array, got ${describeScalar(type, text)}`);
+      const matrix = MATRIX_KEYS.has(key);
+      if (matrix && !this.inRow)
+        this.fail(
+          key,
+          `[${this.index}]: expected a row of ${key} (an array of numbers), got ${describeScalar(type, text)}`,
+        );
+      const at = matrix ? `[${this.index}][${this.rowLen}]` : `[${this.index}]`;
+      if (key === 'levels') {
+        // float64 as written: a level is an option, never rounded to float32 (SPEC §15)
+        if (type !== 'number')
+          this.fail(key, `${at}: expected a level (a number in (0, 1)), got ${describeScalar(type, text)}`);
+        const levels = this.doc.levels as number[];
+        if (levels.length >= MAX_HELD_ENTRIES) this.tooMany(key, 'the levels are held in memory');
+        levels.push(Number(text));
+        this.index++;
+        return;
+      }
       const flag = FLAG_KEYS.has(key);
       const boolean = flag && (type === 'true' || type === 'false');
       if (!boolean && type !== 'number')
-        this.fail(
-          key,
-          `[${this.index}]: expected ${flag ? 'true/false or 0/1' : 'a number'}, got ${describeScalar(type, text)}`,
-        );
+        this.fail(key, `${at}: expected ${flag ? 'true/false or 0/1' : 'a number'}, got ${describeScalar(type, text)}`);
       const v = boolean ? Number(type === 'true') : Number(text);
       const bad = flag ? check.flag(v) : heldValueProblem(key, v);
-      if (bad) this.fail(key, `[${this.index}]: ${bad}`);
-      if (this.index >= MAX_HELD_ENTRIES)
+      if (bad) this.fail(key, `${at}: ${bad}`);
+      const values = this.doc.columnValues.get(key) as Grow<Float32Array>;
+      if (matrix ? values.length >= MAX_HELD_VALUES : this.index >= MAX_HELD_ENTRIES)
         this.tooMany(
           key,
-          `a ${this.doc.kind === 'regression' ? 'regression' : 'score'} file is held in memory while it is read`,
+          `a ${this.doc.kind === 'regression' ? 'regression' : isForecastKind(this.doc.kind as InputKind) ? 'forecast' : 'score'} file is held in memory while it is read`,
         );
-      (this.doc.columnValues.get(key) as Grow<Float32Array>).push(v);
-      this.index++;
+      if (this.doc.matrixWidth > 0 && matrix && this.rowLen >= this.doc.matrixWidth)
+        this.fail(key, `[${this.index}]: expected ${this.doc.matrixWidth} ${key} like row 0, got more (ragged rows)`);
+      values.push(v);
+      if (matrix) this.rowLen++;
+      else this.index++;
       return;
     }
     if (this.mode === 'skip' || d === 1) {
@@ -903,6 +970,8 @@ function heldValueProblem(key: string, v: number): string | undefined {
     oodScores: 'OOD score',
     lower: 'lower bound',
     upper: 'upper bound',
+    samples: 'sample',
+    quantiles: 'quantile',
   };
   return check.finite(v, what[key]);
 }
@@ -922,14 +991,18 @@ function heldColumnBatches(
   const file = doc.file;
   const kind: HeldKind = read === 'ood' && doc.columnValues.has('classificationErrors') ? 'scod' : read;
   const keys: readonly string[] = HELD_KEYS[kind];
-  const present = keys.filter((k) => doc.columnValues.has(k));
-  const missing = keys.filter((k) => !doc.columnValues.has(k));
+  // the levels are held apart from the rows' arrays (float64, one per column)
+  const has = (k: string): boolean => (k === 'levels' ? doc.levels !== undefined : doc.columnValues.has(k));
+  const present = keys.filter(has);
+  const missing = keys.filter((k) => !has(k));
   const what = {
     regression: 'a regression file',
     detection: 'a detection file',
     ood: 'an OOD file',
     scod: 'an OOD file',
     interval: 'an interval file',
+    samples: 'a file of sample forecasts',
+    quantiles: 'a file of quantile forecasts',
   };
   if (missing.length > 0)
     fileError(
@@ -939,6 +1012,7 @@ function heldColumnBatches(
         .join(', ')
         .replace(/, (?=[^,]*$)/, ' and ')}${others(doc, columns)}`,
     );
+  if (isForecastKind(kind)) return forecastBatches(doc, kind, cb, batchSize);
   if (!doc.announced) {
     doc.announced = true;
     cb.onKind(kind, false);
@@ -980,4 +1054,55 @@ function heldColumnBatches(
     );
   }
   return { format: 'json', kind, n, k: 0, probabilities: false, passes: 1 };
+}
+
+/**
+ * A forecast file, read whole in pass 1: its rows [N][M] or [N][Q] against the targets (and the
+ * levels, one per column of quantiles), handed out in batches of rows.
+ */
+function forecastBatches(
+  doc: JsonDocument,
+  kind: 'samples' | 'quantiles',
+  cb: ReadCallbacks,
+  batchSize: number,
+): ReadSummary {
+  const file = doc.file;
+  const values = (doc.columnValues.get(kind) as Grow<Float32Array>).view;
+  const yTrue = (doc.columnValues.get('yTrue') as Grow<Float32Array>).view;
+  const levels = doc.levels;
+  let width = doc.matrixWidth;
+  if (levels !== undefined) {
+    if (width === 0) width = levels.length;
+    else if (levels.length !== width)
+      fileError(
+        file,
+        `key ${doc.s('levels')} has ${levels.length} ${levels.length === 1 ? 'entry' : 'entries'} but the rows of ${doc.s(kind)} have ${width} quantiles: one level for each column`,
+      );
+    const bad = levelsProblem(levels, (j) => `key ${doc.s('levels')}[${j}]`);
+    if (bad) fileError(file, bad);
+  }
+  const n = width === 0 ? 0 : values.length / width;
+  if (yTrue.length !== n)
+    fileError(
+      file,
+      `key ${doc.s('yTrue')} has ${yTrue.length} ${yTrue.length === 1 ? 'entry' : 'entries'} but ${doc.s(kind)} has ${n} rows: they must have the same length`,
+    );
+  doc.announced = true;
+  if (levels === undefined) cb.onKind(kind, false);
+  else cb.onKind(kind, false, false, levels);
+  const rows = rowsPerBatch(batchSize, Math.max(1, width));
+  for (let start = 0; start < n; start += rows) {
+    const end = Math.min(n, start + rows);
+    cb.onBatch({
+      kind,
+      n: end - start,
+      k: 0,
+      width,
+      [kind]: values.slice(start * width, end * width),
+      yTrue: yTrue.slice(start, end),
+      ...(levels === undefined ? {} : { levels }),
+      where: `key ${doc.s(kind)}${end - start === 1 ? ` row [${start}]` : ` rows ${start}–${end - 1}`}`,
+    });
+  }
+  return { format: 'json', kind, n, k: 0, probabilities: false, passes: 1, ...kindShape(kind, width, 0, levels) };
 }

@@ -6,6 +6,7 @@
  */
 import type { Layout } from './columns';
 import { clip, count, fileError, quote, type ClassScores, type InputKind } from './common';
+import { quantileColumns, type QuantileColumns } from './forecast';
 
 /** The input roles a file's columns can play. */
 export type Role =
@@ -23,7 +24,10 @@ export type Role =
   | 'is_ood'
   | 'classification_error'
   | 'lower'
-  | 'upper';
+  | 'upper'
+  | 'samples'
+  | 'quantiles'
+  | 'levels';
 
 interface RoleInfo {
   readonly kind: InputKind;
@@ -53,11 +57,19 @@ const ROLES = new Map<Role, RoleInfo>([
   // prediction intervals: with the regression role `target` (see roleOfKind)
   ['lower', { kind: 'interval', column: 'lower', key: 'lower', multi: false }],
   ['upper', { kind: 'interval', column: 'upper', key: 'upper', multi: false }],
+  // forecasts (SPEC §15), with the regression role `target` too: a quantile column's * is its
+  // level; the levels are a key of their own only in JSON and .npz, tables write them in the names
+  ['samples', { kind: 'samples', column: 'sample_*', key: 'samples', multi: true }],
+  ['quantiles', { kind: 'quantiles', column: 'q*', key: 'quantiles', multi: true }],
+  ['levels', { kind: 'quantiles', column: 'levels', key: 'levels', multi: false }],
 ]);
 
-/** Whether `role` belongs to the input `kind`: its own roles, and the target of an interval file too. */
+/** The kinds whose files hold the regression role `target` besides their own roles. */
+const WITH_TARGET: ReadonlySet<InputKind> = new Set(['interval', 'samples', 'quantiles']);
+
+/** Whether `role` belongs to the input `kind`: its own roles, and the target of an interval or forecast file too. */
 function roleOfKind(role: Role, kind: InputKind): boolean {
-  return (ROLES.get(role) as RoleInfo).kind === kind || (kind === 'interval' && role === 'target');
+  return (ROLES.get(role) as RoleInfo).kind === kind || (WITH_TARGET.has(kind) && role === 'target');
 }
 
 /** Other spellings of a role: the JSON keys, so a JSON user may write the names they know. */
@@ -84,6 +96,8 @@ const KIND_ROLES: Record<InputKind, ReadonlyArray<Role | 'scores'>> = {
   ood: ['ood_score', 'is_ood'],
   scod: ['ood_score', 'is_ood', 'classification_error'],
   interval: ['lower', 'upper', 'target'],
+  samples: ['target', 'samples'],
+  quantiles: ['target', 'quantiles'],
 };
 
 /** One `ROLE=NAME` of `--columns`. */
@@ -153,14 +167,14 @@ export function parseColumnMap(text: string): ColumnMap | string {
     const info = ROLES.get(role) as RoleInfo;
     if (stars > 1) return `${quote(entry)}: a glob has one *, which stands for the class number`;
     if (stars === 1 && !info.multi)
-      return `${quote(entry)}: ${role} is one column, so its NAME cannot be a glob (*): globs are for logits and probabilities`;
+      return `${quote(entry)}: ${role} is one column, so its NAME cannot be a glob (*): globs are for logits, probabilities, samples and quantiles`;
     const before = roles.get(role);
     if (before) return `role ${role} is given twice: ${quote(before.text)} and ${quote(entry)}`;
     for (const other of roles.values()) {
-      // an interval file's target is the regression role: it goes with lower and upper
+      // an interval or forecast file's target is the regression role: it goes with their roles
       const together =
-        (info.kind === 'interval' && other.role === 'target') ||
-        (role === 'target' && ROLES.get(other.role)?.kind === 'interval');
+        (WITH_TARGET.has(info.kind) && other.role === 'target') ||
+        (role === 'target' && WITH_TARGET.has(ROLES.get(other.role)?.kind as InputKind));
       if (ROLES.get(other.role)?.kind !== info.kind && !together)
         return `${quote(other.text)} and ${quote(entry)} are roles of different inputs (${ROLES.get(other.role)?.kind} and ${info.kind}): a file holds one of them`;
       if (info.multi && ROLES.get(other.role)?.multi)
@@ -168,9 +182,9 @@ export function parseColumnMap(text: string): ColumnMap | string {
     }
     roles.set(role, { role, name, glob: stars === 1, text: clip(entry, 80) });
   }
-  const first = roles.values().next().value as ColumnMapping;
-  const interval = roles.has('lower') || roles.has('upper');
-  return { kind: interval ? 'interval' : (ROLES.get(first.role) as RoleInfo).kind, roles };
+  // the target alone is a regression file's; with the roles of a kind that holds it, that kind's
+  const own = [...roles.keys()].find((r) => r !== 'target') ?? 'target';
+  return { kind: (ROLES.get(own) as RoleInfo).kind, roles };
 }
 
 /** What reads a column, for messages: the `--columns` entry, or the role and its default name. */
@@ -209,13 +223,14 @@ const byNumber = (a: string, b: string): number => a.length - b.length || (a < b
  * score_9), which must run from `start` (0 or 1, or 0 only for a default name) without a gap
  * or a repeat; when no match is a number, by their order in the file; a mix is refused.
  */
-function globColumns(
+export function globColumns(
   lower: readonly string[],
   names: readonly string[],
   used: readonly boolean[],
   glob: string,
   who: string,
   starts: readonly string[],
+  unit = 'class',
 ): number[] | string {
   const [pre, post] = glob.toLowerCase().split('*');
   const at: number[] = [];
@@ -233,20 +248,20 @@ function globColumns(
     const order = at.map((_, s) => s).sort((a, b) => byNumber(canonicalNumber(star[a]), canonicalNumber(star[b])));
     let expected = canonicalNumber(star[order[0]]);
     if (!starts.includes(expected))
-      return `${who}: the class numbers start at ${expected} (column ${quote(names[at[order[0]]])}); they must start at ${starts.join(' or ')}`;
+      return `${who}: the ${unit} numbers start at ${expected} (column ${quote(names[at[order[0]]])}); they must start at ${starts.join(' or ')}`;
     for (const [i, s] of order.entries()) {
       const got = canonicalNumber(star[s]);
       if (i > 0 && got === canonicalNumber(star[order[i - 1]]))
-        return `${who} is ambiguous: columns ${quote(names[at[order[i - 1]]])} and ${quote(names[at[s]])} are both class ${got}`;
+        return `${who} is ambiguous: columns ${quote(names[at[order[i - 1]]])} and ${quote(names[at[s]])} are both ${unit} ${got}`;
       if (got !== expected)
-        return `${who}: the class numbers jump from ${canonicalNumber(star[order[i - 1]])} to ${got} (column ${quote(names[at[s]])}): the column of class ${expected} is missing`;
+        return `${who}: the ${unit} numbers jump from ${canonicalNumber(star[order[i - 1]])} to ${got} (column ${quote(names[at[s]])}): the column of ${unit} ${expected} is missing`;
       expected = String(Number(expected) + 1);
     }
     return order.map((s) => at[s]);
   }
   const number = numbered.indexOf(true);
   if (number >= 0)
-    return `${who}: the glob matches numbered columns such as ${quote(names[at[number]])} and others such as ${quote(names[at[plain]])}: the class order is unclear, make the glob narrower`;
+    return `${who}: the glob matches numbered columns such as ${quote(names[at[number]])} and others such as ${quote(names[at[plain]])}: the ${unit} order is unclear, make the glob narrower`;
   return at;
 }
 
@@ -282,6 +297,9 @@ export function resolveMappedColumns(
   const readers = new Map<number, string>();
   let k = 0;
   let width = 0;
+  let levels: number[] | undefined;
+  if (mapped('levels'))
+    return `--columns ${mapped('levels')?.text}: a CSV or Parquet file has no levels column: its quantile columns name their levels (e.g. quantiles=q* for q0.05, q0.5, …)`;
   for (const slot of KIND_ROLES[kind]) {
     const role: Role = slot === 'scores' ? scores : slot;
     const info = ROLES.get(role) as RoleInfo;
@@ -289,6 +307,21 @@ export function resolveMappedColumns(
     const who = subject(role, mapping, 'column');
     const name = mapping?.name ?? info.column;
     let at: number[];
+    if (role === 'samples' || role === 'quantiles') {
+      const found = forecastColumns(role, mapping, lower, names, used, who);
+      if (typeof found === 'string') return found;
+      at = found.columns;
+      width = at.length;
+      levels = found.levels;
+      const short = mapping ? mapping.text : `${role} (its default name)`;
+      for (const j of at) {
+        const other = readers.get(j);
+        if (other !== undefined) return `column ${quote(names[j])} is mapped twice: by ${other} and by ${short}`;
+        readers.set(j, short);
+      }
+      columns.push(...at);
+      continue;
+    }
     // a binary classifier's one column (SPEC §11): a name without a glob, or by default "logit"/"prob"
     const single = info.multi && mapping !== undefined && !mapping.glob;
     const binaryDefault =
@@ -333,7 +366,58 @@ export function resolveMappedColumns(
   }
   if (kind === 'ood' && mapped('classification_error'))
     return `${subject('classification_error', mapped('classification_error'), 'column')}: no column ${quote(errors)}; ${listing(names, used)}`;
-  return { kind, k, width, members: 0, scores, columns, names: columns.map((j) => names[j]) };
+  return {
+    kind,
+    k,
+    width,
+    members: 0,
+    scores,
+    columns,
+    names: columns.map((j) => names[j]),
+    ...(levels === undefined ? {} : { levels }),
+  };
+}
+
+/**
+ * The columns of a forecast role: the samples, numbered from 0 (or 1 for a glob given) like the
+ * class scores, or one column; the quantiles, in the file's order, each level the text its
+ * glob's * stands for (SPEC §15.3: strictly increasing in (0, 1)).
+ */
+export function forecastColumns(
+  role: 'samples' | 'quantiles',
+  mapping: ColumnMapping | undefined,
+  lower: readonly string[],
+  names: readonly string[],
+  used: readonly boolean[],
+  who: string,
+): QuantileColumns | { columns: number[]; levels?: undefined } | string {
+  const name = mapping?.name ?? (ROLES.get(role) as RoleInfo).column;
+  if (mapping !== undefined && !mapping.glob) {
+    if (role === 'quantiles')
+      return `${who}: quantile columns are named by a glob whose * stands for the level, e.g. quantiles=${name}* for ${name}0.05, ${name}0.5, …`;
+    // one column: one member or draw per sample
+    const at: number[] = [];
+    lower.forEach((c, i) => {
+      if (used[i] && c === name.toLowerCase()) at.push(i);
+    });
+    if (at.length === 0) return `${who}: no column ${quote(name)}; ${listing(names, used)}`;
+    if (at.length > 1)
+      return `${who} is ambiguous: columns ${at[0] + 1} (${quote(names[at[0]])}) and ${at[1] + 1} (${quote(names[at[1]])}) both match (names match ignoring case)`;
+    return { columns: at };
+  }
+  if (role === 'samples') {
+    const found = globColumns(lower, names, used, name, who, mapping ? ['0', '1'] : ['0'], 'sample');
+    return typeof found === 'string' ? found : { columns: found };
+  }
+  const [pre, post] = name.toLowerCase().split('*');
+  const at: number[] = [];
+  lower.forEach((c, i) => {
+    if (used[i] && c.length > pre.length + post.length && c.startsWith(pre) && c.endsWith(post)) at.push(i);
+  });
+  if (at.length === 0) return `${who}: the glob ${quote(name)} matches no column; ${listing(names, used)}`;
+  // the level as written (a file's names are trimmed, not lowercased, here)
+  const texts = at.map((j) => names[j].slice(pre.length, names[j].length - post.length));
+  return quantileColumns(at, texts, (j) => quote(names[at[j]]));
 }
 
 /** The default keys of every role, as the JSON and .npz readers know them without `--columns`. */

@@ -16,13 +16,15 @@ import {
   MAX_HELD_VALUES,
   quote,
   rethrowIo,
-  summaryShape,
+  kindShape,
+  isForecastKind,
   type ClassScores,
   type InputKind,
   type ReadCallbacks,
   type ReadSummary,
   type ValueRules,
 } from './common';
+import { levelsProblem } from './forecast';
 import { keyNames, listNames, type ColumnMap } from './mapping';
 import { indexedPath, type Source } from './source';
 
@@ -377,6 +379,8 @@ const KIND_ARRAYS: Record<string, { kind: InputKind; arrays: readonly string[] }
   scores: { kind: 'detection', arrays: ['scores', 'positives'] },
   oodScores: { kind: 'ood', arrays: ['oodScores', 'isOod'] },
   lower: { kind: 'interval', arrays: ['lower', 'upper', 'yTrue'] },
+  samples: { kind: 'samples', arrays: ['samples', 'yTrue'] },
+  quantiles: { kind: 'quantiles', arrays: ['quantiles', 'yTrue', 'levels'] },
 };
 /** OOD arrays with the classification errors: the SCOD metrics' input. */
 const SCOD_ARRAYS: { kind: InputKind; arrays: readonly string[] } = {
@@ -399,11 +403,14 @@ const KNOWN = [
   'classificationErrors',
   'lower',
   'upper',
+  'samples',
+  'quantiles',
+  'levels',
 ];
 /** The arrays that name a kind, first: a file's kind is that of the first of these it has. */
 const MAIN_FIRST = [
-  ...['logits', 'probabilities', 'confidences', 'yPred', 'scores', 'oodScores', 'lower'],
-  ...['upper', 'labels', 'correctness', 'yTrue', 'yStd', 'positives', 'isOod', 'classificationErrors'],
+  ...['logits', 'probabilities', 'confidences', 'yPred', 'scores', 'oodScores', 'lower', 'samples', 'quantiles'],
+  ...['upper', 'labels', 'correctness', 'yTrue', 'yStd', 'positives', 'isOod', 'classificationErrors', 'levels'],
 ];
 /** The kind's first array of each other array. */
 const FIRST_OF: Record<string, string> = {
@@ -415,9 +422,10 @@ const FIRST_OF: Record<string, string> = {
   isOod: 'oodScores',
   classificationErrors: 'oodScores',
   upper: 'lower',
+  levels: 'quantiles',
 };
 const EXPECTED_ARRAYS =
-  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", "oodScores" and "isOod" (and "classificationErrors"), or "lower", "upper" and "yTrue"';
+  '"logits" (or "probabilities") and "labels", "confidences" and "correctness", "yPred", "yTrue" and "yStd", "scores" and "positives", "oodScores" and "isOod" (and "classificationErrors"), "lower", "upper" and "yTrue", "samples" and "yTrue", or "quantiles", "levels" and "yTrue"';
 
 /** Reads a `.npz` file (a regular file: a zip archive is read from its end). */
 export async function readNpz(
@@ -551,8 +559,27 @@ function checkShapes(
       );
     k = width === 1 ? 2 : width;
   }
+  if (isForecastKind(kind)) {
+    const what = kind === 'samples' ? 'members or draws' : 'quantiles';
+    if (first.length !== 2)
+      fileError(file, `array ${shown[0]}: expected a 2-D array (samples, ${what}), got shape ${shapeText(first)}`);
+    width = first[1];
+    if (width === 0 && (n > 0 || kind === 'quantiles'))
+      fileError(
+        file,
+        `array ${shown[0]}: expected at least one ${kind === 'samples' ? 'member or draw' : 'quantile'} per sample, got shape ${shapeText(first)}`,
+      );
+  }
   shapes.forEach((shape, i) => {
-    if (kind === 'classification' && i === 0) return;
+    if ((kind === 'classification' || isForecastKind(kind)) && i === 0) return;
+    if (kind === 'quantiles' && i === 2) {
+      if (shape.length !== 1 || shape[0] !== width)
+        fileError(
+          file,
+          `array ${shown[i]}: expected a 1-D array of ${width} levels, one for each column of ${shown[0]} (shape ${shapeText(first)}), got shape ${shapeText(shape)}`,
+        );
+      return;
+    }
     const oneD = shape.length === 1 || (shape.length === 2 && shape[1] === 1);
     if (!oneD) fileError(file, `array ${shown[i]}: expected a 1-D array, got shape ${shapeText(shape)}`);
     if (shape[0] !== n)
@@ -578,7 +605,15 @@ function batches(
   const first = arrays[0];
   const { n, k, width, members } = shape;
   const scores = (kind === 'classification' ? names[0] : 'logits') as ClassScores;
-  const read = announceKind(cb, kind, scores, rules, members > 0);
+  // the levels as stored (float64, or the float32 an f4 array holds), checked before any row
+  let levels: number[] | undefined;
+  if (kind === 'quantiles') {
+    const stored = arrays[2];
+    levels = Array.from({ length: width }, (_, j) => stored.get(j));
+    const bad = levelsProblem(levels, (j) => `array ${shown[2]}[${j}]`);
+    if (bad) fileError(file, bad);
+  }
+  const read = announceKind(cb, kind, scores, rules, members > 0, levels);
   // roles in the order of the batcher: the label comes first for classification
   let getters: ColumnGetter[];
   let place: (row: number, role: number) => string;
@@ -609,12 +644,23 @@ function batches(
         : role === 0
           ? `array ${shown[1]}[${row}]`
           : `array ${shown[0]}${cell(row, role - 1)}`;
+  } else if (isForecastKind(kind)) {
+    // (target, value_0, …), as the batcher takes a forecast's row
+    const x = first;
+    getters = [arrays[1].get];
+    for (let j = 0; j < width; j++) getters.push(x.fortran ? (i) => x.get(j * n + i) : (i) => x.get(i * width + j));
+    place = (row, role) =>
+      role < 0
+        ? `array ${shown[0]}[${row}]`
+        : role === 0
+          ? `array ${shown[1]}[${row}]`
+          : `array ${shown[0]}[${row}][${role - 1}]`;
   } else {
     getters = arrays.map((a) => a.get);
     place = (row, role) => `array ${shown[Math.max(0, role)]}[${row}]`;
   }
   const big = shown[0];
-  const rows = new RowBatcher(file, { kind, k, width, members, scores }, read, batchSize, cb, place, (a, b) =>
+  const rows = new RowBatcher(file, { kind, k, width, members, scores, levels }, read, batchSize, cb, place, (a, b) =>
     a === b ? `array ${big}[${a}]` : `array ${big} entries ${a}–${b}`,
   );
   // getters take file row numbers: offset 0, one call
@@ -627,6 +673,6 @@ function batches(
     k,
     probabilities: read.asProbabilities,
     passes: 1,
-    ...summaryShape(width, members),
+    ...kindShape(kind, width, members, levels),
   };
 }

@@ -13,7 +13,7 @@ import {
   MAX_HELD_VALUES,
   quote,
   rethrowIo,
-  summaryShape,
+  kindShape,
   type InputKind,
   type ReadCallbacks,
   type ReadSummary,
@@ -244,7 +244,7 @@ export async function readParquet(
         decompress: (codec, data, size) => decompressPage(data, size, codec as never, compressors),
       });
     }
-    const announced = announceKind(cb, layout.kind, layout.scores, rules, layout.members > 0);
+    const announced = announceKind(cb, layout.kind, layout.scores, rules, layout.members > 0, layout.levels);
     const rows = tableRows(file, layout, announced, batchSize, cb, 'row');
     let groupStart = 0;
     let bytesDone = 0;
@@ -303,7 +303,7 @@ export async function readParquet(
       k: layout.k,
       probabilities: announced.asProbabilities,
       passes: 1,
-      ...summaryShape(layout.width, layout.members),
+      ...kindShape(layout.kind, layout.width, layout.members, layout.levels),
     };
   } catch (e) {
     return rethrowIo(file, e);
