@@ -68,7 +68,8 @@ interface Resolved {
   probabilities: boolean | undefined;
 }
 
-const resamplesOption: OptionSpec<number> = {
+/** `resamples`: an integer in [1, {@link MAX_RESAMPLES}], 1000 by default. */
+export const resamplesOption: OptionSpec<number> = {
   default: 1000,
   check: (v) =>
     Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= MAX_RESAMPLES
@@ -120,8 +121,7 @@ interface Column {
 
 function readColumn(fn: string, arg: string, x: unknown): Column {
   const raw = readRaw(fn, arg, x);
-  if (raw.shape.length === 0)
-    fail(fn, arg, `expected ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
+  if (raw.shape.length === 0) fail(fn, arg, `expected ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
   const n = raw.shape[0];
   if (raw.shape.length === 1) {
     // Float64 holds every accepted value exactly (float32, int32, 0/1); the metric rounds as usual.
@@ -439,7 +439,11 @@ export function prepareResampling(
   const n = columns[0].n;
   for (let i = 1; i < columns.length; i++) {
     if (columns[i].n !== n)
-      fail(fn, `${where}[${i}]`, `expected ${ARG} to have N = ${n} samples like \`${where}[0]\`, but got ${columns[i].n}`);
+      fail(
+        fn,
+        `${where}[${i}]`,
+        `expected ${ARG} to have N = ${n} samples like \`${where}[0]\`, but got ${columns[i].n}`,
+      );
   }
   const made: tf.Tensor[] = [];
   const on = (evaluate: Evaluate, idx: Int32Array): number => {
@@ -457,7 +461,9 @@ export function prepareResampling(
       resampled: new Float64Array(metrics.length),
       needsIndices: false,
       needsCounts: false,
-      step() {},
+      step() {
+        // no samples: nothing to resample, and the caller refuses the inputs
+      },
     };
   const identity = new Int32Array(n);
   for (let i = 0; i < n; i++) identity[i] = i;
