@@ -155,6 +155,42 @@ describe('ecuas compare', () => {
     expect(parsed).toEqual(asJson(want));
   });
 
+  it('compares probabilities as the library does with probabilities: true, bit for bit', async () => {
+    const softmax = (z: number[][]): number[][] =>
+      z.map((row) => {
+        const e = row.map(Math.exp);
+        const sum = e.reduce((x, y) => x + y, 0);
+        return e.map((v) => Math.fround(v / sum));
+      });
+    const probCsv = (p: number[][]): string =>
+      'label,prob_0,prob_1,prob_2\n' + labels.map((y, i) => `${y},${p[i].join(',')}`).join('\n') + '\n';
+    const pa = softmax(za);
+    const pb = softmax(zb);
+    const fa = files.file('pa.csv', probCsv(pa));
+    const fb = files.file('pb.csv', probCsv(pb));
+    const ids = ['cls_ece', 'cls_auc', 'cls_cross_entropy'];
+    const out = await runCliOk([
+      'compare',
+      fa,
+      fb,
+      '--metrics',
+      ids.join(','),
+      '--resamples',
+      '100',
+      '--format',
+      'json',
+    ]);
+    const want = compare(
+      [
+        { name: 'pa', inputs: [pa, labels] },
+        { name: 'pb', inputs: [pb, labels] },
+      ],
+      ids,
+      { resamples: 100, probabilities: true },
+    );
+    expect(JSON.parse(out)).toEqual(asJson(want));
+  });
+
   it('names systems by their file names, made unique', async () => {
     const one = files.file('model.csv', classCsv(za, labels));
     const two = files.file('model.csv', classCsv(zb, labels));

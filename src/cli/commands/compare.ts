@@ -315,11 +315,6 @@ function checkSameSamples(systems: readonly System[]): void {
       );
     if (sb.n !== sa.n) fail(`holds ${sb.n} samples, but ${at(a)} holds ${sa.n}`);
     if (sb.kind === 'classification' && sb.k !== sa.k) fail(`holds ${sb.k} classes, but ${at(a)} holds ${sa.k}`);
-    if (sb.kind === 'scod' || sa.kind === 'scod') {
-      const ea = a.store.classificationErrors.length > 0;
-      if (b.store.classificationErrors.length > 0 !== ea)
-        fail(`${ea ? 'holds no' : 'holds'} classification errors, but ${at(a)} ${ea ? 'does' : 'does not'}`);
-    }
     const truth = truthOf(sa.kind);
     if (truth === null) continue;
     const ta = a.store.second;
@@ -354,7 +349,10 @@ function resampled(id: string, kind: InputKind, probabilities: boolean): Compare
         ? () => new SomeInputs(getMetricFromId(id, { probabilities }).obj, [0]) as unknown as MetricEntry['obj']
         : kind === 'scod' && !isScodId(id)
           ? () => new SomeInputs(getMetricFromId(id).obj, [0, 2]) as unknown as MetricEntry['obj']
-          : id;
+          : probabilities
+            ? // the resampling takes `probabilities` beside ids only, not beside factories (ens_* above)
+              () => getMetricFromId(id, { probabilities }).obj
+            : id;
   return { key: id, metric };
 }
 
@@ -548,7 +546,6 @@ async function compareFiles(args: CompareArgs, io: CliIO, options: MainOptions):
           ...(args.baseline !== undefined ? { baseline: args.baseline } : {}),
           pairs: args.pairs,
           adjust: args.adjust,
-          ...(probabilities ? { probabilities: true } : {}),
           onProgress: show
             ? (done, total) => progress.update(`bootstrap ${done}/${total}`, done / total, `${systems.length} systems`)
             : undefined,
