@@ -191,6 +191,48 @@ describe('ecuas compare', () => {
     expect(JSON.parse(out)).toEqual(asJson(want));
   });
 
+  it('regression files: the default ids with risk_aurc, the reg_* ids as the library computes them', async () => {
+    const rand = generator(11);
+    const target = Array.from({ length: 120 }, () => Math.fround(4 * rand() - 2));
+    const system = (noise: number): { pred: number[]; std: number[] } => ({
+      pred: target.map((t) => Math.fround(t + noise * (rand() - 0.5))),
+      std: target.map(() => Math.fround(noise * (0.2 + rand()))),
+    });
+    const regCsv = (x: { pred: number[]; std: number[] }): string =>
+      'prediction,target,std\n' + target.map((t, i) => `${x.pred[i]},${t},${x.std[i]}`).join('\n') + '\n';
+    const sa = system(0.5);
+    const sb = system(1);
+    const fa = files.file('ra.csv', regCsv(sa));
+    const fb = files.file('rb.csv', regCsv(sb));
+    const out = await runCliOk(['compare', fa, fb, '--resamples', '50', '--format', 'json']);
+    const parsed = JSON.parse(out) as { metrics: Record<string, unknown> };
+    const ids = Object.keys(parsed.metrics);
+    expect(ids).toContain('risk_aurc');
+    const regIds = ids.filter((id) => id.startsWith('reg_'));
+    expect(regIds.length).toBeGreaterThan(3);
+    const want = asJson(
+      compare(
+        [
+          { name: 'ra', inputs: [sa.pred, target, sa.std] },
+          { name: 'rb', inputs: [sb.pred, target, sb.std] },
+        ],
+        regIds,
+        { resamples: 50 },
+      ),
+    ) as { metrics: Record<string, unknown> };
+    for (const id of regIds) expect(parsed.metrics[id]).toEqual(want.metrics[id]);
+    const targets = target.slice();
+    targets[7] = Math.fround(targets[7] + 1);
+    const moved = files.file(
+      'moved.csv',
+      'prediction,target,std\n' + targets.map((t, i) => `${sb.pred[i]},${t},${sb.std[i]}`).join('\n') + '\n',
+    );
+    expectOneLineError(
+      await runCli(['compare', fa, moved]),
+      /moved\.csv holds target .* for sample 8, but .*ra\.csv holds/,
+    );
+  });
+
   it('names systems by their file names, made unique', async () => {
     const one = files.file('model.csv', classCsv(za, labels));
     const two = files.file('model.csv', classCsv(zb, labels));
