@@ -68,7 +68,8 @@ interface Resolved {
   probabilities: boolean | undefined;
 }
 
-const resamplesOption: OptionSpec<number> = {
+/** `resamples`: an integer in [1, {@link MAX_RESAMPLES}], 1000 by default. */
+export const resamplesOption: OptionSpec<number> = {
   default: 1000,
   check: (v) =>
     Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= MAX_RESAMPLES
@@ -112,21 +113,22 @@ function seed32(seed: number): number {
 /** One input read once into plain JS data, able to hand out the rows at given indices. */
 interface Column {
   readonly n: number;
+  /** A 1-D input's values, as read (float64 holds every accepted value exactly); null for higher ranks. */
+  readonly values: Float64Array | null;
   /** The rows at `idx`, as a typed array (1-D inputs) or a tensor (higher rank) that `made` collects. */
   pick(idx: Int32Array, made: tf.Tensor[]): unknown;
 }
 
-function readColumn(x: unknown, position: number): Column {
-  const arg = `inputs[${position}]`;
-  const raw = readRaw(NAME, arg, x);
-  if (raw.shape.length === 0)
-    fail(NAME, arg, `expected ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
+function readColumn(fn: string, arg: string, x: unknown): Column {
+  const raw = readRaw(fn, arg, x);
+  if (raw.shape.length === 0) fail(fn, arg, `expected ${ARG} to have a leading sample axis [N, ...], but got a scalar`);
   const n = raw.shape[0];
   if (raw.shape.length === 1) {
     // Float64 holds every accepted value exactly (float32, int32, 0/1); the metric rounds as usual.
     const values = Float64Array.from(raw.values);
     return {
       n,
+      values,
       pick(idx) {
         const out = new Float64Array(idx.length);
         for (let j = 0; j < idx.length; j++) out[j] = values[idx[j]];
@@ -142,6 +144,7 @@ function readColumn(x: unknown, position: number): Column {
   const flat = raw.values instanceof Float32Array ? raw.values.slice() : Float32Array.from(raw.values);
   return {
     n,
+    values: null,
     pick(idx, made) {
       const out = new Float32Array(idx.length * rowSize);
       for (let j = 0; j < idx.length; j++)
@@ -162,6 +165,7 @@ function membersColumn(shape: readonly number[], values: ArrayLike<number>): Col
   const flat = values instanceof Float32Array ? values.slice() : Float32Array.from(values);
   return {
     n,
+    values: null,
     pick(idx, made) {
       const out = new Float32Array(m * idx.length * k);
       for (let a = 0; a < m; a++) {
@@ -177,7 +181,8 @@ function membersColumn(shape: readonly number[], values: ArrayLike<number>): Col
   };
 }
 
-type Evaluate = (inputs: unknown[]) => number;
+/** A metric's value on given inputs. */
+export type Evaluate = (inputs: unknown[]) => number;
 
 /**
  * The metric's weighted form prepared on all samples (a `WeightedForm`): the value of a
@@ -210,14 +215,14 @@ function weightedEvaluator(
   }
 }
 
-function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluate {
+function evaluator(fn: string, metric: unknown, probabilities: boolean | undefined): Evaluate {
   if (typeof metric === 'string') {
     const entry = getMetricFromId(metric);
     entry.obj.dispose();
     if (probabilities === undefined) return (inputs) => entry.function(...inputs);
     if (!metric.startsWith('cls_')) {
       fail(
-        NAME,
+        fn,
         'probabilities',
         `option ${ARG} applies to classification (cls_*) ids, not ${clip(JSON.stringify(metric))}`,
       );
@@ -227,23 +232,23 @@ function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluat
   }
   if (probabilities !== undefined) {
     fail(
-      NAME,
+      fn,
       'probabilities',
-      `with a metric factory, give option ${ARG} to the metric the factory builds, not to bootstrap`,
+      `with a metric factory, give option ${ARG} to the metric the factory builds, not to ${fn}`,
     );
   }
   if (typeof metric === 'function') {
     return (inputs) => {
       const m = (metric as () => unknown)() as Metric<unknown[], unknown> | null;
       if (typeof m !== 'object' || m === null || typeof m.update !== 'function' || typeof m.compute !== 'function') {
-        fail(NAME, 'metric', `expected the ${ARG} factory to return a metric instance (with update/compute/dispose)`);
+        fail(fn, 'metric', `expected the ${ARG} factory to return a metric instance (with update/compute/dispose)`);
       }
       try {
         m.update(...inputs);
         const value = m.compute();
         if (typeof value !== 'number') {
           fail(
-            NAME,
+            fn,
             'metric',
             `expected ${ARG} to compute a number, but it returned ${value === null ? 'null' : typeof value}`,
           );
@@ -255,14 +260,14 @@ function evaluator(metric: unknown, probabilities: boolean | undefined): Evaluat
     };
   }
   return fail(
-    NAME,
+    fn,
     'metric',
     `expected ${ARG} to be a metric id or a function returning a fresh metric, but got ${metric === null ? 'null' : typeof metric}`,
   );
 }
 
 /** Linear-interpolation quantile (NumPy's default) of sorted values. */
-function quantile(sorted: Float64Array, p: number): number {
+export function quantile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   const pos = p * (sorted.length - 1);
   const lo = Math.floor(pos);
@@ -352,69 +357,23 @@ export function bootstrap(
   const many = Array.isArray(metric);
   const metrics: readonly BootstrapMetric[] = many ? metric : [metric as BootstrapMetric];
   if (metrics.length === 0) fail(NAME, 'metric', `expected ${ARG} to list at least one metric, but it is empty`);
-  const evaluates = metrics.map((m) => evaluator(m, probabilities));
-  if (!Array.isArray(inputs))
-    fail(
-      NAME,
-      'inputs',
-      `expected ${ARG} to be an array of the metric's inputs, but got ${(inputs as unknown) === null ? 'null' : typeof inputs}`,
-    );
-  if (inputs.length === 0) fail(NAME, 'inputs', `expected ${ARG} to hold at least one input, but it is empty`);
-  const columns = inputs.map((x, i) => readColumn(x, i));
-  const n = columns[0].n;
-  for (let i = 1; i < columns.length; i++) {
-    if (columns[i].n !== n)
-      fail(
-        NAME,
-        `inputs[${i}]`,
-        `expected ${ARG} to have N = ${n} samples like \`inputs[0]\`, but got ${columns[i].n}`,
-      );
-  }
-  if (n === 0) fail(NAME, 'inputs', 'cannot bootstrap with no samples');
-
-  const made: tf.Tensor[] = [];
-  const on = (evaluate: Evaluate, idx: Int32Array): number => {
-    try {
-      return evaluate(columns.map((c) => c.pick(idx, made)));
-    } finally {
-      for (const t of made.splice(0)) t.dispose();
-    }
-  };
-  const identity = new Int32Array(n);
-  for (let i = 0; i < n; i++) identity[i] = i;
-  const full = evaluates.map((evaluate) => on(evaluate, identity));
-
-  // Fast path: per-sample statistics computed once, each resample as counts (weighted sums, a
-  // weighted pass over one sorted order); otherwise the metric runs on each resample written out.
-  const shared = new Shared();
-  const weighted = metrics.map((m) => weightedEvaluator(m, probabilities, inputs, shared));
-  const someWritten = weighted.some((w) => w === null);
-  const someWeighted = weighted.some((w) => w !== null);
-  let state = seed32(seed);
-  const idx = new Int32Array(n);
-  const counts = new Int32Array(n);
+  const evaluates = metrics.map((m) => evaluator(NAME, m, probabilities));
+  const set = prepareResampling(NAME, 'inputs', metrics, evaluates, inputs, probabilities);
+  if (set.n === 0) fail(NAME, 'inputs', 'cannot bootstrap with no samples');
   const values = metrics.map(() => new Float64Array(resamples));
   const kept = new Array<number>(metrics.length).fill(0);
-  for (let r = 0; r < resamples; r++) {
-    if (someWritten) state = draw(state, n, idx, null);
-    if (someWeighted) {
-      shared.nextResample();
-      counts.fill(0);
-      if (someWritten) for (let j = 0; j < n; j++) counts[idx[j]]++;
-      else state = draw(state, n, null, counts);
-    }
+  drawResamples([set], resamples, seed, (r) => {
     for (let k = 0; k < metrics.length; k++) {
-      const w = weighted[k];
-      const v = w ? w(counts) : on(evaluates[k], idx);
+      const v = set.resampled[k];
       if (v === v) values[k][kept[k]++] = v;
     }
     onProgress?.(r + 1, resamples);
-  }
+  });
   const alpha = (1 - level) / 2;
   const results = metrics.map((_, k): BootstrapResult => {
     const sorted = values[k].subarray(0, kept[k]).sort();
     return {
-      value: full[k],
+      value: set.full[k],
       low: quantile(sorted, alpha),
       high: quantile(sorted, 1 - alpha),
       resamples,
@@ -423,4 +382,141 @@ export function bootstrap(
     };
   });
   return many ? results : results[0];
+}
+
+/**
+ * The metrics of one set of inputs, ready to be evaluated on resamples: each input read once,
+ * their values on all samples, and per resample each metric's value from the drawn indices or
+ * counts (`resampled`, rewritten by each step of {@link drawResamples}).
+ */
+export interface ResamplingSet {
+  /** Samples of the inputs (their common leading N). */
+  readonly n: number;
+  /** A 1-D input's values as read, by position (null for higher-rank inputs). */
+  readonly columns: ReadonlyArray<Float64Array | null>;
+  /** Each metric on all samples. */
+  readonly full: readonly number[];
+  /** Each metric on the latest resample (NaN where it has none). */
+  readonly resampled: Float64Array;
+  /** Whether some metric needs the drawn indices written out (it has no weighted form). */
+  readonly needsIndices: boolean;
+  /** Whether some metric is evaluated from the draw counts (its weighted form). */
+  readonly needsCounts: boolean;
+  /** Evaluates every metric on one resample, given as its indices and its counts. */
+  step(idx: Int32Array, counts: Int32Array): void;
+}
+
+/** The evaluators of metrics for {@link prepareResampling}, made by the caller so it checks them first. */
+export function evaluatorsOf(
+  fn: string,
+  metrics: readonly BootstrapMetric[],
+  probabilities: boolean | undefined,
+): Evaluate[] {
+  return metrics.map((m) => evaluator(fn, m, probabilities));
+}
+
+/**
+ * Reads `inputs` once (errors name function `fn` and the inputs as `where[i]`), evaluates the
+ * metrics on all samples, and prepares their weighted forms: per-sample statistics (a softmax,
+ * sort keys) computed once here, never per resample.
+ */
+export function prepareResampling(
+  fn: string,
+  where: string,
+  metrics: readonly BootstrapMetric[],
+  evaluates: readonly Evaluate[],
+  inputs: readonly unknown[],
+  probabilities: boolean | undefined,
+): ResamplingSet {
+  if (!Array.isArray(inputs))
+    fail(
+      fn,
+      where,
+      `expected ${ARG} to be an array of the metric's inputs, but got ${(inputs as unknown) === null ? 'null' : typeof inputs}`,
+    );
+  if (inputs.length === 0) fail(fn, where, `expected ${ARG} to hold at least one input, but it is empty`);
+  const columns = inputs.map((x, i) => readColumn(fn, `${where}[${i}]`, x));
+  const n = columns[0].n;
+  for (let i = 1; i < columns.length; i++) {
+    if (columns[i].n !== n)
+      fail(
+        fn,
+        `${where}[${i}]`,
+        `expected ${ARG} to have N = ${n} samples like \`${where}[0]\`, but got ${columns[i].n}`,
+      );
+  }
+  const made: tf.Tensor[] = [];
+  const on = (evaluate: Evaluate, idx: Int32Array): number => {
+    try {
+      return evaluate(columns.map((c) => c.pick(idx, made)));
+    } finally {
+      for (const t of made.splice(0)) t.dispose();
+    }
+  };
+  if (n === 0)
+    return {
+      n,
+      columns: columns.map((c) => c.values),
+      full: [],
+      resampled: new Float64Array(metrics.length),
+      needsIndices: false,
+      needsCounts: false,
+      step() {
+        // no samples: nothing to resample, and the caller refuses the inputs
+      },
+    };
+  const identity = new Int32Array(n);
+  for (let i = 0; i < n; i++) identity[i] = i;
+  const full = evaluates.map((evaluate) => on(evaluate, identity));
+
+  // Fast path: per-sample statistics computed once, each resample as counts (weighted sums, a
+  // weighted pass over one sorted order); otherwise the metric runs on each resample written out.
+  const shared = new Shared();
+  const weighted = metrics.map((m) => weightedEvaluator(m, probabilities, inputs, shared));
+  const needsCounts = weighted.some((w) => w !== null);
+  const resampled = new Float64Array(metrics.length);
+  return {
+    n,
+    columns: columns.map((c) => c.values),
+    full,
+    resampled,
+    needsIndices: weighted.some((w) => w === null),
+    needsCounts,
+    step(idx, counts) {
+      if (needsCounts) shared.nextResample();
+      for (let k = 0; k < metrics.length; k++) {
+        const w = weighted[k];
+        resampled[k] = w ? w(counts) : on(evaluates[k], idx);
+      }
+    },
+  };
+}
+
+/**
+ * Draws `resamples` resamples of the sets' common N from `seed` and steps every set on each,
+ * then calls `after(r)`: resample r is the same for every set and metric — and the same as
+ * {@link bootstrap} draws with this seed, whichever form (indices or counts) is written out.
+ */
+export function drawResamples(
+  sets: readonly ResamplingSet[],
+  resamples: number,
+  seed: number,
+  after: (r: number) => void,
+): void {
+  const n = sets[0].n;
+  const someWritten = sets.some((s) => s.needsIndices);
+  const someWeighted = sets.some((s) => s.needsCounts);
+  let state = seed32(seed);
+  const idx = new Int32Array(n);
+  const counts = new Int32Array(n);
+  for (let r = 0; r < resamples; r++) {
+    if (someWritten) state = draw(state, n, idx, null);
+    if (someWeighted) {
+      counts.fill(0);
+      if (someWritten) for (let j = 0; j < n; j++) counts[idx[j]]++;
+      else state = draw(state, n, null, counts);
+    }
+    for (const s of sets) s.step(idx, counts);
+    after(r);
+  }
 }

@@ -25,6 +25,15 @@ export {
   type BootstrapOptions,
   type BootstrapResult,
 } from './bootstrap';
+export {
+  compare,
+  type CompareDifference,
+  type CompareMetricResult,
+  type CompareOptions,
+  type CompareResult,
+  type CompareSystem,
+  type CompareValue,
+} from './compare';
 export { ecuasCallback, type EcuasCallback, type EcuasCallbackOptions, type PredictingModel } from './callback';
 export {
   applyTemperature,

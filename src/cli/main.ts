@@ -8,6 +8,7 @@
 import { MetricInputError } from '../errors';
 import { BackendError } from './backend';
 import { calibrateCommand } from './commands/calibrate';
+import { compareCommand } from './commands/compare';
 import { conformalCommand } from './commands/conformal';
 import { mergeCommand } from './commands/merge';
 import { reportCommand } from './commands/report';
@@ -30,7 +31,13 @@ export { CliError, version, type CliIO, type MainOptions } from './options';
 export { RISK_AURC_ID } from './ids';
 
 /** The subcommands, in the order `ecuas --help` lists them. */
-const COMMANDS: readonly Subcommand[] = [reportCommand, calibrateCommand, mergeCommand, conformalCommand];
+const COMMANDS: readonly Subcommand[] = [
+  reportCommand,
+  calibrateCommand,
+  mergeCommand,
+  conformalCommand,
+  compareCommand,
+];
 
 /** `ecuas NAME` and what it takes, without its options: `ecuas report FILE`. */
 const invocation = (c: Subcommand): string => `\`ecuas ${c.name} ${c.synopsis.replace(/\s*\[options\]$/, '')}\``;
