@@ -383,3 +383,16 @@ describe('ecuas report: an ensemble', () => {
     expect(existsSync(fixture('ensemble.csv'))).toBe(true);
   });
 });
+
+describe('ecuas report --ci with ens_* ids beside cls_* ids on probabilities', () => {
+  it('bootstraps both, the cls_* intervals those of the cls_* ids alone', async () => {
+    const argv = ['report', fixture('probabilities.csv'), '--ci', '0.9', '--resamples', '200', '--format', 'json'];
+    const alone = JSON.parse(await runCliOk([...argv, '--metrics', 'cls_ece,cls_brier'])) as Record<string, unknown>;
+    const mixed = JSON.parse(await runCliOk([...argv, '--metrics', 'cls_ece,ens_mi,cls_brier'])) as Record<
+      string,
+      { value: number; low: number; high: number }
+    >;
+    expect({ cls_ece: mixed.cls_ece, cls_brier: mixed.cls_brier }).toEqual(alone);
+    expect(mixed.ens_mi.low).toBeLessThanOrEqual(mixed.ens_mi.high);
+  });
+});

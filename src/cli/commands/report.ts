@@ -511,12 +511,21 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
                   ? () => getMetricFromId(row.id, metrics[i].extra).obj // a quantile file's levels
                   : row.id,
         );
-        const results = bootstrap(metricsToBoot, inputs, {
+        // scaled logits were checked before scaling (see feed)
+        const rowsAre = summary.probabilities ? true : args.temperature !== undefined ? false : undefined;
+        // the bootstrap takes the option for ids only: beside a factory (ens_* on the same rows),
+        // the cls_* ids are built with it, as the factories are
+        const mixed = rowsAre !== undefined && metricsToBoot.some((m) => typeof m !== 'string');
+        const boot = mixed
+          ? metricsToBoot.map((m) =>
+              typeof m === 'string' ? () => getMetricFromId(m, { probabilities: rowsAre }).obj : m,
+            )
+          : metricsToBoot;
+        const results = bootstrap(boot, inputs, {
           resamples: args.resamples,
           level,
           seed: args.seed,
-          // scaled logits were checked before scaling (see feed)
-          probabilities: summary.probabilities ? true : args.temperature !== undefined ? false : undefined,
+          probabilities: mixed ? undefined : rowsAre,
           onProgress: showBoot
             ? (done, total) => progress.update(`bootstrap ${done}/${total}`, done / total, `${rows.length} metrics`)
             : undefined,
