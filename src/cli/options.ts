@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { clip, ECHO_LIMIT } from '../errors';
+import { clip, ECHO_LIMIT, MetricInputError } from '../errors';
+import { getMetricFromId } from '../registry';
 import { MIN_TEMPERATURE } from '../math/temperature';
 import { type BackendChoice, BACKENDS } from './backend';
 import { type Format, FORMATS } from './format';
@@ -343,4 +344,42 @@ export interface Subcommand {
   help(): string;
   /** Parses `argv` (what follows the name) and runs; prints the help when it is asked for. */
   run(argv: readonly string[], io: CliIO, options: MainOptions): Promise<void>;
+}
+
+/**
+ * `--metrics ID,ID,…`: the ids, each once, in the order given, every one checked against the
+ * registry before any work (`known`: ids the command resolves itself, checked later); undefined
+ * when the option is not given.
+ */
+export function parseMetricIds(
+  text: string | undefined,
+  see: string,
+  known: (id: string) => boolean = () => false,
+): string[] | undefined {
+  if (text === undefined) return undefined;
+  const ids = [
+    ...new Set(
+      text
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    ),
+  ];
+  if (ids.length === 0) usage(`--metrics needs at least one metric id ${see}`);
+  for (const id of ids) {
+    if (known(id)) continue;
+    try {
+      getMetricFromId(id).obj.dispose();
+    } catch (e) {
+      if (e instanceof MetricInputError) usage(`--metrics: ${e.message.replace(/^getMetricFromId: /, '')}`);
+      throw e;
+    }
+  }
+  return ids;
+}
+
+/** `--plots DIR`: undefined when not given; an empty name is refused. */
+export function parsePlotsDir(text: string | undefined): string | undefined {
+  if (text?.trim() === '') usage('--plots needs a directory');
+  return text;
 }

@@ -47,6 +47,7 @@ import {
   quote,
   type Subcommand,
   usage,
+  parseMetricIds,
 } from '../options';
 import { ProgressBar } from '../progress';
 import { type Batch, InputFileError, type InputKind, noSamples, readInputFile, type ReadSummary } from '../readers';
@@ -136,13 +137,6 @@ const COMPARE_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsOptionsConfig;
 
-/** A comma-separated list, trimmed, empty entries left out. */
-const list = (text: string): string[] =>
-  text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-
 /** The file names without their extensions (`a.csv.gz` → `a`), a repeated one numbered (`a`, `a-2`). */
 export function defaultNames(files: readonly string[]): string[] {
   const stems = files.map((f) => (f === '-' ? 'stdin' : basename(f).replace(/(\.[A-Za-z0-9]+)+$/, '') || basename(f)));
@@ -219,21 +213,7 @@ function parseCompare(argv: readonly string[]): CompareArgs | undefined {
       );
   }
 
-  let metrics: string[] | undefined;
-  if (values.metrics !== undefined) {
-    const ids = list(values.metrics);
-    if (ids.length === 0) usage(`--metrics needs at least one metric id ${SEE}`);
-    metrics = [...new Set(ids)];
-    for (const id of metrics) {
-      if (id === RISK_AURC_ID) continue;
-      try {
-        getMetricFromId(id).obj.dispose();
-      } catch (e) {
-        if (e instanceof MetricInputError) usage(`--metrics: ${e.message.replace(/^getMetricFromId: /, '')}`);
-        throw e;
-      }
-    }
-  }
+  const metrics = parseMetricIds(values.metrics, SEE, (id) => id === RISK_AURC_ID);
   return {
     files,
     names,

@@ -49,6 +49,8 @@ import {
   type MainOptions,
   type ParseArgsOptionsConfig,
   type Subcommand,
+  parseMetricIds,
+  parsePlotsDir,
 } from '../options';
 import { checkPlotsFolder, checkWritable, refuseInput } from '../outputs';
 import { ProgressBar } from '../progress';
@@ -223,30 +225,11 @@ function parseConformal(argv: readonly string[]): ConformalArgs | undefined {
     usage(`--fitted takes its ${given.map((key) => `--${flags[key]}`).join(', ')} from the fit: leave it out`);
   if ((fit.lambda !== undefined || fit.kReg !== undefined) && fit.score !== 'raps')
     usage(`--${fit.lambda !== undefined ? 'lambda' : 'k-reg'} applies to --score raps only`);
-  let metrics: string[] | undefined;
-  if (values.metrics !== undefined) {
-    metrics = [
-      ...new Set(
-        values.metrics
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s !== ''),
-      ),
-    ];
-    if (metrics.length === 0) usage(`--metrics needs at least one metric id ${SEE}`);
-    for (const id of metrics) {
-      if (!id.startsWith('set_') && !id.startsWith('int_'))
-        usage(`--metrics: ${quote(id)} is not a metric of prediction sets (set_*) or intervals (int_*) ${SEE}`);
-      try {
-        getMetricFromId(id).obj.dispose();
-      } catch (e) {
-        if (e instanceof MetricInputError) usage(`--metrics: ${e.message.replace(/^getMetricFromId: /, '')}`);
-        throw e;
-      }
-    }
-  }
-  const plots = values.plots;
-  if (plots?.trim() === '') usage('--plots needs a directory');
+  const metrics = parseMetricIds(values.metrics, SEE);
+  const wrong = metrics?.find((id) => !id.startsWith('set_') && !id.startsWith('int_'));
+  if (wrong !== undefined)
+    usage(`--metrics: ${quote(wrong)} is not a metric of prediction sets (set_*) or intervals (int_*) ${SEE}`);
+  const plots = parsePlotsDir(values.plots);
   const saveFitted = values['save-fitted'];
   if (saveFitted?.trim() === '') usage('--save-fitted needs a file name');
   return {

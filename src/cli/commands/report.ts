@@ -4,7 +4,7 @@ import { isForecastKind } from '../readers';
 import { QUANTILE_IDS, savedQuantileId, takesFileLevels } from '../formats/forecast';
 import * as tf from '@tensorflow/tfjs-core';
 import { bootstrap, MAX_RESAMPLES } from '../../bootstrap';
-import { clip, MetricInputError, printable } from '../../errors';
+import { clip, printable } from '../../errors';
 import { getMetricFromId, METRIC_IDS, type MetricEntry } from '../../registry';
 import { type BackendChoice, ensureBackend } from '../backend';
 import {
@@ -51,6 +51,8 @@ import {
   type Subcommand,
   usage,
   wrapList,
+  parseMetricIds,
+  parsePlotsDir,
 } from '../options';
 import { checkPlotsFolder, checkWritable, saveState } from '../outputs';
 import type { PlotData } from '../plots';
@@ -314,27 +316,9 @@ function parseReport(argv: readonly string[]): ReportArgs | undefined {
   const resamples = integer('--resamples', values.resamples, 1000, 1, MAX_RESAMPLES);
   const seed = integer('--seed', values.seed, 0, -Infinity);
 
-  let metrics: string[] | undefined;
-  if (values.metrics !== undefined) {
-    const ids = values.metrics
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== '');
-    if (ids.length === 0) usage(`--metrics needs at least one metric id ${SEE}`);
-    metrics = [...new Set(ids)];
-    for (const id of metrics) {
-      // a quantile id without levels takes the file's: it is checked once they are read
-      if (id === RISK_AURC_ID || takesFileLevels(id)) continue;
-      try {
-        getMetricFromId(id).obj.dispose();
-      } catch (e) {
-        if (e instanceof MetricInputError) usage(`--metrics: ${e.message.replace(/^getMetricFromId: /, '')}`);
-        throw e;
-      }
-    }
-  }
-  const plots = values.plots;
-  if (plots?.trim() === '') usage('--plots needs a directory');
+  // a quantile id without levels takes the file's: it is checked once they are read
+  const metrics = parseMetricIds(values.metrics, SEE, (id) => id === RISK_AURC_ID || takesFileLevels(id));
+  const plots = parsePlotsDir(values.plots);
   // ids that all ask for scores=real read the file's scores as real-valued, as --scores real does
   const realScores =
     values.scores !== undefined
