@@ -7,6 +7,7 @@
  */
 import type { QuantileBatch, SampleBatch } from '../inputs/forecast';
 import { isCount } from '../math/isCount';
+import { rowSortChunk, sortRows, SORTED_AT } from '../math/wasm/rowSortKernel';
 
 export type { QuantileBatch, SampleBatch };
 
@@ -142,17 +143,17 @@ export interface FairOption {
 }
 
 /**
- * The CRPS of the empirical distribution of sorted members `x[0 … m − 1]` at y (SPEC §15.1):
- * A/M − S/M² with A = Σ|x_i − y| and S = Σ_k k(M − k)·(x_(k+1) − x_(k)); `fair`: S/(M(M − 1))
- * (NaN for M = 1). O(M).
+ * The CRPS of the empirical distribution of sorted members `x[o + t·k]`, k = 0 … m − 1, at y
+ * (SPEC §15.1): A/M − S/M² with A = Σ|x_i − y| and S = Σ_k k(M − k)·(x_(k+1) − x_(k)); `fair`:
+ * S/(M(M − 1)) (NaN for M = 1). O(M).
  */
-function sortedCrps(x: Float32Array, m: number, y: number, fair: boolean): number {
+function sortedCrps(x: Float32Array, o: number, t: number, m: number, y: number, fair: boolean): number {
   let a = 0;
   let s = 0;
-  let prev = x[0];
+  let prev = x[o];
   a += Math.abs(prev - y);
   for (let k = 1; k < m; k++) {
-    const v = x[k];
+    const v = x[o + t * k];
     a += Math.abs(v - y);
     s += k * (m - k) * (v - prev);
     prev = v;
@@ -172,7 +173,7 @@ function sortedCrps(x: Float32Array, m: number, y: number, fair: boolean): numbe
  */
 export function sampleCrps(members: ArrayLike<number>, y: number, options?: { fair?: boolean }): number {
   const sorted = Float32Array.from(members).sort();
-  return sortedCrps(sorted, sorted.length, Math.fround(y), options?.fair === true);
+  return sortedCrps(sorted, 0, 1, sorted.length, Math.fround(y), options?.fair === true);
 }
 
 /**
@@ -183,11 +184,22 @@ export function sampleCrps(members: ArrayLike<number>, y: number, options?: { fa
 export function sampleCrpsUpdate(b: SampleBatch, o: FairOption): Float64Array {
   const { n, m, samples, yTrue } = b;
   if (o.fair && m === 1) return Float64Array.of(n, 0, n);
-  const row = rowScratch(m);
   const acc = new CompensatedSum();
+  const chunk = rowSortChunk(m);
+  if (chunk > 0) {
+    // four rows at a time in the kernel: member k of row first + r at SORTED_AT + 4m⌊r/4⌋ + 4k + r mod 4
+    for (let first = 0; first < n; first += chunk) {
+      const rows = Math.min(chunk, n - first);
+      const x = sortRows(samples, first, rows, m);
+      for (let r = 0; r < rows; r++)
+        acc.add(sortedCrps(x, SORTED_AT + 4 * m * (r >> 2) + (r & 3), 4, m, yTrue[first + r], o.fair));
+    }
+    return Float64Array.of(n, acc.value, 0);
+  }
+  const row = rowScratch(m);
   for (let i = 0; i < n; i++) {
     sortRowInto(samples, i, m, row);
-    acc.add(sortedCrps(row, m, yTrue[i], o.fair));
+    acc.add(sortedCrps(row, 0, 1, m, yTrue[i], o.fair));
   }
   return Float64Array.of(n, acc.value, 0);
 }
@@ -201,16 +213,16 @@ export function sampleCrpsCompute(sums: Float64Array): number {
 const SNAP = 1e-9;
 
 /**
- * numpy's default ('linear', Hyndman–Fan type 7) quantile at p of sorted `x[0 … m − 1]`, with
- * h = (m − 1)·p snapped to a whole index within 1e-9 (SPEC §15.2).
+ * numpy's default ('linear', Hyndman–Fan type 7) quantile at p of sorted `x[o + t·k]`,
+ * k = 0 … m − 1, with h = (m − 1)·p snapped to a whole index within 1e-9 (SPEC §15.2).
  */
-function sortedQuantile(x: Float32Array, m: number, p: number): number {
+function sortedQuantile(x: Float32Array, o: number, t: number, m: number, p: number): number {
   const h = (m - 1) * p;
   const r = Math.round(h);
-  if (Math.abs(h - r) <= SNAP) return x[r];
+  if (Math.abs(h - r) <= SNAP) return x[o + t * r];
   const k = Math.floor(h);
-  const lo = x[k];
-  return lo + (h - k) * (x[k + 1] - lo);
+  const lo = x[o + t * k];
+  return lo + (h - k) * (x[o + t * (k + 1)] - lo);
 }
 
 /**
@@ -224,7 +236,7 @@ function sortedQuantile(x: Float32Array, m: number, p: number): number {
  */
 export function empiricalQuantile(members: ArrayLike<number>, p: number): number {
   const sorted = Float32Array.from(members).sort();
-  return sortedQuantile(sorted, sorted.length, p);
+  return sortedQuantile(sorted, 0, 1, sorted.length, p);
 }
 
 /** Options of the central-interval metrics of samples: the interval's probability `level` ∈ (0, 1). */
@@ -240,12 +252,25 @@ export function sampleIntervalCoverageUpdate(b: SampleBatch, o: SampleLevelOptio
   const { n, m, samples, yTrue } = b;
   const pLo = (1 - o.level) / 2;
   const pHi = (1 + o.level) / 2;
-  const row = rowScratch(m);
   let covered = 0;
+  const chunk = rowSortChunk(m);
+  if (chunk > 0) {
+    for (let first = 0; first < n; first += chunk) {
+      const rows = Math.min(chunk, n - first);
+      const x = sortRows(samples, first, rows, m);
+      for (let r = 0; r < rows; r++) {
+        const at = SORTED_AT + 4 * m * (r >> 2) + (r & 3);
+        const y = yTrue[first + r];
+        if (sortedQuantile(x, at, 4, m, pLo) <= y && y <= sortedQuantile(x, at, 4, m, pHi)) covered++;
+      }
+    }
+    return Float64Array.of(n, covered);
+  }
+  const row = rowScratch(m);
   for (let i = 0; i < n; i++) {
     sortRowInto(samples, i, m, row);
     const y = yTrue[i];
-    if (sortedQuantile(row, m, pLo) <= y && y <= sortedQuantile(row, m, pHi)) covered++;
+    if (sortedQuantile(row, 0, 1, m, pLo) <= y && y <= sortedQuantile(row, 0, 1, m, pHi)) covered++;
   }
   return Float64Array.of(n, covered);
 }
