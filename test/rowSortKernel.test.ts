@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sampleCrpsUpdate, sampleIntervalCoverageUpdate, type SampleBatch } from '../src/functional/forecast';
 import {
   _rowSortKernelTesting,
+  firstNonFiniteKernel,
   oddEvenMergeNetwork,
   ROW_SORT_MAX,
   rowSortChunk,
@@ -106,5 +107,27 @@ describe('row sort kernel', () => {
       sampleIntervalCoverageUpdate(b, { level: 0.9 }),
     ]);
     expect(compiled).toEqual(js);
+  });
+
+  it('finds the first value that is not finite, as the JS check does', () => {
+    const chunk = 1 << 18;
+    for (const n of [0, 1, 15, 16, 17, 100, chunk - 1, chunk, chunk + 5, 2 * chunk + 33]) {
+      const v = new Float32Array(n).map((_, i) => (i % 7) - 3.5);
+      expect(firstNonFiniteKernel(v)).toBe(-1);
+      for (const at of [0, 5, 15, 16, 31, n - 17, n - 1, chunk - 1, chunk, chunk + 3]) {
+        if (at < 0 || at >= n) continue;
+        for (const bad of [NaN, Infinity, -Infinity]) {
+          const w = v.slice();
+          w[at] = bad;
+          if (at + 2 < n) w[at + 2] = NaN; // only the first counts
+          expect(firstNonFiniteKernel(w)).toBe(at);
+        }
+      }
+    }
+    // the largest float32 and the subnormals are finite
+    expect(firstNonFiniteKernel(Float32Array.of(3.4028234663852886e38, -3.4028234663852886e38, 1e-45, -0))).toBe(-1);
+    _rowSortKernelTesting.reset();
+    vi.stubGlobal('WebAssembly', undefined);
+    expect(firstNonFiniteKernel(new Float32Array(4))).toBeNull();
   });
 });

@@ -7,7 +7,7 @@
  */
 import type { QuantileBatch, SampleBatch } from '../inputs/forecast';
 import { isCount } from '../math/isCount';
-import { rowSortChunk, sortRows, SORTED_AT } from '../math/wasm/rowSortKernel';
+import { CRPS_TERMS_AT, crpsTerms, rowSortChunk, sortRows, SORTED_AT } from '../math/wasm/rowSortKernel';
 
 export type { QuantileBatch, SampleBatch };
 
@@ -187,12 +187,12 @@ export function sampleCrpsUpdate(b: SampleBatch, o: FairOption): Float64Array {
   const acc = new CompensatedSum();
   const chunk = rowSortChunk(m);
   if (chunk > 0) {
-    // four rows at a time in the kernel: member k of row first + r at SORTED_AT + 4m⌊r/4⌋ + 4k + r mod 4
+    // the terms of sortedCrps, computed in the kernel from its sorted rows; summed here in order
+    const den = o.fair ? m * (m - 1) : m * m;
     for (let first = 0; first < n; first += chunk) {
       const rows = Math.min(chunk, n - first);
-      const x = sortRows(samples, first, rows, m);
-      for (let r = 0; r < rows; r++)
-        acc.add(sortedCrps(x, SORTED_AT + 4 * m * (r >> 2) + (r & 3), 4, m, yTrue[first + r], o.fair));
+      const terms = crpsTerms(samples, yTrue, first, rows, m, den);
+      for (let r = 0; r < rows; r++) acc.add(terms[CRPS_TERMS_AT + r]);
     }
     return Float64Array.of(n, acc.value, 0);
   }

@@ -8,7 +8,7 @@
  * per member. Every row comes out as a permutation of its members in ascending order — the same
  * values as any other sort's, apart from the order of −0 and +0, which equal each other.
  *
- * The module (34 pages of memory, never grown, so the views stay valid) is compiled
+ * The module (59 pages of memory, never grown, so the views stay valid) is compiled
  * synchronously at first use and cached; null where WebAssembly SIMD is missing, and the callers
  * keep their JS sorts.
  */
@@ -17,8 +17,25 @@ import { ROW_SORT_KERNEL_WASM_BASE64 } from './rowSortKernelBytes';
 
 interface RowSortExports {
   readonly memory: WebAssembly.Memory;
+  /** The first index i < n of the float32 at p + 4i that is not finite, or n. */
+  readonly firstNonFinite: (p: number, n: number) => number;
   /** Sorts n rows of m float32 at src into groups of four rows at dst, by the ntab comparators at tab. */
   readonly sortGroups: (src: number, n: number, m: number, dst: number, tab: number, ntab: number) => void;
+  /**
+   * The CRPS terms A/m − S/den of n rows of m float32 at src with their float32 targets at py,
+   * as float64 at po (each group sorted at work).
+   */
+  readonly crpsTerms: (
+    src: number,
+    n: number,
+    m: number,
+    work: number,
+    tab: number,
+    ntab: number,
+    py: number,
+    po: number,
+    den: number,
+  ) => void;
 }
 
 const PAGE = 65536;
@@ -30,7 +47,11 @@ const ROWS_AT = PAGE;
 const VALUES = 1 << 18;
 /** Where the sorted groups start, in float32 (byte offset / 4). */
 export const SORTED_AT = (ROWS_AT + 4 * VALUES) / 4;
-const PAGES = 1 + 16 + 17;
+/** The targets of a call (float32: as many as its rows, 2^17 at most, and a group's padding). */
+const TARGETS_AT = 4 * SORTED_AT + 17 * PAGE;
+/** The CRPS terms of a call (float64), after 9 pages of targets. */
+const TERMS_AT = TARGETS_AT + 9 * PAGE;
+const PAGES = 1 + 16 + 17 + 9 + 16;
 
 /** Rows of more members than this keep the JS sort (the network grows as m log² m). */
 export const ROW_SORT_MAX = 256;
@@ -39,6 +60,7 @@ interface Loaded {
   readonly exports: RowSortExports;
   readonly floats: Float32Array;
   readonly ints: Int32Array;
+  readonly doubles: Float64Array;
   /** The m whose network is in the table, and its number of comparators. */
   m: number;
   comparators: number;
@@ -59,6 +81,7 @@ function load(): Loaded | null {
       exports,
       floats: new Float32Array(memory.buffer),
       ints: new Int32Array(memory.buffer),
+      doubles: new Float64Array(memory.buffer),
       m: 0,
       comparators: 0,
     };
@@ -106,6 +129,53 @@ export function rowSortChunk(m: number): number {
  * SORTED_AT + 4m·⌊r/4⌋ + 4k + r mod 4 — until the next call. O(rows·m log² m).
  */
 export function sortRows(values: Float32Array, first: number, rows: number, m: number): Float32Array {
+  const k = loadRows(values, first, rows, m);
+  k.exports.sortGroups(ROWS_AT, rows, m, 4 * SORTED_AT, TABLE, k.comparators);
+  return k.floats;
+}
+
+/**
+ * The CRPS terms of {@link sortRows}' rows with their targets `yTrue[first …]`: per row, from
+ * its sorted members x_(k) in float64 and in the order of the JS formula,
+ * A/m − S/den with A = Σ_k |x_(k) − y| and S = Σ_{k ≥ 1} k(m − k)·(x_(k) − x_(k−1)). Returns the
+ * kernel's float64 memory, the term of row first + r at CRPS_TERMS_AT + r — until the next call.
+ * O(rows·m log² m).
+ */
+export function crpsTerms(
+  values: Float32Array,
+  yTrue: Float32Array,
+  first: number,
+  rows: number,
+  m: number,
+  den: number,
+): Float64Array {
+  const k = loadRows(values, first, rows, m);
+  k.floats.set(yTrue.subarray(first, first + rows), TARGETS_AT / 4);
+  k.exports.crpsTerms(ROWS_AT, rows, m, 4 * SORTED_AT, TABLE, k.comparators, TARGETS_AT, TERMS_AT, den);
+  return k.doubles;
+}
+
+/**
+ * The first index of a value of `values` that is not finite (NaN, ±∞), or −1, or null without
+ * the kernel: the values go through its memory in chunks, checked four at a time. O(n).
+ */
+export function firstNonFiniteKernel(values: Float32Array): number | null {
+  const k = load();
+  if (!k) return null;
+  for (let start = 0; start < values.length; start += VALUES) {
+    const n = Math.min(VALUES, values.length - start);
+    k.floats.set(values.subarray(start, start + n), ROWS_AT / 4);
+    const i = k.exports.firstNonFinite(ROWS_AT, n);
+    if (i < n) return start + i;
+  }
+  return -1;
+}
+
+/** Where {@link crpsTerms} writes, in float64. */
+export const CRPS_TERMS_AT = TERMS_AT / 8;
+
+/** The kernel with the network for m in its table and the rows copied in. */
+function loadRows(values: Float32Array, first: number, rows: number, m: number): Loaded {
   const k = load() as Loaded;
   if (k.m !== m) {
     const pairs = oddEvenMergeNetwork(m);
@@ -114,8 +184,7 @@ export function sortRows(values: Float32Array, first: number, rows: number, m: n
     k.comparators = pairs.length / 2;
   }
   k.floats.set(values.subarray(first * m, (first + rows) * m), ROWS_AT / 4);
-  k.exports.sortGroups(ROWS_AT, rows, m, 4 * SORTED_AT, TABLE, k.comparators);
-  return k.floats;
+  return k;
 }
 
 /** For tests: forget the compiled module (so that a stubbed-out WebAssembly is seen), and whether it loads. */
