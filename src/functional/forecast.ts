@@ -143,17 +143,17 @@ export interface FairOption {
 }
 
 /**
- * The CRPS of the empirical distribution of sorted members `x[o + t·k]`, k = 0 … m − 1, at y
- * (SPEC §15.1): A/M − S/M² with A = Σ|x_i − y| and S = Σ_k k(M − k)·(x_(k+1) − x_(k)); `fair`:
- * S/(M(M − 1)) (NaN for M = 1). O(M).
+ * The CRPS of the empirical distribution of sorted members `x[0 … m − 1]` at y (SPEC §15.1):
+ * A/M − S/M² with A = Σ|x_i − y| and S = Σ_k k(M − k)·(x_(k+1) − x_(k)); `fair`: S/(M(M − 1))
+ * (NaN for M = 1). O(M). The row sort kernel's crpsTerms repeats these operations in this order.
  */
-function sortedCrps(x: Float32Array, o: number, t: number, m: number, y: number, fair: boolean): number {
+function sortedCrps(x: Float32Array, m: number, y: number, fair: boolean): number {
   let a = 0;
   let s = 0;
-  let prev = x[o];
+  let prev = x[0];
   a += Math.abs(prev - y);
   for (let k = 1; k < m; k++) {
-    const v = x[o + t * k];
+    const v = x[k];
     a += Math.abs(v - y);
     s += k * (m - k) * (v - prev);
     prev = v;
@@ -173,13 +173,16 @@ function sortedCrps(x: Float32Array, o: number, t: number, m: number, y: number,
  */
 export function sampleCrps(members: ArrayLike<number>, y: number, options?: { fair?: boolean }): number {
   const sorted = Float32Array.from(members).sort();
-  return sortedCrps(sorted, 0, 1, sorted.length, Math.fround(y), options?.fair === true);
+  return sortedCrps(sorted, sorted.length, Math.fround(y), options?.fair === true);
 }
 
 /**
  * Sample CRPS: sums [N, Σ CRPS_i, U], U the samples whose CRPS is undefined (fair with M = 1,
  * 0/0), left out of the sum so that it stays finite (and JSON): any U > 0 makes the value NaN,
- * in merges too. O(N·M log M).
+ * in merges too. Rows of 2 … 256 members: sorted and scored four at a time in the WebAssembly
+ * row sort kernel (a sorting network, O(M log² M) a row, the same values as the JS path), the
+ * terms summed here in order; otherwise, or without WebAssembly SIMD, the JS row sort.
+ * O(N·M log² M).
  */
 export function sampleCrpsUpdate(b: SampleBatch, o: FairOption): Float64Array {
   const { n, m, samples, yTrue } = b;
@@ -199,7 +202,7 @@ export function sampleCrpsUpdate(b: SampleBatch, o: FairOption): Float64Array {
   const row = rowScratch(m);
   for (let i = 0; i < n; i++) {
     sortRowInto(samples, i, m, row);
-    acc.add(sortedCrps(row, 0, 1, m, yTrue[i], o.fair));
+    acc.add(sortedCrps(row, m, yTrue[i], o.fair));
   }
   return Float64Array.of(n, acc.value, 0);
 }
@@ -246,7 +249,8 @@ export interface SampleLevelOption {
 
 /**
  * Sample interval coverage: sums [N, covered], covered when Q((1 − level)/2) ≤ y ≤ Q((1 + level)/2)
- * of the row's members (type-7 quantiles). O(N·M log M).
+ * of the row's members (type-7 quantiles), the rows sorted as {@link sampleCrpsUpdate} sorts
+ * them. O(N·M log² M).
  */
 export function sampleIntervalCoverageUpdate(b: SampleBatch, o: SampleLevelOption): Float64Array {
   const { n, m, samples, yTrue } = b;

@@ -7,8 +7,12 @@
  * rows, with no branch on the data, where a row sort in JS costs about a mispredicted branch
  * per member. Every row comes out as a permutation of its members in ascending order — the same
  * values as any other sort's, apart from the order of −0 and +0, which equal each other.
+ * The kernel also scores the sorted rows (the CRPS terms of sortedCrps in
+ * ../../functional/forecast.ts, the same float64 operations in their order, so the same bits)
+ * while a group is in cache, and checks the finiteness of sample and quantile batches four values
+ * at a time.
  *
- * The module (59 pages of memory, never grown, so the views stay valid) is compiled
+ * The module (59 pages of memory, grown to that once, so the views stay valid) is compiled
  * synchronously at first use and cached; null where WebAssembly SIMD is missing, and the callers
  * keep their JS sorts.
  */

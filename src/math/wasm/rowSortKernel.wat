@@ -4,7 +4,8 @@
 ;; the vectors, each comparator one f32x4.pmin and one f32x4.pmax: the four rows sorted at once,
 ;; with no branch on the data. A comparator of equal values leaves them where they are (pmin
 ;; keeps its first operand, pmax of the swapped operands its second), so each row's output is a
-;; permutation of its members, ascending. Finite (or infinite) float32 only: no NaN.
+;; permutation of its members, ascending. Finite (or infinite) float32 only: no NaN. crpsTerms
+;; scores each group as it is sorted; firstNonFinite checks a batch before.
 ;; Memory: grown by the caller; the comparators are pairs of i32 byte offsets (16·i, 16·j), i < j.
 (module
   (memory (export "memory") 1)
