@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Compiles the kernels in src/math/wasm (softmaxKernel.wat, sortKernel.wat, checkKernel.wat) to
- * WebAssembly and regenerates their …Bytes.ts files (each module embedded as base64), which are committed so that
+ * Compiles the kernels in src/math/wasm (softmaxKernel.wat, sortKernel.wat, checkKernel.wat,
+ * rowSortKernel.wat) to WebAssembly and regenerates their …Bytes.ts files (each module embedded as base64), which are committed so that
  * builds and users never need a WebAssembly toolchain.
  *
  *   node scripts/build-wasm.mjs           # regenerate
@@ -21,6 +21,7 @@ const KERNELS = [
   ['softmaxKernel', 'SOFTMAX_KERNEL_WASM_BASE64', 'SIMD128'],
   ['sortKernel', 'SORT_KERNEL_WASM_BASE64', 'MVP'],
   ['checkKernel', 'CHECK_KERNEL_WASM_BASE64', 'SIMD128'],
+  ['rowSortKernel', 'ROW_SORT_KERNEL_WASM_BASE64', 'SIMD128'],
 ];
 
 function compile(wabt, name, source) {

@@ -7,6 +7,7 @@
  */
 import type { QuantileBatch, SampleBatch } from '../inputs/forecast';
 import { isCount } from '../math/isCount';
+import { CRPS_TERMS_AT, crpsTerms, rowSortChunk, sortRows, SORTED_AT } from '../math/wasm/rowSortKernel';
 
 export type { QuantileBatch, SampleBatch };
 
@@ -144,7 +145,7 @@ export interface FairOption {
 /**
  * The CRPS of the empirical distribution of sorted members `x[0 … m − 1]` at y (SPEC §15.1):
  * A/M − S/M² with A = Σ|x_i − y| and S = Σ_k k(M − k)·(x_(k+1) − x_(k)); `fair`: S/(M(M − 1))
- * (NaN for M = 1). O(M).
+ * (NaN for M = 1). O(M). The row sort kernel's crpsTerms repeats these operations in this order.
  */
 function sortedCrps(x: Float32Array, m: number, y: number, fair: boolean): number {
   let a = 0;
@@ -178,13 +179,27 @@ export function sampleCrps(members: ArrayLike<number>, y: number, options?: { fa
 /**
  * Sample CRPS: sums [N, Σ CRPS_i, U], U the samples whose CRPS is undefined (fair with M = 1,
  * 0/0), left out of the sum so that it stays finite (and JSON): any U > 0 makes the value NaN,
- * in merges too. O(N·M log M).
+ * in merges too. Rows of 2 … 256 members: sorted and scored four at a time in the WebAssembly
+ * row sort kernel (a sorting network, O(M log² M) a row, the same values as the JS path), the
+ * terms summed here in order; otherwise, or without WebAssembly SIMD, the JS row sort.
+ * O(N·M log² M).
  */
 export function sampleCrpsUpdate(b: SampleBatch, o: FairOption): Float64Array {
   const { n, m, samples, yTrue } = b;
   if (o.fair && m === 1) return Float64Array.of(n, 0, n);
-  const row = rowScratch(m);
   const acc = new CompensatedSum();
+  const chunk = rowSortChunk(m);
+  if (chunk > 0) {
+    // the terms of sortedCrps, computed in the kernel from its sorted rows; summed here in order
+    const den = o.fair ? m * (m - 1) : m * m;
+    for (let first = 0; first < n; first += chunk) {
+      const rows = Math.min(chunk, n - first);
+      const terms = crpsTerms(samples, yTrue, first, rows, m, den);
+      for (let r = 0; r < rows; r++) acc.add(terms[CRPS_TERMS_AT + r]);
+    }
+    return Float64Array.of(n, acc.value, 0);
+  }
+  const row = rowScratch(m);
   for (let i = 0; i < n; i++) {
     sortRowInto(samples, i, m, row);
     acc.add(sortedCrps(row, m, yTrue[i], o.fair));
@@ -201,16 +216,16 @@ export function sampleCrpsCompute(sums: Float64Array): number {
 const SNAP = 1e-9;
 
 /**
- * numpy's default ('linear', Hyndman–Fan type 7) quantile at p of sorted `x[0 … m − 1]`, with
- * h = (m − 1)·p snapped to a whole index within 1e-9 (SPEC §15.2).
+ * numpy's default ('linear', Hyndman–Fan type 7) quantile at p of sorted `x[o + t·k]`,
+ * k = 0 … m − 1, with h = (m − 1)·p snapped to a whole index within 1e-9 (SPEC §15.2).
  */
-function sortedQuantile(x: Float32Array, m: number, p: number): number {
+function sortedQuantile(x: Float32Array, o: number, t: number, m: number, p: number): number {
   const h = (m - 1) * p;
   const r = Math.round(h);
-  if (Math.abs(h - r) <= SNAP) return x[r];
+  if (Math.abs(h - r) <= SNAP) return x[o + t * r];
   const k = Math.floor(h);
-  const lo = x[k];
-  return lo + (h - k) * (x[k + 1] - lo);
+  const lo = x[o + t * k];
+  return lo + (h - k) * (x[o + t * (k + 1)] - lo);
 }
 
 /**
@@ -224,7 +239,7 @@ function sortedQuantile(x: Float32Array, m: number, p: number): number {
  */
 export function empiricalQuantile(members: ArrayLike<number>, p: number): number {
   const sorted = Float32Array.from(members).sort();
-  return sortedQuantile(sorted, sorted.length, p);
+  return sortedQuantile(sorted, 0, 1, sorted.length, p);
 }
 
 /** Options of the central-interval metrics of samples: the interval's probability `level` ∈ (0, 1). */
@@ -234,18 +249,32 @@ export interface SampleLevelOption {
 
 /**
  * Sample interval coverage: sums [N, covered], covered when Q((1 − level)/2) ≤ y ≤ Q((1 + level)/2)
- * of the row's members (type-7 quantiles). O(N·M log M).
+ * of the row's members (type-7 quantiles), the rows sorted as {@link sampleCrpsUpdate} sorts
+ * them. O(N·M log² M).
  */
 export function sampleIntervalCoverageUpdate(b: SampleBatch, o: SampleLevelOption): Float64Array {
   const { n, m, samples, yTrue } = b;
   const pLo = (1 - o.level) / 2;
   const pHi = (1 + o.level) / 2;
-  const row = rowScratch(m);
   let covered = 0;
+  const chunk = rowSortChunk(m);
+  if (chunk > 0) {
+    for (let first = 0; first < n; first += chunk) {
+      const rows = Math.min(chunk, n - first);
+      const x = sortRows(samples, first, rows, m);
+      for (let r = 0; r < rows; r++) {
+        const at = SORTED_AT + 4 * m * (r >> 2) + (r & 3);
+        const y = yTrue[first + r];
+        if (sortedQuantile(x, at, 4, m, pLo) <= y && y <= sortedQuantile(x, at, 4, m, pHi)) covered++;
+      }
+    }
+    return Float64Array.of(n, covered);
+  }
+  const row = rowScratch(m);
   for (let i = 0; i < n; i++) {
     sortRowInto(samples, i, m, row);
     const y = yTrue[i];
-    if (sortedQuantile(row, m, pLo) <= y && y <= sortedQuantile(row, m, pHi)) covered++;
+    if (sortedQuantile(row, 0, 1, m, pLo) <= y && y <= sortedQuantile(row, 0, 1, m, pHi)) covered++;
   }
   return Float64Array.of(n, covered);
 }

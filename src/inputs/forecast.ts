@@ -1,4 +1,5 @@
 import { ARG, fail } from '../errors';
+import { firstNonFiniteKernel } from '../math/wasm/rowSortKernel';
 import { levelsOption, type OptionSchema } from '../options';
 import type { InputAdapter } from './adapter';
 import { readFiniteVector, readRaw, requireSameN, shapeText, type RawArray } from './read';
@@ -62,7 +63,7 @@ function readRows(
       `expected argument ${ARG} to have at least one column [N, ${what}], but got shape ${shapeText(shape)}`,
     );
   const values = raw.values instanceof Float32Array ? raw.values : Float32Array.from(raw.values);
-  const bad = firstNonFiniteValue(values);
+  const bad = firstNonFiniteKernel(values) ?? firstNonFiniteValue(values);
   if (bad >= 0) {
     fail(
       metric,
