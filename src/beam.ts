@@ -32,7 +32,8 @@
  * );
  * ```
  *
- * @module
+ * @packageDocumentation
+ * @module ecuas/beam
  */
 import * as beam from 'apache-beam';
 import * as beamSerialization from 'apache-beam/serialization';
