@@ -149,6 +149,14 @@ const show = (x: unknown): string => {
  * The Beam `CombineFn` of {@link metricsCombineFn}. Its own fields are plain data and its methods
  * live on the prototype, which this module registers with Beam's serialization: Beam ships the
  * combine function to its workers by value, and a registered prototype goes by name.
+ *
+ * @example
+ * ```ts
+ * const fn: MetricsCombineFn<'scores'> = metricsCombineFn(['det_auroc'], { input: 'scores' });
+ * const a = fn.addInput(fn.createAccumulator(), { score: 0.9, positive: true });
+ * const b = fn.addInput(fn.createAccumulator(), { score: 0.2, positive: false });
+ * fn.extractOutput(fn.mergeAccumulators([a, b])); // { det_auroc: 1 }
+ * ```
  */
 export class MetricsCombineFn<I extends BeamInput = BeamInput> {
   /** The metric ids, in the order of the output. */
