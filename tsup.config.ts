@@ -57,10 +57,33 @@ const tfCoreRequired: EsbuildPlugin = {
   },
 };
 
+/**
+ * For `ecuas/beam`: its imports of the library (`./index`) become imports of the package itself,
+ * so a program that uses both has one library — one `MetricInputError` class, one registry —
+ * rather than a copy inside dist/beam.*. Node resolves a package's own name through its
+ * `exports`, from inside it and from a user's node_modules alike.
+ */
+const libraryAsPackage: EsbuildPlugin = {
+  name: 'library-as-package',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/index$/ }, (args) =>
+      args.importer.endsWith('src/beam.ts') ? { path: 'ecuas', external: true } : undefined,
+    );
+  },
+};
+
 export default defineConfig([
   // dist/cli/, dist/functional.* and dist/ecuas.min.* belong to the builds below, which run in parallel
-  { ...library, entry: { index: 'src/index.ts' }, clean: ['!cli/**', '!functional.*', '!ecuas.min.*'] },
+  { ...library, entry: { index: 'src/index.ts' }, clean: ['!cli/**', '!functional.*', '!beam.*', '!ecuas.min.*'] },
   { ...library, entry: { functional: 'src/functional/index.ts' }, clean: false },
+  {
+    // `ecuas/beam`: apache-beam is the user's (an optional peer), the library is `ecuas` itself
+    ...library,
+    entry: { beam: 'src/beam.ts' },
+    clean: false,
+    external: ['@tensorflow/tfjs-core', 'apache-beam', /^apache-beam\//, 'ecuas'],
+    esbuildPlugins: [libraryAsPackage],
+  },
   {
     // dist/ecuas.min.js for a <script> tag: defines the global `ecuas`, uses the global `tf`
     entry: { ecuas: 'src/index.ts' },

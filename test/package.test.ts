@@ -47,7 +47,7 @@ describe('the built package', () => {
     expect(rejected).toBe(true);
   });
 
-  it('declares tfjs-core as a peer, not a dependency, and ships only dist (and the subpath stub older resolvers read)', () => {
+  it('declares tfjs-core as a peer, not a dependency, and ships only dist (and the subpath stubs older resolvers read)', () => {
     const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
       peerDependencies: Record<string, string>;
       dependencies?: Record<string, string>;
@@ -56,8 +56,37 @@ describe('the built package', () => {
     };
     expect(pkg.peerDependencies['@tensorflow/tfjs-core']).toBeDefined();
     expect(pkg.dependencies?.['@tensorflow/tfjs-core']).toBeUndefined();
-    expect(pkg.files).toEqual(['dist', 'functional/package.json']);
+    expect(pkg.files).toEqual(['dist', 'functional/package.json', 'beam/package.json']);
     expect(pkg.exports['.'].require.types).toBe('./dist/index.d.cts');
     expect(pkg.exports['./functional'].require.types).toBe('./dist/functional.d.cts');
+    expect(pkg.exports['./beam'].require.types).toBe('./dist/beam.d.cts');
+  });
+
+  it('declares apache-beam as an optional peer, for ecuas/beam alone (and tests with it)', () => {
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+      dependencies?: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(pkg.peerDependencies['apache-beam']).toBeDefined();
+    expect(pkg.peerDependenciesMeta?.['apache-beam']?.optional).toBe(true);
+    expect(pkg.dependencies?.['apache-beam']).toBeUndefined();
+    expect(pkg.devDependencies['apache-beam']).toBeDefined();
+    // the main entry loads without it: nothing but dist/beam.* names it
+    expect(readFileSync(`${root}dist/index.js`, 'utf8')).not.toMatch(/apache-beam/);
+    expect(readFileSync(`${root}dist/index.cjs`, 'utf8')).not.toMatch(/apache-beam/);
+  });
+
+  it('resolves ecuas/beam through the exports map, in both module formats', () => {
+    const out = node([
+      '--input-type=module',
+      '-e',
+      `import { createRequire } from 'node:module';
+       console.log(JSON.stringify([import.meta.resolve('ecuas/beam'), createRequire(import.meta.url).resolve('ecuas/beam')]));`,
+    ]);
+    const [esm, cjs] = JSON.parse(out.split('\n').pop() as string) as [string, string];
+    expect(esm).toMatch(/\/dist\/beam\.js$/);
+    expect(cjs).toMatch(/[\\/]dist[\\/]beam\.cjs$/);
   });
 });

@@ -23,7 +23,7 @@ function staticLoads(code: string, name: string): string[] {
 const dynamicLoads = (code: string, name: string): string[] =>
   code.match(new RegExp(`\\bimport\\(\\s*["']${escape(name)}(?:/[^"']*)?["']\\s*\\)`, 'g')) ?? [];
 
-const library = ['index.js', 'index.cjs', 'functional.js', 'functional.cjs', 'ecuas.min.js'];
+const library = ['index.js', 'index.cjs', 'functional.js', 'functional.cjs', 'beam.js', 'beam.cjs', 'ecuas.min.js'];
 
 describe('runtime dependencies', () => {
   it('are hyparquet and hyparquet-compressors (this test knows them)', () => {
