@@ -56,7 +56,13 @@ function usageLines(): string {
   const summaries = [...COMMANDS.map((c) => c.summary), 'show this help', 'show the version'];
   const column = Math.max(...heads.map((h) => h.length)) + 2;
   return heads
-    .map((head, i) => wrapList(summaries[i].split(' '), ' '.repeat(column), 92).replace(/^ +/, head.padEnd(column)))
+    .map((head, i) =>
+      summaries[i]
+        .split('\n')
+        .map((part) => wrapList(part.split(' '), ' '.repeat(column), 98))
+        .join('\n')
+        .replace(/^ +/, head.padEnd(column)),
+    )
     .join('\n');
 }
 

@@ -336,7 +336,7 @@ export interface Subcommand {
   readonly name: string;
   /** What follows the name in the usage line, e.g. `FILE [options]`. */
   readonly synopsis: string;
-  /** What it does, as `ecuas --help` shows it beside the usage (wrapped there). */
+  /** What it does, as `ecuas --help` shows it beside the usage (wrapped there; a newline breaks the line). */
   readonly summary: string;
   /** What `ecuas NAME --help` shows its help for, e.g. `for temperature scaling`. */
   readonly helpFor: string;

@@ -607,7 +607,7 @@ export const reportCommand: Subcommand = {
   name: 'report',
   synopsis: 'FILE [options]',
   summary:
-    'compute uncertainty, calibration and selective-prediction metrics of the samples in FILE (CSV, JSON, .npz or Parquet)',
+    'compute uncertainty, calibration and selective-prediction\nmetrics of the samples in FILE (CSV, JSON, .npz or Parquet)',
   helpFor: 'for the options and the file formats',
   help: reportHelp,
   async run(argv, io, options) {
