@@ -15,20 +15,9 @@ import {
   type MetricsSlice,
 } from '../src/beam';
 import { getMetricFromId, MetricInputError } from '../src/index';
+import { rng } from './helpers/data';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-/** A seeded generator (mulberry32): the same data and plans on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const round = (x: number, step: number): number => Math.round(x / step) * step;
 
