@@ -24,7 +24,7 @@ import {
   reliabilityDiagramFromLogits,
   topOneConfidences,
 } from '../src/index';
-import { FEATURES, loadPenguins, penguinModel, shuffledExamples, SPECIES, standardizer } from './penguinsData';
+import { FEATURES, loadPenguins, penguinModel, SPECIES, splitExamples } from './penguinsData';
 
 // A hidden layer far wider than 3 features need, trained for many epochs on 137 penguins:
 // the training loss keeps falling long after the validation loss has turned, and the softmax
@@ -54,23 +54,21 @@ async function main(): Promise<void> {
 
   // ---- data: 40 % train, 30 % validation, 30 % test, standardized with the training statistics
   const all = loadPenguins();
-  const { x, y, dropped } = shuffledExamples(all, 7);
-  const nTrain = Math.round(0.4 * x.length);
-  const nVal = Math.round(0.3 * x.length);
-  const standardize = standardizer(x.slice(0, nTrain));
-  const yTrain = y.slice(0, nTrain);
-  const yVal = y.slice(nTrain, nTrain + nVal);
-  const yTest = y.slice(nTrain + nVal);
+  const {
+    x: [xTrain, xVal, xTest],
+    y: [yTrain, yVal, yTest],
+    dropped,
+  } = splitExamples(all, [0.4, 0.3]);
   console.log(
     `Palmer penguins (vega-datasets): ${all.length} penguins, ${dropped} with a missing measurement dropped; ` +
       `${yTrain.length} to train, ${yVal.length} to fit the temperature, ${yTest.length} to test.`,
   );
 
-  const xTrainT = tf.tensor2d(standardize(x.slice(0, nTrain)));
+  const xTrainT = tf.tensor2d(xTrain);
   const yTrainT = tf.tidy(() => tf.oneHot(tf.tensor1d(yTrain, 'int32'), SPECIES.length));
-  const xValT = tf.tensor2d(standardize(x.slice(nTrain, nTrain + nVal)));
+  const xValT = tf.tensor2d(xVal);
   const yValT = tf.tidy(() => tf.oneHot(tf.tensor1d(yVal, 'int32'), SPECIES.length));
-  const xTestT = tf.tensor2d(standardize(x.slice(nTrain + nVal)));
+  const xTestT = tf.tensor2d(xTest);
 
   // ---- an over-fitted model
   const model = penguinModel({ units: UNITS, learningRate: LEARNING_RATE });

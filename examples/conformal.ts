@@ -22,7 +22,7 @@ import {
   SizeStratifiedCoverage,
   type ConformalScore,
 } from '../src/index';
-import { FEATURES, loadPenguins, penguinModel, shuffledExamples, SPECIES, standardizer } from './penguinsData';
+import { FEATURES, loadPenguins, penguinModel, SPECIES, splitExamples } from './penguinsData';
 import { mulberry32 } from './random';
 
 // the training of examples/penguins.ts: the default 8-unit network, 30 epochs in batches of 16
@@ -40,22 +40,20 @@ async function main(): Promise<void> {
 
   // ---- data: 40 % train, 30 % calibration, 30 % test, standardized with the training statistics
   const all = loadPenguins();
-  const { x, y, dropped } = shuffledExamples(all, 7);
-  const nTrain = Math.round(0.4 * x.length);
-  const nCal = Math.round(0.3 * x.length);
-  const standardize = standardizer(x.slice(0, nTrain));
-  const yTrain = y.slice(0, nTrain);
-  const yCal = y.slice(nTrain, nTrain + nCal);
-  const yTest = y.slice(nTrain + nCal);
+  const {
+    x: [xTrain, xCal, xTest],
+    y: [yTrain, yCal, yTest],
+    dropped,
+  } = splitExamples(all, [0.4, 0.3]);
   console.log(
     `Palmer penguins (vega-datasets): ${all.length} penguins, ${dropped} with a missing measurement dropped; ` +
       `${yTrain.length} to train, ${yCal.length} to calibrate, ${yTest.length} to test.`,
   );
 
-  const xTrainT = tf.tensor2d(standardize(x.slice(0, nTrain)));
+  const xTrainT = tf.tensor2d(xTrain);
   const yTrainT = tf.tidy(() => tf.oneHot(tf.tensor1d(yTrain, 'int32'), SPECIES.length));
-  const xCalT = tf.tensor2d(standardize(x.slice(nTrain, nTrain + nCal)));
-  const xTestT = tf.tensor2d(standardize(x.slice(nTrain + nCal)));
+  const xCalT = tf.tensor2d(xCal);
+  const xTestT = tf.tensor2d(xTest);
 
   const model = penguinModel();
   await model.fit(xTrainT, yTrainT, { epochs: EPOCHS, batchSize: BATCH_SIZE, shuffle: false, verbose: 0 });

@@ -31,15 +31,7 @@ import {
   riskCoveragePlot,
   topOneConfidences,
 } from '../src/index';
-import {
-  FEATURES,
-  loadPenguins,
-  penguinModel,
-  shuffledExamples,
-  SPECIES,
-  standardizer,
-  type Penguin,
-} from './penguinsData';
+import { FEATURES, loadPenguins, penguinModel, SPECIES, splitExamples, type Penguin } from './penguinsData';
 
 // ---------------------------------------------------------------------------------------------
 // Data
@@ -54,16 +46,12 @@ interface Split {
 
 /** Drops penguins with a missing measurement, shuffles with a fixed seed, splits 60/40, standardizes with the training statistics. */
 function prepare(all: Penguin[]): Split {
-  const { x, y, dropped } = shuffledExamples(all, 7);
-  const nTrain = Math.round(0.6 * x.length);
-  const standardize = standardizer(x.slice(0, nTrain));
-  return {
-    xTrain: standardize(x.slice(0, nTrain)),
-    yTrain: y.slice(0, nTrain),
-    xVal: standardize(x.slice(nTrain)),
-    yVal: y.slice(nTrain),
+  const {
+    x: [xTrain, xVal],
+    y: [yTrain, yVal],
     dropped,
-  };
+  } = splitExamples(all, [0.6]);
+  return { xTrain, yTrain, xVal, yVal, dropped };
 }
 
 // ---------------------------------------------------------------------------------------------

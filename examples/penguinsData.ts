@@ -63,6 +63,34 @@ export function standardizer(train: number[][]): (x: number[][]) => number[][] {
   return (x) => x.map((r) => r.map((v, j) => (v - mean[j]) / sd[j]));
 }
 
+export interface Splits {
+  /** Standardized features of each part, in the order of the fractions asked for. */
+  x: number[][][];
+  /** Species indices of each part. */
+  y: number[][];
+  /** Penguins dropped for a missing measurement or species. */
+  dropped: number;
+}
+
+/**
+ * The examples' splits: the penguins shuffled with `seed`, cut into consecutive parts of
+ * `fractions` of them (each rounded; one more part takes the rest), every part standardized with
+ * the first part's statistics (the training split's, which no other split may influence).
+ */
+export function splitExamples(all: Penguin[], fractions: readonly number[], seed = 7): Splits {
+  const { x, y, dropped } = shuffledExamples(all, seed);
+  const cuts = [0];
+  for (const f of fractions) cuts.push(cuts[cuts.length - 1] + Math.round(f * x.length));
+  cuts.push(x.length);
+  const standardize = standardizer(x.slice(0, cuts[1]));
+  const parts = cuts.slice(1).map((end, i) => [cuts[i], end] as const);
+  return {
+    x: parts.map(([a, b]) => standardize(x.slice(a, b))),
+    y: parts.map(([a, b]) => y.slice(a, b)),
+    dropped,
+  };
+}
+
 export interface ModelOptions {
   /** Width of the hidden ReLU layer. Default 8. */
   units?: number;
