@@ -55,9 +55,8 @@ import {
   parsePlotsDir,
 } from '../options';
 import { checkPlotsFolder, checkWritable, saveState } from '../outputs';
-import type { PlotData } from '../plots';
 import { ProgressBar } from '../progress';
-import { noSamples, readInputFile, SCORE_KINDS } from '../readers';
+import { noSamples, readInputFile } from '../readers';
 import type { StateFormat } from '../state';
 import { classifierTensor, rowLength } from '../tensors';
 
@@ -543,42 +542,10 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
     );
 
     if (args.plots !== undefined && store) {
-      const data: PlotData =
-        summary.kind === 'samples'
-          ? { kind: 'samples', n: summary.n, m: store.width, values: store.first, yTrue: store.second as Float32Array }
-          : summary.kind === 'quantiles'
-            ? {
-                kind: 'quantiles',
-                n: summary.n,
-                levels: summary.levels ?? [],
-                values: store.first,
-                yTrue: store.second as Float32Array,
-              }
-            : summary.kind === 'confidence'
-              ? { kind: 'confidence', confidences: store.first, correctness: store.second as Uint8Array }
-              : summary.kind === 'regression'
-                ? { kind: 'regression', yPred: store.first, yTrue: store.second as Float32Array, yStd: store.third }
-                : SCORE_KINDS.includes(summary.kind)
-                  ? {
-                      // SCOD data are drawn as OOD data: the curves do not use the classification errors
-                      kind: summary.kind === 'detection' ? 'detection' : 'ood',
-                      scores: store.first,
-                      flags: store.second as Uint8Array,
-                    }
-                  : {
-                      kind: 'classification',
-                      n: summary.n,
-                      k: summary.k,
-                      width: store.width,
-                      members: store.members,
-                      values: store.first,
-                      labels: store.second as Int32Array,
-                      probabilities: summary.probabilities,
-                    };
       let written: string[];
       try {
-        const { writePlots } = await import('../plots');
-        written = await writePlots(args.plots, data, { source: basename(args.file) });
+        const { plotDataOf, writePlots } = await import('../plots');
+        written = await writePlots(args.plots, plotDataOf(summary, store), { source: basename(args.file) });
       } catch (e) {
         throw new CliError(`--plots: ${bounded((e as Error).message)}`, 1);
       }
