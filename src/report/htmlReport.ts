@@ -509,7 +509,8 @@ footer td { white-space: normal; overflow-wrap: anywhere; }
   main, footer { max-width: none; padding: 0; }
   a { color: inherit; }
   .scroll { overflow: visible; }
-  th, td { white-space: normal; }
+  table { width: 100%; }
+  th, td { white-space: normal; overflow-wrap: anywhere; padding: 0.2rem 0.35rem; }
   h2 { break-after: avoid; }
   figure, tr, dl.defs div { break-inside: avoid; }
   .plots { grid-template-columns: repeat(2, minmax(0, 1fr)); }
