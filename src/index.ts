@@ -34,6 +34,20 @@ export {
   type CompareSystem,
   type CompareValue,
 } from './compare';
+export {
+  GUIDE_BASE,
+  htmlReport,
+  type HtmlDataSummary,
+  type HtmlInputFile,
+  type HtmlMetricInfo,
+  type HtmlMetricRow,
+  type HtmlMetricTable,
+  type HtmlPlot,
+  type HtmlPlotGroup,
+  type HtmlReportOptions,
+  type HtmlReproducibility,
+  type HtmlSlice,
+} from './report/htmlReport';
 export { ecuasCallback, type EcuasCallback, type EcuasCallbackOptions, type PredictingModel } from './callback';
 export {
   applyTemperature,

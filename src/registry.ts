@@ -94,6 +94,10 @@ export interface MetricEntry {
   readonly fullName: string;
   /** Short name for plots, e.g. "NECUAS (n=2)". */
   readonly display: string;
+  /** What the metric measures, in one line, e.g. "Mean negative log-probability of the label." */
+  readonly summary: string;
+  /** The guide page that explains it, relative to the repository's root, e.g. `docs/guide/calibration.md`. */
+  readonly guide: string;
   /**
    * Whether larger values are better (the AUCs); `null` where the best value is a nominal one
    * (interval coverage: its `level`).
@@ -190,6 +194,8 @@ interface Entry {
   readonly options: object;
   readonly fullName: string;
   readonly display: string;
+  /** One line: what the metric measures (the HTML report's definitions, {@link MetricEntry.summary}). */
+  readonly summary: string;
   readonly higherIsBetter?: boolean | null;
   /**
    * The parameters the id may carry, each at most once, in any order. The first is always
@@ -206,7 +212,16 @@ const RAW = { normalize: false };
  * unknown ids; the optional fields of an entry are read as own properties only.
  */
 const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
-  ['conf_error_rate', { cls: ConfidenceErrorRate, options: {}, fullName: 'Confidence Error Rate', display: 'ER' }],
+  [
+    'conf_error_rate',
+    {
+      cls: ConfidenceErrorRate,
+      options: {},
+      fullName: 'Confidence Error Rate',
+      display: 'ER',
+      summary: 'Share of incorrect predictions, 1 − mean correctness.',
+    },
+  ],
   [
     'conf_auc',
     {
@@ -214,22 +229,50 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Confidence AUC',
       display: 'AUC',
+      summary: 'AUROC of the confidence separating correct from incorrect predictions (ties count ½).',
       higherIsBetter: true,
       params: [scoresParam],
     },
   ],
-  ['conf_brier', { cls: ConfidenceBrierScore, options: RAW, fullName: 'Confidence Brier Score', display: 'BS' }],
+  [
+    'conf_brier',
+    {
+      cls: ConfidenceBrierScore,
+      options: RAW,
+      fullName: 'Confidence Brier Score',
+      display: 'BS',
+      summary: 'Mean squared difference between the confidence and the correctness.',
+    },
+  ],
   [
     'conf_norm_brier',
-    { cls: ConfidenceBrierScore, options: N, fullName: 'Normalized Confidence Brier Score', display: 'NBS' },
+    {
+      cls: ConfidenceBrierScore,
+      options: N,
+      fullName: 'Normalized Confidence Brier Score',
+      display: 'NBS',
+      summary: 'Brier score divided by that of a constant confidence equal to the accuracy, a(1 − a).',
+    },
   ],
   [
     'conf_cross_entropy',
-    { cls: ConfidenceCrossEntropy, options: RAW, fullName: 'Confidence Cross-Entropy', display: 'CE' },
+    {
+      cls: ConfidenceCrossEntropy,
+      options: RAW,
+      fullName: 'Confidence Cross-Entropy',
+      display: 'CE',
+      summary: 'Mean negative log-likelihood of the correctness under the confidence.',
+    },
   ],
   [
     'conf_norm_cross_entropy',
-    { cls: ConfidenceCrossEntropy, options: N, fullName: 'Normalized Confidence Cross-Entropy', display: 'NCE' },
+    {
+      cls: ConfidenceCrossEntropy,
+      options: N,
+      fullName: 'Normalized Confidence Cross-Entropy',
+      display: 'NCE',
+      summary: 'Cross-entropy divided by that of a constant confidence equal to the accuracy.',
+    },
   ],
   [
     'conf_ece',
@@ -238,6 +281,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Expected Calibration Error',
       display: 'ECE',
+      summary: 'Sample-weighted mean gap between confidence and accuracy over confidence bins.',
       params: [nBinsParam, normParam, binningParam, debiasParam],
     },
   ],
@@ -248,13 +292,31 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: { norm: 'max' },
       fullName: 'Maximum Calibration Error',
       display: 'MCE',
+      summary: 'Largest gap between mean confidence and accuracy over the confidence bins.',
       params: [nBinsParam, binningParam],
     },
   ],
-  ['conf_smece', { cls: SmoothECE, options: {}, fullName: 'Smooth ECE', display: 'smECE', params: [sigmaParam] }],
+  [
+    'conf_smece',
+    {
+      cls: SmoothECE,
+      options: {},
+      fullName: 'Smooth ECE',
+      display: 'smECE',
+      summary: 'Smooth ECE: the calibration gap under a Gaussian kernel of self-chosen bandwidth (Błasiok & Nakkiran).',
+      params: [sigmaParam],
+    },
+  ],
   [
     'conf_n-ecuas',
-    { cls: ConfidenceECUAS, options: RAW, fullName: 'Confidence ECUAS_n', display: 'ECUAS', params: [nParam] },
+    {
+      cls: ConfidenceECUAS,
+      options: RAW,
+      fullName: 'Confidence ECUAS_n',
+      display: 'ECUAS',
+      summary: 'Mean ECUAS_n cost: a proper cost of the uncertainty 1 − c, steeper on confident errors as n grows.',
+      params: [nParam],
+    },
   ],
   [
     'conf_gamma-ecuas',
@@ -263,29 +325,74 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: RAW,
       fullName: 'Confidence γ-ECUAS',
       display: 'γ-ECUAS',
+      summary: 'Mean cost when rejecting above uncertainty γ: γ per rejection, 1 per accepted error.',
       params: [gammaParam],
     },
   ],
-  ['conf_ccas', { cls: CCAS, options: RAW, fullName: 'CCAS', display: 'CCAS' }],
+  [
+    'conf_ccas',
+    {
+      cls: CCAS,
+      options: RAW,
+      fullName: 'CCAS',
+      display: 'CCAS',
+      summary: 'ECUAS_n with n = 0: uncertainty on correct answers plus −log of it on errors.',
+    },
+  ],
   [
     'conf_aurc',
-    { cls: ConfidenceAURC, options: {}, fullName: 'Confidence AURC', display: 'AURC', params: [scoresParam] },
+    {
+      cls: ConfidenceAURC,
+      options: {},
+      fullName: 'Confidence AURC',
+      display: 'AURC',
+      summary: 'Area under the risk–coverage curve, accepting the most confident first (lower: better ranking).',
+      params: [scoresParam],
+    },
   ],
   [
     'conf_augrc',
-    { cls: ConfidenceAUGRC, options: {}, fullName: 'Confidence AUGRC', display: 'AUGRC', params: [scoresParam] },
+    {
+      cls: ConfidenceAUGRC,
+      options: {},
+      fullName: 'Confidence AUGRC',
+      display: 'AUGRC',
+      summary: 'Area under the generalized risk–coverage curve (errors accepted per sample, not per accepted one).',
+      params: [scoresParam],
+    },
   ],
   [
     'conf_eaurc',
-    { cls: ConfidenceEAURC, options: {}, fullName: 'Confidence E-AURC', display: 'E-AURC', params: [scoresParam] },
+    {
+      cls: ConfidenceEAURC,
+      options: {},
+      fullName: 'Confidence E-AURC',
+      display: 'E-AURC',
+      summary: 'AURC minus the AURC of an oracle ranking every error last: the excess of the ranking.',
+      params: [scoresParam],
+    },
   ],
   [
     'conf_eaugrc',
-    { cls: ConfidenceEAUGRC, options: {}, fullName: 'Confidence E-AUGRC', display: 'E-AUGRC', params: [scoresParam] },
+    {
+      cls: ConfidenceEAUGRC,
+      options: {},
+      fullName: 'Confidence E-AUGRC',
+      display: 'E-AUGRC',
+      summary: "AUGRC minus the oracle's AUGRC: the excess of the ranking.",
+      params: [scoresParam],
+    },
   ],
   [
     'conf_fpr95',
-    { cls: FPR95, options: {}, fullName: 'Confidence FPR at 95% recall', display: 'FPR95', params: [scoresParam] },
+    {
+      cls: FPR95,
+      options: {},
+      fullName: 'Confidence FPR at 95% recall',
+      display: 'FPR95',
+      summary: 'Share of errors accepted at the confidence threshold that keeps 95% of the correct answers.',
+      params: [scoresParam],
+    },
   ],
   [
     'conf_aupr_success',
@@ -294,6 +401,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Confidence AUPR-Success',
       display: 'AUPR-S',
+      summary: 'Area under the precision–recall curve with the correct answers as positives.',
       higherIsBetter: true,
       params: [scoresParam],
     },
@@ -305,6 +413,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Confidence AUPR-Error',
       display: 'AUPR-E',
+      summary: 'Area under the precision–recall curve with the errors as positives, ranked by 1 − c.',
       higherIsBetter: true,
       params: [scoresParam],
     },
@@ -317,6 +426,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Confidence Risk at Coverage',
       display: 'Risk@Cov',
+      summary: 'Error rate of the most confident samples at a given coverage.',
       params: [coverageParam, scoresParam],
     },
   ],
@@ -327,6 +437,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Confidence Coverage at Risk',
       display: 'Cov@Risk',
+      summary: 'Largest coverage of the most confident samples whose error rate stays within a given risk.',
       higherIsBetter: true,
       params: [riskParam, scoresParam],
     },
@@ -334,24 +445,64 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
 
   [
     'cls_error_rate',
-    { cls: ClassificationErrorRate, options: RAW, fullName: 'Classification Error Rate', display: 'ER' },
+    {
+      cls: ClassificationErrorRate,
+      options: RAW,
+      fullName: 'Classification Error Rate',
+      display: 'ER',
+      summary: 'Share of samples whose arg-max class is not the label.',
+    },
   ],
   [
     'cls_ner',
-    { cls: ClassificationErrorRate, options: N, fullName: 'Normalized Classification Error Rate', display: 'NER' },
+    {
+      cls: ClassificationErrorRate,
+      options: N,
+      fullName: 'Normalized Classification Error Rate',
+      display: 'NER',
+      summary: 'Error rate divided by that of always predicting the most frequent class.',
+    },
   ],
   [
     'cls_auc',
-    { cls: ClassificationAUC, options: {}, fullName: 'Classification AUC', display: 'AUC', higherIsBetter: true },
+    {
+      cls: ClassificationAUC,
+      options: {},
+      fullName: 'Classification AUC',
+      display: 'AUC',
+      summary: 'AUROC of the top-1 probability separating correct from incorrect predictions.',
+      higherIsBetter: true,
+    },
   ],
-  ['cls_brier', { cls: ClassificationBrierScore, options: RAW, fullName: 'Classification Brier Score', display: 'BS' }],
+  [
+    'cls_brier',
+    {
+      cls: ClassificationBrierScore,
+      options: RAW,
+      fullName: 'Classification Brier Score',
+      display: 'BS',
+      summary: 'Mean squared distance between the predicted distribution and the one-hot label, summed over classes.',
+    },
+  ],
   [
     'cls_nbs',
-    { cls: ClassificationBrierScore, options: N, fullName: 'Normalized Classification Brier Score', display: 'NBS' },
+    {
+      cls: ClassificationBrierScore,
+      options: N,
+      fullName: 'Normalized Classification Brier Score',
+      display: 'NBS',
+      summary: 'Brier score divided by that of predicting the class frequencies, 1 − Σ π².',
+    },
   ],
   [
     'cls_cross_entropy',
-    { cls: ClassificationCrossEntropy, options: RAW, fullName: 'Classification Cross-Entropy', display: 'CE' },
+    {
+      cls: ClassificationCrossEntropy,
+      options: RAW,
+      fullName: 'Classification Cross-Entropy',
+      display: 'CE',
+      summary: 'Mean negative log-probability of the label.',
+    },
   ],
   [
     'cls_nce',
@@ -360,12 +511,28 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: N,
       fullName: 'Normalized Classification Cross-Entropy',
       display: 'NCE',
+      summary: 'Cross-entropy divided by the entropy of the class frequencies.',
     },
   ],
-  ['cls_loglog', { cls: ClassificationLogLog, options: RAW, fullName: 'Classification LogLog', display: 'LogLog' }],
+  [
+    'cls_loglog',
+    {
+      cls: ClassificationLogLog,
+      options: RAW,
+      fullName: 'Classification LogLog',
+      display: 'LogLog',
+      summary: 'Entropy plus −log p(label) weighted by log(log K / entropy): penalizes confident mistakes.',
+    },
+  ],
   [
     'cls_norm_loglog',
-    { cls: ClassificationLogLog, options: N, fullName: 'Normalized Classification LogLog', display: 'NLogLog' },
+    {
+      cls: ClassificationLogLog,
+      options: N,
+      fullName: 'Normalized Classification LogLog',
+      display: 'NLogLog',
+      summary: 'LogLog divided by that of predicting the class frequencies.',
+    },
   ],
   [
     'cls_ece',
@@ -374,6 +541,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Classification ECE',
       display: 'ECE',
+      summary: 'Sample-weighted mean gap between top-1 probability and accuracy over probability bins.',
       params: [nBinsParam, normParam, binningParam, debiasParam],
     },
   ],
@@ -384,6 +552,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: { norm: 'max' },
       fullName: 'Classification Maximum Calibration Error',
       display: 'MCE',
+      summary: 'Largest gap between mean top-1 probability and accuracy over the probability bins.',
       params: [nBinsParam, binningParam],
     },
   ],
@@ -394,6 +563,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Classwise ECE',
       display: 'cwECE',
+      summary: "Mean over classes of the ECE of each class's probability against its one-vs-rest label.",
       params: [nBinsParam, normParam, debiasParam],
     },
   ],
@@ -404,12 +574,20 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Classification Smooth ECE',
       display: 'smECE',
+      summary: 'Smooth ECE of the top-1 probability and correctness (Gaussian kernel, self-chosen bandwidth).',
       params: [sigmaParam],
     },
   ],
   [
     'cls_n-ecuas',
-    { cls: ClassificationECUAS, options: RAW, fullName: 'Classification ECUAS_n', display: 'ECUAS', params: [nParam] },
+    {
+      cls: ClassificationECUAS,
+      options: RAW,
+      fullName: 'Classification ECUAS_n',
+      display: 'ECUAS',
+      summary: 'Mean ECUAS_n cost of the top-1 uncertainty, scaled by the largest uncertainty 1 − 1/K.',
+      params: [nParam],
+    },
   ],
   [
     'cls_norm_n-ecuas',
@@ -418,6 +596,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: N,
       fullName: 'Normalized Classification ECUAS_n',
       display: 'NECUAS',
+      summary: 'ECUAS_n divided by that of predicting the most frequent class with its frequency.',
       params: [nParam],
     },
   ],
@@ -428,6 +607,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: RAW,
       fullName: 'Classification γ-ECUAS',
       display: 'γ-ECUAS',
+      summary: 'Mean cost when rejecting above top-1 uncertainty γ: γ per rejection, 1 per accepted error.',
       params: [gammaParam],
     },
   ],
@@ -438,16 +618,59 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: N,
       fullName: 'Normalized Classification γ-ECUAS',
       display: 'γ-NECUAS',
+      summary: 'γ-ECUAS divided by that of predicting the most frequent class with its frequency.',
       params: [gammaParam],
     },
   ],
-  ['cls_aurc', { cls: ClassificationAURC, options: {}, fullName: 'Classification AURC', display: 'AURC' }],
-  ['cls_augrc', { cls: ClassificationAUGRC, options: {}, fullName: 'Classification AUGRC', display: 'AUGRC' }],
-  ['cls_eaurc', { cls: ClassificationEAURC, options: {}, fullName: 'Classification E-AURC', display: 'E-AURC' }],
-  ['cls_eaugrc', { cls: ClassificationEAUGRC, options: {}, fullName: 'Classification E-AUGRC', display: 'E-AUGRC' }],
+  [
+    'cls_aurc',
+    {
+      cls: ClassificationAURC,
+      options: {},
+      fullName: 'Classification AURC',
+      display: 'AURC',
+      summary: 'Area under the risk–coverage curve, accepting the largest top-1 probability first.',
+    },
+  ],
+  [
+    'cls_augrc',
+    {
+      cls: ClassificationAUGRC,
+      options: {},
+      fullName: 'Classification AUGRC',
+      display: 'AUGRC',
+      summary: 'Area under the generalized risk–coverage curve of the top-1 probability.',
+    },
+  ],
+  [
+    'cls_eaurc',
+    {
+      cls: ClassificationEAURC,
+      options: {},
+      fullName: 'Classification E-AURC',
+      display: 'E-AURC',
+      summary: 'AURC minus the AURC of an oracle ranking every error last.',
+    },
+  ],
+  [
+    'cls_eaugrc',
+    {
+      cls: ClassificationEAUGRC,
+      options: {},
+      fullName: 'Classification E-AUGRC',
+      display: 'E-AUGRC',
+      summary: "AUGRC minus the oracle's AUGRC.",
+    },
+  ],
   [
     'cls_fpr95',
-    { cls: ClassificationFPR95, options: {}, fullName: 'Classification FPR at 95% recall', display: 'FPR95' },
+    {
+      cls: ClassificationFPR95,
+      options: {},
+      fullName: 'Classification FPR at 95% recall',
+      display: 'FPR95',
+      summary: 'Share of errors accepted at the top-1 threshold that keeps 95% of the correct answers.',
+    },
   ],
   [
     'cls_aupr_success',
@@ -456,6 +679,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Classification AUPR-Success',
       display: 'AUPR-S',
+      summary: 'Area under the precision–recall curve of the top-1 probability, correct answers positive.',
       higherIsBetter: true,
     },
   ],
@@ -466,6 +690,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Classification AUPR-Error',
       display: 'AUPR-E',
+      summary: 'Area under the precision–recall curve of 1 − top-1 probability, errors positive.',
       higherIsBetter: true,
     },
   ],
@@ -476,6 +701,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Classification Risk at Coverage',
       display: 'Risk@Cov',
+      summary: 'Error rate of the samples with the largest top-1 probability at a given coverage.',
       params: [coverageParam],
     },
   ],
@@ -486,13 +712,33 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Classification Coverage at Risk',
       display: 'Cov@Risk',
+      summary:
+        'Largest coverage, by top-1 probability, whose accepted samples keep the error rate within a given risk.',
       higherIsBetter: true,
       params: [riskParam],
     },
   ],
 
-  ['reg_nll', { cls: GaussianNLL, options: {}, fullName: 'Gaussian Negative Log-Likelihood', display: 'NLL' }],
-  ['reg_crps', { cls: GaussianCRPS, options: {}, fullName: 'Gaussian CRPS', display: 'CRPS' }],
+  [
+    'reg_nll',
+    {
+      cls: GaussianNLL,
+      options: {},
+      fullName: 'Gaussian Negative Log-Likelihood',
+      display: 'NLL',
+      summary: 'Mean negative log-likelihood of the target under the Gaussian N(prediction, std²).',
+    },
+  ],
+  [
+    'reg_crps',
+    {
+      cls: GaussianCRPS,
+      options: {},
+      fullName: 'Gaussian CRPS',
+      display: 'CRPS',
+      summary: 'Mean continuous ranked probability score of the Gaussian prediction (closed form).',
+    },
+  ],
   [
     'reg_picp',
     {
@@ -500,6 +746,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Prediction Interval Coverage Probability',
       display: 'PICP',
+      summary: 'Share of targets inside the centered Gaussian interval at the level (nominal: the level).',
       higherIsBetter: null,
       params: [levelParam],
     },
@@ -511,14 +758,31 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Mean Prediction Interval Width',
       display: 'MPIW',
+      summary: 'Mean width of the centered Gaussian intervals at the level.',
       params: [levelParam],
     },
   ],
-  ['reg_sharpness', { cls: Sharpness, options: {}, fullName: 'Sharpness', display: 'Sharpness' }],
+  [
+    'reg_sharpness',
+    {
+      cls: Sharpness,
+      options: {},
+      fullName: 'Sharpness',
+      display: 'Sharpness',
+      summary: 'Root of the mean predicted variance: how narrow the predictions are, whatever the targets.',
+    },
+  ],
   // SPEC §15: sample forecasts (samples, yTrue) and quantile forecasts (quantiles, yTrue)
   [
     'reg_crps_samples',
-    { cls: SampleCRPS, options: {}, fullName: 'Ensemble CRPS', display: 'CRPS', params: [fairParam] },
+    {
+      cls: SampleCRPS,
+      options: {},
+      fullName: 'Ensemble CRPS',
+      display: 'CRPS',
+      summary: 'Mean CRPS of the sample forecasts, the samples read as an empirical distribution.',
+      params: [fairParam],
+    },
   ],
   [
     'reg_picp_samples',
@@ -527,13 +791,21 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Ensemble Interval Coverage',
       display: 'PICP',
+      summary: "Share of targets inside the samples' central empirical interval at the level.",
       higherIsBetter: null,
       params: [levelParam],
     },
   ],
   [
     'reg_pinball',
-    { cls: PinballLoss, options: {}, fullName: 'Pinball Loss', display: 'Pinball', params: [levelsParam] },
+    {
+      cls: PinballLoss,
+      options: {},
+      fullName: 'Pinball Loss',
+      display: 'Pinball',
+      summary: "Mean pinball (quantile) loss over the forecast's levels.",
+      params: [levelsParam],
+    },
   ],
   [
     'reg_qce',
@@ -542,6 +814,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Quantile Calibration Error',
       display: 'QCE',
+      summary: 'Gap between each level and the share of targets at or below its quantile, over the levels.',
       params: [levelsParam, normParam],
     },
   ],
@@ -552,6 +825,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Quantile Interval Coverage',
       display: 'PICP',
+      summary: 'Share of targets inside the central interval of the quantile forecasts.',
       higherIsBetter: null,
       params: [levelsParam, levelParam],
     },
@@ -563,6 +837,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Weighted Interval Score',
       display: 'WIS',
+      summary: 'Weighted interval score of the central intervals and the median (twice the pinball loss).',
       params: [levelsParam],
     },
   ],
@@ -573,6 +848,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: { norm: 'l1' },
       fullName: 'Mean Absolute Calibration Error',
       display: 'MACE',
+      summary: 'Mean absolute gap between expected and observed coverage of the centered Gaussian intervals.',
       params: [nLevelsParam],
     },
   ],
@@ -583,6 +859,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: { norm: 'l2' },
       fullName: 'Root-Mean-Square Calibration Error',
       display: 'RMSCE',
+      summary: 'Root-mean-square gap between expected and observed coverage of the centered Gaussian intervals.',
       params: [nLevelsParam],
     },
   ],
@@ -593,6 +870,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: { norm: 'area' },
       fullName: 'Miscalibration Area',
       display: 'MA',
+      summary: 'Area between the calibration curve (observed against expected coverage) and the diagonal.',
       params: [nLevelsParam],
     },
   ],
@@ -603,6 +881,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Expected Normalized Calibration Error',
       display: 'ENCE',
+      summary: 'Mean relative gap between the root mean variance and the RMSE over equal-mass std bins.',
       params: [nBinsParam],
     },
   ],
@@ -610,12 +889,36 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
   // SPEC §12 (c): mean uncertainties, high where it should be on hard or OOD data, so not a quality score
   [
     'ens_pe',
-    { cls: PredictiveEntropy, options: {}, fullName: 'Predictive entropy', display: 'PE', higherIsBetter: null },
+    {
+      cls: PredictiveEntropy,
+      options: {},
+      fullName: 'Predictive entropy',
+      display: 'PE',
+      summary: "Mean entropy of the members' mean distribution: total uncertainty.",
+      higherIsBetter: null,
+    },
   ],
-  ['ens_ee', { cls: ExpectedEntropy, options: {}, fullName: 'Expected entropy', display: 'EE', higherIsBetter: null }],
+  [
+    'ens_ee',
+    {
+      cls: ExpectedEntropy,
+      options: {},
+      fullName: 'Expected entropy',
+      display: 'EE',
+      summary: "Mean of the members' own entropies: aleatoric uncertainty.",
+      higherIsBetter: null,
+    },
+  ],
   [
     'ens_mi',
-    { cls: MutualInformation, options: {}, fullName: 'Mutual information', display: 'MI', higherIsBetter: null },
+    {
+      cls: MutualInformation,
+      options: {},
+      fullName: 'Mutual information',
+      display: 'MI',
+      summary: "Predictive minus expected entropy: epistemic uncertainty, the members' disagreement in nats.",
+      higherIsBetter: null,
+    },
   ],
   [
     'ens_vr',
@@ -624,28 +927,80 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Variation ratio',
       display: 'VR',
+      summary: "1 − the top probability of the members' mean distribution (or 1 − the modal vote share).",
       higherIsBetter: null,
       params: [probabilisticParam],
     },
   ],
   [
     'ens_disagreement',
-    { cls: Disagreement, options: {}, fullName: 'Disagreement', display: 'D', higherIsBetter: null },
+    {
+      cls: Disagreement,
+      options: {},
+      fullName: 'Disagreement',
+      display: 'D',
+      summary: 'Share of pairs of distinct members whose votes (arg-max classes) differ.',
+      higherIsBetter: null,
+    },
   ],
 
-  ['scod_aurc', { cls: SCODAURC, options: {}, fullName: 'SCOD AURC', display: 'SCOD-AURC', params: [costParam] }],
-  ['scod_augrc', { cls: SCODAUGRC, options: {}, fullName: 'SCOD AUGRC', display: 'SCOD-AUGRC', params: [costParam] }],
+  [
+    'scod_aurc',
+    {
+      cls: SCODAURC,
+      options: {},
+      fullName: 'SCOD AURC',
+      display: 'SCOD-AURC',
+      summary: 'AURC of the OOD score with OOD samples costing a fixed cost and ID ones their classification error.',
+      params: [costParam],
+    },
+  ],
+  [
+    'scod_augrc',
+    {
+      cls: SCODAUGRC,
+      options: {},
+      fullName: 'SCOD AUGRC',
+      display: 'SCOD-AUGRC',
+      summary: 'AUGRC of the OOD score under the same SCOD costs.',
+      params: [costParam],
+    },
+  ],
 
   // SPEC §13.1: (scores, positives)
   [
     'det_auroc',
-    { cls: DetectionAUROC, options: {}, fullName: 'Detection AUROC', display: 'AUROC', higherIsBetter: true },
+    {
+      cls: DetectionAUROC,
+      options: {},
+      fullName: 'Detection AUROC',
+      display: 'AUROC',
+      summary: "Area under the ROC curve of the detector's score (ties count ½).",
+      higherIsBetter: true,
+    },
   ],
   [
     'det_ap',
-    { cls: AveragePrecision, options: {}, fullName: 'Average Precision', display: 'AP', higherIsBetter: true },
+    {
+      cls: AveragePrecision,
+      options: {},
+      fullName: 'Average Precision',
+      display: 'AP',
+      summary: 'Average precision: the step-wise area under the precision–recall curve.',
+      higherIsBetter: true,
+    },
   ],
-  ['det_fpr_at_tpr', { cls: FPRAtTPR, options: {}, fullName: 'FPR at TPR', display: 'FPR@TPR', params: [tprParam] }],
+  [
+    'det_fpr_at_tpr',
+    {
+      cls: FPRAtTPR,
+      options: {},
+      fullName: 'FPR at TPR',
+      display: 'FPR@TPR',
+      summary: 'False positive rate at the threshold that reaches a given true positive rate.',
+      params: [tprParam],
+    },
+  ],
   [
     'det_tpr_at_fpr',
     {
@@ -653,28 +1008,99 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'TPR at FPR',
       display: 'TPR@FPR',
+      summary: 'True positive rate at the threshold that keeps the false positive rate within a given rate.',
       higherIsBetter: true,
       params: [fprParam],
     },
   ],
-  ['det_eer', { cls: EqualErrorRate, options: {}, fullName: 'Equal Error Rate', display: 'EER' }],
-  ['det_error', { cls: DetectionError, options: {}, fullName: 'Detection Error', display: 'DetErr' }],
+  [
+    'det_eer',
+    {
+      cls: EqualErrorRate,
+      options: {},
+      fullName: 'Equal Error Rate',
+      display: 'EER',
+      summary: 'Equal error rate: where the false positive rate equals the false negative rate.',
+    },
+  ],
+  [
+    'det_error',
+    {
+      cls: DetectionError,
+      options: {},
+      fullName: 'Detection Error',
+      display: 'DetErr',
+      summary: "Smallest mean of the miss rate 1 − TPR and the FPR over thresholds: ½(1 − Youden's J).",
+    },
+  ],
 
   // SPEC §13.3: (oodScores, isOod)
-  ['ood_auroc', { cls: OODAUROC, options: {}, fullName: 'OOD AUROC', display: 'AUROC', higherIsBetter: true }],
-  ['ood_aupr_in', { cls: OODAUPRIn, options: {}, fullName: 'OOD AUPR-In', display: 'AUPR-In', higherIsBetter: true }],
+  [
+    'ood_auroc',
+    {
+      cls: OODAUROC,
+      options: {},
+      fullName: 'OOD AUROC',
+      display: 'AUROC',
+      summary: 'AUROC of the OOD score separating OOD from in-distribution samples.',
+      higherIsBetter: true,
+    },
+  ],
+  [
+    'ood_aupr_in',
+    {
+      cls: OODAUPRIn,
+      options: {},
+      fullName: 'OOD AUPR-In',
+      display: 'AUPR-In',
+      summary: 'Average precision with the in-distribution samples positive, ranked by −OOD score.',
+      higherIsBetter: true,
+    },
+  ],
   [
     'ood_aupr_out',
-    { cls: OODAUPROut, options: {}, fullName: 'OOD AUPR-Out', display: 'AUPR-Out', higherIsBetter: true },
+    {
+      cls: OODAUPROut,
+      options: {},
+      fullName: 'OOD AUPR-Out',
+      display: 'AUPR-Out',
+      summary: 'Average precision with the OOD samples positive, ranked by the OOD score.',
+      higherIsBetter: true,
+    },
   ],
-  ['ood_fpr95', { cls: OODFPR95, options: {}, fullName: 'OOD FPR at 95% ID recall', display: 'FPR95' }],
+  [
+    'ood_fpr95',
+    {
+      cls: OODFPR95,
+      options: {},
+      fullName: 'OOD FPR at 95% ID recall',
+      display: 'FPR95',
+      summary: 'Share of OOD samples accepted at the threshold that keeps 95% of the in-distribution ones.',
+    },
+  ],
 
   // SPEC §14.2: (sets, labels). A coverage's best value is the nominal 1 − α, not the largest
   [
     'set_coverage',
-    { cls: SetCoverage, options: {}, fullName: 'Set coverage', display: 'Coverage', higherIsBetter: null },
+    {
+      cls: SetCoverage,
+      options: {},
+      fullName: 'Set coverage',
+      display: 'Coverage',
+      summary: 'Share of prediction sets that hold the label (nominal: 1 − α).',
+      higherIsBetter: null,
+    },
   ],
-  ['set_size', { cls: SetSize, options: {}, fullName: 'Mean set size', display: 'Size' }],
+  [
+    'set_size',
+    {
+      cls: SetSize,
+      options: {},
+      fullName: 'Mean set size',
+      display: 'Size',
+      summary: 'Mean number of classes in a prediction set.',
+    },
+  ],
   [
     'set_ssc',
     {
@@ -682,6 +1108,7 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Size-stratified coverage',
       display: 'SSC',
+      summary: 'Smallest coverage over the set sizes that occur: the worst size-conditional coverage.',
       higherIsBetter: null,
     },
   ],
@@ -692,11 +1119,21 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Class-conditional coverage',
       display: 'CCC',
+      summary: 'Smallest coverage over the classes present: the worst class-conditional coverage.',
       higherIsBetter: null,
       params: [reductionParam],
     },
   ],
-  ['set_empty', { cls: EmptySetRate, options: {}, fullName: 'Empty set rate', display: 'Empty' }],
+  [
+    'set_empty',
+    {
+      cls: EmptySetRate,
+      options: {},
+      fullName: 'Empty set rate',
+      display: 'Empty',
+      summary: 'Share of prediction sets that are empty.',
+    },
+  ],
   // SPEC §14.3: (lower, upper, yTrue); coverage's best value is the nominal 1 − α
   [
     'int_coverage',
@@ -705,12 +1142,47 @@ const REGISTRY: ReadonlyMap<string, Entry> = new Map<string, Entry>([
       options: {},
       fullName: 'Prediction Interval Coverage',
       display: 'Coverage',
+      summary: 'Share of targets inside their prediction interval (nominal: 1 − α).',
       higherIsBetter: null,
     },
   ],
-  ['int_width', { cls: PredictionIntervalWidth, options: {}, fullName: 'Prediction Interval Width', display: 'Width' }],
-  ['int_score', { cls: IntervalScore, options: {}, fullName: 'Interval Score', display: 'IS', params: [alphaParam] }],
+  [
+    'int_width',
+    {
+      cls: PredictionIntervalWidth,
+      options: {},
+      fullName: 'Prediction Interval Width',
+      display: 'Width',
+      summary: 'Mean width of the prediction intervals.',
+    },
+  ],
+  [
+    'int_score',
+    {
+      cls: IntervalScore,
+      options: {},
+      fullName: 'Interval Score',
+      display: 'IS',
+      summary: 'Interval score: width plus 2/α times the distance of each missed target to the interval.',
+      params: [alphaParam],
+    },
+  ],
 ]);
+
+/** The guide pages by id, first match wins: the families' own pages, then the metrics page. */
+const GUIDES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^(conf|cls)_(ece|mce|smece|cw_ece)$/, 'calibration'],
+  [/^(conf|cls)_(aurc|augrc|eaurc|eaugrc|risk_at_cov|cov_at_risk)$/, 'selective-prediction'],
+  [/^(conf|cls)_aupr_|^(det|ood|scod)_/, 'detection'],
+  [/^reg_(crps_samples|picp_samples|pinball|qce|picp_quantiles|wis)$/, 'forecasts'],
+  [/^ens_/, 'ensembles'],
+  [/^(set|int)_/, 'conformal'],
+];
+
+function guideOf(base: string): string {
+  const page = GUIDES.find(([pattern]) => pattern.test(base))?.[1] ?? 'metrics';
+  return `docs/guide/${page}.md`;
+}
 
 /** Every id accepted without a parameter, in registry order (parameterized forms: see README). */
 export const METRIC_IDS: readonly string[] = Object.freeze([...REGISTRY.keys()]);
@@ -940,6 +1412,8 @@ export function getMetricFromId(id: string, extra?: Record<string, unknown>): Me
     obj: new Cls(frozen),
     fullName: suffix ? `${entry.fullName} (${suffix})` : entry.fullName,
     display: suffix ? `${entry.display} (${suffix})` : entry.display,
+    summary: entry.summary,
+    guide: guideOf(base),
     higherIsBetter: higherIsBetter === undefined ? false : higherIsBetter,
   };
 }

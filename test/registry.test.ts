@@ -1,9 +1,14 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import * as ecuas from '../src/index';
 import { getMetricFromId, METRIC_IDS, MetricInputError } from '../src/index';
 import { confidenceData, logitData } from './helpers/data';
 import { LEVELS_BASES } from './helpers/specIds';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
 
 const conf = confidenceData(64, 41);
 const cls = logitData(64, 3, 42);
@@ -170,5 +175,36 @@ describe('getMetricFromId', () => {
   it('suggests the nearest id', () => {
     expect(() => getMetricFromId('conf_ecee')).toThrow(/did you mean "conf_ece"/);
     expect(() => getMetricFromId('cls_norm_ecuas_n=2')).toThrow(/cls_norm_n-ecuas/);
+  });
+});
+
+describe('summaries and guide pages', () => {
+  const entryOf = (id: string): ecuas.MetricEntry =>
+    getMetricFromId(id, LEVELS_BASES.has(id) ? { levels: [0.05, 0.5, 0.95] } : undefined);
+
+  it.each(METRIC_IDS)('%s says what it measures in one line and names a guide page that exists', (id) => {
+    const entry = entryOf(id);
+    entry.obj.dispose();
+    expect(entry.summary).toMatch(/^\S.{19,119}\.$/); // one sentence of 20 to 120 characters
+    expect(entry.summary).not.toMatch(/[\n\r]/);
+    expect(existsSync(join(root, entry.guide))).toBe(true);
+  });
+
+  it('gives every id a summary of its own, and parameterized ids their base summary', () => {
+    const summaries = new Map<string, string>();
+    for (const id of METRIC_IDS) {
+      const entry = entryOf(id);
+      entry.obj.dispose();
+      summaries.set(id, entry.summary);
+    }
+    // the same sentence twice would not say how the two metrics differ
+    const repeated = [...summaries]
+      .filter(([, s], i, all) => all.findIndex(([, t]) => t === s) !== i)
+      .map(([id]) => id);
+    expect(repeated).toEqual([]);
+    const e = getMetricFromId('conf_ece_nbins=15_norm=l2');
+    expect(e.summary).toBe(summaries.get('conf_ece'));
+    expect(e.guide).toBe('docs/guide/calibration.md');
+    e.obj.dispose();
   });
 });

@@ -149,6 +149,8 @@ export function riskAurcEntry(): MetricEntry {
     obj,
     fullName: 'Risk–coverage AURC (squared error, by std)',
     display: 'AURC',
+    summary: 'Area under the risk–coverage curve of the squared error, accepting the smallest std first.',
+    guide: 'docs/guide/selective-prediction.md',
     higherIsBetter: false,
   };
 }

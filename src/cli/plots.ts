@@ -5,6 +5,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
+import type { SampleStore } from './feed';
+import { type ReadSummary, SCORE_KINDS } from './readers';
 import { classifierTensor } from './tensors';
 import { ensembleUncertainty } from '../ensembleUncertainty';
 import { topOneStats } from '../math/topOne';
@@ -85,6 +87,31 @@ export type PlotData =
       readonly values: Float32Array;
       readonly yTrue: Float32Array;
     };
+
+/** The samples of a file as the plots take them (`store` holds every sample of the file `summary` describes). */
+export function plotDataOf(summary: ReadSummary, store: SampleStore): PlotData {
+  const { kind, n } = summary;
+  if (kind === 'samples') return { kind, n, m: store.width, values: store.first, yTrue: store.second as Float32Array };
+  if (kind === 'quantiles')
+    return { kind, n, levels: summary.levels ?? [], values: store.first, yTrue: store.second as Float32Array };
+  if (kind === 'confidence') return { kind, confidences: store.first, correctness: store.second as Uint8Array };
+  if (kind === 'regression')
+    return { kind, yPred: store.first, yTrue: store.second as Float32Array, yStd: store.third };
+  if (SCORE_KINDS.includes(kind))
+    // SCOD data are drawn as OOD data: the curves do not use the classification errors
+    return { kind: kind === 'detection' ? 'detection' : 'ood', scores: store.first, flags: store.second as Uint8Array };
+  if (kind === 'interval') throw new Error('plotDataOf: interval files have no plots');
+  return {
+    kind: 'classification',
+    n,
+    k: summary.k,
+    width: store.width,
+    members: store.members,
+    values: store.first,
+    labels: store.second as Int32Array,
+    probabilities: summary.probabilities,
+  };
+}
 
 /** Options of {@link writePlots}. */
 export interface WritePlotsOptions {
@@ -168,11 +195,16 @@ export function riskCoverage(samples: PlotSamples): RiskCoverageResult {
  */
 export async function writePlots(dir: string, data: PlotData, options: WritePlotsOptions = {}): Promise<string[]> {
   await mkdir(dir, { recursive: true });
+  return writeFiles(dir, plotFiles(data, options));
+}
+
+/** The plots {@link writePlots} writes, as [file name, SVG document] pairs (the HTML report inlines them). */
+export function plotFiles(data: PlotData, options: WritePlotsOptions = {}): Array<[string, string]> {
   // the whole name: the plots wrap a long title and shorten it in the middle, keeping its end
   const suffix = options.source ? ` — ${options.source}` : '';
-  if (data.kind === 'regression') return writeFiles(dir, regressionPlots(data, suffix));
-  if (data.kind === 'detection' || data.kind === 'ood') return writeFiles(dir, detectionPlots(data, suffix));
-  if (data.kind === 'samples' || data.kind === 'quantiles') return writeFiles(dir, forecastPlots(data, suffix));
+  if (data.kind === 'regression') return regressionPlots(data, suffix);
+  if (data.kind === 'detection' || data.kind === 'ood') return detectionPlots(data, suffix);
+  if (data.kind === 'samples' || data.kind === 'quantiles') return forecastPlots(data, suffix);
   const samples = plotSamples(data);
   const { confidence, correct } = samples;
   const title = `Reliability diagram${suffix}`;
@@ -202,7 +234,7 @@ export async function writePlots(dir: string, data: PlotData, options: WritePlot
     ],
     ['cost-curve.svg', costCurvePlot(Float32Array.from(confidence), correct, { title: `γ-ECUAS cost curve${suffix}` })],
   ];
-  return writeFiles(dir, files);
+  return files;
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   textGrid,
 } from '../format';
 import type { ColumnMap } from '../formats/mapping';
+import { checkHtml, HTML_HELP, parseHtmlOut, writeCompareHtml } from '../html';
 import {
   type ActiveMetric,
   holdsText,
@@ -94,7 +95,7 @@ Options:
                       {"value", "low", "high"}}, "differences": {"<name> - <baseline>":
                       {"value", "low", "high", "p"}}}}}, NaN as null; csv: one row per
                       metric and system or difference
-  --backend B         the TensorFlow.js backend: auto (default), cpu, wasm or node
+${HTML_HELP}  --backend B         the TensorFlow.js backend: auto (default), cpu, wasm or node
   -h, --help          show this help
 Each option may be given once. Every file is held in memory (as \`ecuas report --ci\` holds it).
 
@@ -118,6 +119,8 @@ interface CompareArgs {
   probabilities: boolean;
   columns?: ColumnMap;
   format: Format;
+  /** `--html OUT`: the comparison as one HTML page. */
+  html?: string;
   backend: BackendChoice;
 }
 
@@ -133,6 +136,7 @@ const COMPARE_OPTIONS = {
   probabilities: { type: 'boolean' },
   columns: { type: 'string' },
   format: { type: 'string' },
+  html: { type: 'string' },
   backend: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsOptionsConfig;
@@ -227,6 +231,7 @@ function parseCompare(argv: readonly string[]): CompareArgs | undefined {
     probabilities: values.probabilities === true,
     columns: parseColumns(values.columns, SEE),
     format: parseFormat(values.format),
+    html: parseHtmlOut(values.html),
     backend: parseBackend(values.backend),
   };
 }
@@ -488,7 +493,13 @@ function render(format: Format, rows: readonly Row[], result: CompareResult, hea
   return [head, '', ...lines, '', ...legend(result), ...notes(rows, result)].join('\n') + '\n';
 }
 
-async function compareFiles(args: CompareArgs, io: CliIO, options: MainOptions): Promise<void> {
+async function compareFiles(
+  args: CompareArgs,
+  argv: readonly string[],
+  io: CliIO,
+  options: MainOptions,
+): Promise<void> {
+  if (args.html !== undefined) checkHtml(args.html, args.files);
   await ensureBackend(args.backend);
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
   const made: tf.Tensor[] = [];
@@ -543,6 +554,12 @@ async function compareFiles(args: CompareArgs, io: CliIO, options: MainOptions):
     const data = describeData({ ...first.summary, file: '', members: first.summary.members });
     const head = `${systems.length} systems on ${data}: ${systems.map((s) => `${s.name} (${clip(basename(s.file))})`).join(', ')}`;
     io.stdout(render(args.format, rows, result, clip(head, 2000)));
+    if (args.html !== undefined)
+      await writeCompareHtml(
+        args.html,
+        { command: ['compare', ...argv], systems, result, metrics, description: data },
+        io,
+      );
   } finally {
     progress.clear();
     tf.dispose(made);
@@ -561,6 +578,6 @@ export const compareCommand: Subcommand = {
   async run(argv, io, options) {
     const args = parseCompare(argv);
     if (args === undefined) io.stdout(compareHelp());
-    else await compareFiles(args, io, options);
+    else await compareFiles(args, argv, io, options);
   },
 };

@@ -19,7 +19,8 @@ import {
   SampleStore,
   scaleBatch,
 } from '../feed';
-import { type Format, formatReport } from '../format';
+import { type Format, formatReport, type ReportMeta } from '../format';
+import { checkHtml, HTML_HELP, parseHtmlOut, writeReportHtml } from '../html';
 import type { ColumnMap } from '../formats/mapping';
 import {
   type ActiveMetric,
@@ -55,9 +56,8 @@ import {
   parsePlotsDir,
 } from '../options';
 import { checkPlotsFolder, checkWritable, saveState } from '../outputs';
-import type { PlotData } from '../plots';
 import { ProgressBar } from '../progress';
-import { noSamples, readInputFile, SCORE_KINDS } from '../readers';
+import { noSamples, readInputFile } from '../readers';
 import type { StateFormat } from '../state';
 import { classifierTensor, rowLength } from '../tensors';
 
@@ -198,7 +198,7 @@ ${COLUMNS_HELP}  --format FORMAT     table (default), json, csv or markdown.
                       the samples), for quantile forecasts quantile-calibration.svg
                       (observed against nominal level). Not for interval files (see
                       \`ecuas conformal --plots\`, or intervalCoveragePlot in the library).
-  --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
+${HTML_HELP}  --temperature T     score the logits divided by T > 0 (temperature scaling; find T with
                       \`ecuas calibrate\`). Needs logits: a file of probabilities is refused
                       unless --probabilities is given, and then log p is scaled as logits.
                       T ≥ 2^-126, and ≥ the largest |logit| / 3.4e38 (z/T stays float32).
@@ -255,6 +255,8 @@ interface ReportArgs {
   columns?: ColumnMap;
   format: Format;
   plots?: string;
+  /** `--html OUT`: the run as one HTML page. */
+  html?: string;
   ci?: number;
   resamples: number;
   seed: number;
@@ -280,6 +282,7 @@ export const REPORT_OPTIONS = {
   resamples: { type: 'string' },
   seed: { type: 'string' },
   plots: { type: 'string' },
+  html: { type: 'string' },
   temperature: { type: 'string' },
   'save-state': { type: 'string' },
   'state-format': { type: 'string' },
@@ -319,6 +322,7 @@ function parseReport(argv: readonly string[]): ReportArgs | undefined {
   // a quantile id without levels takes the file's: it is checked once they are read
   const metrics = parseMetricIds(values.metrics, SEE, (id) => id === RISK_AURC_ID || takesFileLevels(id));
   const plots = parsePlotsDir(values.plots);
+  const html = parseHtmlOut(values.html);
   // ids that all ask for scores=real read the file's scores as real-valued, as --scores real does
   const realScores =
     values.scores !== undefined
@@ -340,6 +344,7 @@ function parseReport(argv: readonly string[]): ReportArgs | undefined {
     columns,
     format,
     plots,
+    html,
     ci,
     resamples,
     seed,
@@ -357,7 +362,7 @@ function parseScores(text: string | undefined): boolean {
   return scores === 'real';
 }
 
-async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promise<void> {
+async function report(args: ReportArgs, argv: readonly string[], io: CliIO, options: MainOptions): Promise<void> {
   // checked before a long read, made only after it: a missing input leaves no empty folder
   if (args.plots !== undefined) {
     // the plot code is loaded only for --plots: a report without them starts sooner
@@ -366,10 +371,11 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
     checkPlotsFolder(args.plots, [args.file]);
   }
   if (args.saveState !== undefined) checkWritable('--save-state', args.saveState, [args.file]);
+  if (args.html !== undefined) checkHtml(args.html, [args.file]);
   await ensureBackend(args.backend);
 
   const progress = new ProgressBar(io.stderr, io.stderrIsTTY === true);
-  const keep = args.ci !== undefined || args.plots !== undefined;
+  const keep = args.ci !== undefined || args.plots !== undefined || args.html !== undefined;
   const store = keep ? new SampleStore() : null;
   let metrics: ActiveMetric[] = [];
   let probabilities = false;
@@ -448,6 +454,7 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
       // an empty shard of a sharded run: no metric has a value, but its state is written for the merge
       if (args.ci !== undefined) noSamples(args.file, summary.format, '--ci has nothing to resample');
       if (args.plots !== undefined) noSamples(args.file, summary.format, '--plots has nothing to plot');
+      if (args.html !== undefined) noSamples(args.file, summary.format, '--html has nothing to report');
       if (args.saveState === undefined)
         noSamples(
           args.file,
@@ -525,60 +532,33 @@ async function report(args: ReportArgs, io: CliIO, options: MainOptions): Promis
 
     await save();
 
-    io.stdout(
-      formatReport(args.format, rows, {
-        file: basename(args.file),
-        kind: summary.kind,
-        probabilities: summary.probabilities,
-        ...(args.realScores ? { realScores: true } : {}),
-        n: summary.n,
-        k: summary.k,
-        binary: summary.binary,
-        members: summary.members,
-        width: summary.width,
-        levels: summary.levels,
-        ci: args.ci !== undefined ? { level: args.ci, resamples: args.resamples, seed: args.seed } : undefined,
-        temperature: args.temperature,
-      }),
-    );
+    const meta: ReportMeta = {
+      file: basename(args.file),
+      kind: summary.kind,
+      probabilities: summary.probabilities,
+      ...(args.realScores ? { realScores: true } : {}),
+      n: summary.n,
+      k: summary.k,
+      binary: summary.binary,
+      members: summary.members,
+      width: summary.width,
+      levels: summary.levels,
+      ci: args.ci !== undefined ? { level: args.ci, resamples: args.resamples, seed: args.seed } : undefined,
+      temperature: args.temperature,
+    };
+    io.stdout(formatReport(args.format, rows, meta));
+    if (args.html !== undefined && store)
+      await writeReportHtml(
+        args.html,
+        { command: ['report', ...argv], file: args.file, summary, store, rows, metrics, meta },
+        io,
+      );
 
     if (args.plots !== undefined && store) {
-      const data: PlotData =
-        summary.kind === 'samples'
-          ? { kind: 'samples', n: summary.n, m: store.width, values: store.first, yTrue: store.second as Float32Array }
-          : summary.kind === 'quantiles'
-            ? {
-                kind: 'quantiles',
-                n: summary.n,
-                levels: summary.levels ?? [],
-                values: store.first,
-                yTrue: store.second as Float32Array,
-              }
-            : summary.kind === 'confidence'
-              ? { kind: 'confidence', confidences: store.first, correctness: store.second as Uint8Array }
-              : summary.kind === 'regression'
-                ? { kind: 'regression', yPred: store.first, yTrue: store.second as Float32Array, yStd: store.third }
-                : SCORE_KINDS.includes(summary.kind)
-                  ? {
-                      // SCOD data are drawn as OOD data: the curves do not use the classification errors
-                      kind: summary.kind === 'detection' ? 'detection' : 'ood',
-                      scores: store.first,
-                      flags: store.second as Uint8Array,
-                    }
-                  : {
-                      kind: 'classification',
-                      n: summary.n,
-                      k: summary.k,
-                      width: store.width,
-                      members: store.members,
-                      values: store.first,
-                      labels: store.second as Int32Array,
-                      probabilities: summary.probabilities,
-                    };
       let written: string[];
       try {
-        const { writePlots } = await import('../plots');
-        written = await writePlots(args.plots, data, { source: basename(args.file) });
+        const { plotDataOf, writePlots } = await import('../plots');
+        written = await writePlots(args.plots, plotDataOf(summary, store), { source: basename(args.file) });
       } catch (e) {
         throw new CliError(`--plots: ${bounded((e as Error).message)}`, 1);
       }
@@ -613,6 +593,6 @@ export const reportCommand: Subcommand = {
   async run(argv, io, options) {
     const args = parseReport(argv);
     if (args === undefined) io.stdout(reportHelp());
-    else await report(args, io, options);
+    else await report(args, argv, io, options);
   },
 };
