@@ -78,6 +78,17 @@ export interface ClassifierRows {
   readonly logMean?: Float64Array;
   /** The number of members M of an ensemble's rows (1, or absent, for one model's). */
   readonly members?: number;
+  /**
+   * @internal Row `at` of checked rows `rows`, as {@link sampleRows} gives it: {@link rowStats} and
+   * {@link rowProbabilities} read it from the statistics of all of `rows`, computed once.
+   */
+  readonly sampleOf?: SampleOf;
+}
+
+/** Where a batch of one row of {@link sampleRows} comes from. */
+interface SampleOf {
+  readonly rows: ClassifierRows;
+  readonly at: number;
 }
 
 /** Per-row statistics of classifier rows reduced on the device, and z_label when log p_label is needed. */
@@ -243,7 +254,14 @@ function ensembleRows(members: Members, labels: Int32Array): ClassifierRows {
   return logMeanRows(ensembleLogMean(members.values, members), members.n, members.k, labels, members.m);
 }
 
-function logMeanRows(logMean: Float64Array, n: number, k: number, labels: Int32Array, members: number): ClassifierRows {
+function logMeanRows(
+  logMean: Float64Array,
+  n: number,
+  k: number,
+  labels: Int32Array,
+  members: number,
+  sampleOf?: SampleOf,
+): ClassifierRows {
   return {
     n,
     k,
@@ -255,6 +273,7 @@ function logMeanRows(logMean: Float64Array, n: number, k: number, labels: Int32A
     probabilities: false,
     logMean,
     members,
+    ...(sampleOf ? { sampleOf } : {}),
   };
 }
 
@@ -282,7 +301,12 @@ function binaryRows(
 }
 
 /** Binary rows over checked values; `values` gives the rows [0, z] of logits on first read. */
-function binaryBatch(values: Float32Array, labels: Int32Array, probabilities: boolean): ClassifierRows {
+function binaryBatch(
+  values: Float32Array,
+  labels: Int32Array,
+  probabilities: boolean,
+  sampleOf?: SampleOf,
+): ClassifierRows {
   let rows: Float32Array | undefined;
   return {
     n: values.length,
@@ -303,20 +327,80 @@ function binaryBatch(values: Float32Array, labels: Int32Array, probabilities: bo
     labels,
     probabilities,
     binary: values,
+    ...(sampleOf ? { sampleOf } : {}),
   };
 }
 
-/** Sample i of checked classifier rows as a batch of one (a view, no copy of the rows). */
+/**
+ * Sample i of checked classifier rows as a batch of one (a view, no copy of the rows). Its
+ * statistics ({@link rowStats}, {@link rowProbabilities}) are row i of those of all of `rows`,
+ * computed once for every sample taken this way: each row's statistics depend on that row alone,
+ * so they are the bits a batch of one computes, without a kernel call per row.
+ */
 export function sampleRows(rows: ClassifierRows, i: number): ClassifierRows {
   const labels = rows.labels.subarray(i, i + 1);
-  if (rows.binary) return binaryBatch(rows.binary.subarray(i, i + 1), labels, rows.probabilities);
+  const of = { rows, at: i };
+  if (rows.binary) return binaryBatch(rows.binary.subarray(i, i + 1), labels, rows.probabilities, of);
   const { k } = rows;
-  if (rows.logMean) return logMeanRows(rows.logMean.subarray(i * k, (i + 1) * k), 1, k, labels, rows.members ?? 1);
-  return { n: 1, k, values: rows.values.subarray(i * k, (i + 1) * k), labels, probabilities: rows.probabilities };
+  if (rows.logMean) return logMeanRows(rows.logMean.subarray(i * k, (i + 1) * k), 1, k, labels, rows.members ?? 1, of);
+  return {
+    n: 1,
+    k,
+    values: rows.values.subarray(i * k, (i + 1) * k),
+    labels,
+    probabilities: rows.probabilities,
+    sampleOf: of,
+  };
+}
+
+/** The statistics of all rows behind {@link sampleRows}, by what was asked for; and their probabilities. */
+const wholeStats = new WeakMap<ClassifierRows, Map<string, SoftmaxStats & DecisionExtras>>();
+const wholeProbabilities = new WeakMap<ClassifierRows, Float64Array>();
+
+/** Row `at` of the statistics of all of `rows` with these wants, computed on first use. */
+function sampleStats(
+  { rows, at }: SampleOf,
+  wants: SoftmaxWants & { readonly q?: boolean },
+): SoftmaxStats & DecisionExtras {
+  const key = `${wants.s !== false}${wants.logPLabel === true}${wants.entropy === true}${wants.brier === true}${wants.q === true}`;
+  let byWants = wholeStats.get(rows);
+  if (!byWants) wholeStats.set(rows, (byWants = new Map<string, SoftmaxStats & DecisionExtras>()));
+  let all = byWants.get(key);
+  if (!all) {
+    const st = rowStats(rows, wants);
+    // copies: the kernel's arrays are its work space, rewritten by its next call
+    all = {
+      s: st.s.slice(),
+      correct: st.correct.slice(),
+      logPLabel: st.logPLabel?.slice(),
+      entropy: st.entropy?.slice(),
+      brier: st.brier?.slice(),
+      ...(st.q ? { q: st.q.slice() } : {}),
+      ...(st.nCorrect !== undefined ? { nCorrect: st.nCorrect } : {}),
+    };
+    byWants.set(key, all);
+  }
+  const one = <T extends Float64Array | Uint8Array>(a: T): T => a.subarray(at, at + 1) as T;
+  return {
+    s: one(all.s),
+    correct: one(all.correct),
+    logPLabel: all.logPLabel && one(all.logPLabel),
+    entropy: all.entropy && one(all.entropy),
+    brier: all.brier && one(all.brier),
+    // where the kernel computed them along, as it gives them for a batch of one
+    ...(all.q ? { q: one(all.q) } : {}),
+    ...(all.nCorrect !== undefined ? { nCorrect: all.correct[at] } : {}),
+  };
 }
 
 /** Every class probability p_k of checked classifier rows, float64 [n, k] (SPEC §4, §11). O(N·K). */
 export function rowProbabilities(rows: ClassifierRows): Float64Array {
+  const of = rows.sampleOf;
+  if (of) {
+    let all = wholeProbabilities.get(of.rows);
+    if (!all) wholeProbabilities.set(of.rows, (all = rowProbabilities(of.rows)));
+    return all.subarray(of.at * rows.k, (of.at + 1) * rows.k);
+  }
   if (rows.binary) return binaryProbabilities(rows.binary, rows.n, rows.probabilities);
   if (rows.logMean) return float64LogitProbabilities(rows.logMean, rows.n, rows.k);
   return classProbabilities(rows.values, rows.n, rows.k, rows.probabilities);
@@ -375,6 +459,7 @@ export function rowStats(
   wants: SoftmaxWants & { readonly q?: boolean } = {},
 ): SoftmaxStats & DecisionExtras {
   if (rows.reduced) return reducedStats(rows, rows.reduced, wants);
+  if (rows.sampleOf) return sampleStats(rows.sampleOf, wants);
   if (rows.binary) return binaryStats(rows.binary, rows.n, rows.labels, wants, rows.probabilities);
   if (rows.logMean) return float64LogitStats(rows.logMean, rows.n, rows.k, rows.labels, wants);
   const check = pending.get(rows);
