@@ -1,18 +1,22 @@
 /**
- * Sharded evaluation on Node's worker_threads: split the predictions across workers, evaluate
- * the metrics in each, send every metric's state back as JSON, merge in the main thread.
+ * Sharded evaluation on a worker-thread pool (tinypool): split the predictions across workers,
+ * evaluate the metrics in each, send every metric's state back as JSON, merge in the main thread.
  * Plain JavaScript against the built package, as an application would use it.
  *
  *   npm run example:sharded                # builds, then 1,000,000 × 100 logits, one worker per core
- *   node examples/sharded.mjs --json       # machine-readable timings (used by the benchmark)
+ *   node examples/sharded.mjs --json       # machine-readable timings and values (used by the benchmark)
  *
  * The same three steps work across processes or machines: any job system that can move JSON
  * can run `metric.toJSON()` on its shard and `metricFromJSON(json).merge(...)` at the end.
  */
 import os from 'node:os';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
+import Tinypool from 'tinypool';
 import { getMetricFromId, metricFromJSON } from 'ecuas';
+
+tf.env().set('IS_TEST', true); // no tfjs-node banner
+const loadedAt = Date.now(); // in a worker: it has started and loaded tfjs and ecuas
 
 const IDS = ['cls_norm_n-ecuas_n=0', 'cls_nce', 'cls_nbs', 'cls_ece', 'cls_aurc', 'cls_auc'];
 const BATCH = 10_000;
@@ -35,32 +39,27 @@ function evaluate({ logits, labels, k, start, end }) {
   return metrics;
 }
 
-if (!isMainThread) {
-  tf.env().set('IS_TEST', true); // no tfjs-node banner
-  const loaded = Date.now(); // the thread has started and loaded tfjs and ecuas
-  const metrics = evaluate(workerData);
-  const evaluated = Date.now();
-  parentPort?.postMessage({
-    states: metrics.map((m) => m.toJSON()),
-    loadMs: loaded - workerData.spawnedAt,
-    evalMs: evaluated - loaded,
-  });
-  for (const m of metrics) m.dispose();
-} else {
-  void main();
+/**
+ * The pool's task (this file is also the workers' module): evaluates one shard and returns its
+ * metrics' JSON states, with when the worker had loaded and how long the shard took.
+ */
+export default function evaluateShard(shard) {
+  const started = Date.now();
+  const metrics = evaluate(shard);
+  try {
+    return {
+      states: metrics.map((m) => m.toJSON()),
+      loadMs: loadedAt - shard.poolCreatedAt,
+      evalMs: Date.now() - started,
+    };
+  } finally {
+    for (const m of metrics) m.dispose();
+  }
 }
 
-/** Runs this same file as a worker on one shard; resolves with its metrics' JSON states. */
-function runWorker(shard) {
-  return new Promise((resolve, reject) => {
-    const w = new Worker(new URL(import.meta.url), { workerData: { ...shard, spawnedAt: Date.now() } });
-    w.once('message', resolve);
-    w.once('error', reject);
-  });
-}
+if (isMainThread) await main();
 
 async function main() {
-  tf.env().set('IS_TEST', true);
   const json = process.argv.includes('--json');
   const n = Number(process.env.SHARD_N ?? 1_000_000);
   const k = 100;
@@ -91,11 +90,13 @@ async function main() {
   const singleMs = performance.now() - t0;
   single.forEach((m) => m.dispose());
 
-  // Workers: each evaluates a contiguous shard and sends its states back as JSON.
+  // A pool of one worker per core: each evaluates a contiguous shard and sends its states back as JSON.
   t0 = performance.now();
+  const poolCreatedAt = Date.now();
+  const pool = new Tinypool({ filename: import.meta.url, minThreads: workers, maxThreads: workers });
   const bounds = Array.from({ length: workers + 1 }, (_, w) => Math.round((w * n) / workers));
   const replies = await Promise.all(
-    bounds.slice(0, -1).map((start, w) => runWorker({ logits, labels, k, start, end: bounds[w + 1] })),
+    bounds.slice(0, -1).map((start, w) => pool.run({ logits, labels, k, start, end: bounds[w + 1], poolCreatedAt })),
   );
   const tMerge = performance.now();
   const merged = IDS.map((_, i) => replies.map((r) => metricFromJSON(r.states[i])).reduce((a, b) => a.merge(b)));
@@ -105,6 +106,7 @@ async function main() {
   const loadMs = Math.max(...replies.map((r) => r.loadMs));
   const evalMs = Math.max(...replies.map((r) => r.evalMs));
   merged.forEach((m) => m.dispose());
+  await pool.destroy(); // after the timings: the idle workers' shutdown is no part of the evaluation
 
   const maxRelDiff = Math.max(
     ...singleValues.map((v, i) => Math.abs(v - mergedValues[i]) / Math.max(Math.abs(v), 1e-300)),
@@ -123,6 +125,9 @@ async function main() {
         evalMs,
         mergeMs,
         maxRelDiff,
+        ids: IDS,
+        single: singleValues,
+        merged: mergedValues,
       }),
     );
     return;
