@@ -168,11 +168,13 @@ export class MetricCollection<M extends Readonly<Record<string, AnyMetric>>> {
         continue;
       }
       if (m.sampleCount === 0) m.compute(); // throws what compute() without samples throws
-      const blocks: TieBlocks = m.rankingBlocks();
-      for (const name of names) {
-        const member: unknown = this.metrics[name];
-        if (isRanking(member)) out[name] = member.valueFromBlocks(blocks);
-      }
+      const members = names.map((name) => this.metrics[name] as unknown as AnyRanking);
+      // values of the detection sweep fold in one pass of the kernel; any others read the blocks
+      const folded = m.foldedGroupValues(members);
+      const blocks: TieBlocks | null = folded ? null : m.rankingBlocks();
+      names.forEach((name, i) => {
+        out[name] = folded ? folded[i] : members[i].valueFromBlocks(blocks as TieBlocks);
+      });
     }
     // in the order of the names given
     return Object.fromEntries(Object.keys(this.metrics).map((name) => [name, out[name]])) as CollectionValues<M>;

@@ -1,4 +1,5 @@
 import type { TieBlocks } from '../math/ranking';
+import type { KernelKeys, SweepPass, SweepResults } from '../math/wasm/sortKernel';
 
 /**
  * The threshold sweep of binary detection (SPEC §13): pure functions of the tie blocks of a
@@ -238,3 +239,80 @@ export const tprAtFPR =
 export const equalErrorRate = (blocks: TieBlocks): number => equalErrorRateOf(blocks, walkOf(blocks, false));
 /** Detection error of the blocks' positives. */
 export const detectionError = (blocks: TieBlocks): number => detectionErrorOf(blocks, walkOf(blocks, false));
+
+/**
+ * A detection value as the sort kernel's sweep fold gives it (see {@link foldedSweepValues}):
+ * which walk (`flip`: the negated score's problem), which value, and its level (the `tpr` of FPR
+ * at TPR, the `fpr` of TPR at FPR; 0 for the others).
+ */
+export interface SweepValue {
+  readonly value: 'auroc' | 'ap' | 'fprAtTpr' | 'tprAtFpr' | 'eer' | 'detectionError';
+  readonly flip: boolean;
+  readonly level: number;
+}
+
+/** The {@link SweepValue} of a value without a level. */
+export const sweepValue = (value: SweepValue['value'], flip = false, level = 0): SweepValue =>
+  Object.freeze({ value, flip, level });
+
+/**
+ * Each value from the end of its walk, as the functions above finish theirs (the same guards and
+ * the same float64 operations on the same running values).
+ */
+function finish(v: SweepValue, r: SweepResults, p: number, q: number): number {
+  if (v.value === 'ap') return p === 0 ? NaN : q === 0 ? 1 : r.ap / p;
+  if (p === 0 || q === 0) return NaN;
+  switch (v.value) {
+    case 'auroc':
+      return r.auroc / (2 * p * q);
+    case 'fprAtTpr':
+      return r.fprAtTprFp / q;
+    case 'tprAtFpr':
+      return r.tprAtFprTp / p;
+    case 'eer':
+      return (r.eerFp / q + (p - r.eerTp) / p) / 2;
+    default:
+      return r.detectionError / (2 * p * q);
+  }
+}
+
+/**
+ * The detection values of a column in the sort kernel's memory from one sort and one folding
+ * pass per walk and levels (usually one: every value of one stream at once), with no block
+ * arrays: the same bits as the functions above on its tie blocks. Null if the kernel is refused
+ * the memory to sort.
+ */
+export function foldedSweepValues(values: readonly SweepValue[], keys: KernelKeys): number[] | null {
+  const n = keys.size;
+  const flagged = keys.flagged;
+  // the passes: per walk, as many as it has distinct levels of FPR at TPR or of TPR at FPR
+  const passes: SweepPass[] = [];
+  const passOf = values.map(() => 0);
+  for (const flip of [false, true]) {
+    const mine = values.map((v, i) => [v, i] as const).filter(([v]) => v.flip === flip);
+    if (mine.length === 0) continue;
+    const levels = (kind: SweepValue['value']): number[] => [
+      ...new Set(mine.filter(([v]) => v.value === kind).map(([v]) => v.level)),
+    ];
+    const tprs = levels('fprAtTpr');
+    const fprs = levels('tprAtFpr');
+    const first = passes.length;
+    // P and Q of the walk, as walkOf has them: the keys' set flags are the losses (the negatives)
+    const p = flip ? flagged : n - flagged;
+    const q = flip ? n - flagged : flagged;
+    for (let k = 0; k < Math.max(1, tprs.length, fprs.length); k++) {
+      const tpr = tprs[Math.min(k, tprs.length - 1)] ?? 1;
+      passes.push({ flip, positives: p, negatives: q, target: tpr * p, fpr: fprs[Math.min(k, fprs.length - 1)] ?? 0 });
+    }
+    for (const [v, i] of mine) {
+      const k = v.value === 'fprAtTpr' ? tprs.indexOf(v.level) : v.value === 'tprAtFpr' ? fprs.indexOf(v.level) : 0;
+      passOf[i] = first + k;
+    }
+  }
+  const results = keys.sweeps(passes);
+  if (!results) return null;
+  return values.map((v, i) => {
+    const pass = passes[passOf[i]];
+    return finish(v, results[passOf[i]], pass.positives, pass.negatives);
+  });
+}

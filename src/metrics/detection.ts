@@ -6,7 +6,9 @@ import {
   flippedAveragePrecision,
   flippedFPRAtTPR,
   fprAtTPR,
+  sweepValue,
   tprAtFPR,
+  type SweepValue,
 } from '../functional/detection';
 import { CONFIDENCE_INPUTS, RANKED_CONFIDENCES, type ScoresOptions } from '../inputs/confidences';
 import { LOGIT_INPUTS, LOGITS, type ProbabilitiesOptions } from '../inputs/logits';
@@ -30,6 +32,17 @@ const fprAtTPRValue = (blocks: TieBlocks, o: Readonly<Record<string, unknown>>):
 const tprAtFPRValue = (blocks: TieBlocks, o: Readonly<Record<string, unknown>>): number =>
   tprAtFPR(o.fpr as number)(blocks);
 
+/** Each value as the sort kernel's sweep fold gives it (all of one column's in one pass). */
+const SWEEP = {
+  auroc: sweepValue('auroc'),
+  ap: sweepValue('ap'),
+  flippedAp: sweepValue('ap', true),
+  eer: sweepValue('eer'),
+  detectionError: sweepValue('detectionError'),
+  oodFpr95: sweepValue('fprAtTpr', true, 0.95),
+};
+const sweepOf = (v: SweepValue) => (): SweepValue => v;
+
 /**
  * AUROC of scores for telling positives from negatives: the trapezoid of the exact ROC, equal
  * to the Mann–Whitney statistic with ties counting ½. NaN with one class. Higher is better.
@@ -46,7 +59,7 @@ export class DetectionAUROC extends RankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, detectionAUROC);
   constructor(options?: NoOptions) {
-    super({ input: SCORES, compute: detectionAUROC }, options);
+    super({ input: SCORES, compute: detectionAUROC, sweep: sweepOf(SWEEP.auroc) }, options);
   }
 }
 
@@ -66,7 +79,7 @@ export class AveragePrecision extends RankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, averagePrecision);
   constructor(options?: NoOptions) {
-    super({ input: SCORES, compute: averagePrecision }, options);
+    super({ input: SCORES, compute: averagePrecision, sweep: sweepOf(SWEEP.ap) }, options);
   }
 }
 
@@ -92,7 +105,15 @@ export class FPRAtTPR extends RankingMetric<FPRAtTPROptions> {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, fprAtTPRValue);
   constructor(options?: FPRAtTPROptions) {
-    super({ input: SCORES, options: { tpr: positiveUnitOption(0.95) }, compute: fprAtTPRValue }, options);
+    super(
+      {
+        input: SCORES,
+        options: { tpr: positiveUnitOption(0.95) },
+        compute: fprAtTPRValue,
+        sweep: (o) => sweepValue('fprAtTpr', false, o.tpr as number),
+      },
+      options,
+    );
   }
 }
 
@@ -118,7 +139,15 @@ export class TPRAtFPR extends RankingMetric<TPRAtFPROptions> {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, tprAtFPRValue);
   constructor(options?: TPRAtFPROptions) {
-    super({ input: SCORES, options: { fpr: unitOption(0.05) }, compute: tprAtFPRValue }, options);
+    super(
+      {
+        input: SCORES,
+        options: { fpr: unitOption(0.05) },
+        compute: tprAtFPRValue,
+        sweep: (o) => sweepValue('tprAtFpr', false, o.fpr as number),
+      },
+      options,
+    );
   }
 }
 
@@ -137,7 +166,7 @@ export class EqualErrorRate extends RankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, equalErrorRate);
   constructor(options?: NoOptions) {
-    super({ input: SCORES, compute: equalErrorRate }, options);
+    super({ input: SCORES, compute: equalErrorRate, sweep: sweepOf(SWEEP.eer) }, options);
   }
 }
 
@@ -156,7 +185,7 @@ export class DetectionError extends RankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(SCORES, detectionError);
   constructor(options?: NoOptions) {
-    super({ input: SCORES, compute: detectionError }, options);
+    super({ input: SCORES, compute: detectionError, sweep: sweepOf(SWEEP.detectionError) }, options);
   }
 }
 
@@ -175,7 +204,7 @@ export class ConfidenceAUPRSuccess extends RankingMetric<ScoresOptions> {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, averagePrecision);
   constructor(options?: ScoresOptions) {
-    super({ input: RANKED_CONFIDENCES, compute: averagePrecision }, options);
+    super({ input: RANKED_CONFIDENCES, compute: averagePrecision, sweep: sweepOf(SWEEP.ap) }, options);
   }
 }
 
@@ -194,7 +223,7 @@ export class ConfidenceAUPRError extends RankingMetric<ScoresOptions> {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(RANKED_CONFIDENCES, flippedAveragePrecision);
   constructor(options?: ScoresOptions) {
-    super({ input: RANKED_CONFIDENCES, compute: flippedAveragePrecision }, options);
+    super({ input: RANKED_CONFIDENCES, compute: flippedAveragePrecision, sweep: sweepOf(SWEEP.flippedAp) }, options);
   }
 }
 
@@ -213,7 +242,7 @@ export class ClassificationAUPRSuccess extends RankingMetric<ProbabilitiesOption
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(LOGITS, averagePrecision);
   constructor(options?: ProbabilitiesOptions) {
-    super({ input: LOGITS, compute: averagePrecision }, options);
+    super({ input: LOGITS, compute: averagePrecision, sweep: sweepOf(SWEEP.ap) }, options);
   }
 }
 
@@ -232,7 +261,7 @@ export class ClassificationAUPRError extends RankingMetric<ProbabilitiesOptions>
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(LOGITS, flippedAveragePrecision);
   constructor(options?: ProbabilitiesOptions) {
-    super({ input: LOGITS, compute: flippedAveragePrecision }, options);
+    super({ input: LOGITS, compute: flippedAveragePrecision, sweep: sweepOf(SWEEP.flippedAp) }, options);
   }
 }
 
@@ -252,7 +281,7 @@ export class OODAUROC extends RankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, detectionAUROC);
   constructor(options?: NoOptions) {
-    super({ input: OOD_SCORES, compute: detectionAUROC }, options);
+    super({ input: OOD_SCORES, compute: detectionAUROC, sweep: sweepOf(SWEEP.auroc) }, options);
   }
 }
 
@@ -271,7 +300,7 @@ export class OODAUPRIn extends RankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, flippedAveragePrecision);
   constructor(options?: NoOptions) {
-    super({ input: OOD_SCORES, compute: flippedAveragePrecision }, options);
+    super({ input: OOD_SCORES, compute: flippedAveragePrecision, sweep: sweepOf(SWEEP.flippedAp) }, options);
   }
 }
 
@@ -290,7 +319,7 @@ export class OODAUPROut extends RankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, averagePrecision);
   constructor(options?: NoOptions) {
-    super({ input: OOD_SCORES, compute: averagePrecision }, options);
+    super({ input: OOD_SCORES, compute: averagePrecision, sweep: sweepOf(SWEEP.ap) }, options);
   }
 }
 
@@ -313,6 +342,6 @@ export class OODFPR95 extends RankingMetric {
   /** @internal How the bootstrap evaluates it on resamples (a `WeightedForm`). */
   static readonly weighted: WeightedForm = rankingForm(OOD_SCORES, oodFPR95);
   constructor(options?: NoOptions) {
-    super({ input: OOD_SCORES, compute: oodFPR95 }, options);
+    super({ input: OOD_SCORES, compute: oodFPR95, sweep: sweepOf(SWEEP.oodFpr95) }, options);
   }
 }

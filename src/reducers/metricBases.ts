@@ -1,3 +1,4 @@
+import { foldedSweepValues, type SweepValue } from '../functional/detection';
 import { readArgumentsOf, type DecisionInput, type FixedSize, type InputAdapter } from '../inputs/adapter';
 import { ARG, fail } from '../errors';
 import { firstKeyOutside, type ConfidenceBatch } from '../inputs/confidences';
@@ -7,6 +8,7 @@ import type { RowNeeds } from '../inputs/readAsync';
 import { compactBinSums } from '../math/binning';
 import { sumInRange } from '../math/isCount';
 import { flaggedKeyBlocksFrom, foldedValue, kernelBlocks, type TieBlocks } from '../math/ranking';
+import type { KernelKeys } from '../math/wasm/sortKernel';
 import { Metric } from '../metric';
 import { rejectOption, type OptionSchema } from '../options';
 import { FixedValueState, FlaggedKeyColumn, SumState, type SparseSums } from './state';
@@ -300,6 +302,12 @@ export interface RankingDeclaration {
    * are the resolved options, read only by a declaration with own options.
    */
   readonly compute: (blocks: TieBlocks, options: Readonly<Record<string, unknown>>) => number;
+  /**
+   * For a value of the detection sweep: which, for the resolved options — what lets the sort
+   * kernel fold it, with every other such value of the same column, in one pass (`compute` must
+   * give the same value from blocks).
+   */
+  readonly sweep?: (options: Readonly<Record<string, unknown>>) => SweepValue;
 }
 
 /**
@@ -314,6 +322,8 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
   private readonly decl: RankingDeclaration;
 
   private readonly value: (blocks: TieBlocks) => number;
+  /** The value as the kernel's sweep fold gives it, for a value of the detection sweep. */
+  private readonly sweep: SweepValue | null;
 
   protected constructor(decl: RankingDeclaration, options: O | undefined) {
     super(schemaOf(decl.input, decl.options ?? {}) as OptionSchema<O>, options);
@@ -323,6 +333,7 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
     this.value = decl.options
       ? (blocks) => decl.compute(blocks, resolved)
       : (decl.compute as (blocks: TieBlocks) => number);
+    this.sweep = decl.sweep?.(resolved) ?? null;
     this.sizes = new InputSizes(decl.input, (key, state) => this.track(key, state));
     const { input } = decl;
     this.samples = this.track('samples', new FlaggedKeyColumn(input.keyPrecision, input.keyWidening?.(this.options)));
@@ -349,7 +360,29 @@ export abstract class RankingMetric<O extends object = NoOptions> extends Metric
     // the sort kernel's memory is sorted there, the value folded as the blocks are read; else the
     // column is read straight into the sort's memory
     const kernel = this.samples.kernelKeys;
-    return (kernel && foldedValue(this.value, kernel)) ?? this.valueFromBlocks(this.rankingBlocks());
+    return (
+      (kernel && (foldedValue(this.value, kernel) ?? this.foldedValues([this], kernel)?.[0])) ??
+      this.valueFromBlocks(this.rankingBlocks())
+    );
+  }
+
+  /**
+   * @internal The values of `metrics` — this one and those keeping its column ({@link keepColumnOf}) —
+   * folded in the sort kernel from one sort, when the column is there and each is a value of the
+   * detection sweep; else null (read them from {@link rankingBlocks}).
+   */
+  foldedGroupValues(metrics: ReadonlyArray<RankingMetric<object>>): number[] | null {
+    const kernel = this.samples.kernelKeys;
+    return kernel && this.foldedValues(metrics, kernel);
+  }
+
+  private foldedValues(metrics: ReadonlyArray<RankingMetric<object>>, kernel: KernelKeys): number[] | null {
+    const sweeps: SweepValue[] = [];
+    for (const m of metrics) {
+      if (!m.sweep) return null;
+      sweeps.push(m.sweep);
+    }
+    return foldedSweepValues(sweeps, kernel);
   }
 
   /**

@@ -56,6 +56,10 @@ interface SortExports {
   readonly foldAURC: BlocksPass;
   readonly foldAUGRC: BlocksPass;
   readonly foldFPR: BlocksPass;
+  /** Starts a sweep fold: P, Q, the target TP of FPR at TPR and the FPR budget of TPR at FPR. */
+  readonly startSweep: (positives: number, negatives: number, target: number, fpr: number) => void;
+  /** One chunk of the sweep fold (see {@link KernelKeys.sweeps}), descending, or ascending with the classes swapped if `flip`. */
+  readonly foldSweep: (p: number, n: number, wide: number, final: number, flip: number) => number;
 }
 
 /**
@@ -73,6 +77,8 @@ const FLAGGED = 98304;
 const RESULTS = 98312;
 /** A batch's flags while it is packed (CHUNK bytes). */
 const FLAGS = 98368;
+/** The sweep fold's results (7 × f64), after the flags. */
+const SWEEP_RESULTS = FLAGS + CHUNK;
 /** The keys start on the fourth page. */
 const DATA = 3 * PAGE;
 /** wasm32 addresses: beyond this many bytes the JS path is used. */
@@ -197,6 +203,56 @@ export interface FoldResults {
 }
 
 /**
+ * One walk of the detection sweep over the sorted keys: from the top down (negatives = the set
+ * flags), or with `flip` from the bottom up with the classes swapped; P and Q its positives and
+ * negatives, `target` the TP that FPR at TPR is nearest to (r·P), `fpr` the budget of TPR at FPR.
+ */
+export interface SweepPass {
+  readonly flip: boolean;
+  readonly positives: number;
+  readonly negatives: number;
+  readonly target: number;
+  readonly fpr: number;
+}
+
+/**
+ * What a sweep fold ends with (foldSweep in sortKernel.wat): the running values of the detection
+ * walks of ../../functional/detection.ts, from which their values are finished.
+ */
+export interface SweepResults {
+  /** AUROC: Σ neg·(TP_j + TP_{j−1}). */
+  readonly auroc: number;
+  /** Average precision: Σ gained·TP_j/(TP_j + FP_j). */
+  readonly ap: number;
+  /** FPR at TPR: FP at the nearest threshold. */
+  readonly fprAtTprFp: number;
+  /** TPR at FPR: the largest TP within the budget. */
+  readonly tprAtFprTp: number;
+  /** Equal error rate: TP and FP at its threshold. */
+  readonly eerTp: number;
+  readonly eerFp: number;
+  /** Detection error: the smallest (P − TP)·Q + FP·P. */
+  readonly detectionError: number;
+}
+
+/** One pass of the sweep fold over n sorted keys at p, in chunks in the pass's order. */
+function sweepPass(kern: SortExports, p: number, n: number, wide: boolean, flip: boolean): void {
+  const width = wide ? 8 : 4;
+  const w = wide ? 1 : 0;
+  if (flip) {
+    for (let start = 0; start < n; start += CHUNK) {
+      const m = Math.min(CHUNK, n - start);
+      kern.foldSweep(p + width * start, m, w, start + m === n ? 1 : 0, 1);
+    }
+    return;
+  }
+  for (let end = n; end > 0; end -= CHUNK) {
+    const m = Math.min(CHUNK, end);
+    kern.foldSweep(p + width * (end - m), m, w, end === m ? 1 : 0, 0);
+  }
+}
+
+/**
  * A growing column of flagged keys (float32, or float64 if `wide`) in the memory of a kernel
  * instance of its own, with its digit histograms and count of set flags kept up to date as keys
  * are added: a ranking value then costs only the sort's scatter passes and one folding pass, and
@@ -303,6 +359,33 @@ export class KernelKeys {
     blocksPass(kern[mode], sorted, n, wide, 0, 0);
     const r = new Float64Array(kern.memory.buffer, RESULTS, 4);
     return { sum: r[0], first: r[1], best: r[2], cum: r[3] };
+  }
+
+  /**
+   * Sorts the keys once, as {@link fold} does, and runs each sweep pass over them: every detection
+   * value of the passes' levels from one sort and no block arrays (the blocks of millions of
+   * distinct scores, written out, cost more than the sort). Null if the memory is refused.
+   */
+  sweeps(passes: readonly SweepPass[]): SweepResults[] | null {
+    const { kern, wide, length: n } = this;
+    const scratch = DATA + this.width * this.capacity;
+    if (!reserve(kern, scratch + 2 * this.width * n)) return null;
+    kern.loadCounts(wide ? 6 : 3);
+    const sorted = radixSort(kern, DATA, n, wide, scratch, scratch + this.width * n);
+    return passes.map((pass) => {
+      kern.startSweep(pass.positives, pass.negatives, pass.target, pass.fpr);
+      sweepPass(kern, sorted, n, wide, pass.flip);
+      const r = new Float64Array(kern.memory.buffer, SWEEP_RESULTS, 7);
+      return {
+        auroc: r[0],
+        ap: r[1],
+        fprAtTprFp: r[2],
+        tprAtFprTp: r[3],
+        eerTp: r[4],
+        eerFp: r[5],
+        detectionError: r[6],
+      };
+    });
   }
 
   /**

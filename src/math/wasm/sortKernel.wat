@@ -18,7 +18,8 @@
 ;; Memory: [0, 49152) the working digit histograms (6 × 2048 u32); [49152, 98304) a column's
 ;; digit counts, kept up to date as keys are added (see sortKernel.ts: a column of keys may live in
 ;; an instance of its own); 98304 the column's count of set flags (u32); [98312, 98344) the fold's
-;; results (4 × f64); [98368, 131136) flags of a batch being packed; keys from 196608 on.
+;; results (4 × f64); [98368, 131136) flags of a batch being packed; [131136, 131192) the sweep
+;; fold's results (7 × f64); keys from 196608 on.
 ;; Regenerate the embedded bytes with `node scripts/build-wasm.mjs`.
 (module
   (memory (export "memory") 3)
@@ -41,6 +42,22 @@
   (global $negatives (mut f64) (f64.const 0))
   (global $positives (mut f64) (f64.const 0))
   (global $target (mut f64) (f64.const 0))
+  ;; the sweep fold (foldSweep) between calls: TP and FP so far, and each detection value's running
+  ;; values, as named in ../../functional/detection.ts
+  (global $fpr (mut f64) (f64.const 0))
+  (global $tp (mut f64) (f64.const 0))
+  (global $fp (mut f64) (f64.const 0))
+  (global $roc (mut f64) (f64.const 0))
+  (global $ap (mut f64) (f64.const 0))
+  (global $fprBest (mut f64) (f64.const 0))
+  (global $fprFp (mut f64) (f64.const 0))
+  (global $fprDone (mut i32) (i32.const 0))
+  (global $tprBest (mut f64) (f64.const 0))
+  (global $tprStop (mut i32) (i32.const 0))
+  (global $eerBest (mut f64) (f64.const 0))
+  (global $eerTp (mut f64) (f64.const 0))
+  (global $eerFp (mut f64) (f64.const 0))
+  (global $det (mut f64) (f64.const 0))
 
   ;; Zeroes the first d working histograms (2048 counts each, digit d at d·8192) and the blocks state.
   (func (export "reset") (param $d i32)
@@ -632,5 +649,185 @@
     (global.set $best (local.get $best))
     (global.set $done (local.get $done))
     (f64.store (i32.const 98312) (local.get $sum))
+    (local.get $count))
+
+  ;; The threshold sweep of binary detection, every value of ../../functional/detection.ts at once:
+  ;; AUROC, average precision, FPR at a TPR, TPR at an FPR, the equal error rate and the detection
+  ;; error, each the loop of its JS function (auroc, averagePrecisionOf, fprAtTPRPoint, tprAtFPROf,
+  ;; equalErrorRateOf, detectionErrorOf) with its float64 operations in their order, on TP and FP
+  ;; counts that are exact integers in every one of them — so one pass gives the bits of six walks.
+  ;; Starts a sweep: P and Q (the walk's positives and negatives), the target r·P of FPR at TPR and
+  ;; the FPR budget of TPR at FPR.
+  (func (export "startSweep") (param $positives f64) (param $negatives f64) (param $target f64) (param $fprLevel f64)
+    (call $start (local.get $negatives) (local.get $positives) (local.get $target))
+    (global.set $fpr (local.get $fprLevel))
+    (global.set $tp (f64.const 0))
+    (global.set $fp (f64.const 0))
+    (global.set $roc (f64.const 0))
+    (global.set $ap (f64.const 0))
+    (global.set $fprBest (f64.const inf))
+    (global.set $fprFp (f64.const 0))
+    (global.set $fprDone (i32.const 0))
+    (global.set $tprBest (f64.const 0))
+    (global.set $tprStop (i32.const 0))
+    ;; j = 0 of the EER and of the detection error: P·Q
+    (global.set $eerBest (f64.mul (local.get $positives) (local.get $negatives)))
+    (global.set $eerTp (f64.const 0))
+    (global.set $eerFp (f64.const 0))
+    (global.set $det (f64.mul (local.get $positives) (local.get $negatives))))
+
+  ;; One chunk of the sweep over the n sorted flagged keys at $p (parameters as `blocks`; chunks in
+  ;; the order of the pass), from the top down — negatives = the set flags — or, with $flip, from
+  ;; the bottom up with the classes swapped (negatives = the unset flags): the walk of the negated
+  ;; score for the other class (flip in ../../functional/detection.ts). Leaves the running values
+  ;; at 131136: the AUROC's sum, the AP's sum, FPR at TPR's FP, TPR at FPR's best TP, the EER's TP
+  ;; and FP, the detection error's best numerator. Returns the blocks closed so far.
+  (func (export "foldSweep") (param $p i32) (param $n i32) (param $wide i32) (param $final i32) (param $flip i32)
+    (result i32)
+    (local $end i32) (local $i i32) (local $lim i32) (local $u i64) (local $key i64) (local $flag i64) (local $sh i64)
+    (local $step i32) (local $prev i64) (local $len i32) (local $err i32) (local $count i32) (local $pos f64)
+    (local $neg f64) (local $tp f64) (local $fp f64) (local $tp0 f64) (local $roc f64) (local $ap f64)
+    (local $fprBest f64) (local $fprFp f64) (local $fprDone i32) (local $tprBest f64) (local $tprStop i32)
+    (local $eerBest f64) (local $eerTp f64) (local $eerFp f64) (local $det f64) (local $d f64) (local $P f64) (local $Q f64)
+    (local.set $step (select (i32.const 8) (i32.const 4) (local.get $wide)))
+    (local.set $sh (select (i64.const 63) (i64.const 31) (local.get $wide)))
+    ;; from the chunk's end down to $p, or ($flip) from $p up to its end
+    (local.set $lim (i32.add (local.get $p) (i32.mul (local.get $n) (local.get $step))))
+    (local.set $i (select (local.get $p) (local.get $lim) (local.get $flip)))
+    (if (i32.eqz (local.get $flip)) (then (local.set $lim (local.get $p))))
+    (local.set $prev (global.get $prev))
+    (local.set $len (global.get $len))
+    (local.set $err (global.get $err))
+    (local.set $count (global.get $count))
+    (local.set $P (global.get $positives))
+    (local.set $Q (global.get $negatives))
+    (local.set $tp (global.get $tp))
+    (local.set $fp (global.get $fp))
+    (local.set $roc (global.get $roc))
+    (local.set $ap (global.get $ap))
+    (local.set $fprBest (global.get $fprBest))
+    (local.set $fprFp (global.get $fprFp))
+    (local.set $fprDone (global.get $fprDone))
+    (local.set $tprBest (global.get $tprBest))
+    (local.set $tprStop (global.get $tprStop))
+    (local.set $eerBest (global.get $eerBest))
+    (local.set $eerTp (global.get $eerTp))
+    (local.set $eerFp (global.get $eerFp))
+    (local.set $det (global.get $det))
+    (block $exit
+      (loop $scan
+        (if (i32.eq (local.get $i) (local.get $lim))
+          (then
+            ;; past the chunk: in the last one, close the open block (if any) before leaving
+            (br_if $exit (i32.or (i32.eqz (local.get $final)) (i32.eqz (local.get $len))))
+            (local.set $end (i32.const 1)))
+          (else
+            (if (local.get $flip)
+              (then
+                (local.set $u
+                  (if (result i64) (local.get $wide)
+                    (then (i64.load (local.get $i)))
+                    (else (i64.load32_u (local.get $i)))))
+                (local.set $i (i32.add (local.get $i) (local.get $step))))
+              (else
+                (local.set $i (i32.sub (local.get $i) (local.get $step)))
+                (local.set $u
+                  (if (result i64) (local.get $wide)
+                    (then (i64.load (local.get $i)))
+                    (else (i64.load32_u (local.get $i)))))))
+            (local.set $flag (i64.shr_u (local.get $u) (local.get $sh)))
+            (local.set $key (i64.xor (local.get $u) (i64.shl (local.get $flag) (local.get $sh))))))
+        (if (i32.or
+              (local.get $end)
+              (i32.and (i64.ne (local.get $key) (local.get $prev)) (i32.ne (local.get $len) (i32.const 0))))
+          (then
+            ;; close the open block: $len samples, $err of them flagged; its negatives and positives
+            (local.set $neg
+              (f64.convert_i32_u
+                (select (i32.sub (local.get $len) (local.get $err)) (local.get $err) (local.get $flip))))
+            (local.set $pos
+              (f64.convert_i32_u
+                (select (local.get $err) (i32.sub (local.get $len) (local.get $err)) (local.get $flip))))
+            ;; tp += gained; fp += neg (exact integers)
+            (local.set $tp0 (local.get $tp))
+            (local.set $tp (f64.add (local.get $tp) (local.get $pos)))
+            (local.set $fp (f64.add (local.get $fp) (local.get $neg)))
+            ;; auroc: acc += neg·(tp + tp0)
+            (local.set $roc
+              (f64.add (local.get $roc) (f64.mul (local.get $neg) (f64.add (local.get $tp) (local.get $tp0)))))
+            ;; averagePrecisionOf: if (gained > 0) acc += (gained·tp)/(tp + fp)
+            (if (f64.gt (local.get $pos) (f64.const 0))
+              (then
+                (local.set $ap
+                  (f64.add
+                    (local.get $ap)
+                    (f64.div
+                      (f64.mul (local.get $pos) (local.get $tp))
+                      (f64.add (local.get $tp) (local.get $fp)))))))
+            ;; fprAtTPRPoint: d = |tp − target|, d ≤ best keeps fp; no more once tp = P
+            (if (i32.eqz (local.get $fprDone))
+              (then
+                (local.set $d (f64.abs (f64.sub (local.get $tp) (global.get $target))))
+                (if (f64.le (local.get $d) (local.get $fprBest))
+                  (then
+                    (local.set $fprBest (local.get $d))
+                    (local.set $fprFp (local.get $fp))))
+                (if (f64.eq (local.get $tp) (local.get $P)) (then (local.set $fprDone (i32.const 1))))))
+            ;; tprAtFPROf: stops at the first fp/Q above the budget, else best = tp
+            (if (i32.eqz (local.get $tprStop))
+              (then
+                (if (f64.le (f64.div (local.get $fp) (local.get $Q)) (global.get $fpr))
+                  (then (local.set $tprBest (local.get $tp)))
+                  (else (local.set $tprStop (i32.const 1))))))
+            ;; equalErrorRateOf: d = |fp·P − (P − tp)·Q|, the first smallest keeps tp and fp
+            (local.set $d
+              (f64.abs
+                (f64.sub
+                  (f64.mul (local.get $fp) (local.get $P))
+                  (f64.mul (f64.sub (local.get $P) (local.get $tp)) (local.get $Q)))))
+            (if (f64.lt (local.get $d) (local.get $eerBest))
+              (then
+                (local.set $eerBest (local.get $d))
+                (local.set $eerTp (local.get $tp))
+                (local.set $eerFp (local.get $fp))))
+            ;; detectionErrorOf: best = min(best, (P − tp)·Q + fp·P)
+            (local.set $det
+              (f64.min
+                (local.get $det)
+                (f64.add
+                  (f64.mul (f64.sub (local.get $P) (local.get $tp)) (local.get $Q))
+                  (f64.mul (local.get $fp) (local.get $P)))))
+            (local.set $count (i32.add (local.get $count) (i32.const 1)))
+            (local.set $len (i32.const 0))
+            (local.set $err (i32.const 0))
+            (br_if $exit (local.get $end))))
+        (local.set $prev (local.get $key))
+        (local.set $len (i32.add (local.get $len) (i32.const 1)))
+        (local.set $err (i32.add (local.get $err) (i32.wrap_i64 (local.get $flag))))
+        (br $scan)))
+    (global.set $prev (local.get $prev))
+    (global.set $len (local.get $len))
+    (global.set $err (local.get $err))
+    (global.set $count (local.get $count))
+    (global.set $tp (local.get $tp))
+    (global.set $fp (local.get $fp))
+    (global.set $roc (local.get $roc))
+    (global.set $ap (local.get $ap))
+    (global.set $fprBest (local.get $fprBest))
+    (global.set $fprFp (local.get $fprFp))
+    (global.set $fprDone (local.get $fprDone))
+    (global.set $tprBest (local.get $tprBest))
+    (global.set $tprStop (local.get $tprStop))
+    (global.set $eerBest (local.get $eerBest))
+    (global.set $eerTp (local.get $eerTp))
+    (global.set $eerFp (local.get $eerFp))
+    (global.set $det (local.get $det))
+    (f64.store (i32.const 131136) (local.get $roc))
+    (f64.store (i32.const 131144) (local.get $ap))
+    (f64.store (i32.const 131152) (local.get $fprFp))
+    (f64.store (i32.const 131160) (local.get $tprBest))
+    (f64.store (i32.const 131168) (local.get $eerTp))
+    (f64.store (i32.const 131176) (local.get $eerFp))
+    (f64.store (i32.const 131184) (local.get $det))
     (local.get $count))
 )
