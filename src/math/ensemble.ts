@@ -36,6 +36,11 @@ export interface MemberShape {
   readonly k: number;
   readonly binary: boolean;
   readonly probabilities: boolean;
+  /**
+   * The first argmax of each member row [M·N] (row (m, i) at m·n + i) if the reader found them
+   * (its finiteness scan), else absent or null: member logits only.
+   */
+  readonly tops?: Int32Array | null;
 }
 
 /**
@@ -133,7 +138,7 @@ export function ensembleLogMean(x: Float32Array, shape: MemberShape): Float64Arr
       }
       return out;
     }
-    const tops = memberVotes(x, m * n, k);
+    const tops = shape.tops ?? memberVotes(x, m * n, k);
     for (let i = 0; i < n; i++) {
       w.members(x, n, i, true, false, tops);
       w.logMean(x, n, i, out, i * k);
@@ -525,7 +530,7 @@ function logitsMeasures(
     }
     return;
   }
-  const tops = memberVotes(x, m * n, k);
+  const tops = shape.tops ?? memberVotes(x, m * n, k);
   for (let i = 0; i < n; i++) {
     const ee = w.members(x, n, i, probs, wantsEntropy, tops);
     if (wantsMean) w.logMean(x, n, i, zBar, 0);
