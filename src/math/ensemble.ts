@@ -205,12 +205,13 @@ class LogitsWork {
   readonly pBarW: Int32Array;
   readonly logM: number;
   /**
-   * Where the last sample's p_mk are: this.pT (JS: class j's members at j·M) or the kernel's
-   * chunk (its block at pAt, class j's members at pAt + j·(M + 1)).
+   * Where the last sample's p_mk are: p[pAt + j·pClass + a·pMember] (this.pT in JS: pClass = M,
+   * pMember = 1; the kernel's chunk: its [M, K] block, pClass = 1, pMember = K).
    */
   p: Float64Array;
   pAt = 0;
-  pStride: number;
+  pClass: number;
+  pMember = 1;
   constructor(
     readonly m: number,
     readonly k: number,
@@ -236,7 +237,7 @@ class LogitsWork {
     this.pBarW = view(this.pBar);
     this.logM = Math.log(m);
     this.p = this.pT;
-    this.pStride = m;
+    this.pClass = m;
   }
 
   /**
@@ -249,7 +250,8 @@ class LogitsWork {
     const { m, k, e, eW, pT, h, s, max, votes } = this;
     this.p = pT;
     this.pAt = 0;
-    this.pStride = m;
+    this.pClass = m;
+    this.pMember = 1;
     for (let a = 0; a < m; a++) {
       const from = (a * n + i) * k;
       let top = 0;
@@ -310,11 +312,11 @@ class LogitsWork {
    */
   fromKernel(ch: MemberChunk, c: number, i: number, x: Float32Array, n: number, i0: number, entropy: boolean): number {
     const { m, k, h, s, max, votes } = this;
-    const stride = m + 1;
-    const at = i * k * stride;
+    const at = i * m * k;
     this.p = ch.p;
     this.pAt = at;
-    this.pStride = stride;
+    this.pClass = 1;
+    this.pMember = k;
     for (let a = 0; a < m; a++) {
       votes[a] = ch.top[a * c + i];
       s[a] = ch.s[a * c + i];
@@ -328,7 +330,8 @@ class LogitsWork {
       const top = votes[a];
       h[a] = Math.log1p(s[a]);
       const hAt = m + a * k;
-      for (let j = 0; j < k; j++) h[hAt + j] = j === top ? 0 : p[at + j * stride + a] * (mx - x[from + j]);
+      const pa = at + a * k;
+      for (let j = 0; j < k; j++) h[hAt + j] = j === top ? 0 : p[pa + j] * (mx - x[from + j]);
     }
     return orderFreeSumOf(h, this.hW, 0, m * (k + 1)) / m;
   }
@@ -505,14 +508,14 @@ function logitsMeasures(
     // one member is p̄ itself: 0 by definition (SPEC §12), not the rounding of a sum of zeros
     if (m === 1) return;
     // the mean KL divergence of the members from p̄: terms with p_mk = 0 are 0
-    const { p, pAt, pStride } = w;
+    const { p, pAt, pClass, pMember } = w;
     for (let a = 0; a < m; a++) {
       const from = (a * n + i) * k;
       const mx = w.max[a];
       // log1p(s_m) as the expected entropy took it, if it did
       const l = wantsEntropy ? w.h[a] : Math.log1p(w.s[a]);
       for (let j = 0; j < k; j++) {
-        const pj = p[pAt + j * pStride + a];
+        const pj = p[pAt + j * pClass + a * pMember];
         terms[a * k + j] = pj > 0 ? pj * (x[from + j] - mx - l - lpBar[j]) : 0;
       }
     }

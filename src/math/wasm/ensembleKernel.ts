@@ -14,7 +14,8 @@ interface EnsembleExports {
   readonly memory: WebAssembly.Memory;
   /**
    * c samples of m members' k float32 logits [m, c, k] at inPtr: per member row top, m, s (at
-   * a·c + i) and p_j = e_j·(1/(1+s)) at pPtr ((i·k + j)·(m+1) + a), then Σ_a p_aj at sumPtr (i·k + j).
+   * a·c + i) and p_j = e_j·(1/(1+s)) at pPtr ((i·m + a)·k + j, one float64 past them written),
+   * then Σ_a p_aj at sumPtr (i·k + j); e: max(k, m) + 4 float64 of scratch.
    */
   readonly members: (
     inPtr: number,
@@ -74,7 +75,7 @@ function selfCheck(kern: EnsembleExports, b: number, exp: (x: number) => number 
   const rows = [0, -1, 0.5, -3, 2, -745.5, -720, 2, 1, 2, 3, 4, 5, 6, 7, 8.5, -1, 0.25, 3, 3, -2, 0.5, -30, 1];
   const k = 8;
   // input at +0 (96 bytes + 64 read past), e at +256, s at +384, max at +416, top at +448,
-  // p at +512 (3·8·4 float64), sums at +1280
+  // p at +512 (24 float64 and the one written after them), sums at +1280
   new Float32Array(kern.memory.buffer, b, 24).set(rows);
   for (const [m, c] of [
     [3, 1],
@@ -84,7 +85,7 @@ function selfCheck(kern: EnsembleExports, b: number, exp: (x: number) => number 
     const s = new Float64Array(kern.memory.buffer, b + 384, 3);
     const max = new Float64Array(kern.memory.buffer, b + 416, 3);
     const top = new Int32Array(kern.memory.buffer, b + 448, 3);
-    const p = new Float64Array(kern.memory.buffer, b + 512, 3 * k * (m + 1));
+    const p = new Float64Array(kern.memory.buffer, b + 512, 3 * k);
     const sums = new Float64Array(kern.memory.buffer, b + 1280, 3 * k);
     const want = new Float64Array(3 * k);
     for (let a = 0; a < m; a++)
@@ -99,7 +100,7 @@ function selfCheck(kern: EnsembleExports, b: number, exp: (x: number) => number 
         const inv = 1 / (1 + sum);
         for (let j = 0; j < k; j++) {
           const pj = j === t ? inv : e[j] * inv;
-          if (!Object.is(p[(i * k + j) * (m + 1) + a], pj)) return false;
+          if (!Object.is(p[(i * m + a) * k + j], pj)) return false;
           want[(i * k + j) * m + a] = pj;
         }
       }
@@ -116,7 +117,7 @@ export interface MemberChunk {
   readonly max: Float64Array;
   /** The first argmax of the same rows. */
   readonly top: Int32Array;
-  /** p_aj of sample i0 + i at (i·k + j)·(m + 1) + a: each class's members side by side. */
+  /** p_aj of sample i0 + i at (i·m + a)·k + j: [c, M, K]. */
   readonly p: Float64Array;
   /** Σ_a p_aj by orderFreeSum at i·k + j. */
   readonly sums: Float64Array;
@@ -141,20 +142,21 @@ const MEMBERS_INPUT_BYTES = 1 << 17;
  * large): the caller's JS does the work.
  */
 export function memberSoftmaxKernel(m: number, k: number): MemberKernel | null {
-  if (!(Number.isInteger(m) && Number.isInteger(k) && m >= 1 && k >= 1 && m * k <= MAX_MK)) return null;
+  if (!enabled || !(Number.isInteger(m) && Number.isInteger(k) && m >= 1 && k >= 1 && m * k <= MAX_MK)) return null;
   const l = load();
   if (l === null) return null;
   const { kern, free, grown } = l;
   const chunk = Math.max(1, Math.floor(MEMBERS_INPUT_BYTES / (4 * m * k)));
   const rows = m * chunk;
-  // Layout above logInPlace's chunk: [e: k + 4][input + 64 bytes read past][s][max][top][p][sums]
+  // Layout above logInPlace's chunk: [e: max(k, m) + 4][input + 64 bytes read past][s][max][top]
+  // [p + 16 bytes written and read past][sums]
   const ePtr = free;
-  const inPtr = ePtr + align16(8 * (k + 4));
+  const inPtr = ePtr + align16(8 * (Math.max(k, m) + 4));
   const sPtr = inPtr + align16(4 * k * rows + 64);
   const maxPtr = sPtr + 8 * rows;
   const topPtr = maxPtr + 8 * rows;
   const pPtr = align16(topPtr + 4 * rows);
-  const sumPtr = pPtr + 8 * chunk * k * (m + 1);
+  const sumPtr = pPtr + align16(8 * chunk * m * k + 16);
   if (!grown(kern.memory, sumPtr + 8 * chunk * k)) return null;
   // views of the memory, made again if another call into the module has grown (replaced) it
   let buf: ArrayBuffer | null = null;
@@ -167,7 +169,7 @@ export function memberSoftmaxKernel(m: number, k: number): MemberKernel | null {
       s: new Float64Array(buf, sPtr, rows),
       max: new Float64Array(buf, maxPtr, rows),
       top: new Int32Array(buf, topPtr, rows),
-      p: new Float64Array(buf, pPtr, chunk * k * (m + 1)),
+      p: new Float64Array(buf, pPtr, chunk * m * k),
       sums: new Float64Array(buf, sumPtr, chunk * k),
     };
   };
@@ -182,8 +184,14 @@ export function memberSoftmaxKernel(m: number, k: number): MemberKernel | null {
   };
 }
 
-/** Test hooks: the self-check with another JS exp (false without the kernel). */
+/** Whether memberSoftmaxKernel may return the kernel (tests and benchmarks of the JS path turn it off). */
+let enabled = true;
+
+/** Test hooks: the self-check with another JS exp (false without the kernel); turning the kernel off and on. */
 export const _ensembleKernelTesting = {
+  use(on: boolean): void {
+    enabled = on;
+  },
   selfCheck(exp: (x: number) => number): boolean {
     const l = load();
     return l === null ? false : selfCheck(l.kern, l.free, exp);
