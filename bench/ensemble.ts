@@ -19,6 +19,8 @@
  *   npm run bench:ensemble -- --mode warm --rows PE,MI  # some rows, one mode
  *   npm run bench:ensemble -- --samples 20000 --cold-runs 1 --repeats 1   # a smoke test
  *   npm run bench:ensemble -- --mode none --data /tmp/ens       # only write the data, and keep it
+ *   npm run bench:ensemble -- --mode warm --ab   # warm rows also with the JS member stage (the
+ *                                                # ensemble kernel off), the two interleaved
  *
  * The child: `node --expose-gc --import tsx bench/ensemble.ts --child DIR ROW` prints one JSON line,
  * { ms, value, cpuMs, pageFaults } (the process's CPU time and minor page faults over the timed part).
@@ -242,6 +244,11 @@ async function main(): Promise<void> {
       string,
       { warm?: [number, number, number]; warmCpu?: number; cold?: [number, number, number]; coldCpu?: number }
     >();
+    const ab = args.includes('--ab');
+    const kernelSwitch = ab ? (await import('../src/math/wasm/ensembleKernel'))._ensembleKernelTesting : null;
+    const jsSide = new Map<string, { ms: number; cpu: number }>();
+    const numpyCpu = new Map<string, number>();
+    const ourCpu = new Map<string, number>();
     if (modes.includes('warm')) {
       const lib: Lib = await import('../src/index');
       for (const row of ROWS) {
@@ -254,7 +261,19 @@ async function main(): Promise<void> {
         let best = Infinity;
         let bestCpu = Infinity;
         let value = NaN;
+        const js = { ms: Infinity, cpu: Infinity };
         for (let rep = 0; rep < repeats; rep++) {
+          if (kernelSwitch) {
+            // A: the JS member stage, right before B (the kernel), so that both see the same load
+            kernelSwitch.use(false);
+            const cpuA = process.cpuUsage();
+            const tA = performance.now();
+            row.run(lib, batches);
+            js.ms = Math.min(js.ms, performance.now() - tA);
+            const cpu = process.cpuUsage(cpuA);
+            js.cpu = Math.min(js.cpu, (cpu.user + cpu.system) / 1000);
+            kernelSwitch.use(true);
+          }
           const cpu0 = process.cpuUsage();
           const t0 = performance.now();
           value = row.run(lib, batches);
@@ -262,8 +281,11 @@ async function main(): Promise<void> {
           const cpu = process.cpuUsage(cpu0);
           bestCpu = Math.min(bestCpu, (cpu.user + cpu.system) / 1000);
         }
+        if (kernelSwitch) jsSide.set(row.name, js);
         const ref = numpy[row.numpy];
         results.set(row.name, { warm: [best, ref.ms, rel(value, ref.value)], warmCpu: bestCpu / ref.cpuMs });
+        numpyCpu.set(row.name, ref.cpuMs);
+        ourCpu.set(row.name, bestCpu);
         process.stderr.write(`  warm ${row.name}: ${fmt(best)} ms (numpy ${fmt(ref.ms)} ms)\n`);
       }
       if (!modes.includes('nomemory')) {
@@ -310,6 +332,22 @@ async function main(): Promise<void> {
       console.log(
         `| ${row.name} | ${cell(r.warm)} | ${ratio(r.warmCpu)} | ${cell(r.cold)} | ${ratio(r.coldCpu)} | ${diff === undefined ? dash : diff.toExponential(1)} |`,
       );
+    }
+    if (jsSide.size > 0) {
+      console.log(
+        '\nWarm, CPU time (best of the repeats): the JS member stage (A) against the kernel (B), interleaved:\n',
+      );
+      console.log('| row | A: JS ms | B: kernel ms | B / A | A / NumPy | B / NumPy | NumPy ms |');
+      console.log('|---|---:|---:|---:|---:|---:|---:|');
+      for (const row of ROWS) {
+        const a = jsSide.get(row.name);
+        const b = ourCpu.get(row.name);
+        const np = numpyCpu.get(row.name);
+        if (!a || b === undefined || np === undefined) continue;
+        console.log(
+          `| ${row.name} | ${fmt(a.cpu)} | ${fmt(b)} | ${(b / a.cpu).toFixed(2)} | ${(a.cpu / np).toFixed(2)} | ${(b / np).toFixed(2)} | ${fmt(np)} |`,
+        );
+      }
     }
     console.log(`\nload after: ${os.loadavg()[0].toFixed(2)}`);
     tf.dispose(batches.flatMap((b) => [b.x, b.y]));

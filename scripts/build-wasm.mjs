@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Compiles the kernels in src/math/wasm (softmaxKernel.wat, sortKernel.wat, checkKernel.wat,
- * rowSortKernel.wat) to WebAssembly and regenerates their …Bytes.ts files (each module embedded as base64), which are committed so that
+ * rowSortKernel.wat, ensembleKernel.wat) to WebAssembly and regenerates their …Bytes.ts files (each module embedded as base64), which are committed so that
  * builds and users never need a WebAssembly toolchain.
  *
  *   node scripts/build-wasm.mjs           # regenerate
@@ -22,6 +22,7 @@ const KERNELS = [
   ['sortKernel', 'SORT_KERNEL_WASM_BASE64', 'MVP'],
   ['checkKernel', 'CHECK_KERNEL_WASM_BASE64', 'SIMD128'],
   ['rowSortKernel', 'ROW_SORT_KERNEL_WASM_BASE64', 'SIMD128'],
+  ['ensembleKernel', 'ENSEMBLE_KERNEL_WASM_BASE64', 'SIMD128; imports the softmax kernel'],
 ];
 
 function compile(wabt, name, source) {
@@ -56,7 +57,9 @@ try {
     const source = readFileSync(watPath, 'utf8');
     const bytes = compile(wabt, name, source);
     // The engine must accept it too (the runtime loader compiles it the same way).
-    new WebAssembly.Instance(new WebAssembly.Module(bytes));
+    // (a module that imports another's exports is compiled only: its loader instantiates it)
+    const compiled = new WebAssembly.Module(bytes);
+    if (WebAssembly.Module.imports(compiled).length === 0) new WebAssembly.Instance(compiled);
     const text = render(bytes, source, name, constant, features);
     if (check) {
       let current = '';

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensembleLogMean, ensembleMeasures, type EnsembleMeasures } from '../src/math/ensemble';
+import { expNonPositive } from '../src/math/exp';
+import { _ensembleKernelTesting, memberSoftmaxKernel } from '../src/math/wasm/ensembleKernel';
 import { _wasmKernelTesting, wasmKernelAvailable } from '../src/math/wasm/softmaxKernel';
 import { normal, permutation, rng } from './helpers/data';
 
@@ -161,5 +163,63 @@ describe('member logits: each exponential once, p̄ from Σ_m p_mk', () => {
           expect(Array.from(ensembleMeasures(x, shape, p, f)[f]), f).toEqual(Array.from(withKernel[at][f]));
       });
     });
+  });
+});
+
+describe('the ensemble kernel (member softmax and class sums in WebAssembly): the JS path’s bits', () => {
+  const cases = [
+    { name: 'moderate logits', m: 6, n: 300, k: 5, scale: 2, gap: 0 },
+    { name: 'wide logits (the slow exp form)', m: 4, n: 300, k: 7, scale: 300, gap: 0 },
+    { name: 'gaps past exp’s range (zero and subnormal class sums)', m: 5, n: 300, k: 4, scale: 1, gap: 760 },
+    { name: 'gaps near the edge of the linear form', m: 3, n: 300, k: 3, scale: 1, gap: 700 },
+    { name: 'many members, an odd count', m: 37, n: 200, k: 9, scale: 3, gap: 0 },
+    { name: 'many members', m: 64, n: 150, k: 2, scale: 4, gap: 0 },
+    { name: 'one member', m: 1, n: 200, k: 6, scale: 3, gap: 0 },
+    { name: 'more samples than one call of the kernel takes', m: 3, n: 2500, k: 5, scale: 2, gap: 0 },
+    { name: 'many classes', m: 3, n: 40, k: 301, scale: 5, gap: 0 },
+  ];
+  afterAll(() => _ensembleKernelTesting.use(true));
+  it.each(cases)('$name', ({ m, n, k, scale, gap }) => {
+    const x = logits(m, n, k, scale, 21, gap);
+    const shape = { m, n, k, binary: false, probabilities: false };
+    _ensembleKernelTesting.use(true);
+    expect(memberSoftmaxKernel(m, k)).not.toBeNull(); // the kernel path runs here
+    const on = [true, false].map((p) => ensembleMeasures(x, shape, p));
+    const onAlone = MEASURES.map((f) => ensembleMeasures(x, shape, true, f)[f]);
+    const onMean = ensembleLogMean(x, shape);
+    _ensembleKernelTesting.use(false);
+    expect(memberSoftmaxKernel(m, k)).toBeNull();
+    [true, false].forEach((p, at) => {
+      const off = ensembleMeasures(x, shape, p);
+      for (const f of FIELDS) expect(Array.from(on[at][f]), f).toEqual(Array.from(off[f]));
+    });
+    MEASURES.forEach((f, at) =>
+      expect(Array.from(onAlone[at]), f).toEqual(Array.from(ensembleMeasures(x, shape, true, f)[f])),
+    );
+    expect(Array.from(onMean)).toEqual(Array.from(ensembleLogMean(x, shape)));
+    _ensembleKernelTesting.use(true);
+  });
+
+  it('members in any order: bit-identical through the kernel', () => {
+    const m = 7;
+    const n = 120;
+    const k = 5;
+    const x = logits(m, n, k, 2, 31, 760);
+    const shape = { m, n, k, binary: false, probabilities: false };
+    const a = ensembleMeasures(x, shape, true);
+    const order = permutation(m, 3);
+    const y = new Float32Array(x.length);
+    order.forEach((from, to) => y.set(x.subarray(from * n * k, (from + 1) * n * k), to * n * k));
+    const b = ensembleMeasures(y, shape, true);
+    for (const f of FIELDS) expect(Array.from(b[f]), f).toEqual(Array.from(a[f]));
+  });
+
+  it('checks itself against the JS forms: an exp that differs in one bit fails', () => {
+    expect(_ensembleKernelTesting.selfCheck(expNonPositive)).toBe(true);
+    const off = (x: number) => {
+      const v = expNonPositive(x);
+      return v > 0 && v < 1 ? v * (1 + 2 ** -52) : v;
+    };
+    expect(_ensembleKernelTesting.selfCheck(off)).toBe(false);
   });
 });

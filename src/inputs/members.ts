@@ -1,6 +1,7 @@
 import { ARG, fail } from '../errors';
 import type { MemberShape } from '../math/ensemble';
 import { firstNonFinite } from '../math/softmax';
+import { rowArgmax } from '../math/wasm/softmaxKernel';
 import { probabilityLikeRows, probabilityRowProblem, probabilitySumTolerance } from '../math/topOne';
 import {
   checkBinaryLogits,
@@ -83,12 +84,19 @@ export function membersOf(metric: string, arg: string, raw: RawArray, probabilit
     }
     return done(m, n, k, true);
   }
-  const bad = firstNonFinite(values);
-  if (bad >= 0) nonFinite(metric, arg, values, bad, n, k, three);
   const rows = m * n;
+  // one scan of the rows for the finiteness check, the probabilities screen's first test and the
+  // members' votes: the kernel's argmax pass where it is available (rows in [0, 1] counted along)
+  const scan = rowArgmax(values, rows, k, true);
+  const bad = scan === null ? firstNonFinite(values) : scan.bad < 0 ? -1 : firstNonFinite(values, scan.bad * k);
+  if (bad >= 0) nonFinite(metric, arg, values, bad, n, k, three);
+  const unitRows = scan === null ? rows : scan.unitRows;
+  const done3 = (): Members => ({ ...done(m, n, k, false), tops: scan?.top ?? null });
   if (!three) {
-    // one model: SPEC §4 as every classification metric reads it
-    if (probabilities !== false) checkProbabilities(metric, arg, values, n, k, probabilities);
+    // one model: SPEC §4 as every classification metric reads it (fewer than half of the rows
+    // in [0, 1]: none can look like probabilities)
+    if (probabilities === true || (probabilities === undefined && 2 * unitRows >= n))
+      checkProbabilities(metric, arg, values, n, k, probabilities);
   } else if (probabilities === true) {
     const problem = probabilityRowProblem(values, rows, k);
     if (problem) {
@@ -98,11 +106,11 @@ export function membersOf(metric: string, arg: string, raw: RawArray, probabilit
         `with \`probabilities: true\` expected every row of ${ARG} to hold probabilities (≥ 0, summing to 1 within ${probabilitySumTolerance(k)}), but member ${Math.floor(problem.row / n)}, row ${problem.row % n} ${problem.problem}`,
       );
     }
-  } else if (probabilities === undefined && probabilityLikeRows(values, rows, k) === rows) {
+  } else if (probabilities === undefined && unitRows === rows && probabilityLikeRows(values, rows, k) === rows) {
     // SPEC §12: refused when every one of the M·N rows looks like probabilities
     throw new DisguisedProbabilitiesError(metric, arg, rows, rows, k);
   }
-  return done(m, n, k, false);
+  return done3();
 }
 
 /** "member 2, row 5, column 1" ([M, N, K]) or "[5, 1]" (one model) of flat index `i`. */

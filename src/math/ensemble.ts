@@ -1,6 +1,7 @@
 import { expNonPositive } from './exp';
 import { orderFreeSum, orderFreeSumOf } from './orderFreeSum';
-import { rowArgmax } from './wasm/softmaxKernel';
+import { memberSoftmaxKernel, type MemberChunk } from './wasm/ensembleKernel';
+import { logInPlace, rowArgmax } from './wasm/softmaxKernel';
 
 /**
  * The per-sample uncertainty of an ensemble (SPEC §12): M members' outputs for N samples, as
@@ -35,6 +36,11 @@ export interface MemberShape {
   readonly k: number;
   readonly binary: boolean;
   readonly probabilities: boolean;
+  /**
+   * The first argmax of each member row [M·N] (row (m, i) at m·n + i) if the reader found them
+   * (its finiteness scan), else absent or null: member logits only.
+   */
+  readonly tops?: Int32Array | null;
 }
 
 /**
@@ -124,7 +130,15 @@ export function ensembleLogMean(x: Float32Array, shape: MemberShape): Float64Arr
   const out = new Float64Array(n * k);
   if (!shape.binary && !shape.probabilities) {
     const w = new LogitsWork(m, k);
-    const tops = memberVotes(x, m * n, k);
+    const kernel = memberSoftmaxKernel(m, k);
+    if (kernel !== null) {
+      for (let i0 = 0; i0 < n; i0 += kernel.chunk) {
+        const c = Math.min(kernel.chunk, n - i0);
+        w.chunkLogMean(kernel.run(x, n, i0, c), x, n, i0, c, out, i0 * k);
+      }
+      return out;
+    }
+    const tops = shape.tops ?? memberVotes(x, m * n, k);
     for (let i = 0; i < n; i++) {
       w.members(x, n, i, true, false, tops);
       w.logMean(x, n, i, out, i * k);
@@ -190,6 +204,14 @@ class LogitsWork {
   readonly pBar: Float64Array;
   readonly pBarW: Int32Array;
   readonly logM: number;
+  /**
+   * Where the last sample's p_mk are: p[pAt + j·pClass + a·pMember] (this.pT in JS: pClass = M,
+   * pMember = 1; the kernel's chunk: its [M, K] block, pClass = 1, pMember = K).
+   */
+  p: Float64Array;
+  pAt = 0;
+  pClass: number;
+  pMember = 1;
   constructor(
     readonly m: number,
     readonly k: number,
@@ -214,6 +236,8 @@ class LogitsWork {
     this.pBar = new Float64Array(k);
     this.pBarW = view(this.pBar);
     this.logM = Math.log(m);
+    this.p = this.pT;
+    this.pClass = m;
   }
 
   /**
@@ -224,6 +248,10 @@ class LogitsWork {
    */
   members(x: Float32Array, n: number, i: number, probs: boolean, entropy: boolean, tops: Int32Array | null): number {
     const { m, k, e, eW, pT, h, s, max, votes } = this;
+    this.p = pT;
+    this.pAt = 0;
+    this.pClass = m;
+    this.pMember = 1;
     for (let a = 0; a < m; a++) {
       const from = (a * n + i) * k;
       let top = 0;
@@ -274,6 +302,71 @@ class LogitsWork {
       const l = Math.log1p(s[a]);
       const mx = max[a];
       for (let j = 0; j < k; j++) lp[a * k + j] = x[from + j] - mx - l;
+    }
+  }
+
+  /**
+   * members() of sample i0 + i from the kernel's chunk of c samples (its votes, s, max and p, the
+   * same bits as members() computes them), and with `entropy` the same terms and sum of
+   * (1/M) Σ_m H(p_m), returned (else 0).
+   */
+  fromKernel(ch: MemberChunk, c: number, i: number, x: Float32Array, n: number, i0: number, entropy: boolean): number {
+    const { m, k, h, s, max, votes } = this;
+    const at = i * m * k;
+    this.p = ch.p;
+    this.pAt = at;
+    this.pClass = 1;
+    this.pMember = k;
+    for (let a = 0; a < m; a++) {
+      votes[a] = ch.top[a * c + i];
+      s[a] = ch.s[a * c + i];
+      max[a] = ch.max[a * c + i];
+    }
+    if (!entropy) return 0;
+    const p = ch.p;
+    for (let a = 0; a < m; a++) {
+      const from = (a * n + i0 + i) * k;
+      const mx = max[a];
+      const top = votes[a];
+      h[a] = Math.log1p(s[a]);
+      const hAt = m + a * k;
+      const pa = at + a * k;
+      for (let j = 0; j < k; j++) h[hAt + j] = j === top ? 0 : p[pa + j] * (mx - x[from + j]);
+    }
+    return orderFreeSumOf(h, this.hW, 0, m * (k + 1)) / m;
+  }
+
+  /**
+   * z̄ = log p̄ of the chunk's c samples (i0 … i0 + c − 1) into out[at … at + c·k − 1], as
+   * logMean() gives them: log(Σ_m p_mk) − log M from the kernel's sums, the logs of the whole
+   * chunk in one call of the log kernel (Math.log's bits), and the log-sum-exp for a sample whose
+   * least class sum is below LINEAR_MIN.
+   */
+  chunkLogMean(
+    ch: MemberChunk,
+    x: Float32Array,
+    n: number,
+    i0: number,
+    c: number,
+    out: Float64Array,
+    at: number,
+  ): void {
+    const { m, k, logM, s, max } = this;
+    const sums = ch.sums;
+    const z = out.subarray(at, at + c * k);
+    z.set(sums.subarray(0, c * k));
+    if (!logInPlace(z)) for (let j = 0; j < z.length; j++) z[j] = Math.log(z[j]);
+    for (let j = 0; j < z.length; j++) z[j] -= logM;
+    for (let i = 0; i < c; i++) {
+      let least = Infinity;
+      for (let j = 0; j < k; j++) least = Math.min(least, sums[i * k + j]);
+      if (least >= LINEAR_MIN) continue;
+      for (let a = 0; a < m; a++) {
+        s[a] = ch.s[a * c + i];
+        max[a] = ch.max[a * c + i];
+      }
+      this.logProbabilities(x, n, i0 + i);
+      logMeanRow(this.lp, m, k, logM, out, at + i * k, this.byMember);
     }
   }
 }
@@ -374,7 +467,7 @@ function logitsMeasures(
 ): void {
   const { m, n, k } = shape;
   const w = new LogitsWork(m, k);
-  const { zBar, lpBar, pBar, pBarW, terms, termsW, pT } = w;
+  const { zBar, lpBar, pBar, pBarW, terms, termsW } = w;
   const counts = new Int32Array(k);
   const wants = (measure: keyof EnsembleMeasures): boolean => only === undefined || only === measure;
   const wantsEntropy = wants('expectedEntropy');
@@ -383,24 +476,22 @@ function logitsMeasures(
   const wantsMean = wantsPE || wantsMI || (probabilistic && wants('variationRatio'));
   const wantsVotes = wants('disagreement') || (!probabilistic && wants('variationRatio'));
   const probs = wantsMean || wantsEntropy;
-  const tops = memberVotes(x, m * n, k);
-  for (let i = 0; i < n; i++) {
-    const ee = w.members(x, n, i, probs, wantsEntropy, tops);
+  /** Sample i's measures once w holds its members and z̄ is at zb[za … za + k − 1] (if wantsMean). */
+  const sample = (i: number, ee: number, zb: Float64Array, za: number): void => {
     if (wantsEntropy) out.expectedEntropy[i] = ee;
     if (wantsVotes)
       votesOf(w.votes, m, counts, !probabilistic && wants('variationRatio'), wants('disagreement'), out, i);
-    if (!wantsMean) continue;
-    w.logMean(x, n, i, zBar, 0);
+    if (!wantsMean) return;
     // SPEC §4 on the float64 logits z̄; p̄_j = e_j / (1 + s), its exponential taken once
     let c = 0;
-    for (let j = 1; j < k; j++) if (zBar[j] > zBar[c]) c = j;
-    const top = zBar[c];
-    for (let j = 0; j < k; j++) pBar[j] = j === c ? 0 : expNonPositive(zBar[j] - top);
+    for (let j = 1; j < k; j++) if (zb[za + j] > zb[za + c]) c = j;
+    const top = zb[za + c];
+    for (let j = 0; j < k; j++) pBar[j] = j === c ? 0 : expNonPositive(zb[za + j] - top);
     const s = orderFreeSumOf(pBar, pBarW, 0, k);
     const l = Math.log1p(s);
     const z = 1 + s;
     for (let j = 0; j < k; j++) {
-      lpBar[j] = zBar[j] - top - l;
+      lpBar[j] = zb[za + j] - top - l;
       pBar[j] = j === c ? 1 / z : pBar[j] / z;
     }
     if (only === undefined) {
@@ -413,21 +504,40 @@ function logitsMeasures(
       for (let j = 0; j < k; j++) terms[j] = pBar[j] > 0 ? -pBar[j] * lpBar[j] : 0;
       out.predictiveEntropy[i] = orderFreeSumOf(terms, termsW, 0, k);
     }
-    if (!wantsMI) continue;
+    if (!wantsMI) return;
     // one member is p̄ itself: 0 by definition (SPEC §12), not the rounding of a sum of zeros
-    if (m === 1) continue;
+    if (m === 1) return;
     // the mean KL divergence of the members from p̄: terms with p_mk = 0 are 0
+    const { p, pAt, pClass, pMember } = w;
     for (let a = 0; a < m; a++) {
       const from = (a * n + i) * k;
       const mx = w.max[a];
       // log1p(s_m) as the expected entropy took it, if it did
       const l = wantsEntropy ? w.h[a] : Math.log1p(w.s[a]);
       for (let j = 0; j < k; j++) {
-        const p = pT[j * m + a];
-        terms[a * k + j] = p > 0 ? p * (x[from + j] - mx - l - lpBar[j]) : 0;
+        const pj = p[pAt + j * pClass + a * pMember];
+        terms[a * k + j] = pj > 0 ? pj * (x[from + j] - mx - l - lpBar[j]) : 0;
       }
     }
     out.mutualInformation[i] = Math.max(0, orderFreeSumOf(terms, termsW, 0, m * k) / m);
+  };
+  // the kernel takes the member stage where it can (the votes alone need only the argmax)
+  const kernel = probs ? memberSoftmaxKernel(m, k) : null;
+  if (kernel !== null) {
+    const zChunk = new Float64Array(wantsMean ? kernel.chunk * k : 0);
+    for (let i0 = 0; i0 < n; i0 += kernel.chunk) {
+      const c = Math.min(kernel.chunk, n - i0);
+      const ch = kernel.run(x, n, i0, c);
+      if (wantsMean) w.chunkLogMean(ch, x, n, i0, c, zChunk, 0);
+      for (let i = 0; i < c; i++) sample(i0 + i, w.fromKernel(ch, c, i, x, n, i0, wantsEntropy), zChunk, i * k);
+    }
+    return;
+  }
+  const tops = shape.tops ?? memberVotes(x, m * n, k);
+  for (let i = 0; i < n; i++) {
+    const ee = w.members(x, n, i, probs, wantsEntropy, tops);
+    if (wantsMean) w.logMean(x, n, i, zBar, 0);
+    sample(i, ee, zBar, 0);
   }
 }
 

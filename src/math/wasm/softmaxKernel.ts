@@ -371,6 +371,23 @@ function getKernel(): KernelExports | null {
   return l?.rows ? l.exports : null;
 }
 
+/**
+ * For the modules built on this one (ensembleKernel.ts): its exports where its softmax kernel is
+ * usable here; the first byte of its memory above logInPlace's part (BASE … BASE + 8·(LOG_CHUNK + 1)),
+ * where data survive logInPlace calls (not the other calls, whose work starts at BASE); and the
+ * grow helper. Null without the kernel.
+ */
+export function softmaxModule(): {
+  readonly exports: WebAssembly.Exports & KernelExports;
+  readonly free: number;
+  readonly grown: (memory: WebAssembly.Memory, needed: number) => boolean;
+} | null {
+  const kern = getKernel();
+  return kern === null
+    ? null
+    : { exports: kern as WebAssembly.Exports & KernelExports, free: align16(BASE + 8 * (LOG_CHUNK + 2)), grown };
+}
+
 /** Whether the softmax kernel is usable here (instantiating the module on first call). */
 export function wasmKernelAvailable(): boolean {
   return getKernel() !== null;

@@ -17,12 +17,15 @@
 ;; expNonPositive is a single form; other rows (and NaN or infinite m or min) the slow path, which
 ;; also has the form for results below 2^-1016 (subnormal ones rounded once) and x < -746 -> +0.
 ;;
+;; ensembleKernel.wat imports $argmax ("a"), $rowMin ("g") and $ofsum ("o") with this memory (short
+;; export names: this module's size is kept below 5 KiB).
+;;
 ;; Regenerate the embedded bytes with `node scripts/build-wasm.mjs`.
 (module
   (memory (export "memory") 1)
 
   ;; min over the non-NaN z of the last $argmax row (-inf when not computed: forces the slow path)
-  (global $rowMin (mut f64) (f64.const 0))
+  (global $rowMin (export "g") (mut f64) (f64.const 0))
 
   ;; 1 when the last $argmax row holds a NaN or an infinity (the readers' finiteness check)
   (global $rowBad (mut i32) (i32.const 0))
@@ -47,7 +50,7 @@
   ;; z_0 makes m NaN (never replaced), other NaNs are skipped, ties go to the first index. Sets
   ;; $rowBad for the same scan: NaN lanes by z != z, infinities by the row's max and min; $rowUnit
   ;; whether every value lies in [0, 1].
-  (func $argmax (param $p i32) (param $k i32) (result i32)
+  (func $argmax (export "a") (param $p i32) (param $k i32) (result i32)
     (local $j i32) (local $top i32) (local $end i32) (local $bm i32) (local $bad i32) (local $unit i32)
     (local $mf f32) (local $z f32) (local $lf f32)
     (local $a0 v128) (local $a1 v128) (local $b0 v128) (local $b1 v128) (local $v v128) (local $nan v128)
@@ -299,7 +302,7 @@
   ;; floor((x - hi)*2^(53-B)) to L: integers whose sums stay below 2^53, so exact in any order and
   ;; lanes, hence the JS bits. s = (H + L*2^-(53-B))*2^-p; an infinity or NaN among the values:
   ;; their plain sum. 2^q (q = -1022 .. 1023) is built from its bits, (q + 1023) << 52.
-  (func $ofsum (param $a i32) (param $n i32) (result f64)
+  (func $ofsum (export "o") (param $a i32) (param $n i32) (result f64)
     (local $i i32) (local $end i32) (local $end4 i32) (local $b i32) (local $p i32) (local $q i32)
     (local $r f64) (local $hs f64) (local $ls f64) (local $cs f64) (local $s2 f64)
     (local $m0 v128) (local $m1 v128) (local $s v128) (local $c v128)
