@@ -4,9 +4,10 @@
  * a `PCollection`, and {@link evaluateMetrics} applies it per slice of the data and over all of it.
  *
  * Elements are buffered in the accumulator and fed to the metrics' `update` a batch at a time, so
- * no element costs a TensorFlow.js call of its own. The accumulator is plain data (each metric's
- * {@link Metric.toJSON} state and the buffered rows as numbers), since Beam encodes accumulators
- * as BSON whatever `accumulatorCoder` says; one that went through BSON or JSON is read back as is.
+ * no element costs a TensorFlow.js call of its own. Between batches the metrics stay live in the
+ * accumulator; Beam encodes accumulators as BSON whatever `accumulatorCoder` says, and then the
+ * accumulator's plain form is written (each metric's {@link Metric.toJSON} state and the buffered
+ * rows as numbers), which is read back as is from BSON or JSON.
  *
  * The values are those of the library on the same data in one process, however Beam splits,
  * orders and merges it: the ranking metrics (AUC, AURC, AUGRC, FPR95, AUPR, risk at coverage,
@@ -35,10 +36,12 @@
  * @packageDocumentation
  * @module ecuas/beam
  */
+import * as tf from '@tensorflow/tfjs-core';
 import * as beam from 'apache-beam';
 import * as beamSerialization from 'apache-beam/serialization';
 import {
   getMetricFromId,
+  MetricCollection,
   metricFromJSON,
   MetricInputError,
   type AnyMetric,
@@ -105,7 +108,10 @@ export interface MetricsAccumulator {
   k: number;
   /** The buffered elements by `update` argument (logits row-major; flags and labels as numbers). */
   columns: number[][];
-  /** Each metric's state after the batches fed so far, by id; null before the first. */
+  /**
+   * Each metric's state after the batches fed so far, by id; null before the first. An
+   * accumulator of the combine function writes it out of its live metrics when it is read.
+   */
   states: Record<string, MetricJSON> | null;
 }
 
@@ -140,15 +146,135 @@ const own = (x: Record<string, unknown>, key: string): unknown =>
 function fail(argument: string, problem: string): never {
   throw new MetricInputError(NAME, argument, problem);
 }
-const show = (x: unknown): string => {
+/** Refuses an element's field: what it should be, and what it holds. */
+function badField(field: string, v: unknown, what: string): never {
+  return fail('element', `expected argument \`element\`.${field} to be ${what}, but got ${show(v)}`);
+}
+function show(x: unknown): string {
   const text = typeof x === 'string' ? JSON.stringify(x) : Array.isArray(x) ? 'an array' : String(x);
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
-};
+}
+
+/** An accumulator's metrics while they are live in memory. */
+interface LiveMetrics {
+  /** Each id's metric, in the order of the ids. */
+  readonly metrics: readonly AnyMetric[];
+  /**
+   * The metrics by their `update` arguments, a collection each, in the order of
+   * `MetricsCombineFn.groups`: ranking metrics of the same decisions keep one column there, and a
+   * batch is checked by every metric before any of them takes it.
+   */
+  readonly groups: readonly AnyCollection[];
+}
+
+type AnyCollection = MetricCollection<Record<string, AnyMetric>>;
+
+/** The live metrics of the accumulators that hold some: no property, so copies and encodings never carry them. */
+const LIVE = new WeakMap<object, LiveMetrics>();
+/** The combine function (by its signature) that made each accumulator: its fields are checked once, then trusted. */
+const OWNER = new WeakMap<object, string>();
+
+/** Frees an accumulator's live metrics, if it has any. */
+function free(acc: object): void {
+  const live = LIVE.get(acc);
+  LIVE.delete(acc);
+  if (live) for (const m of live.metrics) m.dispose();
+}
+
+/**
+ * The accumulators a {@link MetricsCombineFn} makes. Between flushes their metrics stay live in
+ * memory; they are written out as JSON states only when the accumulator is encoded (`toBSON`,
+ * which Beam's coders call whatever `accumulatorCoder` says, or `toJSON`) or its `states` are
+ * read, and are then freed: a later use of the accumulator loads them again.
+ */
+class Accumulator implements MetricsAccumulator {
+  readonly format = ACCUMULATOR_FORMAT;
+  readonly version = 1 as const;
+  count = 0;
+  looking = 0;
+  n = 0;
+  k = 0;
+  columns: number[][];
+  /** The states written so far: null before the first batch, or while the metrics are live. */
+  private saved: Record<string, MetricJSON> | null = null;
+
+  constructor(
+    width: number,
+    owner: string,
+    private readonly ids: readonly string[],
+  ) {
+    this.columns = Array.from({ length: width }, () => []);
+    OWNER.set(this, owner);
+  }
+
+  /**
+   * Each metric's state, written out of the live metrics (which are then freed) if there are
+   * any. An accessor of the class, not an own property: a copy that is not an encoding (a
+   * spread) holds no states, and is refused rather than taken for an empty one.
+   */
+  get states(): Record<string, MetricJSON> | null {
+    const live = LIVE.get(this);
+    if (live) {
+      this.saved = saveStates(this.ids, live.metrics);
+      free(this);
+    }
+    return this.saved;
+  }
+
+  set states(states: Record<string, MetricJSON> | null) {
+    free(this);
+    this.saved = states;
+  }
+
+  /** Writes the live metrics out as states and frees them: the content stays, in its plain form. */
+  settle(): void {
+    if (LIVE.has(this)) this.saved = this.states;
+  }
+
+  /** Makes `live` this accumulator's metrics, in place of its written states. */
+  adopt(live: LiveMetrics): void {
+    free(this);
+    this.saved = null;
+    LIVE.set(this, live);
+  }
+
+  /** The plain form that BSON writes: the states written out, the live metrics freed. */
+  toBSON(): MetricsAccumulator {
+    return this.toJSON();
+  }
+
+  /** The plain form, as {@link Accumulator.toBSON} gives it. */
+  toJSON(): MetricsAccumulator {
+    const states = this.states;
+    const { format, version, count, looking, n, k, columns } = this;
+    return { format, version, count, looking, n, k, columns, states };
+  }
+}
+
+/** Metrics' states as plain data: `toJSON()` without the options left undefined (BSON would write null). */
+function saveStates(ids: readonly string[], metrics: readonly AnyMetric[]): Record<string, MetricJSON> {
+  const states: Record<string, MetricJSON> = {};
+  ids.forEach((id, i) => {
+    const json = metrics[i].toJSON();
+    const options: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(json.options)) if (value !== undefined) options[key] = value;
+    states[id] = { ...json, options };
+  });
+  return states;
+}
 
 /**
  * The Beam `CombineFn` of {@link metricsCombineFn}. Its own fields are plain data and its methods
  * live on the prototype, which this module registers with Beam's serialization: Beam ships the
  * combine function to its workers by value, and a registered prototype goes by name.
+ *
+ * Its accumulators keep their metrics live in memory between the batches fed to them. The
+ * metrics are written out as JSON states only when the accumulator is encoded — as Beam does
+ * between the stages of a distributed runner — and an accumulator read back from BSON or JSON
+ * loads them again. `mergeAccumulators` merges into the first accumulator given (as Beam's
+ * contract allows) and leaves the others with their content; `extractOutput` leaves its
+ * accumulator with its content too, written out, so that an accumulator Beam drops holds no
+ * TensorFlow.js memory.
  *
  * @example
  * ```ts
@@ -178,6 +304,10 @@ export class MetricsCombineFn<I extends BeamInput = BeamInput> {
   readonly screen: boolean;
   /** The options the metrics are built with. */
   private readonly metricOptions: Readonly<Record<string, unknown>>;
+  /** The ids by their metrics' `update` arguments (a collection each), in the order of their first id. */
+  private readonly groups: ReadonlyArray<{ readonly ids: readonly string[]; readonly labelled: boolean }>;
+  /** What the accumulators of this function, and of its copies on the workers, are marked with. */
+  private readonly signature: string;
 
   /** Use {@link metricsCombineFn}, which checks the arguments. */
   constructor(ids: readonly string[], input: I, options: Record<string, unknown>, batchSize: number) {
@@ -187,37 +317,41 @@ export class MetricsCombineFn<I extends BeamInput = BeamInput> {
     this.batchSize = batchSize;
     this.screen = input === 'logits' && own(options, 'probabilities') === undefined;
     this.metricOptions = this.screen ? { ...options, probabilities: false } : this.options;
-    this.labelled = this.ids.map((id) => {
+    const inputs = this.ids.map((id) => {
       const metric = this.fresh(id);
       try {
-        return (metric.constructor as typeof Metric).inputs.length > 1;
+        return (metric.constructor as typeof Metric).inputs;
       } finally {
         metric.dispose();
       }
     });
+    this.labelled = inputs.map((names) => names.length > 1);
+    const groups = new Map<string, { ids: string[]; labelled: boolean }>();
+    inputs.forEach((names, i) => {
+      const key = names.join(',');
+      if (!groups.has(key)) groups.set(key, { ids: [], labelled: this.labelled[i] });
+      groups.get(key)?.ids.push(this.ids[i]);
+    });
+    this.groups = [...groups.values()];
+    this.signature = JSON.stringify([this.ids, input, this.metricOptions, batchSize]);
   }
 
   /** An empty accumulator. */
   createAccumulator(): MetricsAccumulator {
-    return {
-      format: ACCUMULATOR_FORMAT,
-      version: 1,
-      count: 0,
-      looking: 0,
-      n: 0,
-      k: 0,
-      columns: FIELDS[this.input].map(() => []),
-      states: null,
-    };
+    return this.newAccumulator();
+  }
+
+  private newAccumulator(): Accumulator {
+    return new Accumulator(FIELDS[this.input].length, this.signature, this.ids);
   }
 
   /**
    * Buffers one element (checked here: its fields, their types and, for logits, K); a full batch
    * goes to the metrics, whose own checks (ranges, finiteness) may then throw. Returns the
-   * accumulator, changed in place.
+   * accumulator, changed in place (for one read back from BSON or JSON, a copy of it).
    */
   addInput(accumulator: MetricsAccumulator, element: BeamElements[I]): MetricsAccumulator {
-    const acc = this.checked(accumulator, 'accumulator');
+    const acc = this.mine(this.checked(accumulator, 'accumulator'));
     const e: unknown = element;
     const fields = FIELDS[this.input];
     if (!isRecord(e))
@@ -236,81 +370,138 @@ export class MetricsCombineFn<I extends BeamInput = BeamInput> {
     }
     acc.n++;
     acc.count++;
-    if (acc.n >= this.batchSize) this.flush(acc);
+    if (acc.n >= this.batchSize) this.feed(this.live(acc), acc);
     return acc;
   }
 
   /**
-   * One accumulator holding everything the given ones hold (which are left as they were, or
-   * with their buffered rows fed to their metrics: the same content).
+   * One accumulator holding everything the given ones hold: the first, with the others merged
+   * into it (for one read back from BSON or JSON, a copy of it). The others keep their content
+   * (live metrics written out as states, their buffered rows as they were).
    */
   mergeAccumulators(accumulators: Iterable<MetricsAccumulator>): MetricsAccumulator {
     const accs = [...accumulators].map((a) => this.checked(a, 'accumulators'));
-    const out = this.createAccumulator();
+    if (accs.length === 0) return this.createAccumulator();
+    let k = 0;
     for (const a of accs) {
-      out.count += a.count;
-      out.looking += a.looking;
       if (a.n === 0) continue;
-      if (out.k !== 0 && a.k !== out.k)
+      if (k !== 0 && a.k !== k)
         fail(
           'accumulators',
-          `expected the accumulators to hold logits of one K, but one holds K = ${out.k} and another K = ${a.k}`,
+          `expected the accumulators to hold logits of one K, but one holds K = ${k} and another K = ${a.k}`,
         );
+      k = a.k;
+    }
+    const others = accs.slice(1);
+    // the rows buffered in the others, copied before the first changes (it may be given twice)
+    const rows = others.map((a) => (a.n === 0 ? null : a.columns.map((c) => c.slice())));
+    const out = this.mine(accs[0]);
+    const stated = others.filter((a) => LIVE.has(a) || a.states !== null);
+    if (stated.length > 0) this.mergeStates(this.live(out), stated);
+    others.forEach((a, j) => {
+      out.count += a.count;
+      out.looking += a.looking;
+      const columns = rows[j];
+      if (!columns) return;
       out.k = a.k;
-      a.columns.forEach((column, i) => {
+      columns.forEach((column, i) => {
         const into = out.columns[i];
         for (const v of column) into.push(v);
       });
       out.n += a.n;
-    }
-    const stated = accs.filter((a) => a.states !== null);
-    // one state and no full batch: nothing to compute, the state is taken as it is
-    if (stated.length <= 1 && out.n < this.batchSize) {
-      out.states = stated.length === 1 ? stated[0].states : null;
-      return out;
-    }
-    const metrics = this.load(stated.length > 0 ? stated[0].states : null);
-    try {
-      for (const a of stated.slice(1)) {
-        const other = this.load(a.states);
-        try {
-          metrics.forEach((m, i) => m.merge(other[i]));
-        } catch (e) {
-          if (e instanceof MetricInputError)
-            fail('accumulators', `expected argument \`accumulators\` to hold states that merge, but ${e.message}`);
-          throw e;
-        } finally {
-          for (const m of other) m.dispose();
-        }
-      }
-      if (out.n >= this.batchSize) this.feed(metrics, out);
-      out.states = this.save(metrics);
-    } finally {
-      for (const m of metrics) m.dispose();
-    }
+    });
+    if (out.n >= this.batchSize) this.feed(this.live(out), out);
+    // a live accumulator merged from keeps its content written out, and frees its metrics
+    for (const a of stated) if (a !== out && a instanceof Accumulator) a.settle();
     return out;
   }
 
-  /** Each id's value over the accumulator's elements, by id (NaN for all when it holds none). */
+  /**
+   * Each id's value over the accumulator's elements, by id (NaN for all when it holds none). The
+   * accumulator keeps its content, written out as states: its live metrics are freed.
+   */
   extractOutput(accumulator: MetricsAccumulator): MetricValues {
     const acc = this.checked(accumulator, 'accumulator');
     if (this.screen) this.refuseProbabilities(acc);
     const values: MetricValues = {};
-    const metrics = this.load(acc.states);
-    try {
-      if (acc.n > 0) this.feed(metrics, { ...acc }); // a copy: feed empties the buffer it is given
-      this.ids.forEach((id, i) => {
-        values[id] = metrics[i].sampleCount === 0 ? NaN : (metrics[i].compute() as number);
-      });
-    } finally {
-      for (const m of metrics) m.dispose();
+    if (acc.count === 0) {
+      for (const id of this.ids) values[id] = NaN;
+      return values;
     }
-    return values;
+    const mine = this.mine(acc);
+    try {
+      const live = this.live(mine);
+      if (mine.n > 0) this.feed(live, mine);
+      for (const collection of live.groups) Object.assign(values, collection.compute());
+    } finally {
+      // nothing of an accumulator that Beam drops once it has its output stays in TensorFlow.js
+      if (mine === acc) mine.settle();
+      else free(mine);
+    }
+    return Object.fromEntries(this.ids.map((id) => [id, values[id]]));
   }
 
   /** A fresh metric of an id, with the options. */
   private fresh(id: string): AnyMetric {
     return getMetricFromId(id, this.metricOptions).obj;
+  }
+
+  /** An accumulator of this function: the one given, or a copy of a plain one (read back from BSON or JSON). */
+  private mine(acc: MetricsAccumulator): Accumulator {
+    if (acc instanceof Accumulator && OWNER.get(acc) === this.signature) return acc;
+    const copy = this.newAccumulator();
+    copy.count = acc.count;
+    copy.looking = acc.looking;
+    copy.n = acc.n;
+    copy.k = acc.k;
+    copy.columns = acc.columns.map((c) => c.slice());
+    copy.states = acc.states;
+    return copy;
+  }
+
+  /** The live metrics of an accumulator of this function, loaded from its states (or fresh) if need be. */
+  private live(acc: Accumulator): LiveMetrics {
+    const current = LIVE.get(acc);
+    if (current) return current;
+    const metrics = this.load(acc.states);
+    const live = { metrics, groups: this.collections(metrics) };
+    acc.adopt(live);
+    return live;
+  }
+
+  /** The metrics (in the order of the ids) as one collection per group of {@link groups}. */
+  private collections(metrics: readonly AnyMetric[]): AnyCollection[] {
+    return this.groups.map(
+      ({ ids }) => new MetricCollection(Object.fromEntries(ids.map((id) => [id, metrics[this.ids.indexOf(id)]]))),
+    );
+  }
+
+  /** Merges the metrics of the other accumulators into `target`: all are checked before any is merged. */
+  private mergeStates(target: LiveMetrics, others: readonly MetricsAccumulator[]): void {
+    const sources: Array<{ live: LiveMetrics; loaded: boolean }> = [];
+    try {
+      for (const a of others) {
+        const live = LIVE.get(a);
+        if (live) sources.push({ live, loaded: false });
+        else {
+          const metrics = this.load(a.states);
+          sources.push({ live: { metrics, groups: this.collections(metrics) }, loaded: true });
+        }
+      }
+      for (const { live } of sources) {
+        try {
+          target.metrics.forEach((m, i) => m.checkMerge(live.metrics[i]));
+        } catch (e) {
+          if (e instanceof MetricInputError)
+            fail('accumulators', `expected argument \`accumulators\` to hold states that merge, but ${e.message}`);
+          throw e;
+        }
+      }
+      // through the collections: metrics keeping one column merge it once
+      for (const { live } of sources) target.groups.forEach((c, i) => c.merge(live.groups[i]));
+    } finally {
+      for (const { live, loaded } of sources) if (loaded) for (const m of live.metrics) m.dispose();
+    }
   }
 
   /**
@@ -364,74 +555,65 @@ export class MetricsCombineFn<I extends BeamInput = BeamInput> {
     return metrics;
   }
 
-  /** The metrics' states as plain data: `toJSON()` without the options left undefined (BSON would write null). */
-  private save(metrics: readonly AnyMetric[]): Record<string, MetricJSON> {
-    const states: Record<string, MetricJSON> = {};
-    this.ids.forEach((id, i) => {
-      const json = metrics[i].toJSON();
-      const options: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(json.options)) if (value !== undefined) options[key] = value;
-      states[id] = { ...json, options };
-    });
-    return states;
-  }
-
-  /** Feeds the buffered rows to the metrics and empties the buffer. */
-  private feed(metrics: readonly AnyMetric[], acc: MetricsAccumulator): void {
+  /**
+   * Feeds the buffered rows to the live metrics and empties the buffer: every metric checks the
+   * batch before any takes it, so a refused batch leaves the accumulator as it was.
+   */
+  private feed(live: LiveMetrics, acc: Accumulator): void {
     const args = this.arguments(acc);
-    metrics.forEach((m, i) => m.update(...(this.labelled[i] ? args : args.slice(0, 1))));
+    try {
+      const steps = live.groups.map((c, i) => c.prepareUpdate(this.groups[i].labelled ? args : args.slice(0, 1)));
+      for (const step of steps) step();
+    } finally {
+      for (const a of args) if (a instanceof tf.Tensor) a.dispose();
+    }
     acc.columns = acc.columns.map(() => []);
     acc.n = 0;
   }
 
-  /** Feeds the buffered batch to the metrics of the accumulator's state. */
-  private flush(acc: MetricsAccumulator): void {
-    const metrics = this.load(acc.states);
-    try {
-      this.feed(metrics, acc);
-      acc.states = this.save(metrics);
-    } finally {
-      for (const m of metrics) m.dispose();
-    }
-  }
-
-  /** The `update` arguments of the buffered rows: logits as rows [N, K], the rest as they are. */
+  /**
+   * The `update` arguments of the buffered rows: logits as one [N, K] tensor (which the metrics
+   * read as the float32 values that rows of numbers give), the rest as they are.
+   */
   private arguments(acc: MetricsAccumulator): unknown[] {
     if (this.input !== 'logits') return acc.columns;
     const flat = acc.columns[0];
-    const rows: number[][] = [];
-    for (let i = 0; i < acc.n; i++) rows.push(flat.slice(i * acc.k, (i + 1) * acc.k));
-    return [rows, acc.columns[1]];
+    // without a backend, rows of numbers: the metrics then say which import is missing
+    if (tf.engine().backendNames().length > 0)
+      return [tf.tensor2d(Float32Array.from(flat), [acc.n, acc.k], 'float32'), acc.columns[1]];
+    return [Array.from({ length: acc.n }, (_, i) => flat.slice(i * acc.k, (i + 1) * acc.k)), acc.columns[1]];
   }
 
   /** One field of an element as a number (a flag as 1/0; logits checked and given as 0). */
   private field(e: Record<string, unknown>, field: string, acc: MetricsAccumulator): number {
+    // no closure here: this runs for every field of every element
     const v = own(e, field);
-    const bad = (what: string): never =>
-      fail('element', `expected argument \`element\`.${field} to be ${what}, but got ${show(v)}`);
     if (field === 'logits') {
-      if (!Array.isArray(v) || v.length === 0) return bad('a non-empty array of numbers');
+      if (!Array.isArray(v) || v.length === 0) return badField(field, v, 'a non-empty array of numbers');
       const logits = v as unknown[];
-      if (!logits.every((z) => typeof z === 'number')) return bad('an array of numbers');
+      for (const z of logits) if (typeof z !== 'number') return badField(field, v, 'an array of numbers');
       if (acc.k !== 0 && logits.length !== acc.k)
-        return bad(`an array of K = ${acc.k} numbers, as the earlier rows (one K per evaluation)`);
+        return badField(field, v, `an array of K = ${acc.k} numbers, as the earlier rows (one K per evaluation)`);
       return 0;
     }
     if (FLAGS.has(field)) {
       if (v === true || v === 1) return 1;
       if (v === false || v === 0) return 0;
-      return bad('true, false, 1 or 0');
+      return badField(field, v, 'true, false, 1 or 0');
     }
     if (field === 'label') {
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) return bad('a class index (an integer ≥ 0)');
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+        return badField(field, v, 'a class index (an integer ≥ 0)');
       return v;
     }
-    if (typeof v !== 'number') return bad('a number');
+    if (typeof v !== 'number') return badField(field, v, 'a number');
     return v;
   }
 
   /** The accumulator, checked to be one of this combine function (fresh, or back from BSON or JSON). */
   private checked(acc: unknown, argument: string): MetricsAccumulator {
+    // one this function (or its copy on a worker) made: its fields are its own doing
+    if (OWNER.get(acc as object) === this.signature) return acc as MetricsAccumulator;
     const bad = (problem: string): never =>
       fail(argument, `expected argument \`${argument}\` to be accumulators of this metricsCombineFn, but ${problem}`);
     if (!isRecord(acc) || own(acc, 'format') !== ACCUMULATOR_FORMAT) return bad(`got ${show(acc)}`);
@@ -441,7 +623,8 @@ export class MetricsCombineFn<I extends BeamInput = BeamInput> {
     const count = own(acc, 'count');
     const looking = own(acc, 'looking');
     const columns = own(acc, 'columns');
-    const states = own(acc, 'states');
+    // an accumulator of another combine function: its states written out of its live metrics
+    const states = acc instanceof Accumulator ? acc.states : own(acc, 'states');
     if (!Number.isSafeInteger(n) || (n as number) < 0) return bad(`one has n = ${show(n)}`);
     if (!Number.isSafeInteger(count) || (count as number) < (n as number)) return bad(`one has count = ${show(count)}`);
     if (!Number.isSafeInteger(looking) || (looking as number) < 0 || (looking as number) > (count as number))
@@ -464,10 +647,20 @@ export class MetricsCombineFn<I extends BeamInput = BeamInput> {
   }
 }
 
+/** Work space of {@link looksLikeProbabilities}: one row as float32. */
+let probabilityRow = new Float32Array(0);
+
 /** Whether one row of logits looks like probabilities, as the library's screen counts rows. */
 function looksLikeProbabilities(logits: readonly number[]): boolean {
   if (logits.length === 1) return logits[0] >= 0 && logits[0] <= 1;
-  return probabilityLikeRows(Float32Array.from(logits), 1, logits.length) === 1;
+  // a value outside [0, 1] as float32 rules the row out: most rows of logits, at no cost
+  for (const z of logits) {
+    const f = Math.fround(z);
+    if (!(f >= 0 && f <= 1)) return false;
+  }
+  if (probabilityRow.length < logits.length) probabilityRow = new Float32Array(logits.length);
+  probabilityRow.set(logits);
+  return probabilityLikeRows(probabilityRow, 1, logits.length) === 1;
 }
 
 /**
@@ -482,9 +675,10 @@ function looksLikeProbabilities(logits: readonly number[]): boolean {
  * sets, SCOD triples, sample or quantile forecasts) are refused, as are unknown ids and bad
  * options, with a {@link MetricInputError} here rather than in the pipeline.
  *
- * Cost: elements are buffered as numbers and fed to the metrics `batchSize` at a time; a full
- * batch, and each merge holding more than one metric state, rebuilds the metrics from their JSON
- * state, so an accumulator of N samples costs O(N) to merge. Ranking metrics keep per-sample
+ * Cost: elements are buffered as numbers and fed to the metrics `batchSize` at a time, to metrics
+ * kept live in the accumulator; its states are written out only when it is encoded (and by
+ * `extractOutput`), and read back once when an encoded accumulator is used again, so an encoded
+ * accumulator of N samples costs O(N) to merge. Ranking metrics keep per-sample
  * columns (some 5 to 9 bytes a sample each, as base64 in the state): keep a slice's accumulator
  * within what the runner encodes (BSON documents: 16 MB).
  *

@@ -132,9 +132,20 @@ export class MetricCollection<M extends Readonly<Record<string, AnyMetric>>> {
       this.targets[0].update(...args);
       return this;
     }
-    const steps = this.targets.map((m) => m.prepareUpdate(args));
-    for (const step of steps) step();
+    this.prepareUpdate(args)();
     return this;
+  }
+
+  /**
+   * @internal Checks a batch for every metric as {@link update} does and returns the step that
+   * adds it to all of them, which cannot fail: several collections fed one batch check it for
+   * all of their metrics before any takes it.
+   */
+  prepareUpdate(args: UpdateArgs<M>): () => void {
+    const steps = this.targets.map((m) => m.prepareUpdate(args));
+    return () => {
+      for (const step of steps) step();
+    };
   }
 
   /**
