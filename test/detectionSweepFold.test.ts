@@ -14,57 +14,20 @@ import {
   tprAtFPR,
   type SweepValue,
 } from '../src/functional/detection';
-import { flaggedTieBlocksJS } from '../src/math/radixSort';
 import type { TieBlocks } from '../src/math/ranking';
 import { KernelKeys } from '../src/math/wasm/sortKernel';
 import type { RankingMetric } from '../src/reducers/metricBases';
 import { KERNEL_COLUMN_KEYS } from '../src/reducers/state';
 import { rng } from './helpers/data';
+import { jsBlocks, kernelKeys, keyColumn, packed } from './helpers/kernelColumn';
 
 // The detection values of a column in the sort kernel's memory are folded there, every value of
 // one stream in one pass over one sort (foldSweep in sortKernel.wat). They must be, bit for bit,
 // what the JS walks of ../src/functional/detection.ts give on the tie blocks of the JS sort, and
 // what the metrics gave before from the blocks the kernel writes out.
 
-/** Keys of a kind and 0/1 flags (1 = positive), the keys rounded to the column's precision. */
-function data(kind: string, n: number, seed: number, wide: boolean, pPositive = 0.3) {
-  const r = rng(seed);
-  const round = wide ? (x: number) => x : Math.fround;
-  const key = (): number => {
-    switch (kind) {
-      case 'ties':
-        return Math.floor(r() * 13) / 12;
-      case 'mixed':
-        return r() < 0.4 ? Math.floor(r() * 50) / 50 : round(r());
-      case 'tiny': // ±0 and subnormals
-        return r() < 0.3 ? (r() < 0.5 ? 0 : -0) : round(r() * (wide ? 1e-310 : 1e-40));
-      default:
-        return round(r());
-    }
-  };
-  const keys = wide ? Float64Array.from({ length: n }, key) : Float32Array.from({ length: n }, key);
-  const flags = Uint8Array.from({ length: n }, () => (r() < pPositive ? 1 : 0));
-  return { keys, flags };
-}
-
-/** The packed column: |key|, the sign set for flag 0 (a negative: the loss). */
-function packed(keys: Float32Array | Float64Array, flags: Uint8Array): Float32Array | Float64Array {
-  const out = keys instanceof Float64Array ? new Float64Array(keys.length) : new Float32Array(keys.length);
-  for (let i = 0; i < keys.length; i++) out[i] = flags[i] ? Math.abs(keys[i]) : -Math.abs(keys[i]);
-  return out;
-}
-
-function jsBlocks(p: Float32Array | Float64Array): TieBlocks {
-  const { size, loss } = flaggedTieBlocksJS(p);
-  return { size, loss, n: p.length };
-}
-
-function kernelKeys(keys: Float32Array | Float64Array, flags: Uint8Array, batch: number): KernelKeys {
-  const kernel = KernelKeys.create(keys instanceof Float64Array) as KernelKeys;
-  expect(kernel).not.toBeNull();
-  for (let i = 0; i < keys.length; i += batch) kernel.append(keys.subarray(i, i + batch), flags.subarray(i, i + batch));
-  return kernel;
-}
+/** Keys of a kind (see keyColumn) and 0/1 flags (1 = positive). */
+const data = (kind: string, n: number, seed: number, wide: boolean, pOne = 0.3) => keyColumn(kind, n, seed, wide, pOne);
 
 /** Every sweep value, several levels of the two with one, both walks; and the JS function of each. */
 const VALUES: ReadonlyArray<readonly [SweepValue, (b: TieBlocks) => number]> = [

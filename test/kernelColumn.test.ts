@@ -1,7 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as ecuas from '../src/index';
-import { flaggedTieBlocksJS } from '../src/math/radixSort';
 import {
   aurc,
   augrc,
@@ -11,11 +10,11 @@ import {
   fpr95,
   mannWhitneyAUC,
   totalLoss,
-  type TieBlocks,
 } from '../src/math/ranking';
 import { _sortKernelTesting, KernelKeys } from '../src/math/wasm/sortKernel';
 import { FlaggedKeyColumn, KERNEL_COLUMN_KEYS, RawSnapshot } from '../src/reducers/state';
 import { rng } from './helpers/data';
+import { jsBlocks, kernelKeys, keyColumn, packed } from './helpers/kernelColumn';
 
 // Ranking columns beyond KERNEL_COLUMN_KEYS keys live in the sort kernel's memory, and their
 // ranking values are folded there as the tie blocks are read. The folds must give, bit for bit,
@@ -24,50 +23,8 @@ import { rng } from './helpers/data';
 
 const FOLDED = { mannWhitneyAUC, aurc, augrc, excessAURC, excessAUGRC, fpr95 };
 
-/** Keys of a kind, rounded to the column's precision, and 0/1 flags (1 = correct) with `pCorrect`. */
-function data(kind: string, n: number, seed: number, wide: boolean, pCorrect = 0.7) {
-  const r = rng(seed);
-  const round = wide ? (x: number) => x : Math.fround;
-  const key = (): number => {
-    switch (kind) {
-      case 'ties':
-        return Math.floor(r() * 13) / 12; // 13 values in [0, 1]
-      case 'mixed':
-        return r() < 0.4 ? Math.floor(r() * 50) / 50 : round(r());
-      case 'tiny':
-        return r() < 0.3 ? (r() < 0.5 ? 0 : -0) : round(r() * (wide ? 1e-310 : 1e-40));
-      default:
-        return round(r());
-    }
-  };
-  const keys = wide ? Float64Array.from({ length: n }, key) : Float32Array.from({ length: n }, key);
-  const flags = Uint8Array.from({ length: n }, () => (r() < pCorrect ? 1 : 0));
-  return { keys, flags };
-}
-
-/** The packed column, as ranking metrics store it: |key|, sign set for flag 0. */
-function packed(keys: Float32Array | Float64Array, flags: Uint8Array): Float32Array | Float64Array {
-  const out = keys instanceof Float64Array ? new Float64Array(keys.length) : new Float32Array(keys.length);
-  for (let i = 0; i < keys.length; i++) out[i] = flags[i] ? Math.abs(keys[i]) : -Math.abs(keys[i]);
-  return out;
-}
-
-/** Tie blocks by the JS sort (no kernel involved). */
-function jsBlocks(p: Float32Array | Float64Array): TieBlocks {
-  const { size, loss } = flaggedTieBlocksJS(p);
-  return { size, loss, n: p.length };
-}
-
-/** A kernel column holding the keys, added in batches of `batch`. */
-function kernelKeys(keys: Float32Array | Float64Array, flags: Uint8Array, batch: number): KernelKeys {
-  const k = KernelKeys.create(keys instanceof Float64Array);
-  expect(k).not.toBeNull();
-  const kernel = k as KernelKeys;
-  for (let i = 0; i < keys.length; i += batch) {
-    expect(kernel.append(keys.subarray(i, i + batch), flags.subarray(i, i + batch))).toBe(true);
-  }
-  return kernel;
-}
+/** Keys of a kind (see keyColumn) and 0/1 flags (1 = correct). */
+const data = (kind: string, n: number, seed: number, wide: boolean, pOne = 0.7) => keyColumn(kind, n, seed, wide, pOne);
 
 describe('ranking values folded in the sort kernel', () => {
   for (const wide of [false, true]) {
