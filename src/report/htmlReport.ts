@@ -5,6 +5,7 @@
  */
 import type { CompareResult } from '../compare';
 import { ARG, fail } from '../errors';
+import { escapeXml } from '../plots/svg';
 import { getMetricFromId } from '../registry';
 
 /** What a metric is, as the report's table and definitions show it. */
@@ -138,14 +139,9 @@ export const GUIDE_BASE = 'https://github.com/ecuas/ecuas-js/blob/main/';
 
 const NAME = 'htmlReport';
 
-/** Text as HTML: `&`, `<`, `>`, both quotes escaped, so it is safe in content and in attribute values. */
+/** Text as HTML, safe in content and in attribute values (the plots' escaping: HTML takes XML's). */
 function esc(value: unknown): string {
-  return String(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return escapeXml(String(value));
 }
 
 /** A number for the tables: 4 decimals, exponent notation for tiny values (as the CLI's tables). */
