@@ -23,7 +23,10 @@
  *   npm run bench:detection -- --clock cpu        # process CPU time instead of wall time
  *   npm run bench:detection -- --cold-runs 5 --repeats 7
  *   npm run bench:detection -- --mode warm --samples 200000   # a smoke test
- *   PYTHON=/usr/bin/python3 npm run bench:detection  # the baseline in Debian's Python (python3-sklearn)
+ *   PYTHON=/usr/bin/python3 npm run bench:detection  # the baseline in this interpreter
+ *
+ * Without PYTHON the baseline runs in the first of `python3` and /usr/bin/python3 (Debian's, with
+ * python3-numpy and python3-sklearn) that has NumPy and scikit-learn, else in the first with NumPy.
  *
  * `--clock cpu` times by process.cpuUsage (user + system of every thread; Python's
  * time.process_time): on a machine that others load, wall time mostly measures the waiting.
@@ -46,6 +49,7 @@ import {
   fmt,
   importBuilt,
   median,
+  pythonFor,
   rel,
   runChild,
   setUpCpu,
@@ -216,7 +220,9 @@ async function child(dir: string, rowName: string): Promise<void> {
   console.log(JSON.stringify(timed(row, lib, batches, flipped)));
 }
 
-const python = baseline('detection.py');
+// the interpreter on PATH may lack scikit-learn where Debian's has it: the first with both
+const PYTHON = pythonFor(['sklearn']);
+const python = baseline('detection.py', PYTHON);
 
 const PY_NUMPY = 'NumPy: the six from one argsort';
 const PY_SKLEARN = 'scikit-learn: roc_auc_score + average_precision_score + roc_curve';
@@ -237,14 +243,14 @@ async function main(): Promise<void> {
     const distinct = new Set(scores).size;
     const nPos = positives.reduce((a, b) => a + b, 0);
     console.log(
-      `${n.toLocaleString('en-US')} float32 scores in [0, 1] (${distinct.toLocaleString('en-US')} distinct), ${nPos.toLocaleString('en-US')} positives; tensors of ${BATCH.toLocaleString('en-US')}; cpu backend; ${clock} time; ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, Node ${process.version}, NumPy ${versions.numpy}, scikit-learn ${versions.sklearn ?? 'not installed'}; load ${os
+      `${n.toLocaleString('en-US')} float32 scores in [0, 1] (${distinct.toLocaleString('en-US')} distinct), ${nPos.toLocaleString('en-US')} positives; tensors of ${BATCH.toLocaleString('en-US')}; cpu backend; ${clock} time; ${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}, Node ${process.version}, NumPy ${versions.numpy}, scikit-learn ${versions.sklearn ?? 'not installed'} (${PYTHON}); load ${os
         .loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}\n`,
     );
     const pyJobs = versions.sklearn ? ['numpy', 'sklearn'] : ['numpy'];
     if (!versions.sklearn)
-      console.log(`note: scikit-learn is not installed (python3 -c "import sklearn" fails): its row is skipped\n`);
+      console.log(`note: scikit-learn is not installed (${PYTHON} -c "import sklearn" fails): its row is skipped\n`);
 
     const lib: Lib = await import('../src/index');
     const rows = allRows(lib);

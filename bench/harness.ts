@@ -97,13 +97,32 @@ export function runChild(script: string, ...args: string[]): unknown {
   return JSON.parse(c.stdout.trim().split('\n').pop() as string);
 }
 
+/** Interpreters tried in order when PYTHON is not set: the one on PATH, then Debian's (python3-numpy, python3-sklearn). */
+const PYTHONS = ['python3', '/usr/bin/python3'];
+
+/** Whether `python` runs and imports every module of `modules`. */
+const imports = (python: string, modules: readonly string[]): boolean =>
+  spawnSync(python, ['-c', `import ${modules.join(', ')}`], { stdio: 'ignore' }).status === 0;
+
+/**
+ * The interpreter of a baseline: PYTHON if set; else the first of {@link PYTHONS} that imports
+ * NumPy and every module of `wanted` (e.g. scikit-learn, for a row of its own), else the first
+ * that imports NumPy, else `python3` (whose failure the baseline then reports).
+ */
+export function pythonFor(wanted: readonly string[] = []): string {
+  if (process.env.PYTHON) return process.env.PYTHON;
+  return (
+    PYTHONS.find((py) => imports(py, ['numpy', ...wanted])) ?? PYTHONS.find((py) => imports(py, ['numpy'])) ?? 'python3'
+  );
+}
+
 /**
  * The NumPy baseline bench/`script` (the command line of bench/harness.py): what it prints for
- * `args`. PYTHON: another interpreter (e.g. /usr/bin/python3, where Debian's python3-sklearn is).
+ * `args`, run by `python` (default: PYTHON, else `python3`; see {@link pythonFor}).
  */
-export function baseline(script: string): (...args: string[]) => string {
+export function baseline(script: string, python = process.env.PYTHON ?? 'python3'): (...args: string[]) => string {
   return (...args) => {
-    const py = spawnSync(process.env.PYTHON ?? 'python3', [path.join(ROOT, 'bench', script), ...args], {
+    const py = spawnSync(python, [path.join(ROOT, 'bench', script), ...args], {
       encoding: 'utf8',
       maxBuffer: 1 << 24,
     });

@@ -309,8 +309,8 @@ function coldRows(dir: string, backend: string): ColdRow[] {
   const rows: ColdRow[] = [];
   for (const s of COLD_SUITES) {
     for (const name of s.kind === 'confidence' ? CONFIDENCE : CLASSIFICATION) {
-      const ourRuns: Array<{ ms: number; updateMs: number; computeMs: number; value: number }> = [];
-      const refRuns: Array<{ ms: number; value: number }> = [];
+      const ourRuns: Array<{ ms: number; updateMs: number; computeMs: number; cpuMs: number; value: number }> = [];
+      const refRuns: Array<{ ms: number; cpuMs: number; value: number }> = [];
       for (let run = 0; run < COLD_RUNS; run++) {
         const child = spawnSync(
           process.execPath,
@@ -335,6 +335,7 @@ function coldRows(dir: string, backend: string): ColdRow[] {
             ms: number;
             updateMs: number;
             computeMs: number;
+            cpuMs: number;
             value: number;
           },
         );
@@ -342,19 +343,25 @@ function coldRows(dir: string, backend: string): ColdRow[] {
           encoding: 'utf8',
         });
         if (py.status !== 0) throw new Error(`bench/baseline.py --cold ${name} failed: ${py.stderr}`);
-        refRuns.push(JSON.parse(py.stdout) as { ms: number; value: number });
+        refRuns.push(JSON.parse(py.stdout) as { ms: number; cpuMs: number; value: number });
       }
       const ours = medianRun(ourRuns);
       const ref = medianRun(refRuns);
       const relDiff = Math.abs(ours.value - ref.value) / Math.max(Math.abs(ref.value), 1e-300);
       rows.push({ suite: s.name, metric: name, n: s.n, numpyMs: ref.ms, relDiff, ...ours });
       process.stderr.write(
-        `  cold ${backend} ${s.name} ${name}: ${fmtMs(ours.ms)} ms (update ${fmtMs(ours.updateMs)}, compute ${fmtMs(ours.computeMs)}; numpy ${fmtMs(ref.ms)} ms)\n`,
+        `  cold ${backend} ${s.name} ${name}: ${fmtMs(ours.ms)} ms (update ${fmtMs(ours.updateMs)}, compute ${fmtMs(ours.computeMs)}; numpy ${fmtMs(ref.ms)} ms); CPU time, medians: ${fmtMs(cpu(ourRuns))} ms, numpy ${fmtMs(cpu(refRuns))} ms (${(cpu(ourRuns) / cpu(refRuns)).toFixed(2)})\n`,
       );
     }
   }
   return rows;
 }
+
+/** The median process CPU time of runs (the whole process over the timed part: less disturbed by other jobs than wall time). */
+const cpu = (runs: ReadonlyArray<{ cpuMs: number }>): number => {
+  const sorted = runs.map((r) => r.cpuMs).sort((a, b) => a - b);
+  return sorted[(sorted.length - 1) >> 1];
+};
 
 /** The run with the median total time (its parts with it, so that they add up). */
 function medianRun<T extends { ms: number }>(runs: T[]): T {
