@@ -584,18 +584,21 @@ async function extras(sections: Map<string, string>): Promise<void> {
   sections.set('soak', `### Soak (\`npm run bench:soak\`)\n\n${soakText}`);
 
   spawnSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
+  const loadBefore = os.loadavg()[0];
   const runs = [0, 1, 2].map(() =>
     spawnSync('node', [path.join(root, 'examples/sharded.mjs'), '--json'], { encoding: 'utf8', cwd: root }),
   );
+  const loadAfter = os.loadavg()[0];
   const results = runs.map((r) => JSON.parse(r.stdout.trim().split('\n').pop() as string) as ShardedRun);
   const best = results.reduce((a, b) => (b.speedup > a.speedup ? b : a));
   const shardText = [
     `\`node examples/sharded.mjs\` on ${best.n.toLocaleString('en-US')} × ${best.k} logits, ${best.metrics} metrics: one thread ${fmtMs(best.singleMs)} ms,`,
-    `${best.workers} worker threads (start-up, shared-memory input, JSON states back, merge) ${fmtMs(best.shardedMs)} ms —`,
+    `a tinypool pool of ${best.workers} worker threads (start-up, shared-memory input, JSON states back, merge) ${fmtMs(best.shardedMs)} ms —`,
     `**speedup ${best.speedup.toFixed(2)}×** (best of 3 runs: ${results.map((r) => r.speedup.toFixed(2)).join(', ')}). Of the sharded time,`,
     `starting a worker and loading tfjs and ecuas in it took ${fmtMs(best.loadMs)} ms, evaluating a shard ${fmtMs(best.evalMs)} ms`,
     `(${(best.singleMs / best.evalMs).toFixed(2)}× faster than one thread) and merging the JSON states and computing ${fmtMs(best.mergeMs)} ms;`,
     `largest relative difference from the one-thread values ${best.maxRelDiff.toExponential(1)}.`,
+    `Load average ${loadBefore.toFixed(1)} before the runs and ${loadAfter.toFixed(1)} after, on ${os.cpus().length} cores.`,
   ].join(' ');
   console.log(`\n${shardText}`);
   sections.set('sharded', `### Sharded evaluation on worker threads\n\n${shardText}`);
